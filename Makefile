@@ -1,0 +1,83 @@
+# hayate: build, run, test, bench. See README.md.
+#   make        build/hayate.elf       make iso   build/hayate.iso
+#   make run    boot it on a default setup (QEMU)
+#   make test   every test, ending "N passed, N failed"
+#   make bench  benchmark tables, build/bench.json
+
+BUILD   := build
+CC      := clang
+LD      := ld.lld
+NASM    := nasm
+PYTHON  ?= python3
+
+# One source list for net/: the kernel and every host binary build from it.
+NET_SRCS     := $(sort $(wildcard net/*.c))
+KERNEL_SRCS  := $(sort $(wildcard kernel/*.c kernel/arch/x86_64/*.c))
+DRIVER_SRCS  := $(sort $(wildcard drivers/*/*.c drivers/*.c))
+USER_SRCS    := $(sort $(wildcard userland/*/*.c userland/*.c))
+ASM_SRCS     := $(sort $(wildcard boot/*.asm kernel/arch/x86_64/*.asm))
+# Kernel files with no hardware in them, also built into the host tests.
+KERNEL_PORTABLE := $(wildcard kernel/fmt.c kernel/config.c kernel/cli_parse.c kernel/json.c)
+
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Wno-unused-parameter -Wvla
+KCFLAGS := --target=x86_64-unknown-none-elf -std=c11 -ffreestanding -nostdlibinc \
+           -fno-stack-protector -fno-pic -fno-pie -mcmodel=kernel -mno-red-zone \
+           -fno-omit-frame-pointer -fno-common -O2 -g $(WARN) -I.
+NETCFLAGS := $(KCFLAGS)
+LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -T linker.ld
+HOSTCFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer \
+           -fsanitize=address,undefined -fno-sanitize-recover=undefined $(WARN) \
+           -Wno-missing-prototypes -I.
+
+KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KERNEL_SRCS) $(DRIVER_SRCS) $(USER_SRCS) $(NET_SRCS)) \
+         $(patsubst %.asm,$(BUILD)/k/%.o,$(ASM_SRCS))
+
+.PHONY: all iso run test unit fuzz bench clean deps-build deps-test
+all: $(BUILD)/hayate.elf
+
+$(BUILD)/k/net/%.o: net/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(NETCFLAGS) -MMD -c $< -o $@
+$(BUILD)/k/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -MMD -c $< -o $@
+$(BUILD)/k/%.o: %.asm
+	@mkdir -p $(dir $@)
+	$(NASM) -f elf64 -g -F dwarf -MD $(@:.o=.d) -o $@ $<
+
+$(BUILD)/hayate.elf: $(KOBJS) linker.ld
+	$(LD) $(LDFLAGS) -o $@ $(KOBJS)
+
+$(BUILD)/hayate.iso: $(BUILD)/hayate.elf tools/mkiso tools/default.conf
+	tools/mkiso tools/default.conf $@
+iso: $(BUILD)/hayate.iso
+
+# Host unit tests: tests/unit/*.c with net/ and the portable kernel files.
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(NET_SRCS) $(KERNEL_PORTABLE)
+$(BUILD)/unit/tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h net/*.h kernel/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOSTCFLAGS) -o $@ $(UNIT_SRCS) -lpthread
+unit: $(BUILD)/unit/tests
+	$(BUILD)/unit/tests
+
+deps-build:
+	@tools/deps build
+deps-test:
+	@tools/deps test
+
+run: deps-build
+	@$(MAKE) --no-print-directory iso
+	@$(PYTHON) tools/run.py
+
+test: deps-test
+	@$(MAKE) --no-print-directory all iso $(BUILD)/unit/tests
+	@$(PYTHON) tests/run_all.py
+
+bench: deps-build
+	@$(PYTHON) tools/bench.py
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(KOBJS:.o=.d)

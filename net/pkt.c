@@ -1,0 +1,40 @@
+/* net/pkt.c: carving pools and the bulk forms of alloc/free (net/pkt.h). */
+#include "pkt.h"
+
+uint32_t pkt_pool_init(struct pkt_pool *pool, void *mem, uint64_t phys, size_t bytes)
+{
+    uint32_t n = (uint32_t)(bytes / PKT_BUF_SIZE);
+    pool->free = NULL;
+    pool->nfree = 0;
+    pool->total = n;
+    pool->alloc_fail = 0;
+    pool->base = mem;
+    pool->bytes = (size_t)n * PKT_BUF_SIZE;
+    /* Push in reverse so the lowest buffers are handed out first. */
+    for (uint32_t i = n; i-- > 0;) {
+        struct pkt *p = (struct pkt *)((uint8_t *)mem + (size_t)i * PKT_BUF_SIZE);
+        p->pool = pool;
+        p->phys = phys + (uint64_t)i * PKT_BUF_SIZE;
+        p->data = pkt_buf_start(p) + PKT_HEADROOM;
+        p->len = 0;
+        pkt_free(p);
+    }
+    return n;
+}
+
+uint32_t pkt_alloc_bulk(struct pkt_pool *pool, struct pkt **out, uint32_t n)
+{
+    uint32_t i = 0;
+    for (; i < n; i++) {
+        out[i] = pkt_alloc(pool);
+        if (out[i] == NULL)
+            break;
+    }
+    return i;
+}
+
+void pkt_free_bulk(struct pkt **pkts, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        pkt_free(pkts[i]);
+}

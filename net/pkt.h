@@ -1,0 +1,130 @@
+/* net/pkt.h: packet buffers and per-core buffer pools.
+ *
+ * Every buffer is PKT_BUF_SIZE bytes: this descriptor, then headroom, then
+ * the frame. Pools are per core and never shared: a LIFO free list, so a
+ * freed buffer is the next one handed out and stays cache-hot (iip, DESIGN.md
+ * lesson 4). The memory behind a pool is the embedder's (the kernel carves it
+ * from 2 MiB pages; host tests use malloc); net/ only manages it.
+ *
+ * Ownership: whoever holds a struct pkt * owns it and must pass it on (to a
+ * TX burst, a queue, the stack) or pkt_free() it. */
+#ifndef NET_PKT_H
+#define NET_PKT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PKT_BUF_SIZE 2048u
+#define PKT_HEADROOM 128u /* room to prepend virtio-net / tunnel headers */
+#define PKT_META_SIZE 64u
+#define PKT_DATA_ROOM (PKT_BUF_SIZE - PKT_META_SIZE - PKT_HEADROOM)
+
+/* Offload flags (struct pkt.flags). RX: what the NIC verified. TX: what the
+ * NIC is asked to fill. */
+enum {
+    PKT_RX_L4_CSUM_OK = 1u << 0,   /* NIC verified the L4 checksum */
+    PKT_RX_L4_CSUM_BAD = 1u << 1,
+    PKT_RX_IP_CSUM_OK = 1u << 2,
+    PKT_TX_L4_CSUM = 1u << 4,      /* fill csum at csum_start + csum_offset */
+    PKT_TX_TSO4 = 1u << 5,         /* segment at tso_mss */
+    PKT_TX_TSO6 = 1u << 6,
+    PKT_F_RSS_HASH = 1u << 8,      /* rss_hash is valid */
+};
+
+struct pkt_pool;
+
+struct pkt {
+    struct pkt *next;        /* free list / queue link */
+    struct pkt_pool *pool;   /* the pool it returns to */
+    uint64_t phys;           /* physical address of this struct (O(1) DMA) */
+    uint8_t *data;           /* first byte of the frame */
+    uint16_t len;            /* bytes of frame at data */
+    uint16_t port;           /* input port index */
+    uint16_t queue;          /* input queue index */
+    uint16_t flags;          /* PKT_* offload flags */
+    uint32_t rss_hash;
+    uint16_t csum_start;     /* TX offload: from data */
+    uint16_t csum_offset;    /* TX offload: from csum_start */
+    uint16_t tso_mss;
+    uint16_t l3_off;         /* set by the parser: offset of L3 header */
+    uint32_t user;           /* free for the current owner's use */
+    uint8_t pad[PKT_META_SIZE - 56];
+};
+_Static_assert(sizeof(struct pkt) == PKT_META_SIZE, "pkt descriptor is one cache line");
+
+struct pkt_pool {
+    struct pkt *free;        /* LIFO head */
+    uint32_t nfree;
+    uint32_t total;
+    uint64_t alloc_fail;     /* counter: rx-no-buf where the driver asked */
+    uint8_t *base;           /* virtual range of the buffers, for checks */
+    size_t bytes;
+};
+
+/* Carve mem (bytes long, physical address phys, PKT_BUF_SIZE-aligned) into
+ * buffers. Returns how many. */
+uint32_t pkt_pool_init(struct pkt_pool *pool, void *mem, uint64_t phys, size_t bytes);
+
+static inline struct pkt *pkt_alloc(struct pkt_pool *pool)
+{
+    struct pkt *p = pool->free;
+    if (__builtin_expect(p == NULL, 0)) {
+        pool->alloc_fail++;
+        return NULL;
+    }
+    pool->free = p->next;
+    pool->nfree--;
+    p->next = NULL;
+    p->data = (uint8_t *)p + PKT_META_SIZE + PKT_HEADROOM;
+    p->len = 0;
+    p->flags = 0;
+    p->tso_mss = 0;
+    return p;
+}
+
+/* Takes ownership of p: back to the head of its own pool. */
+static inline void pkt_free(struct pkt *p)
+{
+    struct pkt_pool *pool = p->pool;
+    p->next = pool->free;
+    pool->free = p;
+    pool->nfree++;
+}
+
+/* Allocate up to n buffers into out[]; returns how many. */
+uint32_t pkt_alloc_bulk(struct pkt_pool *pool, struct pkt **out, uint32_t n);
+void pkt_free_bulk(struct pkt **pkts, uint32_t n);
+
+static inline uint64_t pkt_data_phys(const struct pkt *p)
+{
+    return p->phys + (uint64_t)(p->data - (const uint8_t *)p);
+}
+
+static inline uint8_t *pkt_buf_start(struct pkt *p) { return (uint8_t *)p + PKT_META_SIZE; }
+static inline uint8_t *pkt_buf_end(struct pkt *p) { return (uint8_t *)p + PKT_BUF_SIZE; }
+
+/* Room left after the frame, and before it. */
+static inline uint32_t pkt_tailroom(struct pkt *p) { return (uint32_t)(pkt_buf_end(p) - (p->data + p->len)); }
+static inline uint32_t pkt_headroom(struct pkt *p) { return (uint32_t)(p->data - pkt_buf_start(p)); }
+
+/* Prepend n bytes (NULL when there is no headroom) / strip n from the front. */
+static inline uint8_t *pkt_push(struct pkt *p, uint32_t n)
+{
+    if (pkt_headroom(p) < n)
+        return NULL;
+    p->data -= n;
+    p->len = (uint16_t)(p->len + n);
+    return p->data;
+}
+
+static inline uint8_t *pkt_pull(struct pkt *p, uint32_t n)
+{
+    if (p->len < n)
+        return NULL;
+    p->data += n;
+    p->len = (uint16_t)(p->len - n);
+    return p->data;
+}
+
+#endif
