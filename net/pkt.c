@@ -26,9 +26,10 @@ uint32_t pkt_alloc_bulk(struct pkt_pool *pool, struct pkt **out, uint32_t n)
 {
     uint32_t i = 0;
     for (; i < n; i++) {
-        out[i] = pkt_alloc(pool);
-        if (out[i] == NULL)
+        struct pkt *p = pkt_alloc(pool);
+        if (p == NULL)
             break;
+        out[i] = p;
     }
     return i;
 }

@@ -17,7 +17,7 @@ TEST(pkt_pool_lifo_and_counts)
     CHECK_EQ(pkt_data_phys(a), 0x100000 + PKT_META_SIZE + PKT_HEADROOM);
     pkt_free(a);
     CHECK(pkt_alloc(&pool) == a); /* LIFO: the cache-hot one comes back */
-    struct pkt *all[16];
+    struct pkt *all[32];
     all[0] = a;
     CHECK_EQ(pkt_alloc_bulk(&pool, all + 1, 20), 15);
     CHECK(pkt_alloc(&pool) == NULL);
