@@ -17,7 +17,7 @@ DRIVER_SRCS  := $(sort $(wildcard drivers/*/*.c drivers/*.c))
 USER_SRCS    := $(sort $(wildcard userland/*/*.c userland/*.c))
 ASM_SRCS     := $(sort $(wildcard boot/*.asm kernel/arch/x86_64/*.asm))
 # Kernel files with no hardware in them, also built into the host tests.
-KERNEL_PORTABLE := $(wildcard kernel/fmt.c kernel/config.c kernel/cli_parse.c kernel/json.c)
+KERNEL_PORTABLE := kernel/fmt.c kernel/config.c kernel/cli_parse.c kernel/json.c
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-unused-parameter -Wvla
@@ -33,7 +33,7 @@ HOSTCFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer \
 KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KERNEL_SRCS) $(DRIVER_SRCS) $(USER_SRCS) $(NET_SRCS)) \
          $(patsubst %.asm,$(BUILD)/k/%.o,$(ASM_SRCS))
 
-.PHONY: all iso run test unit fuzz bench clean deps-build deps-test
+.PHONY: all iso run test unit bench clean deps-build deps-test FORCE
 all: $(BUILD)/hayate.elf
 
 $(BUILD)/k/net/%.o: net/%.c
@@ -45,6 +45,12 @@ $(BUILD)/k/%.o: %.c
 $(BUILD)/k/%.o: %.asm
 	@mkdir -p $(dir $@)
 	$(NASM) -f elf64 -g -F dwarf -MD $(@:.o=.d) -o $@ $<
+
+# The commit goes into `show version`; version.o is rebuilt every time.
+HAYATE_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+$(BUILD)/k/kernel/version.o: KCFLAGS += -DHAYATE_COMMIT='"$(HAYATE_COMMIT)"'
+$(BUILD)/k/kernel/version.o: FORCE
+FORCE:
 
 $(BUILD)/hayate.elf: $(KOBJS) linker.ld
 	$(LD) $(LDFLAGS) -o $@ $(KOBJS)

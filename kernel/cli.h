@@ -1,0 +1,20 @@
+/* kernel/cli.h: the console CLI (DESIGN.md, External interface). Commands
+ * are registered with cli_register (kernel/cli_parse.h); this file runs the
+ * prompt on the serial console. */
+#ifndef KERNEL_CLI_H
+#define KERNEL_CLI_H
+
+#include "kernel/cli_parse.h"
+#include "kernel/json.h"
+
+void cli_init(void);
+void cli_prompt(void);
+void cli_poll(void *unused); /* one pass: read what is waiting, run whole lines */
+void cli_execute(char *line);
+const char *cli_hostname(void);
+int cli_set_hostname(const char *name);
+/* A JSON writer that prints to the console; end with cli_json_end. */
+void cli_json_begin(struct json *j);
+void cli_json_end(struct json *j);
+
+#endif

@@ -1,0 +1,69 @@
+/* kernel/main.c: kernel_main64, entered from boot/multiboot2.asm on the
+ * bootstrap core with the early page tables. One init call a line. */
+#include "kernel/acpi.h"
+#include "kernel/arch/x86_64/trap.h"
+#include "kernel/cli.h"
+#include "kernel/config.h"
+#include "kernel/console.h"
+#include "kernel/memmap.h"
+#include "kernel/multiboot.h"
+#include "kernel/pmm.h"
+#include "kernel/sys_cmds.h"
+#include "kernel/time.h"
+#include "kernel/version.h"
+#include "kernel/vm.h"
+#include "kernel/arch/x86_64/cpu.h"
+
+#define MB2_BOOTED 0x36d76289u
+
+/* The bootstrap core's stack (boot/multiboot2.asm switches to it). */
+__attribute__((aligned(16))) static uint8_t boot_stack[64 * 1024];
+uint8_t *const boot_stack_top_ptr = boot_stack + sizeof boot_stack;
+static struct cpu_tables bsp_tables;
+
+/* Used when no configuration module was given. */
+static const char default_config[] = "hostname hayate\n";
+
+unsigned sys_cpu_count(void) { return 1; }
+
+static void report_config_error(int line_no, const char *msg) { kprintf("config: line %d: %s\n", line_no, msg); }
+
+static void apply_config(void)
+{
+    /* The configuration is the first module (tools/mkiso puts it there). */
+    if (boot_info.nmodules > 0) {
+        const struct boot_module *m = &boot_info.modules[0];
+        kprintf("config: %s (%lu bytes)\n", m->name, m->end - m->start);
+        config_apply(phys_to_virt(m->start), m->end - m->start, report_config_error);
+    } else {
+        kprintf("config: none given, using the built-in default\n");
+        config_apply(default_config, sizeof default_config - 1, report_config_error);
+    }
+}
+
+void kernel_main64(uint64_t mbi_phys, uint32_t magic);
+void kernel_main64(uint64_t mbi_phys, uint32_t magic)
+{
+    console_init();                         /* COM1, 115200 8N1 */
+    kprintf("\nhayate %s booting (commit %s)\n", HAYATE_VERSION, version_commit);
+    trap_init();                            /* IDT: every exception reports */
+    trap_init_cpu(&bsp_tables);             /* GDT, TSS with IST stacks */
+    if (magic != MB2_BOOTED || multiboot_parse(mbi_phys) != 0)
+        panic("bad multiboot2 information");
+    pmm_init();                             /* physical pages */
+    vm_init();                              /* final page tables, direct map */
+    time_init();                            /* TSC frequency */
+    acpi_init();                            /* RSDP, XSDT, FADT */
+    kprintf("memory: %lu MiB usable, %lu MiB free; TSC %lu MHz (%s)\n", pmm_total_pages() >> 8,
+            pmm_free_pages() >> 8, time_tsc_hz() / 1000000, time_tsc_source());
+    cli_init();                             /* console commands, hostname */
+    sys_cmds_init();                        /* show version, shutdown, debug */
+    apply_config();                         /* statements registered above */
+    sys_mark_ready();
+    kprintf("hayate: ready\n");
+    cli_prompt();
+    for (;;) {
+        cli_poll(0);
+        cpu_pause();
+    }
+}

@@ -1,0 +1,14 @@
+/* kernel/sys_cmds.h: machine-level console commands (kernel/sys_cmds.c). */
+#ifndef KERNEL_SYS_CMDS_H
+#define KERNEL_SYS_CMDS_H
+
+#include <stdint.h>
+
+#define PAGE_SIZE_BYTES 4096ull
+
+void sys_cmds_init(void);
+void sys_mark_ready(void);
+__attribute__((noreturn)) void sys_poweroff(void);
+unsigned sys_cpu_count(void); /* cores running (kernel/main.c until SMP) */
+
+#endif

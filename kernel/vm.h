@@ -1,0 +1,15 @@
+/* kernel/vm.h: the kernel's page tables (memory map: kernel/memmap.h). */
+#ifndef KERNEL_VM_H
+#define KERNEL_VM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kernel/memmap.h"
+
+void vm_init(void);                              /* final tables; drops the identity map */
+void *vm_map_mmio(uint64_t phys, uint64_t size); /* uncached, in the direct map */
+bool vm_is_mapped(uintptr_t va);
+uint64_t vm_kernel_cr3(void);
+
+#endif
