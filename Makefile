@@ -16,8 +16,10 @@ KERNEL_SRCS  := $(sort $(wildcard kernel/*.c kernel/arch/x86_64/*.c))
 DRIVER_SRCS  := $(sort $(wildcard drivers/*/*.c drivers/*.c))
 USER_SRCS    := $(sort $(wildcard userland/*/*.c userland/*.c))
 ASM_SRCS     := $(sort $(wildcard boot/*.asm kernel/arch/x86_64/*.asm))
-# Kernel files with no hardware in them, also built into the host tests.
-KERNEL_PORTABLE := kernel/fmt.c kernel/config.c kernel/cli_parse.c kernel/json.c
+# Kernel and driver files with no hardware in them, also built into the
+# host tests.
+KERNEL_PORTABLE := kernel/fmt.c kernel/config.c kernel/cli_parse.c kernel/json.c \
+           kernel/timerwheel.c kernel/acpi_madt.c drivers/virtio/virtqueue.c
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-unused-parameter -Wvla

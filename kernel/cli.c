@@ -5,6 +5,7 @@
 #include "kernel/config.h"
 #include "kernel/console.h"
 #include "kernel/lib.h"
+#include "kernel/loop.h"
 
 static struct lineedit editor;
 static char hostname[64] = "hayate";
@@ -58,10 +59,11 @@ void cli_execute(char *line)
     c->fn(&a);
 }
 
-void cli_poll(void *unused)
+void cli_poll(void *unused, uint64_t now_ns)
 {
     int c;
     while ((c = console_getc()) >= 0) {
+        loop_note_work(1);
         int r = lineedit_feed(&editor, c, emit);
         if (r == LINE_DONE)
             cli_execute(editor.buf);

@@ -9,7 +9,11 @@
 
 void cli_init(void);
 void cli_prompt(void);
-void cli_poll(void *unused); /* one pass: read what is waiting, run whole lines */
+#include <stdint.h>
+
+/* A loop poller (kernel/loop.h) on core 0: reads what is waiting, runs
+ * whole lines. */
+void cli_poll(void *unused, uint64_t now_ns);
 void cli_execute(char *line);
 const char *cli_hostname(void);
 int cli_set_hostname(const char *name);

@@ -1,18 +1,28 @@
 /* kernel/main.c: kernel_main64, entered from boot/multiboot2.asm on the
  * bootstrap core with the early page tables. One init call a line. */
+#include "drivers/pci/pci.h"
+#include "drivers/pci/pci_cmds.h"
 #include "kernel/acpi.h"
 #include "kernel/arch/x86_64/trap.h"
 #include "kernel/cli.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
+#include "kernel/loop.h"
+#include "kernel/loop_cmds.h"
 #include "kernel/memmap.h"
 #include "kernel/multiboot.h"
+#include "kernel/percpu.h"
+#include "kernel/pktmem.h"
 #include "kernel/pmm.h"
+#include "kernel/ports.h"
+#include "kernel/smp.h"
 #include "kernel/sys_cmds.h"
 #include "kernel/time.h"
 #include "kernel/version.h"
 #include "kernel/vm.h"
+#include "userland/xconnect.h"
 #include "kernel/arch/x86_64/cpu.h"
+#include "kernel/arch/x86_64/fpu.h"
 
 #define MB2_BOOTED 0x36d76289u
 
@@ -23,8 +33,6 @@ static struct cpu_tables bsp_tables;
 
 /* Used when no configuration module was given. */
 static const char default_config[] = "hostname hayate\n";
-
-unsigned sys_cpu_count(void) { return 1; }
 
 static void report_config_error(int line_no, const char *msg) { kprintf("config: line %d: %s\n", line_no, msg); }
 
@@ -48,22 +56,31 @@ void kernel_main64(uint64_t mbi_phys, uint32_t magic)
     kprintf("\nhayate %s booting (commit %s)\n", HAYATE_VERSION, version_commit);
     trap_init();                            /* IDT: every exception reports */
     trap_init_cpu(&bsp_tables);             /* GDT, TSS with IST stacks */
+    percpu_init_bsp();                      /* GS: this core's per-core data */
+    fpu_init_cpu();                         /* x87, SSE, AVX state (XSAVE) */
     if (magic != MB2_BOOTED || multiboot_parse(mbi_phys) != 0)
         panic("bad multiboot2 information");
     pmm_init();                             /* physical pages */
     vm_init();                              /* final page tables, direct map */
-    time_init();                            /* TSC frequency */
     acpi_init();                            /* RSDP, XSDT, FADT */
+    time_init();                            /* TSC frequency (HPET, PIT) */
     kprintf("memory: %lu MiB usable, %lu MiB free; TSC %lu MHz (%s)\n", pmm_total_pages() >> 8,
             pmm_free_pages() >> 8, time_tsc_hz() / 1000000, time_tsc_source());
+    smp_init();                             /* local APICs, every core up */
+    loop_init();                            /* per-core loops, timers, messages */
+    pci_init();                             /* ECAM (MCFG) or port I/O; every function */
+    pktmem_init(cpu_count());               /* per-core packet buffer pools */
+    ports_init(cpu_count());                /* NIC drivers claim eth0, eth1, ... */
     cli_init();                             /* console commands, hostname */
     sys_cmds_init();                        /* show version, shutdown, debug */
+    loop_cmds_init();                       /* show cpus, selftests, idle */
+    pci_cmds_init();                        /* show pci */
+    xconnect_init();                        /* xconnect statement */
     apply_config();                         /* statements registered above */
     sys_mark_ready();
     kprintf("hayate: ready\n");
     cli_prompt();
-    for (;;) {
-        cli_poll(0);
-        cpu_pause();
-    }
+    loop_add_poller(0, "cli", cli_poll, 0); /* the console lives on core 0 */
+    ports_start_status_polling(time_now_ns()); /* link state, from core 0 */
+    loop_start_all();                       /* every core's loop; no return */
 }

@@ -8,6 +8,7 @@
 #include "kernel/console.h"
 #include "kernel/lib.h"
 #include "kernel/multiboot.h"
+#include "kernel/percpu.h"
 #include "kernel/pmm.h"
 #include "kernel/time.h"
 #include "kernel/version.h"
@@ -30,7 +31,7 @@ static void cmd_show_version(const struct cli_args *a)
         json_str(&j, "commit", version_commit);
         json_str(&j, "built", version_built);
         json_str(&j, "hostname", cli_hostname());
-        json_u64(&j, "cpus", sys_cpu_count());
+        json_u64(&j, "cpus", cpu_count());
         json_u64(&j, "memory_bytes", mem);
         json_u64(&j, "tsc_hz", time_tsc_hz());
         json_str(&j, "tsc_source", time_tsc_source());
@@ -41,7 +42,7 @@ static void cmd_show_version(const struct cli_args *a)
         return;
     }
     kprintf("hayate %s (commit %s, built %s)\n", HAYATE_VERSION, version_commit, version_built);
-    kprintf("  cpus %u, memory %lu MiB, TSC %lu.%03lu MHz (%s)\n", sys_cpu_count(), mem >> 20,
+    kprintf("  cpus %u, memory %lu MiB, TSC %lu.%03lu MHz (%s)\n", cpu_count(), mem >> 20,
             time_tsc_hz() / 1000000, time_tsc_hz() / 1000 % 1000, time_tsc_source());
     kprintf("  booted in %lu ms, up %lu.%03lu s\n", boot_ready_ns / 1000000, up / 1000000000,
             up / 1000000 % 1000);

@@ -9,6 +9,5 @@
 void sys_cmds_init(void);
 void sys_mark_ready(void);
 __attribute__((noreturn)) void sys_poweroff(void);
-unsigned sys_cpu_count(void); /* cores running (kernel/main.c until SMP) */
 
 #endif

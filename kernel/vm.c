@@ -78,6 +78,23 @@ void vm_init(void)
     write_cr3(pml4_phys);
 }
 
+/* The 4 KiB page-table entry slot for va, creating every level above. */
+static uint64_t *pte_slot(uint64_t va)
+{
+    uint64_t *pde = pde_slot(va);
+    if (*pde & PTE_PS)
+        panic("vm: %lx lies in a 2 MiB page", va);
+    if (!(*pde & PTE_P))
+        *pde = new_table() | PTE_P | PTE_W;
+    return &table_at(*pde & PTE_ADDR)[(va >> 12) & 511];
+}
+
+void vm_map_pages(uint64_t va, uint64_t phys, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        *pte_slot(va + i * PAGE_SIZE) = (phys + i * PAGE_SIZE) | PTE_P | PTE_W | PTE_G;
+}
+
 void *vm_map_mmio(uint64_t phys, uint64_t size)
 {
     uint64_t start = phys & ~(HUGE_PAGE_SIZE - 1);

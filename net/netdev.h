@@ -34,7 +34,7 @@ struct netdev_qstats {
     uint64_t rx_no_buf;       /* rx-no-buf: refill found the pool empty */
     uint64_t rx_miss;         /* rx-miss: dropped by the device, ring full */
     uint64_t rx_error;        /* rx-error: malformed descriptor/frame */
-    uint64_t tx_full;         /* tx-full: not taken, ring full */
+    uint64_t tx_full;         /* tx-full: refused, ring full (caller retries or drops) */
     uint64_t tx_error;
     uint64_t rx_doorbells, tx_doorbells; /* MMIO notify/tail writes */
     uint64_t rx_batches, tx_batches;     /* non-empty bursts */

@@ -17,6 +17,7 @@ uint32_t pkt_pool_init(struct pkt_pool *pool, void *mem, uint64_t phys, size_t b
         p->phys = phys + (uint64_t)i * PKT_BUF_SIZE;
         p->data = pkt_buf_start(p) + PKT_HEADROOM;
         p->len = 0;
+        p->refs = 0;
         pkt_free(p);
     }
     return n;

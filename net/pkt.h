@@ -7,7 +7,11 @@
  * from 2 MiB pages; host tests use malloc); net/ only manages it.
  *
  * Ownership: whoever holds a struct pkt * owns it and must pass it on (to a
- * TX burst, a queue, the stack) or pkt_free() it. */
+ * TX burst, a queue, the stack) or pkt_free() it. A buffer may have several
+ * owners (pkt_ref): TCP keeps a reference to a segment it hands to the NIC,
+ * for retransmission. Each owner frees once; only the last free returns it
+ * to the pool. While shared, the buffer is read-only to everyone, and its
+ * metadata (data, len, flags) belongs to whoever last passed it down. */
 #ifndef NET_PKT_H
 #define NET_PKT_H
 
@@ -49,7 +53,9 @@ struct pkt {
     uint16_t tso_mss;
     uint16_t l3_off;         /* set by the parser: offset of L3 header */
     uint32_t user;           /* free for the current owner's use */
-    uint8_t pad[PKT_META_SIZE - 56];
+    uint16_t refs;           /* references beyond the first (pkt_ref): pkt_free
+                              * drops one and returns the buffer at none */
+    uint8_t pad[PKT_META_SIZE - 58];
 };
 _Static_assert(sizeof(struct pkt) == PKT_META_SIZE, "pkt descriptor is one cache line");
 
@@ -80,17 +86,33 @@ static inline struct pkt *pkt_alloc(struct pkt_pool *pool)
     p->len = 0;
     p->flags = 0;
     p->tso_mss = 0;
+    p->refs = 0;
     return p;
 }
 
-/* Takes ownership of p: back to the head of its own pool. */
+/* Takes ownership of p: back to the head of its own pool, unless another
+ * reference remains. */
 static inline void pkt_free(struct pkt *p)
 {
+    if (__builtin_expect(p->refs != 0, 0)) {
+        p->refs--;
+        return;
+    }
     struct pkt_pool *pool = p->pool;
     p->next = pool->free;
     pool->free = p;
     pool->nfree++;
 }
+
+/* One more owner for p (each calls pkt_free once); returns p. */
+static inline struct pkt *pkt_ref(struct pkt *p)
+{
+    p->refs++;
+    return p;
+}
+
+/* Someone besides the caller still holds p (a NIC ring, an ARP queue). */
+static inline bool pkt_shared(const struct pkt *p) { return p->refs != 0; }
 
 /* Allocate up to n buffers into out[]; returns how many. */
 uint32_t pkt_alloc_bulk(struct pkt_pool *pool, struct pkt **out, uint32_t n);

@@ -46,6 +46,15 @@ static inline uint64_t rdtsc(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
+/* rdtsc after every earlier load has completed (LFENCE orders it; SDM
+ * vol. 2, RDTSC), for measuring against another core's published value. */
+static inline uint64_t rdtsc_ordered(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi)::"memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
 struct cpuid_regs {
     uint32_t eax, ebx, ecx, edx;
 };
@@ -84,6 +93,35 @@ __attribute__((noreturn)) static inline void cpu_halt_forever(void)
     }
 }
 
+/* sti's one-instruction shadow puts hlt in place before any interrupt is
+ * taken, so a wake-up that arrives between the two is not lost (SDM vol. 2,
+ * STI). */
+static inline void cpu_sti_hlt(void) { __asm__ volatile("sti; hlt" ::: "memory"); }
+
+static inline void cpu_xsetbv(uint32_t reg, uint64_t v)
+{
+    __asm__ volatile("xsetbv" ::"c"(reg), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
+}
+
+/* Per-core data lives at the GS base (kernel/percpu.h). */
+static inline uint64_t gs_load64(uint32_t off)
+{
+    uint64_t v;
+    __asm__ volatile("movq %%gs:(%1), %0" : "=r"(v) : "r"((uint64_t)off));
+    return v;
+}
+/* The same, for a value that never changes on a core (the compiler may
+ * reuse it). */
+static inline uint32_t gs_load32_const(uint32_t off)
+{
+    uint32_t v;
+    __asm__("movl %%gs:(%1), %0" : "=r"(v) : "r"((uint64_t)off));
+    return v;
+}
+
+#define MSR_APIC_BASE 0x1bu
+#define MSR_TSC_ADJUST 0x3bu
+#define MSR_TSC_DEADLINE 0x6e0u
 #define MSR_EFER 0xc0000080u
 #define MSR_FS_BASE 0xc0000100u
 #define MSR_GS_BASE 0xc0000101u

@@ -2,10 +2,19 @@
 ;
 ; Each stub makes the stack uniform (a zero error code where the CPU pushes
 ; none; Intel SDM vol. 3, 6.13), pushes its vector and jumps to the common
-; path, which saves every register as struct trap_frame, saves the SSE state
-; (the kernel is compiled with SSE), and calls trap_dispatch(frame).
+; path, which saves every register as struct trap_frame, saves the vector
+; state (the kernel is compiled with SSE, and any code may use AVX): XSAVE of
+; every component in XCR0 once kernel/arch/x86_64/fpu.c has enabled it,
+; FXSAVE before that or on a CPU without XSAVE; then calls
+; trap_dispatch(frame).
+;
+; XSAVE writes only XSTATE_BV of the 64-byte XSAVE header, while XRSTOR
+; faults on a non-zero XCOMP_BV or reserved byte, so the header is zeroed
+; first (Intel SDM vol. 1, 13.4.2, 13.7, 13.8).
 
 extern trap_dispatch
+extern fpu_use_xsave
+extern fpu_area_bytes
 global isr_table
 
 section .text
@@ -44,13 +53,33 @@ isr_common:
     push r14
     push r15
     cld
-    mov rdi, rsp
     mov rbx, rsp
-    and rsp, -16
-    sub rsp, 512
+    and rsp, -64
+    mov eax, [fpu_area_bytes]
+    sub rsp, rax
+    cmp byte [fpu_use_xsave], 0
+    je .fxsave
+    xor eax, eax
+%assign off 512
+%rep 8
+    mov [rsp + off], rax
+%assign off off + 8
+%endrep
+    mov eax, -1                             ; every component XCR0 enables
+    mov edx, -1
+    xsave64 [rsp]
+    mov rdi, rbx
+    call trap_dispatch
+    mov eax, -1
+    mov edx, -1
+    xrstor64 [rsp]
+    jmp .restored
+.fxsave:
     fxsave64 [rsp]
+    mov rdi, rbx
     call trap_dispatch
     fxrstor64 [rsp]
+.restored:
     mov rsp, rbx
     pop r15
     pop r14

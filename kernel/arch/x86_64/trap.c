@@ -14,6 +14,7 @@
 #include "kernel/console.h"
 #include "kernel/lib.h"
 #include "kernel/memmap.h"
+#include "kernel/percpu.h"
 #include "kernel/vm.h"
 
 struct idt_gate {
@@ -150,6 +151,8 @@ void trap_dispatch(struct trap_frame *f)
 {
     uint8_t v = (uint8_t)f->vector;
     atomic_fetch_add_explicit(&counts[v], 1, memory_order_relaxed);
+    if (v >= 32) /* only once a core's GS is set can it take one */
+        percpu_self()->irqs++;
     if (v >= 32 && handlers[v]) {
         handlers[v](f);
         return;

@@ -1,0 +1,228 @@
+/* drivers/pci/pci.c: configuration access through ECAM (the MCFG table's
+ * first segment) with legacy port I/O (0xcf8/0xcfc, PCI 3.0 3.2.2.3.2) as
+ * the fallback, then a walk from bus 0 down through every bridge. BARs are
+ * sized (write all ones, read back; PCI 3.0 6.2.5.1) with decoding off. */
+#include "pci.h"
+
+#include "kernel/acpi.h"
+#include "kernel/arch/x86_64/cpu.h"
+#include "kernel/console.h"
+#include "kernel/lib.h"
+#include "kernel/vm.h"
+
+struct mcfg_alloc {
+    uint64_t base;
+    uint16_t segment;
+    uint8_t start_bus, end_bus;
+    uint32_t reserved;
+} __attribute__((packed));
+_Static_assert(sizeof(struct mcfg_alloc) == 16, "PCI Firmware 3.2 table 4-3");
+
+static struct pci_dev devs[PCI_MAX_DEVICES];
+static int ndevs;
+static uint8_t *ecam;
+static uint8_t ecam_start_bus, ecam_end_bus;
+
+const char *pci_access_method(void) { return ecam ? "ecam" : "port-io"; }
+
+static volatile void *ecam_addr(const struct pci_dev *d, uint16_t off)
+{
+    uint64_t o = ((uint64_t)(d->bus - ecam_start_bus) << 20) | ((uint64_t)d->dev << 15) | ((uint64_t)d->fn << 12) | off;
+    return ecam + o;
+}
+
+static void port_select(const struct pci_dev *d, uint16_t off)
+{
+    outl(0xcf8, 0x80000000u | ((uint32_t)d->bus << 16) | ((uint32_t)d->dev << 11) | ((uint32_t)d->fn << 8) | (off & 0xfc));
+}
+
+uint32_t pci_read32(const struct pci_dev *d, uint16_t off)
+{
+    if (ecam)
+        return *(volatile uint32_t *)ecam_addr(d, off);
+    port_select(d, off);
+    return inl(0xcfc);
+}
+
+uint16_t pci_read16(const struct pci_dev *d, uint16_t off)
+{
+    if (ecam)
+        return *(volatile uint16_t *)ecam_addr(d, off);
+    port_select(d, off);
+    return inw((uint16_t)(0xcfc + (off & 2)));
+}
+
+uint8_t pci_read8(const struct pci_dev *d, uint16_t off)
+{
+    if (ecam)
+        return *(volatile uint8_t *)ecam_addr(d, off);
+    port_select(d, off);
+    return inb((uint16_t)(0xcfc + (off & 3)));
+}
+
+void pci_write32(const struct pci_dev *d, uint16_t off, uint32_t v)
+{
+    if (ecam) {
+        *(volatile uint32_t *)ecam_addr(d, off) = v;
+        return;
+    }
+    port_select(d, off);
+    outl(0xcfc, v);
+}
+
+void pci_write16(const struct pci_dev *d, uint16_t off, uint16_t v)
+{
+    if (ecam) {
+        *(volatile uint16_t *)ecam_addr(d, off) = v;
+        return;
+    }
+    port_select(d, off);
+    outw((uint16_t)(0xcfc + (off & 2)), v);
+}
+
+void pci_write8(const struct pci_dev *d, uint16_t off, uint8_t v)
+{
+    if (ecam) {
+        *(volatile uint8_t *)ecam_addr(d, off) = v;
+        return;
+    }
+    port_select(d, off);
+    outb((uint16_t)(0xcfc + (off & 3)), v);
+}
+
+uint8_t pci_find_cap(const struct pci_dev *d, uint8_t id, uint8_t after)
+{
+    if (!(pci_read16(d, PCI_STATUS) & PCI_STATUS_CAP_LIST))
+        return 0;
+    uint8_t off = after ? pci_read8(d, (uint16_t)(after + 1)) : pci_read8(d, PCI_CAP_PTR);
+    for (int guard = 0; off >= 0x40 && guard < 48; guard++) { /* a looped list must end */
+        off &= 0xfc;
+        if (pci_read8(d, off) == id)
+            return off;
+        off = pci_read8(d, (uint16_t)(off + 1));
+    }
+    return 0;
+}
+
+static void size_bars(struct pci_dev *d)
+{
+    uint16_t cmd = pci_read16(d, PCI_COMMAND);
+    pci_write16(d, PCI_COMMAND, (uint16_t)(cmd & ~(PCI_CMD_IO | PCI_CMD_MEMORY)));
+    for (int i = 0; i < 6; i++) {
+        uint16_t off = (uint16_t)(PCI_BAR0 + 4 * i);
+        uint32_t orig = pci_read32(d, off);
+        pci_write32(d, off, 0xffffffffu);
+        uint32_t mask = pci_read32(d, off);
+        pci_write32(d, off, orig);
+        struct pci_bar *b = &d->bar[i];
+        if (mask == 0 || mask == 0xffffffffu)
+            continue;
+        if (orig & 1) {
+            b->io = true;
+            b->phys = orig & ~3u;
+            b->size = (uint16_t)~(mask & ~3u) + 1u;
+            continue;
+        }
+        b->prefetch = orig & 8;
+        b->is64 = ((orig >> 1) & 3) == 2;
+        uint64_t base = orig & ~0xfull, m = mask & ~0xfull;
+        if (b->is64 && i < 5) {
+            uint16_t hi = (uint16_t)(off + 4);
+            uint32_t orig_hi = pci_read32(d, hi);
+            pci_write32(d, hi, 0xffffffffu);
+            uint32_t mask_hi = pci_read32(d, hi);
+            pci_write32(d, hi, orig_hi);
+            base |= (uint64_t)orig_hi << 32;
+            m |= (uint64_t)mask_hi << 32;
+        } else {
+            m |= 0xffffffff00000000ull;
+        }
+        b->phys = base;
+        b->size = ~m + 1;
+        if (b->is64)
+            i++; /* the upper half is not a BAR of its own */
+    }
+    pci_write16(d, PCI_COMMAND, cmd);
+}
+
+static void scan_bus(uint8_t bus, int depth);
+
+static void scan_function(uint8_t bus, uint8_t dev, uint8_t fn, int depth)
+{
+    struct pci_dev probe = {.bus = bus, .dev = dev, .fn = fn};
+    uint16_t vendor = pci_read16(&probe, PCI_VENDOR_ID);
+    if (vendor == 0xffff)
+        return;
+    uint32_t class_rev = pci_read32(&probe, PCI_REVISION);
+    uint8_t htype = pci_read8(&probe, PCI_HEADER_TYPE) & 0x7f;
+    if (htype == 1) { /* PCI-to-PCI bridge: walk what is behind it */
+        uint8_t sec = pci_read8(&probe, PCI_SECONDARY_BUS);
+        if (sec > bus && depth < 16)
+            scan_bus(sec, depth + 1);
+        return;
+    }
+    if (htype != 0 || ndevs == PCI_MAX_DEVICES)
+        return;
+    struct pci_dev *d = &devs[ndevs++];
+    *d = probe;
+    d->vendor = vendor;
+    d->device = pci_read16(&probe, PCI_DEVICE_ID);
+    d->revision = (uint8_t)class_rev;
+    d->prog_if = (uint8_t)(class_rev >> 8);
+    d->subclass = (uint8_t)(class_rev >> 16);
+    d->class_code = (uint8_t)(class_rev >> 24);
+    size_bars(d);
+}
+
+static void scan_bus(uint8_t bus, int depth)
+{
+    if (ecam && (bus < ecam_start_bus || bus > ecam_end_bus))
+        return;
+    for (uint8_t dev = 0; dev < 32; dev++) {
+        struct pci_dev probe = {.bus = bus, .dev = dev};
+        if (pci_read16(&probe, PCI_VENDOR_ID) == 0xffff)
+            continue;
+        bool multi = pci_read8(&probe, PCI_HEADER_TYPE) & 0x80;
+        for (uint8_t fn = 0; fn < (multi ? 8 : 1); fn++)
+            scan_function(bus, dev, fn, depth);
+    }
+}
+
+static void find_ecam(void)
+{
+    const struct acpi_header *mcfg = acpi_find("MCFG", 0);
+    if (!mcfg || mcfg->length < sizeof *mcfg + 8 + sizeof(struct mcfg_alloc))
+        return;
+    const struct mcfg_alloc *a = (const void *)((const uint8_t *)mcfg + sizeof *mcfg + 8);
+    uint64_t size = ((uint64_t)(a->end_bus - a->start_bus) + 1) << 20;
+    if (a->segment != 0 || a->end_bus < a->start_bus)
+        return;
+    ecam_start_bus = a->start_bus;
+    ecam_end_bus = a->end_bus;
+    ecam = vm_map_mmio(a->base, size);
+}
+
+void pci_init(void)
+{
+    find_ecam();
+    scan_bus(ecam ? ecam_start_bus : 0, 0);
+}
+
+int pci_count(void) { return ndevs; }
+struct pci_dev *pci_at(int i) { return i >= 0 && i < ndevs ? &devs[i] : 0; }
+
+void pci_enable(struct pci_dev *d)
+{
+    uint16_t cmd = pci_read16(d, PCI_COMMAND);
+    pci_write16(d, PCI_COMMAND, (uint16_t)(cmd | PCI_CMD_MEMORY | PCI_CMD_IO | PCI_CMD_BUS_MASTER | PCI_CMD_INTX_DISABLE));
+}
+
+void *pci_map_bar(struct pci_dev *d, int i)
+{
+    struct pci_bar *b = &d->bar[i];
+    if (i < 0 || i > 5 || b->io || !b->size || !b->phys)
+        return 0;
+    if (!b->virt)
+        b->virt = vm_map_mmio(b->phys, b->size);
+    return b->virt;
+}

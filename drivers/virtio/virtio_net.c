@@ -1,0 +1,335 @@
+/* drivers/virtio/virtio_net.c: virtio-net over the modern PCI transport
+ * (virtio 1.2, 5.1). One RX/TX virtqueue pair per core (5.1.2: rx N = 2N,
+ * tx N = 2N+1, control = 2 * max_virtqueue_pairs); a core polls only its
+ * own pair. Every frame carries the 12-byte virtio_net_hdr (5.1.6, VERSION_1
+ * layout) in the buffer's headroom; RX buffers are posted so the frame
+ * lands at the usual data offset and TX prepends the header in place: no
+ * copies. Bursts: one avail->idx store and at most one doorbell each. */
+#include "virtio_net.h"
+
+#include "drivers/virtio/virtio_pci.h"
+#include "kernel/console.h"
+#include "kernel/kalloc.h"
+#include "kernel/lib.h"
+#include "kernel/memmap.h"
+#include "net/csum.h"
+
+#define F_CSUM (1ull << 0)
+#define F_GUEST_CSUM (1ull << 1)
+#define F_MTU (1ull << 3)
+#define F_MAC (1ull << 5)
+#define F_HOST_TSO4 (1ull << 11)
+#define F_HOST_TSO6 (1ull << 12)
+#define F_MRG_RXBUF (1ull << 15)
+#define F_STATUS (1ull << 16)
+#define F_CTRL_VQ (1ull << 17)
+#define F_MQ (1ull << 22)
+
+enum {
+    HDR_F_NEEDS_CSUM = 1,
+    HDR_F_DATA_VALID = 2,
+    GSO_NONE = 0,
+    GSO_TCPV4 = 1,
+    GSO_TCPV6 = 4,
+    CFG_MAC = 0,
+    CFG_STATUS = 6,
+    CFG_MAX_PAIRS = 8,
+    CFG_MTU = 10,
+    STATUS_LINK_UP = 1,
+    CTRL_MQ = 4,
+    CTRL_MQ_VQ_PAIRS_SET = 0,
+    CTRL_OK = 0,
+    REFILL_BATCH = 32,
+};
+
+struct virtio_net_hdr {
+    uint8_t flags, gso_type;
+    uint16_t hdr_len, gso_size, csum_start, csum_offset, num_buffers;
+};
+_Static_assert(sizeof(struct virtio_net_hdr) == 12, "virtio 5.1.6");
+
+struct vnet_queue {
+    struct virtqueue rx, tx;
+    struct pkt_pool *pool;
+    uint16_t refill_at; /* refill once this many RX descriptors are free */
+} __attribute__((aligned(64)));
+
+struct vnet {
+    struct netdev dev;
+    struct virtio_pci vp;
+    struct vnet_queue *q[NETDEV_MAX_QUEUES];
+    struct virtqueue ctrl;
+    uint8_t *ctrl_buf;
+    uint16_t max_pairs;
+    uint64_t needs_reset;
+};
+
+static const uint64_t wanted_features = VIRTIO_F_VERSION_1 | VIRTIO_F_RING_EVENT_IDX | F_CSUM | F_GUEST_CSUM | F_MTU |
+                                        F_MAC | F_HOST_TSO4 | F_HOST_TSO6 | F_MRG_RXBUF | F_STATUS | F_CTRL_VQ | F_MQ;
+
+bool virtio_net_match(const struct pci_dev *pci)
+{
+    return pci->vendor == VIRTIO_VENDOR &&
+           (pci->device == VIRTIO_NET_DEVICE_MODERN || pci->device == VIRTIO_NET_DEVICE_TRANSITIONAL);
+}
+
+static struct vnet *to_vnet(struct netdev *dev) { return dev->priv; }
+
+/* RX buffers: the device writes header + frame so the frame starts at the
+ * buffer's normal data offset. */
+static bool rx_post(struct virtqueue *vq, struct pkt *p)
+{
+    return vq_add(vq, p, pkt_data_phys(p) - sizeof(struct virtio_net_hdr),
+                  (uint32_t)(sizeof(struct virtio_net_hdr) + PKT_DATA_ROOM), true);
+}
+
+static void rx_refill(struct netdev *dev, struct vnet_queue *q, uint16_t qi)
+{
+    struct pkt *fresh[REFILL_BATCH];
+    while (q->rx.nfree) {
+        uint32_t want = q->rx.nfree < REFILL_BATCH ? q->rx.nfree : REFILL_BATCH;
+        uint32_t got = pkt_alloc_bulk(q->pool, fresh, want);
+        for (uint32_t i = 0; i < got; i++)
+            rx_post(&q->rx, fresh[i]);
+        if (got < want) {
+            dev->stats[qi].rx_no_buf += want - got;
+            break;
+        }
+    }
+    dev->stats[qi].rx_doorbells += (uint64_t)vq_kick(&q->rx);
+}
+
+/* Translates the RX header into buffer metadata; false to drop. */
+static bool rx_header(struct pkt *p, const struct virtio_net_hdr *h)
+{
+    if (h->num_buffers > 1)
+        return false; /* larger than one buffer (MTU above PKT_DATA_ROOM) */
+    if (h->flags & HDR_F_NEEDS_CSUM) {
+        /* From the host with its checksum left to us (5.1.6.4.1): the data
+         * is sound; keep the partial checksum for whoever sends it on. */
+        p->flags |= PKT_RX_L4_CSUM_OK | PKT_TX_L4_CSUM;
+        p->csum_start = h->csum_start;
+        p->csum_offset = h->csum_offset;
+    } else if (h->flags & HDR_F_DATA_VALID) {
+        p->flags |= PKT_RX_L4_CSUM_OK;
+    }
+    return true;
+}
+
+static uint16_t vnet_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)
+{
+    struct vnet_queue *q = to_vnet(dev)->q[qi];
+    struct netdev_qstats *st = &dev->stats[qi];
+    uint16_t used = vq_used_idx(&q->rx), got = 0;
+    uint64_t bytes = 0;
+    uint32_t len;
+    struct pkt *p;
+    while (got < n && (p = vq_get_used(&q->rx, &len, used)) != NULL) {
+        const struct virtio_net_hdr *h = (const void *)(p->data - sizeof *h);
+        if (len < sizeof *h + 14 || !rx_header(p, h)) {
+            st->rx_error++;
+            pkt_free(p);
+            continue;
+        }
+        p->len = (uint16_t)(len - sizeof *h);
+        p->port = dev->index;
+        p->queue = qi;
+        bytes += p->len;
+        pkts[got++] = p;
+    }
+    if (q->rx.nfree >= q->refill_at)
+        rx_refill(dev, q, qi);
+    if (got) {
+        st->rx_packets += got;
+        st->rx_bytes += bytes;
+        st->rx_batches++;
+        st->batch_hist[netdev_batch_bucket(got)]++;
+    }
+    return got;
+}
+
+static void tx_reclaim(struct virtqueue *tx)
+{
+    uint16_t used = vq_used_idx(tx);
+    uint32_t len;
+    struct pkt *p;
+    while ((p = vq_get_used(tx, &len, used)) != NULL)
+        pkt_free(p);
+}
+
+/* Fills the TX header (h sits just before the frame) from the buffer's
+ * offload requests. */
+static void tx_header(const struct pkt *p, struct virtio_net_hdr *h)
+{
+    *h = (struct virtio_net_hdr){0};
+    if (!(p->flags & (PKT_TX_L4_CSUM | PKT_TX_TSO4 | PKT_TX_TSO6)))
+        return;
+    h->flags = HDR_F_NEEDS_CSUM;
+    h->csum_start = p->csum_start;
+    h->csum_offset = p->csum_offset;
+    if (p->tso_mss && (p->flags & (PKT_TX_TSO4 | PKT_TX_TSO6))) {
+        const uint8_t *tcp = (const uint8_t *)(h + 1) + p->csum_start;
+        h->gso_type = (p->flags & PKT_TX_TSO4) ? GSO_TCPV4 : GSO_TCPV6;
+        h->gso_size = p->tso_mss;
+        h->hdr_len = (uint16_t)(p->csum_start + (tcp[12] >> 4) * 4); /* through the TCP header */
+    }
+}
+
+static uint16_t vnet_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)
+{
+    struct vnet *v = to_vnet(dev);
+    struct vnet_queue *q = v->q[qi];
+    struct netdev_qstats *st = &dev->stats[qi];
+    bool hw_csum = (v->vp.features & F_CSUM) != 0;
+    if (q->tx.nfree < n)
+        tx_reclaim(&q->tx);
+    uint16_t sent = 0;
+    uint64_t bytes = 0;
+    for (; sent < n && q->tx.nfree; sent++) {
+        struct pkt *p = pkts[sent];
+        if ((p->flags & PKT_TX_L4_CSUM) && !hw_csum)
+            csum_pkt_finish(p); /* the device will not: do it here */
+        uint16_t frame_len = p->len;
+        struct virtio_net_hdr *h = (struct virtio_net_hdr *)pkt_push(p, sizeof *h);
+        if (!h) { /* no headroom: not with our pools */
+            st->tx_error++;
+            break;
+        }
+        tx_header(p, h);
+        vq_add(&q->tx, p, pkt_data_phys(p), p->len, false);
+        bytes += frame_len;
+    }
+    if (sent) {
+        st->tx_doorbells += (uint64_t)vq_kick(&q->tx);
+        st->tx_packets += sent;
+        st->tx_bytes += bytes;
+        st->tx_batches++;
+    }
+    st->tx_full += (uint64_t)(n - sent);
+    return sent;
+}
+
+static void vnet_poll_status(struct netdev *dev)
+{
+    struct vnet *v = to_vnet(dev);
+    uint8_t status = virtio_pci_status(&v->vp);
+    if ((status & VIRTIO_STATUS_NEEDS_RESET) && !v->needs_reset) {
+        v->needs_reset = 1;
+        dev->link_up = false;
+        kprintf("%s: device needs reset (status 0x%x); port down\n", dev->name, status);
+        return;
+    }
+    if (v->vp.features & F_STATUS) {
+        uint16_t s;
+        virtio_pci_read_cfg(&v->vp, CFG_STATUS, &s, sizeof s);
+        bool up = (s & STATUS_LINK_UP) && !v->needs_reset;
+        if (up != dev->link_up && dev->name[0]) /* not while probing */
+            kprintf("%s: link %s\n", dev->name, up ? "up" : "down");
+        dev->link_up = up;
+    }
+}
+
+static const struct netdev_ops vnet_ops = {
+    .rx_burst = vnet_rx_burst,
+    .tx_burst = vnet_tx_burst,
+    .poll_status = vnet_poll_status,
+};
+
+static void setup_vq(struct vnet *v, uint16_t index, struct virtqueue *vq, uint16_t size)
+{
+    size_t bytes = vq_ring_bytes(size);
+    void *ring = kalloc_pages(bytes / PAGE_SIZE, 1);
+    struct pkt **slot = kalloc(size * sizeof *slot);
+    uint16_t *free_ids = kalloc(size * sizeof *free_ids);
+    vq_init(vq, ring, size, slot, free_ids, (v->vp.features & VIRTIO_F_RING_EVENT_IDX) != 0);
+    virtio_pci_queue_enable(&v->vp, index, vq, virt_to_phys(ring));
+}
+
+static uint16_t queue_size(struct vnet *v, uint16_t index)
+{
+    uint16_t max = virtio_pci_queue_max(&v->vp, index), size = 1;
+    while ((uint32_t)size * 2 <= max && size * 2 <= VQ_MAX_SIZE)
+        size = (uint16_t)(size * 2);
+    return size;
+}
+
+/* A control command (5.1.6.5): class, command, data; the device writes an
+ * ack byte. Polled with a bounded wait: set-up only. */
+static int ctrl_cmd(struct vnet *v, uint8_t class, uint8_t cmd, const void *data, uint16_t len)
+{
+    uint8_t *b = v->ctrl_buf;
+    b[0] = class;
+    b[1] = cmd;
+    memcpy(b + 2, data, len);
+    b[64] = 0xff;
+    uint64_t addr[2] = {virt_to_phys(b), virt_to_phys(b + 64)};
+    uint32_t lens[2] = {2u + len, 1};
+    if (!vq_add_chain(&v->ctrl, (struct pkt *)b, addr, lens, 2, 1))
+        return -1;
+    vq_kick(&v->ctrl);
+    uint32_t got;
+    for (long spins = 0; spins < 100000000; spins++) {
+        if (vq_get_used(&v->ctrl, &got, vq_used_idx(&v->ctrl)))
+            return b[64] == CTRL_OK ? 0 : -1;
+        __builtin_ia32_pause();
+    }
+    return -1;
+}
+
+struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools)
+{
+    struct vnet *v = kalloc(sizeof *v);
+    struct netdev *dev = &v->dev;
+    if (virtio_pci_open(&v->vp, pci) != 0 || virtio_pci_negotiate(&v->vp, wanted_features) != 0) {
+        virtio_pci_set_status(&v->vp, VIRTIO_STATUS_FAILED);
+        return NULL;
+    }
+    uint64_t f = v->vp.features;
+    v->max_pairs = 1;
+    if ((f & F_MQ) && (f & F_CTRL_VQ))
+        virtio_pci_read_cfg(&v->vp, CFG_MAX_PAIRS, &v->max_pairs, 2);
+    uint16_t pairs = v->max_pairs < max_pairs ? v->max_pairs : max_pairs;
+    if (pairs > NETDEV_MAX_QUEUES)
+        pairs = NETDEV_MAX_QUEUES;
+    if (pairs == 0)
+        pairs = 1;
+    for (uint16_t i = 0; i < pairs; i++) {
+        struct vnet_queue *q = kalloc(sizeof *q);
+        v->q[i] = q;
+        q->pool = pools[i];
+        dev->rx_pool[i] = pools[i];
+        setup_vq(v, (uint16_t)(2 * i), &q->rx, queue_size(v, (uint16_t)(2 * i)));
+        setup_vq(v, (uint16_t)(2 * i + 1), &q->tx, queue_size(v, (uint16_t)(2 * i + 1)));
+        q->refill_at = q->rx.size / 8 < REFILL_BATCH ? q->rx.size / 8 : REFILL_BATCH;
+        if (q->refill_at == 0)
+            q->refill_at = 1;
+    }
+    if (f & F_CTRL_VQ) {
+        uint16_t ci = (uint16_t)(2 * v->max_pairs);
+        setup_vq(v, ci, &v->ctrl, queue_size(v, ci) < 16 ? queue_size(v, ci) : 16);
+        v->ctrl_buf = kalloc(128);
+    }
+    if (f & F_MAC)
+        virtio_pci_read_cfg(&v->vp, CFG_MAC, dev->mac, 6);
+    dev->mtu = 1500;
+    if (f & F_MTU)
+        virtio_pci_read_cfg(&v->vp, CFG_MTU, &dev->mtu, 2);
+    virtio_pci_set_status(&v->vp, VIRTIO_STATUS_DRIVER_OK);
+    if (pairs > 1 && ctrl_cmd(v, CTRL_MQ, CTRL_MQ_VQ_PAIRS_SET, &pairs, sizeof pairs) != 0) {
+        kprintf("virtio-net: the device refused %u queue pairs; using 1\n", pairs);
+        pairs = 1;
+    }
+    for (uint16_t i = 0; i < pairs; i++)
+        rx_refill(dev, v->q[i], i);
+    dev->driver = "virtio-net";
+    dev->ops = &vnet_ops;
+    dev->priv = v;
+    dev->nqueues = pairs;
+    dev->link_up = !(f & F_STATUS);
+    dev->offloads = ((f & F_GUEST_CSUM) ? NETDEV_OFF_RX_CSUM : 0) | ((f & F_CSUM) ? NETDEV_OFF_TX_CSUM : 0) |
+                    ((f & F_HOST_TSO4) ? NETDEV_OFF_TSO4 : 0) | ((f & F_HOST_TSO6) ? NETDEV_OFF_TSO6 : 0);
+    vnet_poll_status(dev);
+    return dev;
+}
+
+uint64_t virtio_net_features(const struct netdev *dev) { return ((const struct vnet *)dev->priv)->vp.features; }

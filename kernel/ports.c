@@ -1,0 +1,171 @@
+/* kernel/ports.c: port discovery and `show interfaces` (kernel/ports.h).
+ * Link state and device status are polled from core 0's loop every
+ * STATUS_PERIOD_NS: slow-path register reads never touch the data path. */
+#include "ports.h"
+
+#include "drivers/pci/pci.h"
+#include "drivers/virtio/virtio_net.h"
+#include "kernel/cli.h"
+#include "kernel/console.h"
+#include "kernel/lib.h"
+#include "kernel/loop.h"
+#include "kernel/pktmem.h"
+
+#define STATUS_PERIOD_NS 100000000ull
+
+static struct netdev *ports[PORTS_MAX];
+static int nports;
+static struct loop_timer status_timer;
+
+int ports_count(void) { return nports; }
+struct netdev *ports_get(int i) { return i >= 0 && i < nports ? ports[i] : 0; }
+
+struct netdev *ports_find(const char *name)
+{
+    for (int i = 0; i < nports; i++)
+        if (strcmp(ports[i]->name, name) == 0)
+            return ports[i];
+    return 0;
+}
+
+void ports_totals(const struct netdev *dev, struct netdev_qstats *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    const uint64_t *in;
+    uint64_t *out = (uint64_t *)sum;
+    for (uint16_t q = 0; q < NETDEV_MAX_QUEUES; q++) {
+        in = (const uint64_t *)&dev->stats[q];
+        for (size_t k = 0; k < sizeof *sum / sizeof(uint64_t); k++)
+            out[k] += in[k];
+    }
+}
+
+static void poll_status(void *arg, uint64_t now_ns)
+{
+    for (int i = 0; i < nports; i++)
+        if (ports[i]->ops->poll_status)
+            ports[i]->ops->poll_status(ports[i]);
+    loop_timer_arm(&status_timer, now_ns + STATUS_PERIOD_NS);
+}
+
+static void print_counters_json(struct json *j, const struct netdev_qstats *s)
+{
+    json_u64(j, "rx-packets", s->rx_packets);
+    json_u64(j, "rx-bytes", s->rx_bytes);
+    json_u64(j, "tx-packets", s->tx_packets);
+    json_u64(j, "tx-bytes", s->tx_bytes);
+    json_u64(j, "rx-no-buf", s->rx_no_buf);
+    json_u64(j, "rx-miss", s->rx_miss);
+    json_u64(j, "rx-error", s->rx_error);
+    json_u64(j, "tx-full", s->tx_full);
+    json_u64(j, "tx-error", s->tx_error);
+    json_u64(j, "rx-doorbells", s->rx_doorbells);
+    json_u64(j, "tx-doorbells", s->tx_doorbells);
+    json_u64(j, "rx-batches", s->rx_batches);
+    json_u64(j, "tx-batches", s->tx_batches);
+    json_arr_begin(j, "rx-batch-histogram");
+    for (int b = 0; b < NETDEV_BATCH_HIST; b++)
+        json_u64(j, 0, s->batch_hist[b]);
+    json_arr_end(j);
+}
+
+static void show_json(void)
+{
+    struct json j;
+    char mac[18];
+    cli_json_begin(&j);
+    json_obj_begin(&j, 0);
+    json_arr_begin(&j, "interfaces");
+    for (int i = 0; i < nports; i++) {
+        struct netdev *d = ports[i];
+        struct netdev_qstats t;
+        ports_totals(d, &t);
+        fmt_snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x", d->mac[0], d->mac[1], d->mac[2], d->mac[3],
+                     d->mac[4], d->mac[5]);
+        json_obj_begin(&j, 0);
+        json_str(&j, "name", d->name);
+        json_str(&j, "driver", d->driver);
+        json_str(&j, "mac", mac);
+        json_bool(&j, "link", d->link_up);
+        json_u64(&j, "mtu", d->mtu);
+        json_u64(&j, "queues", d->nqueues);
+        json_obj_begin(&j, "offloads");
+        json_bool(&j, "rx-csum", d->offloads & NETDEV_OFF_RX_CSUM);
+        json_bool(&j, "tx-csum", d->offloads & NETDEV_OFF_TX_CSUM);
+        json_bool(&j, "tso4", d->offloads & NETDEV_OFF_TSO4);
+        json_bool(&j, "tso6", d->offloads & NETDEV_OFF_TSO6);
+        json_bool(&j, "rss", d->offloads & NETDEV_OFF_RSS);
+        json_obj_end(&j);
+        json_obj_begin(&j, "counters");
+        print_counters_json(&j, &t);
+        json_obj_end(&j);
+        json_arr_begin(&j, "per-queue");
+        for (uint16_t q = 0; q < d->nqueues; q++) {
+            json_obj_begin(&j, 0);
+            json_u64(&j, "queue", q);
+            print_counters_json(&j, &d->stats[q]);
+            json_obj_end(&j);
+        }
+        json_arr_end(&j);
+        json_obj_end(&j);
+    }
+    json_arr_end(&j);
+    json_obj_end(&j);
+    cli_json_end(&j);
+}
+
+/* Doorbells per 1,000 packets, for the text view. */
+static uint64_t per_mille(uint64_t part, uint64_t whole) { return whole ? part * 1000 / whole : 0; }
+
+static void cmd_show_interfaces(const struct cli_args *a)
+{
+    if (a->json) {
+        show_json();
+        return;
+    }
+    for (int i = 0; i < nports; i++) {
+        struct netdev *d = ports[i];
+        struct netdev_qstats t;
+        ports_totals(d, &t);
+        kprintf("%s: %s %02x:%02x:%02x:%02x:%02x:%02x link %s mtu %u queues %u offloads%s%s%s%s\n", d->name, d->driver,
+                d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5], d->link_up ? "up" : "down", d->mtu,
+                d->nqueues, d->offloads & NETDEV_OFF_RX_CSUM ? " rx-csum" : "",
+                d->offloads & NETDEV_OFF_TX_CSUM ? " tx-csum" : "", d->offloads & NETDEV_OFF_TSO4 ? " tso4" : "",
+                d->offloads & NETDEV_OFF_TSO6 ? " tso6" : "");
+        kprintf("  rx %lu packets %lu bytes, no-buf %lu, miss %lu, error %lu\n", t.rx_packets, t.rx_bytes, t.rx_no_buf,
+                t.rx_miss, t.rx_error);
+        kprintf("  tx %lu packets %lu bytes, full %lu, error %lu\n", t.tx_packets, t.tx_bytes, t.tx_full, t.tx_error);
+        kprintf("  doorbells rx %lu tx %lu (%lu per 1000 tx packets), batches rx %lu tx %lu\n", t.rx_doorbells,
+                t.tx_doorbells, per_mille(t.tx_doorbells, t.tx_packets), t.rx_batches, t.tx_batches);
+    }
+    if (nports == 0)
+        kprintf("no network ports found\n");
+}
+
+void ports_init(unsigned ncpus)
+{
+    struct pkt_pool *pools[NETDEV_MAX_QUEUES];
+    uint16_t pairs = (uint16_t)(ncpus < NETDEV_MAX_QUEUES ? ncpus : NETDEV_MAX_QUEUES);
+    for (uint16_t q = 0; q < pairs; q++)
+        pools[q] = pktmem_pool(q);
+    for (int i = 0; i < pci_count() && nports < PORTS_MAX; i++) {
+        struct pci_dev *pci = pci_at(i);
+        struct netdev *dev = 0;
+        if (virtio_net_match(pci))
+            dev = virtio_net_probe(pci, pairs, pools);
+        if (!dev)
+            continue;
+        pci->claimed = true;
+        dev->index = (uint16_t)nports;
+        fmt_snprintf(dev->name, sizeof dev->name, "eth%d", nports);
+        ports[nports++] = dev;
+        kprintf("%s: %s at %02x:%02x.%x, %02x:%02x:%02x:%02x:%02x:%02x, %u queue pair%s, link %s\n", dev->name,
+                dev->driver, pci->bus, pci->dev, pci->fn, dev->mac[0], dev->mac[1], dev->mac[2], dev->mac[3],
+                dev->mac[4], dev->mac[5], dev->nqueues, dev->nqueues == 1 ? "" : "s", dev->link_up ? "up" : "down");
+    }
+    cli_register("show interfaces", "show interfaces [json]", "ports, link, counters, doorbells", cmd_show_interfaces);
+    loop_timer_init(&status_timer, poll_status, 0);
+}
+
+/* Called on core 0 once its loop runs: the status timer is core-local. */
+void ports_start_status_polling(uint64_t now_ns) { loop_timer_arm(&status_timer, now_ns + STATUS_PERIOD_NS); }

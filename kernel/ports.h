@@ -1,0 +1,22 @@
+/* kernel/ports.h: the machine's network ports, eth0, eth1, ... in PCI
+ * order, each a struct netdev (net/netdev.h) from whichever driver claimed
+ * the function. */
+#ifndef KERNEL_PORTS_H
+#define KERNEL_PORTS_H
+
+#include "net/netdev.h"
+
+#define PORTS_MAX 16
+
+/* Probes every PCI function with the known drivers; each port gets up to
+ * ncpus queue pairs, queue q refilled from core q's pool. */
+void ports_init(unsigned ncpus);
+int ports_count(void);
+struct netdev *ports_get(int index);
+struct netdev *ports_find(const char *name);
+/* Starts the link/status poll; on core 0, before its loop runs. */
+void ports_start_status_polling(uint64_t now_ns);
+/* Sums of a port's per-queue counters. */
+void ports_totals(const struct netdev *dev, struct netdev_qstats *sum);
+
+#endif

@@ -1,0 +1,11 @@
+/* kernel/selftest.h: in-kernel tests of the loops, run from the console
+ * (kernel/selftest.c); each prints one JSON document. */
+#ifndef KERNEL_SELFTEST_H
+#define KERNEL_SELFTEST_H
+
+#include "kernel/cli_parse.h"
+
+void selftest_timers(const struct cli_args *a);
+void selftest_messages(const struct cli_args *a);
+
+#endif

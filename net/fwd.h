@@ -1,0 +1,155 @@
+/* net/fwd.h: the IPv4 forwarding pipeline (RFC 1812), one per core.
+ *
+ * The fast path is one explicit loop over a received burst (aos/pix, DPDK
+ * l3fwd, VPP ip4-rewrite):
+ *
+ *   parse/check -> route4_lookup_burst -> rewrite -> per-port TX arrays
+ *   -> one netdev_tx_burst (one doorbell) per output port
+ *
+ * The RX buffer itself goes out (zero copy): the Ethernet addresses are
+ * overwritten from the next hop's adjacency (nexthop.h), the TTL is
+ * decremented and the header checksum updated incrementally (RFC 1624).
+ *
+ * What is not plain transit IPv4 goes to the core's stack (net_input), which
+ * does the full RFC 1812 5.2.2 and 5.3.7 checks and delivers, drops and
+ * counts by its own rules: ARP, frames for us, multicast and broadcast,
+ * VLAN-tagged ports, IP options, fragments, TTL <= 1, malformed headers,
+ * martian addresses. The stack hands the transit datagrams among them back
+ * through net_set_forward (fwd_hook) to the slow path, which also takes the
+ * fast path's exceptions (no route, unresolved or special next hops, too
+ * big for the MTU): ICMP errors, ARP resolution with a bounded queue,
+ * fragmentation. Every drop has a counter (FWD_COUNTERS). docs/fwd.md has
+ * the design.
+ *
+ * Per core, like struct net_stack: nothing here is shared but the route
+ * table and the next-hop table, which are read-only to this code. The
+ * caller keeps the route table's quiescent-state slot (route.h) between
+ * bursts. */
+#ifndef NET_FWD_H
+#define NET_FWD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "counter.h"
+#include "csum.h"
+#include "net.h"
+#include "nexthop.h"
+#include "pkt.h"
+#include "route4.h"
+#include "wire.h"
+
+#define FWD_BURST_MAX 256 /* frames one fwd_burst call handles at once */
+
+/* X(field, "name"). Drops first, then what is not a drop. */
+#define FWD_COUNTERS(X)                                                          \
+    X(no_route, "fwd-no-route")           /* ICMP net unreachable sent */        \
+    X(ttl_expired, "fwd-ttl-expired")     /* ICMP time exceeded sent */          \
+    X(frag_needed, "fwd-frag-needed")     /* DF and too big: ICMP, RFC 1191 */   \
+    X(frag_no_buf, "fwd-frag-no-buf")     /* no buffer for a fragment */         \
+    X(blackhole, "fwd-blackhole")         /* route to a blackhole next hop */    \
+    X(unreachable, "fwd-unreachable")     /* unreachable next hop: ICMP */       \
+    X(bad_nexthop, "fwd-bad-nexthop")     /* free or out of range, no port */    \
+    X(src_route, "fwd-src-route")         /* LSRR/SSRR option, RFC 7126 */       \
+    X(directed_bcast, "fwd-directed-bcast") /* to a subnet broadcast, RFC 2644 */ \
+    X(arp_drop, "fwd-arp-drop")           /* ARP queue or cache full */          \
+    X(tx_drop, "fwd-tx-drop")             /* not taken by the NIC (ring full) */ \
+    X(rx, "fwd-rx")                       /* frames into fwd_burst */            \
+    X(to_stack, "fwd-to-stack")           /* handed to the stack as they came */ \
+    X(fast, "fwd-fast")                   /* forwarded by the fast path */       \
+    X(slow, "fwd-slow")                   /* transit datagrams on the slow path */ \
+    X(tx, "fwd-tx")                       /* forwarded, both paths, or queued */ \
+    X(arp_queued, "fwd-arp-queued")       /* of those, waiting on ARP */         \
+    X(options, "fwd-options")             /* forwarded with IP options */        \
+    X(fragmented, "fwd-fragmented")       /* datagrams split for the MTU */      \
+    X(frag_tx, "fwd-frag-tx")             /* fragments made */
+
+struct fwd_counters {
+#define FWD_COUNTER_FIELD(field, name) uint64_t field;
+    FWD_COUNTERS(FWD_COUNTER_FIELD)
+#undef FWD_COUNTER_FIELD
+};
+
+/* A burst lookup: nh[i] for host-order addr[i], i < n; 0 is no route. */
+typedef void (*fwd_lookup4_fn)(void *ctx, const uint32_t *addr, uint32_t *nh, uint32_t n);
+
+struct fwd {
+    const struct route4 *rt4;            /* shared, read-only here */
+    fwd_lookup4_fn lookup4;              /* NULL: route4_lookup_burst on rt4 */
+    void *lookup4_ctx;
+    uint8_t mac[NET_MAX_PORTS][ETH_ALEN]; /* each port's MAC, for the input check */
+    uint32_t fast_ports;                 /* bit p: port p may take the fast path */
+    uint32_t dirty;                      /* bit p: frames in tx[p] */
+    uint32_t local_mul;                  /* hash of local[]: (a * local_mul) >> 24 */
+    uint32_t local[256];                 /* our addresses and broadcasts, collision-free */
+    struct fwd_counters ctr;
+    uint16_t ntx[NET_MAX_PORTS];
+    /* One burst's scratch. */
+    struct pkt *fast[FWD_BURST_MAX], *slow[FWD_BURST_MAX];
+    uint32_t dst[FWD_BURST_MAX], nh[FWD_BURST_MAX];
+    /* Room in front for the stack's frames, merged into the same burst. */
+    struct pkt *tx[NET_MAX_PORTS][NET_TX_BURST + FWD_BURST_MAX];
+    struct nexthop_cache nhc;
+};
+
+/* Zero f and take the shared tables (they stay the embedder's). */
+void fwd_init(struct fwd *f, const struct route4 *rt4, const struct nexthop_table *nht);
+
+/* Plug f into s: net_set_forward (transit datagrams reaching the stack go to
+ * the slow path), net_set_route (what the stack sends is routed by rt4 too),
+ * then fwd_sync. */
+void fwd_attach(struct fwd *f, struct net_stack *s);
+
+/* Read s's ports again: which may take the fast path (added, untagged) and
+ * our addresses. Call after net_iface_add or an address or VLAN change. */
+void fwd_sync(struct fwd *f, const struct net_stack *s);
+
+/* Forward a received burst (frames at p->data, p->port set) with s as the
+ * core's stack. Takes every buffer in pkts[0..n). Frames that are not
+ * plain transit go to net_input(s, ...); at the end each port's frames,
+ * the stack's included, go out in one netdev_tx_burst (one doorbell) per
+ * port for every FWD_BURST_MAX frames in. */
+void fwd_burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns);
+
+/* net_forward_fn (net.h): a transit datagram the stack checked, IPv4 header
+ * at p->data. Takes p. ctx is the struct fwd. */
+void fwd_hook(void *ctx, struct net_stack *s, struct pkt *p, uint64_t now_ns);
+
+/* net_route_fn (net.h): the route table's answer for what the stack sends.
+ * ctx is the struct fwd. */
+bool fwd_route(void *ctx, uint32_t dst_be, uint16_t *port, uint32_t *gw_be);
+
+/* Replace the burst lookup (the benchmark puts rte_lpm here). */
+void fwd_set_lookup4(struct fwd *f, fwd_lookup4_fn fn, void *ctx);
+
+/* Counters by name, as in counter.h (layer "fwd"; offsets into struct
+ * fwd_counters). */
+const struct net_counter_desc *fwd_counter_at(size_t i);
+const struct net_counter_desc *fwd_counter_find(const char *name);
+static inline uint64_t fwd_counter_get(const struct fwd_counters *c, const struct net_counter_desc *d)
+{
+    return *(const uint64_t *)(const void *)((const char *)c + d->offset);
+}
+
+/* For fwd.c and fwd_slow.c. */
+
+/* The slow path for one transit datagram at p->data (IPv4 header, options
+ * allowed, TTL not yet checked), nh its next hop or FWD_NH_UNKNOWN. Takes
+ * p. */
+#define FWD_NH_UNKNOWN 0xffffffffu
+void fwd_slow(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, uint64_t now_ns);
+
+/* TTL minus one and the header checksum updated for it (RFC 1624 eqn. 3:
+ * HC' = ~(~HC + ~m + m') over the TTL/protocol word m). */
+static inline void fwd_ttl_dec(struct ip4_hdr *h)
+{
+    uint16_t old, new_word;
+    __builtin_memcpy(&old, &h->ttl, 2);
+    h->ttl--;
+    __builtin_memcpy(&new_word, &h->ttl, 2);
+    uint32_t sum = (uint32_t)(uint16_t)~h->csum + (uint16_t)~old + new_word;
+    h->csum = (uint16_t)~csum_fold(sum);
+}
+
+#endif

@@ -1,0 +1,179 @@
+/* net/net.c: the per-core stack: interfaces, input bursts, output bursts,
+ * timers, next-hop choice (net/net.h). */
+#include "net.h"
+
+#include "arp.h"
+#include "env.h"
+#include "eth.h"
+#include "ip4.h"
+#include "ip4_reasm.h"
+#include "wire.h"
+
+void net_stack_init(struct net_stack *s, struct pkt_pool *pool, uint32_t core)
+{
+    net_memset(s, 0, sizeof(*s));
+    s->pool = pool;
+    s->core = core;
+    s->ip_id = (uint16_t)(core * 0x1000u + 1);
+    s->timer_ns = UINT64_MAX;
+    s->icmp_limit.rate_per_s = ICMP4_RATE_PER_S;
+    s->icmp_limit.burst = ICMP4_BURST;
+    s->icmp_limit.credit_ns = (uint64_t)ICMP4_BURST * (1000000000ull / ICMP4_RATE_PER_S);
+}
+
+void net_stack_release(struct net_stack *s)
+{
+    for (uint16_t i = 0; i < s->nports; i++) {
+        struct net_iface *ifc = &s->iface[i];
+        if (ifc->dev == NULL)
+            continue;
+        arp_release(s, ifc);
+        pkt_free_bulk(ifc->tx, ifc->ntx);
+        ifc->ntx = 0;
+    }
+    ip4_reasm_release(s);
+}
+
+int net_iface_add(struct net_stack *s, struct netdev *dev, uint16_t queue, uint32_t addr_be,
+                  uint8_t prefix_len)
+{
+    if (dev->index >= NET_MAX_PORTS || prefix_len > 32)
+        return -1;
+    struct net_iface *ifc = &s->iface[dev->index];
+    if (ifc->dev) { /* again: let go of what the old one held */
+        arp_release(s, ifc);
+        pkt_free_bulk(ifc->tx, ifc->ntx);
+    }
+    net_memset(ifc, 0, sizeof(*ifc));
+    ifc->dev = dev;
+    ifc->port = dev->index;
+    ifc->queue = queue;
+    ifc->mtu = dev->mtu >= 576 ? dev->mtu : NET_MTU_DEFAULT;
+    ifc->addr_be = addr_be;
+    ifc->prefix_len = prefix_len;
+    ifc->mask_be = prefix_len ? net_htonl(0xffffffffu << (32 - prefix_len)) : 0;
+    /* /31 and /32 have no broadcast address (RFC 3021). */
+    ifc->bcast_be = prefix_len <= 30 ? (addr_be | ~ifc->mask_be) : 0xffffffffu;
+    if (dev->index >= s->nports)
+        s->nports = (uint16_t)(dev->index + 1);
+    return 0;
+}
+
+struct net_iface *net_iface_get(struct net_stack *s, uint16_t port)
+{
+    if (port >= s->nports || s->iface[port].dev == NULL)
+        return NULL;
+    return &s->iface[port];
+}
+
+void net_set_route(struct net_stack *s, net_route_fn fn, void *ctx)
+{
+    s->route = fn;
+    s->route_ctx = ctx;
+}
+
+void net_set_forward(struct net_stack *s, net_forward_fn fn, void *ctx)
+{
+    s->forward = fn;
+    s->forward_ctx = ctx;
+}
+
+void net_input(struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns)
+{
+    for (uint16_t i = 0; i < n; i++)
+        eth_input(s, pkts[i], now_ns);
+}
+
+static void flush_port(struct net_stack *s, struct net_iface *ifc)
+{
+    uint16_t n = ifc->ntx;
+    uint16_t sent = netdev_tx_burst(ifc->dev, ifc->queue, ifc->tx, n);
+    if (sent < n) {
+        s->ctr.eth_tx_drop += (uint64_t)(n - sent);
+        pkt_free_bulk(ifc->tx + sent, (uint32_t)(n - sent));
+    }
+    ifc->ntx = 0;
+}
+
+void net_flush(struct net_stack *s)
+{
+    for (uint16_t i = 0; i < s->nports; i++)
+        if (s->iface[i].ntx)
+            flush_port(s, &s->iface[i]);
+}
+
+void net_tx(struct net_stack *s, struct net_iface *ifc, struct pkt *p)
+{
+    if (ifc->ntx == NET_TX_BURST)
+        flush_port(s, ifc);
+    ifc->tx[ifc->ntx++] = p;
+    s->ctr.eth_tx++;
+}
+
+uint64_t net_poll(struct net_stack *s, uint64_t now_ns)
+{
+    for (uint16_t i = 0; i < s->nports; i++) {
+        struct net_iface *ifc = &s->iface[i];
+        if (ifc->dev == NULL || ifc->dev->link_up == ifc->link_up)
+            continue;
+        ifc->link_up = ifc->dev->link_up;
+        if (ifc->link_up)
+            arp_announce(s, ifc);
+    }
+    if (now_ns < s->timer_ns)
+        return s->timer_ns;
+    uint64_t next = ip4_reasm_timer(s, now_ns);
+    for (uint16_t i = 0; i < s->nports; i++) {
+        if (s->iface[i].dev == NULL)
+            continue;
+        uint64_t t = arp_timer(s, &s->iface[i], now_ns);
+        if (t < next)
+            next = t;
+    }
+    /* Timers above may have asked for an earlier deadline meanwhile. */
+    s->timer_ns = UINT64_MAX;
+    net_timer_at(s, next);
+    return s->timer_ns;
+}
+
+bool net_route(struct net_stack *s, uint32_t dst_be, uint16_t *port, uint32_t *nh_be)
+{
+    int best = -1;
+    for (uint16_t i = 0; i < s->nports; i++) {
+        const struct net_iface *ifc = &s->iface[i];
+        if (ifc->dev == NULL || ifc->addr_be == 0 || ((dst_be ^ ifc->addr_be) & ifc->mask_be))
+            continue;
+        if (best < 0 || ifc->prefix_len > s->iface[best].prefix_len)
+            best = i;
+    }
+    if (best >= 0) {
+        *port = (uint16_t)best;
+        *nh_be = dst_be;
+        return true;
+    }
+    uint32_t gw_be = 0;
+    if (s->route == NULL || !s->route(s->route_ctx, dst_be, port, &gw_be))
+        return false;
+    if (net_iface_get(s, *port) == NULL)
+        return false;
+    *nh_be = gw_be ? gw_be : dst_be;
+    return true;
+}
+
+bool net_addr_is_local(const struct net_stack *s, uint32_t addr_be)
+{
+    for (uint16_t i = 0; i < s->nports; i++)
+        if (s->iface[i].dev && s->iface[i].addr_be == addr_be && addr_be != 0)
+            return true;
+    return false;
+}
+
+bool net_addr_is_bcast(const struct net_stack *s, uint32_t addr_be)
+{
+    if (ip4_is_limited_bcast(addr_be))
+        return true;
+    for (uint16_t i = 0; i < s->nports; i++)
+        if (s->iface[i].dev && s->iface[i].addr_be && s->iface[i].bcast_be == addr_be)
+            return true;
+    return false;
+}

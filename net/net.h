@@ -1,0 +1,149 @@
+/* net/net.h: the stack below TCP, one instance per core (iip style).
+ *
+ * struct net_stack holds a core's interfaces, ARP caches, reassembly state,
+ * UDP bindings, counters and per-port TX bursts. It owns no loop, clock or
+ * memory: the embedder gives it a buffer pool and the struct itself, then
+ * in its loop
+ *
+ *     n = netdev_rx_burst(dev, queue, pkts, 32);
+ *     net_input(s, pkts, n, now_ns);          // may call UDP callbacks
+ *     ...                                     // applications send
+ *     net_flush(s);                           // one tx_burst per port
+ *     deadline = net_poll(s, now_ns);         // timers, link changes
+ *
+ * Outgoing frames gather in each port's burst array; net_flush hands each
+ * array to netdev_tx_burst once (one doorbell per port) and frees, counting
+ * them, the buffers the driver did not take. Nothing here may be called from
+ * another core, or re-entered from a callback (a UDP callback may send, not
+ * call net_input).
+ *
+ * Next hops: connected subnets first, then the route hook (net_set_route).
+ * Datagrams that pass the input checks but are not for us go to the forward
+ * hook (net_set_forward), else are dropped as "ip4-not-for-us". */
+#ifndef NET_NET_H
+#define NET_NET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arp.h"
+#include "counter.h"
+#include "icmp4.h"
+#include "ip4_reasm.h"
+#include "netdev.h"
+#include "pkt.h"
+#include "udp.h"
+
+#define NET_MAX_PORTS 8         /* port numbers 0..7 (netdev.index) */
+#define NET_TX_BURST 32         /* frames gathered per port before a flush */
+#define NET_MTU_DEFAULT 1500
+
+/* struct pkt.user bits set on input, while the stack or a hook owns the
+ * buffer: how the frame was addressed at the link layer. */
+enum {
+    NET_PKT_L2_BCAST = 1u << 0,
+    NET_PKT_L2_MCAST = 1u << 1,
+};
+
+struct net_stack;
+
+/* Route lookup for dst_be: true with the output port and the gateway
+ * (0: dst_be is on the link), false when there is no route. */
+typedef bool (*net_route_fn)(void *ctx, uint32_t dst_be, uint16_t *port, uint32_t *gw_be);
+
+/* A datagram that passed the input checks and is not for us: IPv4 header at
+ * p->data (Ethernet header stripped: it is still in the headroom), p->len
+ * its total length, p->port the input port, p->l3_off 0, p->user the
+ * NET_PKT_L2_* flags. The hook takes p (arp_output, icmp4_send_*, or free
+ * and count). */
+typedef void (*net_forward_fn)(void *ctx, struct net_stack *s, struct pkt *p, uint64_t now_ns);
+
+struct net_iface {
+    struct netdev *dev;         /* NULL: port not added */
+    uint16_t port;              /* dev->index */
+    uint16_t queue;             /* this core's queue on dev */
+    uint16_t vlan_id;           /* 0: untagged; may be set after net_iface_add */
+    uint16_t mtu;
+    uint32_t addr_be;           /* 0: no address (no ARP, no local delivery) */
+    uint32_t mask_be;
+    uint32_t bcast_be;          /* subnet-directed broadcast */
+    uint8_t prefix_len;
+    bool link_up;               /* as last seen by net_poll */
+    uint16_t ntx;
+    struct pkt *tx[NET_TX_BURST];
+    struct arp_cache arp;
+};
+
+struct net_stack {
+    struct pkt_pool *pool;      /* replies, ARP requests, fragments */
+    uint32_t core;
+    uint16_t nports;            /* highest added port + 1 */
+    uint16_t ip_id;
+    uint32_t arp_queued;        /* buffers waiting on ARP, all ports */
+    uint64_t timer_ns;          /* next deadline */
+    net_route_fn route;
+    void *route_ctx;
+    net_forward_fn forward;
+    void *forward_ctx;
+    struct icmp4_limit icmp_limit;
+    struct udp_table udp;
+    struct net_counters ctr;
+    struct net_iface iface[NET_MAX_PORTS];
+    struct ip4_reasm reasm;
+};
+
+/* Zero s and take pool (stays the embedder's; the stack allocates from it).
+ * core only seeds the IPv4 identification. */
+void net_stack_init(struct net_stack *s, struct pkt_pool *pool, uint32_t core);
+
+/* Free every buffer the stack holds (ARP queues, fragments, unsent bursts). */
+void net_stack_release(struct net_stack *s);
+
+/* Attach this core's queue of dev as port dev->index with addr_be/prefix_len
+ * (addr_be 0: no address). The MTU is dev->mtu, else 1500. A gratuitous ARP
+ * goes out when net_poll first sees the link up. Adding a port again
+ * replaces it (its ARP cache and unsent frames are dropped). 0, or -1 on a
+ * bad port. */
+int net_iface_add(struct net_stack *s, struct netdev *dev, uint16_t queue, uint32_t addr_be,
+                  uint8_t prefix_len);
+
+/* The port's interface, or NULL when it was not added. */
+struct net_iface *net_iface_get(struct net_stack *s, uint16_t port);
+
+void net_set_route(struct net_stack *s, net_route_fn fn, void *ctx);
+void net_set_forward(struct net_stack *s, net_forward_fn fn, void *ctx);
+
+/* A burst of received frames; takes every buffer in pkts[0..n). */
+void net_input(struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns);
+
+/* Hand every port's gathered frames to its driver, one tx_burst each. */
+void net_flush(struct net_stack *s);
+
+/* Timers (ARP, reassembly) and link-up announcements. Returns when it next
+ * wants to be called (UINT64_MAX: no timer pending); calling it more often is
+ * cheap. */
+uint64_t net_poll(struct net_stack *s, uint64_t now_ns);
+
+/* For the files of net/. */
+
+/* Put a finished frame on the port's burst (flushing it first when full).
+ * Takes p. */
+void net_tx(struct net_stack *s, struct net_iface *ifc, struct pkt *p);
+
+/* Next hop for dst_be: connected subnets, then the route hook. */
+bool net_route(struct net_stack *s, uint32_t dst_be, uint16_t *port, uint32_t *nh_be);
+
+/* dst_be is one of our addresses. */
+bool net_addr_is_local(const struct net_stack *s, uint32_t addr_be);
+
+/* 255.255.255.255 or the subnet broadcast of one of our ports. */
+bool net_addr_is_bcast(const struct net_stack *s, uint32_t addr_be);
+
+/* Ask net_poll to run the timers by deadline_ns. */
+static inline void net_timer_at(struct net_stack *s, uint64_t deadline_ns)
+{
+    if (deadline_ns < s->timer_ns)
+        s->timer_ns = deadline_ns;
+}
+
+#endif

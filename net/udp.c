@@ -1,0 +1,154 @@
+/* net/udp.c: UDP (RFC 768): port bindings with callbacks, input checks,
+ * output with checksum offload where the NIC has it (net/udp.h). */
+#include "udp.h"
+
+#include "csum.h"
+#include "env.h"
+#include "icmp4.h"
+#include "ip4.h"
+#include "net.h"
+#include "wire.h"
+
+#define UDP_MAX_PAYLOAD (IP4_MAX_LEN - IP4_HDR_LEN - UDP_HDR_LEN)
+
+static struct udp_bind *find(struct net_stack *s, uint16_t port)
+{
+    for (uint16_t i = 0; i < s->udp.n; i++)
+        if (s->udp.b[i].port == port)
+            return &s->udp.b[i];
+    return NULL;
+}
+
+int udp_bind(struct net_stack *s, uint16_t port, udp_recv_fn fn, void *ctx)
+{
+    if (port == 0 || fn == NULL || find(s, port) || s->udp.n == UDP_MAX_BINDS)
+        return -1;
+    s->udp.b[s->udp.n++] = (struct udp_bind){.port = port, .fn = fn, .ctx = ctx};
+    return 0;
+}
+
+int udp_unbind(struct net_stack *s, uint16_t port)
+{
+    struct udp_bind *b = find(s, port);
+    if (b == NULL)
+        return -1;
+    *b = s->udp.b[--s->udp.n];
+    return 0;
+}
+
+void udp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns)
+{
+    const struct udp_hdr *u = (const struct udp_hdr *)rx->l4;
+    uint32_t ulen = 0;
+    int verdict = ip4_rx_l4_csum(rx);
+
+    s->ctr.udp_rx++;
+    if (rx->l4_len < UDP_HDR_LEN) {
+        s->ctr.udp_runt++;
+        goto drop;
+    }
+    ulen = net_ntohs(u->len_be);
+    if (ulen < UDP_HDR_LEN || ulen > rx->l4_len) {
+        s->ctr.udp_bad_length++;
+        goto drop;
+    }
+    if (u->csum != 0 &&
+        (verdict < 0 ||
+         (verdict == 0 &&
+          csum_fold(csum_partial(u, ulen, csum_pseudo4(rx->src_be, rx->dst_be, IP4_PROTO_UDP, (uint16_t)ulen))) !=
+              0xffff))) {
+        s->ctr.udp_bad_checksum++;
+        goto drop;
+    }
+    struct udp_bind *b = find(s, net_ntohs(u->dport_be));
+    if (b == NULL) {
+        s->ctr.udp_no_port++;
+        icmp4_send_error(s, rx->iph, (uint32_t)(rx->l4 - rx->iph) + rx->l4_len, rx->port, rx->l2_flags,
+                         ICMP4_UNREACH, ICMP4_UNREACH_PORT, 0, now_ns);
+        goto drop;
+    }
+    struct udp_meta m = {
+        .src_be = rx->src_be,
+        .dst_be = rx->dst_be,
+        .sport = net_ntohs(u->sport_be),
+        .dport = net_ntohs(u->dport_be),
+        .port = rx->port,
+        .bcast = rx->bcast,
+    };
+    const uint8_t *data = rx->l4 + UDP_HDR_LEN;
+    uint16_t len = (uint16_t)(ulen - UDP_HDR_LEN);
+    struct pkt *p = rx->pkt;
+    if (p) {
+        pkt_pull(p, (uint32_t)(data - p->data));
+        p->len = len;
+        p->flags = 0;
+    }
+    b->fn(b->ctx, s, &m, data, len, p, now_ns);
+    return;
+drop:
+    if (rx->pkt)
+        pkt_free(rx->pkt);
+}
+
+static struct udp_hdr make_hdr(uint16_t sport, uint16_t dport, uint32_t ulen)
+{
+    return (struct udp_hdr){
+        .sport_be = net_htons(sport),
+        .dport_be = net_htons(dport),
+        .len_be = net_htons((uint16_t)ulen),
+        .csum = 0,
+    };
+}
+
+int udp_send(struct net_stack *s, struct pkt *p, uint32_t src_be, uint32_t dst_be, uint16_t sport,
+             uint16_t dport, uint64_t now_ns)
+{
+    if (p->len > UDP_MAX_PAYLOAD) {
+        s->ctr.udp_tx_too_big++;
+        pkt_free(p);
+        return -1;
+    }
+    uint8_t *u = pkt_push(p, UDP_HDR_LEN);
+    if (u == NULL) {
+        s->ctr.eth_tx_no_room++;
+        pkt_free(p);
+        return -1;
+    }
+    if (src_be == 0)
+        src_be = ip4_select_src(s, dst_be);
+    struct udp_hdr h = make_hdr(sport, dport, p->len);
+    /* The NIC (or ip4_output, when it cannot) sums the rest. */
+    h.csum = csum_fold(csum_pseudo4(src_be, dst_be, IP4_PROTO_UDP, p->len));
+    net_memcpy(u, &h, sizeof(h));
+    p->flags = PKT_TX_L4_CSUM;
+    p->csum_start = 0;
+    p->csum_offset = (uint16_t)offsetof(struct udp_hdr, csum);
+    p->tso_mss = 0;
+    struct ip4_out o = {.src_be = src_be, .dst_be = dst_be, .proto = IP4_PROTO_UDP};
+    if (ip4_output(s, p, &o, now_ns) < 0)
+        return -1;
+    s->ctr.udp_tx++;
+    return 0;
+}
+
+int udp_send_copy(struct net_stack *s, const void *data, uint16_t len, uint32_t src_be,
+                  uint32_t dst_be, uint16_t sport, uint16_t dport, uint64_t now_ns)
+{
+    if (len > UDP_MAX_PAYLOAD) {
+        s->ctr.udp_tx_too_big++;
+        return -1;
+    }
+    if (src_be == 0)
+        src_be = ip4_select_src(s, dst_be);
+    uint32_t ulen = UDP_HDR_LEN + (uint32_t)len;
+    struct udp_hdr h = make_hdr(sport, dport, ulen);
+    uint32_t sum = csum_pseudo4(src_be, dst_be, IP4_PROTO_UDP, (uint16_t)ulen);
+    h.csum = csum_finish(csum_partial(data, len, csum_partial(&h, sizeof(h), sum)));
+    if (h.csum == 0)
+        h.csum = 0xffff; /* RFC 768: 0 means none */
+    struct ip4_out o = {.src_be = src_be, .dst_be = dst_be, .proto = IP4_PROTO_UDP};
+    if (ip4_output_copy(s, &h, sizeof(h), data, len, &o, now_ns) < 0)
+        return -1;
+    s->ctr.udp_tx++;
+    return 0;
+}

@@ -1,0 +1,147 @@
+"""tests/boot/test_boot.py: the real image in QEMU (TCG), seen from its
+serial console as a user sees it: banner, ready, the CLI and its line
+editing, configuration errors, a fault report, power-off, SMP."""
+import os
+import re
+import time
+
+import pytest
+
+import qemu
+
+SHARED_DATA = os.path.join(os.path.dirname(qemu.ROOT), "shared", "data")
+OVMF = "/usr/share/ovmf/OVMF.fd"
+
+VERSION_RX = r"(?m)^hayate \S+ \(commit "  # first line of `show version`
+
+
+def test_banner_then_ready(machine):
+    log = machine.log
+    banner = re.search(r"hayate \S+ booting", log)
+    assert banner, machine.tail()
+    assert banner.start() < log.index(qemu.READY)
+    assert machine.prompt == "hayate> "
+
+
+def test_show_version(machine):
+    out = machine.cmd("show version")
+    assert re.search(VERSION_RX, out), out
+
+
+def test_show_version_json(machine):
+    v = machine.json("show version json")
+    assert v["name"] == "hayate"
+    assert isinstance(v["version"], str) and v["version"]
+    assert isinstance(v["commit"], str)
+    assert v["cpus"] == 1
+    # -m 512M: all but firmware holes and what the kernel keeps.
+    assert 400 << 20 < v["memory_bytes"] <= 512 << 20
+    assert v["uptime_ns"] > 0
+    time.sleep(0.05)
+    assert machine.json("show version json")["uptime_ns"] > v["uptime_ns"]
+
+
+def test_help_lists_commands(machine):
+    out = machine.cmd("help")
+    for c in ("show version", "shutdown", "help"):
+        assert c in out, out
+
+
+def test_backspace(machine):
+    # "shw", two rubouts, "how version": the kernel must run "show version".
+    assert re.search(VERSION_RX, machine.cmd("shw\x7f\x7fhow version")), machine.tail()
+    assert re.search(VERSION_RX, machine.cmd("shx\bow version")), machine.tail()
+
+
+def test_ctrl_u_erases_line(machine):
+    assert re.search(VERSION_RX, machine.cmd("nonsense words\x15show version")), machine.tail()
+
+
+def test_up_arrow_recalls_history(machine):
+    first = machine.json("show version json")
+    again = machine.json("\x1b[A")  # ESC [ A: the line above, run again
+    assert again["name"] == "hayate" and again["uptime_ns"] > first["uptime_ns"]
+
+
+def test_unknown_command_keeps_console(machine):
+    out = machine.cmd("frobnicate")
+    assert "frobnicate" in out  # says which command it did not know
+    assert re.search(VERSION_RX, machine.cmd("show version"))
+
+
+def test_bad_config_line_reported_rest_applies(boot, mkiso):
+    iso = mkiso("# a bad line is reported with its number and skipped\n"
+                "\n"
+                "frobnicate the router\n"
+                "hostname r1\n")
+    m = boot(iso)
+    assert re.search(r"config: line 3: \S", m.log), m.tail()
+    assert m.prompt == "r1> "
+    assert m.json("show version json").get("hostname", "r1") == "r1"
+
+
+def test_fault_report(boot):
+    m = boot()
+    m.send("debug fault page\r")
+    m.wait_for(r"system halted", 10)
+    log = m.log[m.log.index("debug fault page"):]
+    rx = (r"EXCEPTION [^\n]*(page|#PF|14)(?s:.*?)error(?s:.*?)RIP=(?s:.*?)RSP="
+          r"(?s:.*?)CR2=(?s:.*?)stack trace:(?s:.*?)system halted")
+    assert re.search(rx, log), log
+    # The kernel's test fault writes to 0xdead000: CR2 says where.
+    assert re.search(r"CR2=0*dead000\b", log), log
+
+
+def test_shutdown_exits_qemu(boot):
+    m = boot()
+    t0 = time.monotonic()
+    rc = m.shutdown(timeout=10)
+    assert qemu.clean_exit(rc)
+    assert time.monotonic() - t0 < 10
+
+
+@pytest.mark.parametrize("cpus", [2, 4])
+def test_smp_boots(boot, cpus):
+    m = boot(smp=cpus)
+    v = m.json("show version json")
+    assert v["name"] == "hayate"
+    # Until the kernel starts the other cores it reports 1; never more than there are.
+    assert 1 <= v["cpus"] <= cpus
+    m.shutdown()
+
+
+def test_large_module(boot, mkiso, report):
+    """A 14 MB routing table (gzip in ../shared/data, unpacked by mkiso)
+    loads as a module beside the config, and boot still completes."""
+    rib = os.path.join(SHARED_DATA, "rib-v4-2024.txt.gz")
+    if not os.path.exists(rib):
+        pytest.skip(f"{rib} missing")
+    m = boot(mkiso("hostname big\n", files=[rib]))
+    assert m.prompt == "big> "
+    report(f"boot with the 14 MB rib-v4-2024.txt module: {m.ready_s:.2f}s to ready")
+
+
+def test_uefi_boot(boot, report):
+    """The image is hybrid: OVMF boots it through GRUB's EFI side."""
+    if not os.path.exists(OVMF):
+        pytest.skip(f"{OVMF} missing (apt install ovmf)")
+    m = boot(extra=["-bios", OVMF], ready=False)
+    t = m.wait_ready(timeout=90)  # UEFI firmware under TCG takes seconds
+    assert re.search(VERSION_RX, m.cmd("show version"))
+    report(f"UEFI (OVMF) boot: {t:.2f}s to ready")
+    m.shutdown()
+
+
+def test_boot_time(boot, report):
+    """Measured, not asserted: QEMU start to "hayate: ready", and the part
+    of it that is the kernel (boot_ns, from its entry); the rest is QEMU,
+    the firmware and GRUB."""
+    times = []
+    for _ in range(3):
+        m = boot()
+        kernel_s = m.json("show version json").get("boot_ns", 0) / 1e9
+        times.append((m.ready_s, kernel_s))
+        m.kill()
+    total, kernel = sorted(times)[1]
+    report(f"boot (median of 3): QEMU start to ready {total:.3f}s = "
+           f"QEMU + SeaBIOS + GRUB {total - kernel:.3f}s + kernel {kernel:.3f}s")

@@ -1,0 +1,182 @@
+/* tests/fuzz/fuzz_frame.c: whole frames into net_input, through Ethernet,
+ * ARP, IPv4, reassembly, ICMP and UDP, with the forwarding and route hooks
+ * set, time moving, UDP callbacks sending.
+ *
+ * Input: records of [ctl][len lo][len hi][frame...]. ctl bit 0: port;
+ * bit 1: fix up the IPv4 header and ICMP/UDP checksums so mutations get
+ * past them; bit 2: PKT_RX_IP_CSUM_OK; bit 3: PKT_RX_L4_CSUM_OK; bits 4-7:
+ * time advance in 250 ms steps. After the input every timer is run out and
+ * every buffer must be back in the pool, or the target aborts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../unit/fake_netdev.h"
+
+static struct fake_net fn;
+static bool ready;
+
+static void udp_cb(void *ctx, struct net_stack *s, const struct udp_meta *m, const uint8_t *data,
+                   uint16_t len, struct pkt *p, uint64_t now_ns)
+{
+    uint32_t src = m->bcast ? 0 : m->dst_be;
+    if (p && (len & 1))
+        udp_send(s, p, src, m->src_be, m->dport, m->sport, now_ns);
+    else {
+        if (p)
+            pkt_free(p);
+        udp_send_copy(s, data, len, src, m->src_be, m->dport, m->sport, now_ns);
+    }
+}
+
+static bool route_cb(void *ctx, uint32_t dst_be, uint16_t *port, uint32_t *gw_be)
+{
+    if ((net_ntohl(dst_be) >> 24) != 192)
+        return false;
+    *port = 1;
+    *gw_be = FAKE_PEER1;
+    return true;
+}
+
+/* A small router: TTL check, errors, next hop, ARP. */
+static void forward_cb(void *ctx, struct net_stack *s, struct pkt *p, uint64_t now_ns)
+{
+    struct ip4_hdr *h = (struct ip4_hdr *)p->data;
+    uint16_t port;
+    uint32_t nh;
+    if (h->ttl <= 1) {
+        icmp4_send_time_exceeded(s, p, now_ns);
+        pkt_free(p);
+        return;
+    }
+    if (!net_route(s, h->dst_be, &port, &nh)) {
+        icmp4_send_unreach(s, p, ICMP4_UNREACH_NET, now_ns);
+        pkt_free(p);
+        return;
+    }
+    if (p->len > net_iface_get(s, port)->mtu - 100 && (net_ntohs(h->frag_be) & IP4_DF)) {
+        icmp4_send_frag_needed(s, p, (uint16_t)(net_iface_get(s, port)->mtu - 100), now_ns);
+        pkt_free(p);
+        return;
+    }
+    h->ttl--;
+    arp_output(s, port, nh, p, now_ns);
+}
+
+static void setup(void)
+{
+    net_stack_init(fn.s, &fn.pool, 0);
+    net_iface_add(fn.s, &fn.nd[0].dev, 0, FAKE_ADDR0, 24);
+    net_iface_add(fn.s, &fn.nd[1].dev, 0, FAKE_ADDR1, 24);
+    fn.s->iface[1].vlan_id = 7;
+    fn.nd[0].dev.link_up = fn.nd[1].dev.link_up = true;
+    fn.nd[1].dev.offloads = NETDEV_OFF_TX_CSUM;
+    fn.nd[1].tx_accept = 3;
+    net_set_route(fn.s, route_cb, NULL);
+    net_set_forward(fn.s, forward_cb, NULL);
+    udp_bind(fn.s, 7, udp_cb, NULL);
+    udp_bind(fn.s, 9, udp_cb, NULL);
+    fn.now_ns = 1000000000ull;
+    net_poll(fn.s, fn.now_ns);
+    net_flush(fn.s);
+}
+
+static void fix_checksums(uint8_t *f, size_t len)
+{
+    size_t l3 = 14;
+    if (len >= 18 && f[12] == 0x81 && f[13] == 0x00)
+        l3 = 18;
+    if (len < l3 + 20 || (f[l3] >> 4) != 4)
+        return;
+    uint8_t *ip = f + l3;
+    size_t hlen = (size_t)(ip[0] & 0xf) * 4, tot = (size_t)(ip[2] << 8 | ip[3]);
+    if (hlen < 20 || l3 + hlen > len)
+        return;
+    ip[10] = ip[11] = 0;
+    uint16_t c = fake_csum(ip, hlen, 0);
+    ip[10] = (uint8_t)(c >> 8);
+    ip[11] = (uint8_t)c;
+    if (tot < hlen || l3 + tot > len || (ip[6] & 0x3f) || ip[7]) /* whole datagrams only */
+        return;
+    uint8_t *l4 = ip + hlen;
+    size_t l4_len = tot - hlen, field;
+    uint32_t sum = 0;
+    if (l4_len < 8)
+        return;
+    if (ip[9] == IP4_PROTO_ICMP)
+        field = 2;
+    else if (ip[9] == IP4_PROTO_UDP) {
+        l4_len = (size_t)(l4[4] << 8 | l4[5]);
+        if (l4_len < 8 || l4_len > tot - hlen)
+            return;
+        for (int i = 12; i < 20; i += 2)
+            sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+        sum += IP4_PROTO_UDP + (uint32_t)l4_len;
+        field = 6;
+    } else
+        return;
+    l4[field] = l4[field + 1] = 0;
+    c = fake_csum(l4, l4_len, sum);
+    l4[field] = (uint8_t)(c >> 8);
+    l4[field + 1] = (uint8_t)c;
+}
+
+/* Run every timer out; then nothing may hold a buffer. */
+static void drain(void)
+{
+    for (int i = 0; i < 1000; i++) {
+        uint64_t next = net_poll(fn.s, fn.now_ns);
+        net_flush(fn.s);
+        fake_netdev_clear(&fn.nd[0]);
+        fake_netdev_clear(&fn.nd[1]);
+        if (next == UINT64_MAX)
+            break;
+        fn.now_ns = next > fn.now_ns ? next : fn.now_ns + 1;
+    }
+    if (fn.pool.nfree != fn.pool.total || fn.s->arp_queued || fn.s->reasm.bufs)
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static uint8_t frame[PKT_DATA_ROOM];
+    if (!ready) {
+        fake_net_init(&fn, 1024);
+        ready = true;
+    }
+    setup();
+    struct pkt *burst[8];
+    uint16_t n = 0;
+    while (size >= 3) {
+        uint8_t ctl = data[0];
+        size_t len = (size_t)(data[1] | data[2] << 8);
+        data += 3;
+        size -= 3;
+        if (len > size)
+            len = size;
+        if (len > sizeof(frame))
+            len = sizeof(frame);
+        memcpy(frame, data, len);
+        data += len;
+        size -= len;
+        if (ctl & 2)
+            fix_checksums(frame, len);
+        struct pkt *p = fake_net_rx(&fn, ctl & 1, frame, len);
+        if (p == NULL)
+            abort();
+        p->flags = (uint16_t)(((ctl & 4) ? PKT_RX_IP_CSUM_OK : 0) | ((ctl & 8) ? PKT_RX_L4_CSUM_OK : 0));
+        burst[n++] = p;
+        if (n == 8 || (ctl >> 4) || size < 3) {
+            net_input(fn.s, burst, n, fn.now_ns);
+            n = 0;
+            fn.now_ns += (uint64_t)(ctl >> 4) * 250000000ull;
+            net_poll(fn.s, fn.now_ns);
+            net_flush(fn.s);
+            fake_netdev_clear(&fn.nd[0]);
+            fake_netdev_clear(&fn.nd[1]);
+        }
+    }
+    if (n)
+        net_input(fn.s, burst, n, fn.now_ns);
+    drain();
+    return 0;
+}

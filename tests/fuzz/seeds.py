@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""tests/fuzz/seeds.py: write starting inputs for the fuzz targets.
+
+Usage: seeds.py NAME DIR. Each seed is a valid input in the target's own
+record format (see the header of tests/fuzz/NAME.c), so mutation starts
+from frames that get past the first checks."""
+import os
+import struct
+import sys
+
+MAC0 = bytes.fromhex("020000000001")
+MAC1 = bytes.fromhex("020000000002")
+PEER_MAC = bytes.fromhex("0200000000aa")
+BCAST = b"\xff" * 6
+ADDR0, ADDR1 = bytes([10, 0, 0, 1]), bytes([10, 0, 1, 1])
+PEER, PEER1 = bytes([10, 0, 0, 2]), bytes([10, 0, 1, 2])
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def eth(dst, src, typ, vlan=None):
+    if vlan is not None:
+        return dst + src + struct.pack("!HHH", 0x8100, vlan, typ)
+    return dst + src + struct.pack("!H", typ)
+
+
+def ip4(src, dst, proto, payload, ident=1, frag=0, ttl=64, opts=b""):
+    ihl = 5 + len(opts) // 4
+    h = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, 0, ihl * 4 + len(payload), ident, frag, ttl, proto, 0,
+                    src, dst) + opts
+    h = h[:10] + struct.pack("!H", csum(h)) + h[12:]
+    return h + payload
+
+
+def icmp(typ, code, rest, data):
+    m = struct.pack("!BBHI", typ, code, 0, rest) + data
+    return m[:2] + struct.pack("!H", csum(m)) + m[4:]
+
+
+def udp(src, dst, sport, dport, data):
+    u = struct.pack("!HHHH", sport, dport, 8 + len(data), 0) + data
+    c = csum(src + dst + struct.pack("!BBH", 0, 17, len(u)) + u) or 0xFFFF
+    return u[:6] + struct.pack("!H", c) + u[8:]
+
+
+def arp(op, sha, spa, tha, tpa):
+    return struct.pack("!HHBBH", 1, 0x0800, 6, 4, op) + sha + spa + tha + tpa
+
+
+def rec(frame, port=0, fix=True, time=0):
+    return bytes([port | (2 if fix else 0) | time << 4]) + struct.pack("<H", len(frame)) + frame
+
+
+def frame_seeds():
+    ping = icmp(8, 0, 0x10001, b"abcdefgh" * 4)
+    big = icmp(8, 0, 0x10002, bytes(range(256)) * 12)
+    frags = []
+    for off in range(0, len(big), 1480):
+        part = big[off:off + 1480]
+        mf = 0x2000 if off + 1480 < len(big) else 0
+        frags.append(rec(eth(MAC0, PEER_MAC, 0x800) + ip4(PEER, ADDR0, 1, part, 9, mf | off // 8)))
+    arp_req = rec(eth(BCAST, PEER_MAC, 0x806) + arp(1, PEER_MAC, PEER, b"\0" * 6, ADDR0))
+    return {
+        "arp": arp_req,
+        "arp_reply": rec(eth(MAC0, PEER_MAC, 0x806) + arp(2, PEER_MAC, PEER, MAC0, ADDR0)),
+        "ping": arp_req + rec(eth(MAC0, PEER_MAC, 0x800) + ip4(PEER, ADDR0, 1, ping)),
+        "ping_opts": rec(eth(MAC0, PEER_MAC, 0x800) + ip4(PEER, ADDR0, 1, ping, opts=b"\x94\x04\0\0")),
+        "ping_frag": arp_req + b"".join(reversed(frags)),
+        "udp_echo": arp_req + rec(eth(MAC0, PEER_MAC, 0x800) + ip4(PEER, ADDR0, 17, udp(PEER, ADDR0, 5000, 7, b"hi!"))),
+        "udp_noport": rec(eth(MAC0, PEER_MAC, 0x800) + ip4(PEER, ADDR0, 17, udp(PEER, ADDR0, 5000, 99, b"x"))),
+        "udp_bcast": rec(eth(BCAST, PEER_MAC, 0x800) + ip4(PEER, b"\xff" * 4, 17, udp(PEER, b"\xff" * 4, 5, 9, b"yo"))),
+        "forward": rec(eth(MAC0, PEER_MAC, 0x800) + ip4(PEER, PEER1, 17, udp(PEER, PEER1, 1, 2, b"fwd"))),
+        "forward_ttl1": rec(eth(MAC0, PEER_MAC, 0x800) + ip4(PEER, bytes([192, 168, 1, 1]), 1, ping, ttl=1)),
+        "forward_route": rec(eth(MAC0, PEER_MAC, 0x800) + ip4(PEER, bytes([192, 168, 1, 1]), 1, ping), time=5),
+        "vlan": rec(eth(MAC1, PEER_MAC, 0x800, vlan=7) + ip4(PEER1, ADDR1, 1, ping), port=1),
+        "vlan_arp": rec(eth(BCAST, PEER_MAC, 0x806, vlan=7) + arp(1, PEER_MAC, PEER1, b"\0" * 6, ADDR1), port=1),
+    }
+
+
+def reasm_rec(ident, off, length, mf, is_udp, ulen=0, time=0):
+    b0 = ident | (0x20 if mf else 0) | (0x40 if is_udp else 0)
+    units = (length + 7) // 8
+    cut = units * 8 - length
+    return bytes([b0, off // 8 & 0xFF, (off // 8 >> 8) | cut << 5, units]) + struct.pack("!HB", ulen, time)
+
+
+def reasm_seeds():
+    total = 3008
+    parts = [(0, 1480, True), (1480, 1480, True), (2960, 48, False)]
+    return {
+        "udp_in_order": b"".join(reasm_rec(1, o, n, m, True, total) for o, n, m in parts),
+        "udp_reversed": b"".join(reasm_rec(2, o, n, m, True, total) for o, n, m in reversed(parts)),
+        "icmp_two": reasm_rec(0, 0, 16, True, False) + reasm_rec(0, 16, 8, False, False),
+        "timeout": reasm_rec(3, 0, 64, True, True, 100, time=120) + reasm_rec(3, 64, 8, False, True, 0, time=120),
+        "many": b"".join(reasm_rec(i % 32, 16 + 8 * (i // 32), 8, True, True) for i in range(200)),
+    }
+
+
+def main():
+    name, out = sys.argv[1], sys.argv[2]
+    os.makedirs(out, exist_ok=True)
+    seeds = {"fuzz_frame": frame_seeds, "fuzz_reasm": reasm_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
+    for k, v in seeds.items():
+        with open(os.path.join(out, "seed_" + k), "wb") as f:
+            f.write(v)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""tools/bench.py: `make bench`. Builds the benchmark programs, runs them,
+prints each hayate figure beside the reference measured in the same run,
+and writes build/bench.json: a list of {"name", "unit", "value",
+"reference", "reference_value", "ratio"} with ratio = value /
+reference_value (so for times and sizes below 1 is better).
+
+Each benchmark is an entry in BENCHES: a build step and a run step; the run
+prints one JSON object a line (tools/bench/bench_util.h, bench_emit) and
+anything else on stderr. To add one, append a Bench.
+
+The machine is shared and noisy: each program repeats, interleaves the two
+sides and reports medians; big tables sit on 2 MiB pages on both sides when
+we can reserve them (root), as they do in the kernel.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, "build", "bench")
+DATA = os.path.normpath(os.path.join(ROOT, "..", "shared", "data"))
+CC = os.environ.get("CC", "clang")
+REPS = os.environ.get("BENCH_REPS", "7")
+HUGEPAGES = 1024  # 2 GiB: rte_lpm and rte_lpm6 with room to spare
+
+ROUTE_NET = ["net/route4.c", "net/route6.c", "net/route_fib.c", "net/route_rib.c"]
+ROUTE_MAIN = ["tools/bench/route_bench.c", "tools/bench/route_bench6.c"]
+WARN = ["-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-I."]
+# The kernel's code generation (Makefile KCFLAGS) in a host binary: baseline
+# x86-64, so lookups take the popcnt-attribute path.
+KERNELISH = ["-O2", "-march=x86-64", "-mno-red-zone", "-fno-omit-frame-pointer"]
+
+
+class Bench:
+    """A program: build() makes it, run() its argument lists, each run's
+    JSON lines collected in order."""
+
+    def __init__(self, name, build, runs, needs_data=True):
+        self.name, self.build, self.runs, self.needs_data = name, build, runs, needs_data
+
+
+def sh(cmd, **kw):
+    print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
+    return subprocess.run(cmd, cwd=ROOT, check=True, **kw)
+
+
+def dpdk_flags(what):
+    out = subprocess.run(["pkg-config", what, "libdpdk"], capture_output=True, text=True,
+                         check=True)
+    return out.stdout.split()
+
+
+def build_route_bench():
+    os.makedirs(BUILD, exist_ok=True)
+    cflags, libs = dpdk_flags("--cflags"), dpdk_flags("--libs")
+    sh([CC, "-O2"] + WARN + cflags + ["-march=native", "-o", os.path.join(BUILD, "route_bench")]
+       + ROUTE_MAIN + ROUTE_NET + libs)
+    # The kernel-flags build of our side only (no DPDK, --hayate-only).
+    objs = []
+    for src in ROUTE_NET:
+        obj = os.path.join(BUILD, "k_" + os.path.basename(src)[:-2] + ".o")
+        sh([CC] + KERNELISH + WARN + ["-c", src, "-o", obj])
+        objs.append(obj)
+    sh([CC, "-O2"] + WARN + cflags + ["-o", os.path.join(BUILD, "route_bench_kflags")]
+       + ROUTE_MAIN + objs + libs)
+
+
+def route_runs(huge):
+    base = [DATA, "--reps", REPS] + (["--huge"] if huge else [])
+    return [[os.path.join(BUILD, "route_bench")] + base,
+            [os.path.join(BUILD, "route_bench_kflags")] + base + ["--hayate-only",
+                                                                   "--tag", ", kernel flags"]]
+
+
+BENCHES = [Bench("route", build_route_bench, route_runs)]
+
+
+def reserve_hugepages():
+    """2 MiB pages for both sides if we are root; returns (ok, restore)."""
+    path = "/proc/sys/vm/nr_hugepages"
+    try:
+        before = int(open(path).read())
+        if before < HUGEPAGES and os.geteuid() == 0:
+            open(path, "w").write(str(HUGEPAGES))
+        if not os.path.ismount("/dev/hugepages") and os.geteuid() == 0:
+            os.makedirs("/dev/hugepages", exist_ok=True)
+            subprocess.run(["mount", "-t", "hugetlbfs", "nodev", "/dev/hugepages"], check=True)
+        free = 0
+        for line in open("/proc/meminfo"):
+            if line.startswith("HugePages_Free:"):
+                free = int(line.split()[1])
+        ok = free >= 512 and os.path.ismount("/dev/hugepages")
+    except (OSError, ValueError, subprocess.CalledProcessError):
+        return False, None
+    restore = before if before < HUGEPAGES and os.geteuid() == 0 else None
+    return ok, restore
+
+
+def release_hugepages(restore):
+    if restore is not None:
+        try:
+            open("/proc/sys/vm/nr_hugepages", "w").write(str(restore))
+        except OSError:
+            pass
+
+
+def run_json(cmd):
+    print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
+    p = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    rows = [json.loads(line) for line in p.stdout.splitlines() if line.startswith("{")]
+    if p.returncode != 0:
+        print(f"bench: {cmd[0]} exited {p.returncode}", file=sys.stderr)
+    return rows, p.returncode
+
+
+def pair_kernel_flags(rows):
+    """A --hayate-only row has no reference: set it to the same figure of
+    the -march=native build, to show what the kernel's flags cost."""
+    by_name = {r["name"]: r for r in rows}
+    for r in rows:
+        if r["reference"] == "" and ", kernel flags" in r["name"]:
+            native = by_name.get(r["name"].replace(", kernel flags", ""))
+            if native:
+                r["reference"] = "hayate, -march=native build"
+                r["reference_value"] = native["value"]
+                r["ratio"] = r["value"] / native["value"] if native["value"] else 0
+    return rows
+
+
+def fmt(v):
+    return f"{v:.4g}" if isinstance(v, (int, float)) else str(v)
+
+
+def print_table(rows):
+    w = max([len(r["name"]) for r in rows] + [10])
+    print(f"\n{'benchmark':<{w}}  {'hayate':>10}  {'reference':>10}  {'ratio':>7}  "
+          f"unit, reference")
+    for r in rows:
+        print(f"{r['name']:<{w}}  {fmt(r['value']):>10}  {fmt(r['reference_value']):>10}  "
+              f"{fmt(r['ratio']):>7}  {r['unit']}, {r['reference']}")
+
+
+def main():
+    deps = os.path.join(ROOT, "tools", "deps")
+    if os.access(deps, os.X_OK):
+        sh([deps, "bench"])
+    if shutil.which("pkg-config") is None:
+        sys.exit("bench: pkg-config and libdpdk-dev are needed: apt-get install libdpdk-dev pkg-config")
+    have_data = os.path.exists(os.path.join(DATA, "rib-v4-2024.txt.gz"))
+    huge, restore = reserve_hugepages()
+    print(f"bench: {'2 MiB' if huge else '4 KiB'} pages for big tables, both sides",
+          file=sys.stderr)
+    rows, failed = [], 0
+    try:
+        for b in BENCHES:
+            if b.needs_data and not have_data:
+                print(f"bench: {b.name}: skipped: {DATA} is absent", file=sys.stderr)
+                continue
+            b.build()
+            for cmd in b.runs(huge):
+                got, rc = run_json(cmd)
+                rows += got
+                failed += rc != 0
+    finally:
+        release_hugepages(restore)
+    rows = pair_kernel_flags(rows)
+    os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
+    with open(os.path.join(ROOT, "build", "bench.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    print_table(rows)
+    print(f"\nwrote build/bench.json ({len(rows)} figures)")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,303 @@
+/* tools/bench/route_bench.c: the route tables (net/route4.h, net/route6.h)
+ * against DPDK rte_lpm / rte_lpm6 on the real tables in ../shared/data,
+ * in one process: the same prefixes, next hops and address arrays for both,
+ * lookups in bursts of 32, sides interleaved, medians of repeats. Prints
+ * JSON lines (bench_util.h) for tools/bench.py.
+ *
+ *   route_bench DATA_DIR [--reps N] [--only v4|v6] [--lookups-only]
+ *               [--hayate-only] [--huge] [--tag TEXT]
+ *
+ * --huge: 2 MiB pages for both sides (the system has them reserved);
+ * --hayate-only: our lookups alone, no DPDK (for the kernel-flags build). */
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lpm.h>
+#include <rte_lpm6.h>
+
+#include "../../net/route4.h"
+#include "../../net/route6.h"
+#include "bench_util.h"
+
+#define BURST 32
+#define NADDR (1u << 22)
+
+int bench_huge;
+static int reps = 7;
+static const char *tag = "";
+
+struct opts {
+    const char *dir;
+    int v4, v6, lookups_only, hayate_only;
+};
+
+/* Route-file lines to prefixes; next hops are per-prefix pseudo-random
+ * (1..65535), the case where leaf compression helps least. */
+static struct route4_prefix *read_v4(const char *path, size_t *n)
+{
+    size_t len;
+    char *text = bench_read_gz(path, &len);
+    if (text == NULL)
+        return NULL;
+    size_t cap = 1 << 20;
+    struct route4_prefix *p = malloc(cap * sizeof(*p));
+    uint64_t s = 1;
+    *n = 0;
+    for (char *line = strtok(text, "\r\n"); line; line = strtok(NULL, "\r\n")) {
+        uint32_t a;
+        unsigned l;
+        if (!route4_parse(line, strlen(line), &a, &l))
+            continue;
+        if (*n == cap)
+            p = realloc(p, (cap *= 2) * sizeof(*p));
+        p[(*n)++] = (struct route4_prefix){a, l, 1 + (uint32_t)(bench_rand(&s) % 65535)};
+    }
+    free(text);
+    return p;
+}
+
+static void v4_addresses(const struct route4_prefix *p, size_t n, uint32_t *uni, uint32_t *in)
+{
+    uint64_t s = 7;
+    for (uint32_t i = 0; i < NADDR; i++) {
+        uni[i] = (uint32_t)bench_rand(&s);
+        const struct route4_prefix *q = &p[bench_rand(&s) % n];
+        uint32_t host = q->len == 32 ? 0 : (uint32_t)bench_rand(&s) & (~0u >> q->len);
+        in[i] = q->addr | host;
+    }
+}
+
+static double time_v4_hayate(const struct route4 *t, const uint32_t *a, uint32_t *out)
+{
+    double t0 = bench_now();
+    for (uint32_t i = 0; i < NADDR; i += BURST)
+        route4_lookup_burst(t, a + i, out + i, BURST);
+    return NADDR / (bench_now() - t0) / 1e6;
+}
+
+static double time_v4_lpm(const struct rte_lpm *l, const uint32_t *a, uint32_t *out)
+{
+    double t0 = bench_now();
+    for (uint32_t i = 0; i < NADDR; i += BURST)
+        rte_lpm_lookup_bulk(l, a + i, out + i, BURST);
+    return NADDR / (bench_now() - t0) / 1e6;
+}
+
+static struct route4 *load_v4(const struct route4_prefix *p, size_t n, double *secs)
+{
+    struct route_cfg cfg = bench_route_cfg();
+    struct route4 *t = route4_create(&cfg);
+    double t0 = bench_now();
+    if (route4_add_bulk(t, p, n, NULL) != ROUTE_OK) {
+        fprintf(stderr, "route_bench: route4_add_bulk failed\n");
+        exit(1);
+    }
+    *secs = bench_now() - t0;
+    return t;
+}
+
+/* rte_lpm's footprint: tbl24, the tbl8 groups configured, the rules. */
+#define LPM_TBL8S 4096u
+#define LPM_RULES (1u << 20)
+
+static struct rte_lpm *load_lpm(const struct route4_prefix *p, size_t n, double *secs)
+{
+    struct rte_lpm_config c = {.max_rules = LPM_RULES, .number_tbl8s = LPM_TBL8S};
+    struct rte_lpm *l = rte_lpm_create("bench4", 0, &c);
+    if (l == NULL) {
+        fprintf(stderr, "route_bench: rte_lpm_create: %s\n", rte_strerror(rte_errno));
+        exit(1);
+    }
+    double t0 = bench_now();
+    for (size_t i = 0; i < n; i++)
+        if (rte_lpm_add(l, p[i].addr, (uint8_t)p[i].len, p[i].nh) < 0) {
+            fprintf(stderr, "route_bench: rte_lpm_add failed at %zu\n", i);
+            exit(1);
+        }
+    *secs = bench_now() - t0;
+    return l;
+}
+
+/* Lookups on both sides, interleaved; checks that they agree. Without l
+ * (--hayate-only) just ours. */
+static void v4_lookups(const struct route4 *t, const struct rte_lpm *l, const uint32_t *a,
+                       const char *name)
+{
+    uint32_t *o1 = malloc(NADDR * 4), *o2 = malloc(NADDR * 4);
+    double h[64], r[64] = {0};
+    for (int i = 0; i < reps; i++) {
+        h[i] = time_v4_hayate(t, a, o1);
+        if (l)
+            r[i] = time_v4_lpm(l, a, o2);
+    }
+    size_t diff = 0;
+    for (uint32_t i = 0; i < NADDR && l; i++) /* rte_lpm flags a hit in bit 24 */
+        diff += o1[i] != (o2[i] & RTE_LPM_LOOKUP_SUCCESS ? o2[i] & 0xffffffu : 0);
+    if (diff)
+        fprintf(stderr, "route_bench: %s: %zu results differ from rte_lpm\n", name, diff);
+    char full[128];
+    snprintf(full, sizeof(full), "%s%s", name, tag);
+    bench_emit(full, "Mlookups/s", bench_median(h, reps), l ? "rte_lpm" : "", bench_median(r, reps));
+    free(o1);
+    free(o2);
+}
+
+/* The LINX trace as operations: len 0xff marks a withdraw. */
+struct update4 {
+    uint32_t addr;
+    uint8_t len, withdraw;
+    uint16_t nh;
+};
+
+static struct update4 *read_updates(const char *path, size_t *n)
+{
+    size_t len;
+    char *text = bench_read_gz(path, &len);
+    if (text == NULL)
+        return NULL;
+    struct update4 *u = malloc((len / 16 + 1) * sizeof(*u));
+    char hops[512][40];
+    unsigned nhops = 0;
+    *n = 0;
+    for (char *line = strtok(text, "\r\n"); line; line = strtok(NULL, "\r\n")) {
+        char op[4], pfx[64], hop[40];
+        uint32_t a;
+        unsigned l, h;
+        if (sscanf(line, "%*s %3s %63s %39s", op, pfx, hop) != 3 ||
+            !route4_parse(pfx, strlen(pfx), &a, &l))
+            continue;
+        for (h = 0; h < nhops && strcmp(hops[h], hop); h++)
+            ;
+        if (h == nhops && nhops < 512)
+            strcpy(hops[nhops++], hop);
+        u[(*n)++] = (struct update4){a, (uint8_t)l, op[0] == 'w', (uint16_t)(1 + h % 512)};
+    }
+    free(text);
+    return u;
+}
+
+static double replay_hayate(struct route4 *t, const struct update4 *u, size_t n)
+{
+    double t0 = bench_now();
+    for (size_t i = 0; i < n; i++) {
+        if (u[i].withdraw)
+            route4_del(t, u[i].addr, u[i].len);
+        else
+            route4_add(t, u[i].addr, u[i].len, u[i].nh);
+        route4_reclaim(t, route4_epoch(t));
+    }
+    return (bench_now() - t0) / (double)n * 1e6;
+}
+
+static double replay_lpm(struct rte_lpm *l, const struct update4 *u, size_t n)
+{
+    double t0 = bench_now();
+    for (size_t i = 0; i < n; i++) {
+        if (u[i].withdraw)
+            rte_lpm_delete(l, u[i].addr, u[i].len);
+        else
+            rte_lpm_add(l, u[i].addr, u[i].len, u[i].nh);
+    }
+    return (bench_now() - t0) / (double)n * 1e6;
+}
+
+static void bench_v4(const struct opts *o)
+{
+    char path[4096];
+    size_t n, nu = 0;
+    snprintf(path, sizeof(path), "%s/rib-v4-2024.txt.gz", o->dir);
+    struct route4_prefix *p = read_v4(path, &n);
+    if (p == NULL) {
+        fprintf(stderr, "route_bench: cannot read %s\n", path);
+        exit(1);
+    }
+    fprintf(stderr, "route_bench: v4: %zu prefixes\n", n);
+    uint32_t *uni = malloc(NADDR * 4), *in = malloc(NADDR * 4);
+    v4_addresses(p, n, uni, in);
+    double loads[64], lpm_load = 0;
+    struct route4 *t = NULL;
+    for (int i = 0; i < reps; i++) {
+        route4_destroy(t);
+        t = load_v4(p, n, &loads[i]);
+    }
+    struct rte_lpm *l = NULL;
+    if (!o->hayate_only) {
+        fprintf(stderr, "route_bench: rte_lpm: adding %zu prefixes (slow)\n", n);
+        l = load_lpm(p, n, &lpm_load);
+    }
+    v4_lookups(t, l, uni, "v4 lookups, uniform random addresses");
+    v4_lookups(t, l, in, "v4 lookups, addresses in table prefixes");
+    if (!o->lookups_only) {
+        struct route_stats st;
+        route4_stats(t, &st);
+        double lpm_bytes = (double)(1u << 24) * 4 + (double)LPM_TBL8S * 256 * 4;
+        bench_emit("v4 table memory", "MiB", (double)st.fib_bytes / 1048576, "rte_lpm tbl24+tbl8",
+                   lpm_bytes / 1048576);
+        bench_emit("v4 control-plane memory", "MiB", (double)st.rib_bytes / 1048576,
+                   "rte_lpm rules", (double)LPM_RULES * 8 / 1048576);
+        bench_emit("v4 load full table", "s", bench_median(loads, reps), "rte_lpm", lpm_load);
+        snprintf(path, sizeof(path), "%s/linx-update-v4-20141217.txt.gz", o->dir);
+        struct update4 *u = read_updates(path, &nu);
+        if (u) {
+            double us[64], lpm_us = replay_lpm(l, u, nu);
+            for (int i = 0; i < reps; i++) {
+                double s;
+                route4_destroy(t);
+                t = load_v4(p, n, &s);
+                us[i] = replay_hayate(t, u, nu);
+            }
+            bench_emit("v4 update, LINX replay", "us/update", bench_median(us, reps), "rte_lpm",
+                       lpm_us);
+            free(u);
+        }
+    }
+    route4_destroy(t);
+    if (l)
+        rte_lpm_free(l);
+    free(uni);
+    free(in);
+    free(p);
+}
+
+void bench_v6(const char *dir, int lookups_only, int hayate_only, int nreps, const char *label);
+
+int main(int argc, char **argv)
+{
+    struct opts o = {NULL, 1, 1, 0, 0};
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            o.v4 = !(o.v6 = !strcmp(argv[++i], "v6"));
+        else if (!strcmp(argv[i], "--lookups-only"))
+            o.lookups_only = 1;
+        else if (!strcmp(argv[i], "--hayate-only"))
+            o.hayate_only = o.lookups_only = 1;
+        else if (!strcmp(argv[i], "--huge"))
+            bench_huge = 1;
+        else if (!strcmp(argv[i], "--tag") && i + 1 < argc)
+            tag = argv[++i];
+        else
+            o.dir = argv[i];
+    }
+    if (o.dir == NULL || reps < 1 || reps > 64) {
+        fprintf(stderr, "usage: route_bench DATA_DIR [--reps N] [--only v4|v6] [--lookups-only]\n");
+        return 2;
+    }
+    /* 2 MiB pages for rte_lpm where the system has them reserved, as for
+     * our tables (bench_util.h), else 4 KiB pages for both. */
+    char *eal[] = {"route_bench", "--no-pci", "--no-shconf", "--log-level=error", "-l", "0",
+                   "-m", "1024", "--no-huge"};
+    int neal = bench_huge ? 6 : 9;
+    fprintf(stderr, "route_bench: %s pages for both sides\n", bench_huge ? "2 MiB" : "4 KiB");
+    if (!o.hayate_only && rte_eal_init(neal, eal) < 0) {
+        fprintf(stderr, "route_bench: rte_eal_init: %s\n", rte_strerror(rte_errno));
+        return 1;
+    }
+    if (o.v4)
+        bench_v4(&o);
+    if (o.v6)
+        bench_v6(o.dir, o.lookups_only, o.hayate_only, reps, tag);
+    if (!o.hayate_only)
+        rte_eal_cleanup();
+    return 0;
+}

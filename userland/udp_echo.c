@@ -1,0 +1,23 @@
+/* userland/udp_echo.c: UDP echo service (RFC 862) on net/'s UDP interface
+ * (userland/udp_echo.h). */
+#include "udp_echo.h"
+
+#include "net/net.h"
+#include "net/udp.h"
+
+/* A datagram in its own buffer goes back in that buffer (no copy); one that
+ * was reassembled is copied out of the stack's scratch area. */
+static void echo(void *ctx, struct net_stack *s, const struct udp_meta *m, const uint8_t *data,
+                 uint16_t len, struct pkt *p, uint64_t now_ns)
+{
+    uint32_t src_be = m->bcast ? 0 : m->dst_be; /* never answer from a broadcast address */
+    if (p)
+        udp_send(s, p, src_be, m->src_be, m->dport, m->sport, now_ns);
+    else
+        udp_send_copy(s, data, len, src_be, m->src_be, m->dport, m->sport, now_ns);
+}
+
+int udp_echo_start(struct net_stack *s, uint16_t port)
+{
+    return udp_bind(s, port, echo, NULL);
+}
