@@ -20,6 +20,7 @@
 #include "kernel/time.h"
 #include "kernel/version.h"
 #include "kernel/vm.h"
+#include "userland/router.h"
 #include "userland/xconnect.h"
 #include "kernel/arch/x86_64/cpu.h"
 #include "kernel/arch/x86_64/fpu.h"
@@ -76,7 +77,9 @@ void kernel_main64(uint64_t mbi_phys, uint32_t magic)
     loop_cmds_init();                       /* show cpus, selftests, idle */
     pci_cmds_init();                        /* show pci */
     xconnect_init();                        /* xconnect statement */
+    router_init();                          /* route table; interface, route(s), app */
     apply_config();                         /* statements registered above */
+    router_start();                         /* a stack and forwarding per core */
     sys_mark_ready();
     kprintf("hayate: ready\n");
     cli_prompt();

@@ -4,6 +4,8 @@
 #ifndef KERNEL_PORTS_H
 #define KERNEL_PORTS_H
 
+#include <stddef.h>
+
 #include "net/netdev.h"
 
 #define PORTS_MAX 16
@@ -16,6 +18,9 @@ struct netdev *ports_get(int index);
 struct netdev *ports_find(const char *name);
 /* Starts the link/status poll; on core 0, before its loop runs. */
 void ports_start_status_polling(uint64_t now_ns);
+/* Who owns a port's address (the router) says what to show for it in
+ * `show interfaces`: fn writes e.g. "10.0.0.1/24", or "" for none. */
+void ports_set_describe(void (*fn)(int port, char *buf, size_t n));
 /* Sums of a port's per-queue counters. */
 void ports_totals(const struct netdev *dev, struct netdev_qstats *sum);
 

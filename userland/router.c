@@ -1,0 +1,347 @@
+/* userland/router.c: the router (DESIGN.md, "Configuration file").
+ *
+ * Configuration: `interface ethN address A.B.C.D/LEN` gives a port its
+ * address and a connected route; `route P/L via G` and `routes FILE via G`
+ * add routes whose next hop is the gateway G on the port whose subnet holds
+ * it; `app NAME port N` runs an application on every core's stack.
+ *
+ * Data path: core c polls queue c of every routed port, hands each burst
+ * to the forwarding path (net/fwd.h: lookup, rewrite, one TX burst per
+ * output port; to-us traffic into the core's stack), then lets the stack
+ * run its timers. Nothing is shared between cores but the route and
+ * next-hop tables, which only core 0 writes; memory those updates unlink
+ * is freed once every core has passed a quiescent point (kernel/loop.h). */
+#include "router.h"
+
+#include "kernel/arch/x86_64/cpu.h"
+#include "kernel/config.h"
+#include "kernel/console.h"
+#include "kernel/fmt.h"
+#include "kernel/heap.h"
+#include "kernel/kalloc.h"
+#include "kernel/lib.h"
+#include "kernel/loop.h"
+#include "kernel/memmap.h"
+#include "kernel/multiboot.h"
+#include "kernel/percpu.h"
+#include "kernel/pktmem.h"
+#include "kernel/ports.h"
+#include "kernel/time.h"
+#include "userland/udp_echo.h"
+
+#define ROUTER_BURST FWD_BURST_MAX
+#define RECLAIM_PERIOD_NS 10000000ull
+#define MAX_APPS 8
+
+struct router router;
+
+struct app_def {
+    const char *name;
+    int (*start)(struct net_stack *s, uint16_t port);
+};
+
+static const struct app_def app_defs[] = {
+    {"udp-echo", udp_echo_start},
+};
+
+static struct {
+    const struct app_def *def;
+    uint16_t port;
+} apps[MAX_APPS];
+static unsigned napps;
+
+static struct {
+    uint64_t route_epoch, loop_epoch;
+    bool pending;
+} reclaim;
+static struct loop_timer reclaim_timer;
+
+static uint32_t be32(uint32_t host) { return __builtin_bswap32(host); }
+
+/* Route-table memory: rounded to 64 bytes both ways, so a block's size
+ * class (and with it its natural alignment) is the same at free time. */
+static size_t round64(size_t n) { return (n + 63) & ~(size_t)63; }
+static void *rt_alloc(void *ctx, size_t size, size_t align) { return heap_alloc(round64(size)); }
+static void rt_free(void *ctx, void *p, size_t size) { heap_free(p, round64(size)); }
+
+static int port_index(const char *name)
+{
+    struct netdev *d = ports_find(name);
+    return d && d->index < NET_MAX_PORTS ? d->index : -1;
+}
+
+/* The port whose connected subnet holds addr_be, or -1. */
+static int port_for_gateway(uint32_t gw_be)
+{
+    for (int p = 0; p < NET_MAX_PORTS; p++) {
+        uint8_t len = router.addr[p].prefix_len;
+        if (!router.addr[p].addr_be || len == 0)
+            continue;
+        uint32_t mask = be32(len >= 32 ? 0xffffffffu : ~(0xffffffffu >> len));
+        if (((gw_be ^ router.addr[p].addr_be) & mask) == 0)
+            return p;
+    }
+    return -1;
+}
+
+/* A next hop via gw_be, shared by every route through it. */
+static uint32_t nexthop_for(uint32_t gw_be, char *err, size_t errlen)
+{
+    int port = port_for_gateway(gw_be);
+    if (port < 0) {
+        fmt_snprintf(err, errlen, "no interface's subnet holds the gateway");
+        return 0;
+    }
+    for (uint32_t i = 1; i < router.nht.used; i++) {
+        struct nexthop nh = nexthop_get(&router.nht, i);
+        if (nh.kind == NEXTHOP_VIA && nh.gw_be == gw_be && nh.port == port)
+            return i;
+    }
+    struct nexthop nh = {.kind = NEXTHOP_VIA, .port = (uint8_t)port, .gw_be = gw_be};
+    uint32_t idx = nexthop_add(&router.nht, &nh);
+    if (!idx)
+        fmt_snprintf(err, errlen, "next-hop table full");
+    return idx;
+}
+
+static void schedule_reclaim(void)
+{
+    reclaim.route_epoch = route4_epoch(router.rt4);
+    reclaim.loop_epoch = loop_quiescent_epoch();
+    reclaim.pending = true;
+}
+
+void router_reclaim(uint64_t now_ns)
+{
+    if (reclaim.pending && loop_quiescent_since(reclaim.loop_epoch)) {
+        route4_reclaim(router.rt4, reclaim.route_epoch);
+        reclaim.pending = false;
+    }
+}
+
+static void reclaim_tick(void *arg, uint64_t now_ns)
+{
+    router_reclaim(now_ns);
+    loop_timer_arm(&reclaim_timer, now_ns + RECLAIM_PERIOD_NS);
+}
+
+static const char *route_error(int rc)
+{
+    return rc == ROUTE_ENOMEM ? "out of memory" : rc == ROUTE_EINVAL ? "bad prefix (host bits set?)"
+           : rc == ROUTE_ENOENT ? "no such route" : "failed";
+}
+
+int router_route_add(uint32_t addr, unsigned len, uint32_t gw_be, char *err, size_t errlen)
+{
+    uint32_t nh = nexthop_for(gw_be, err, errlen);
+    if (!nh)
+        return -1;
+    int rc = route4_add(router.rt4, addr, len, nh);
+    if (rc != ROUTE_OK) {
+        fmt_snprintf(err, errlen, "%s", route_error(rc));
+        return rc;
+    }
+    schedule_reclaim();
+    return 0;
+}
+
+int router_route_del(uint32_t addr, unsigned len, char *err, size_t errlen)
+{
+    int rc = route4_del(router.rt4, addr, len);
+    if (rc != ROUTE_OK) {
+        fmt_snprintf(err, errlen, "%s", route_error(rc));
+        return rc;
+    }
+    schedule_reclaim();
+    return 0;
+}
+
+static bool parse_addr(const char *s, uint32_t *host)
+{
+    return route4_parse_addr(s, strlen(s), host);
+}
+
+/* "A.B.C.D/LEN" with host bits allowed (an interface address). */
+static bool parse_ifaddr(const char *s, uint32_t *host, unsigned *len)
+{
+    const char *slash = s;
+    while (*slash && *slash != '/')
+        slash++;
+    unsigned long l;
+    if (*slash != '/' || config_parse_u32(slash + 1, 32, &l) != 0)
+        return false;
+    *len = (unsigned)l;
+    return route4_parse_addr(s, (size_t)(slash - s), host);
+}
+
+static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
+{
+    uint32_t a;
+    unsigned len;
+    int p = argc == 4 ? port_index(argv[1]) : -1;
+    if (argc != 4 || strcmp(argv[2], "address") != 0) {
+        fmt_snprintf(err, errlen, "usage: interface PORT address A.B.C.D/LEN");
+        return -1;
+    }
+    if (p < 0) {
+        fmt_snprintf(err, errlen, "no port '%s'", argv[1]);
+        return -1;
+    }
+    if (!parse_ifaddr(argv[3], &a, &len) || len == 0 || len > 30) {
+        fmt_snprintf(err, errlen, "bad address '%s' (A.B.C.D/LEN, LEN 1-30)", argv[3]);
+        return -1;
+    }
+    router.addr[p].addr_be = be32(a);
+    router.addr[p].prefix_len = (uint8_t)len;
+    /* The connected route: on-link destinations, no gateway. */
+    struct nexthop nh = {.kind = NEXTHOP_VIA, .port = (uint8_t)p, .gw_be = 0};
+    if (!router.connected_nh[p])
+        router.connected_nh[p] = nexthop_add(&router.nht, &nh);
+    uint32_t net = a & (len >= 32 ? 0xffffffffu : ~(0xffffffffu >> len));
+    return route4_add(router.rt4, net, len, router.connected_nh[p]) == ROUTE_OK ? 0 : -1;
+}
+
+static int stmt_route(int argc, char **argv, char *err, size_t errlen)
+{
+    uint32_t addr, gw;
+    unsigned len;
+    if (argc != 4 || strcmp(argv[2], "via") != 0) {
+        fmt_snprintf(err, errlen, "usage: route PREFIX/LEN via ADDRESS");
+        return -1;
+    }
+    if (!route4_parse(argv[1], strlen(argv[1]), &addr, &len)) {
+        fmt_snprintf(err, errlen, "bad prefix '%s' (host bits must be zero)", argv[1]);
+        return -1;
+    }
+    if (!parse_addr(argv[3], &gw)) {
+        fmt_snprintf(err, errlen, "bad gateway '%s'", argv[3]);
+        return -1;
+    }
+    return router_route_add(addr, len, be32(gw), err, errlen);
+}
+
+static int stmt_routes(int argc, char **argv, char *err, size_t errlen)
+{
+    uint32_t gw;
+    if (argc != 4 || strcmp(argv[2], "via") != 0 || !parse_addr(argv[3], &gw)) {
+        fmt_snprintf(err, errlen, "usage: routes FILE via ADDRESS");
+        return -1;
+    }
+    const struct boot_module *m = multiboot_module(argv[1]);
+    if (!m) {
+        fmt_snprintf(err, errlen, "no module '%s' (tools/mkiso CONFIG OUT.iso FILE)", argv[1]);
+        return -1;
+    }
+    uint32_t nh = nexthop_for(be32(gw), err, errlen);
+    if (!nh)
+        return -1;
+    struct route_load_stats st = {0};
+    uint64_t t0 = time_now_ns();
+    int rc = route4_load_text(router.rt4, phys_to_virt(m->start), m->end - m->start, nh, &st);
+    uint64_t ms = (time_now_ns() - t0) / 1000000;
+    kprintf("routes: %s: %u prefixes from %u lines in %lu ms, %u bad lines%s\n", argv[1], st.added, st.lines, ms,
+            st.bad, st.bad ? " (skipped)" : "");
+    if (st.bad)
+        kprintf("routes: %s: first bad line %u\n", argv[1], st.first_bad_line);
+    if (rc != ROUTE_OK) {
+        fmt_snprintf(err, errlen, "%s", route_error(rc));
+        return -1;
+    }
+    return 0;
+}
+
+static int stmt_app(int argc, char **argv, char *err, size_t errlen)
+{
+    unsigned long port;
+    if (argc != 4 || strcmp(argv[2], "port") != 0 || config_parse_u32(argv[3], 65535, &port) != 0 || port == 0) {
+        fmt_snprintf(err, errlen, "usage: app NAME port N");
+        return -1;
+    }
+    for (size_t i = 0; i < ARRAY_LEN(app_defs); i++) {
+        if (strcmp(app_defs[i].name, argv[1]) != 0)
+            continue;
+        if (napps == MAX_APPS) {
+            fmt_snprintf(err, errlen, "at most %d applications", MAX_APPS);
+            return -1;
+        }
+        apps[napps].def = &app_defs[i];
+        apps[napps++].port = (uint16_t)port;
+        return 0;
+    }
+    fmt_snprintf(err, errlen, "no application '%s'", argv[1]);
+    return -1;
+}
+
+static void core_poll(void *arg, uint64_t now_ns)
+{
+    struct router_core *rc = arg;
+    struct pkt *pkts[ROUTER_BURST];
+    unsigned work = 0;
+    for (uint16_t i = 0; i < rc->nports; i++) {
+        uint16_t n = netdev_rx_burst(rc->ports[i], (uint16_t)rc->cpu, pkts, ROUTER_BURST);
+        if (n) {
+            fwd_burst(&rc->fwd, &rc->stack, pkts, n, now_ns);
+            work += n;
+        }
+    }
+    net_poll(&rc->stack, now_ns); /* cheap until a timer is due */
+    net_flush(&rc->stack);
+    if (work)
+        loop_note_work(work);
+}
+
+static struct router_core *core_setup(unsigned cpu)
+{
+    struct router_core *rc = kalloc(sizeof *rc);
+    rc->cpu = cpu;
+    net_stack_init(&rc->stack, pktmem_pool(cpu), cpu);
+    for (int p = 0; p < ports_count() && p < NET_MAX_PORTS; p++) {
+        struct netdev *dev = ports_get(p);
+        if (!router.addr[p].addr_be || cpu >= dev->nqueues)
+            continue;
+        net_iface_add(&rc->stack, dev, (uint16_t)cpu, router.addr[p].addr_be, router.addr[p].prefix_len);
+        rc->ports[rc->nports++] = dev;
+    }
+    fwd_init(&rc->fwd, router.rt4, &router.nht);
+    fwd_attach(&rc->fwd, &rc->stack);
+    fwd_sync(&rc->fwd, &rc->stack);
+    for (unsigned a = 0; a < napps; a++)
+        if (apps[a].def->start(&rc->stack, apps[a].port) != 0)
+            kprintf("app %s port %u: could not start on core %u\n", apps[a].def->name, apps[a].port, cpu);
+    return rc;
+}
+
+void router_start(void)
+{
+    bool any = false;
+    for (int p = 0; p < NET_MAX_PORTS; p++)
+        any |= router.addr[p].addr_be != 0;
+    if (!any)
+        return; /* no interface has an address: nothing to route */
+    router.ncores = cpu_count() < 64 ? cpu_count() : 64;
+    for (unsigned c = 0; c < router.ncores; c++) {
+        router.core[c] = core_setup(c);
+        if (router.core[c]->nports)
+            loop_add_poller(c, "router", core_poll, router.core[c]);
+    }
+    loop_timer_arm(&reclaim_timer, time_now_ns() + RECLAIM_PERIOD_NS);
+    router.started = true;
+}
+
+void router_init(void)
+{
+    struct route_cfg cfg = {
+        .alloc = {rt_alloc, rt_free, 0},
+        .popcnt = (cpuid(1, 0).ecx >> 23) & 1,
+    };
+    router.rt4 = route4_create(&cfg);
+    if (!router.rt4)
+        panic("router: no memory for the route table");
+    nexthop_init(&router.nht);
+    loop_timer_init(&reclaim_timer, reclaim_tick, 0);
+    config_register("interface", stmt_interface);
+    config_register("route", stmt_route);
+    config_register("routes", stmt_routes);
+    config_register("app", stmt_app);
+    router_cmds_init();
+}

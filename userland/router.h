@@ -1,0 +1,52 @@
+/* userland/router.h: the router application: interfaces and addresses,
+ * static and bulk routes, the forwarding path and the stack on every
+ * core's loop, applications, and the router's console commands. */
+#ifndef USERLAND_ROUTER_H
+#define USERLAND_ROUTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net/fwd.h"
+#include "net/net.h"
+#include "net/nexthop.h"
+#include "net/route4.h"
+
+/* One core's share: its stack and forwarding state, serving queue `cpu` of
+ * every routed port. Touched only by that core (the console asks it
+ * through kernel/msg.h). */
+struct router_core {
+    struct net_stack stack;
+    struct fwd fwd;
+    unsigned cpu;
+    uint16_t nports;
+    struct netdev *ports[NET_MAX_PORTS];
+};
+
+/* The shared state: written by core 0 (configuration, console), read by all. */
+struct router {
+    struct route4 *rt4;
+    struct nexthop_table nht;
+    uint32_t connected_nh[NET_MAX_PORTS];
+    struct {
+        uint32_t addr_be;
+        uint8_t prefix_len;
+    } addr[NET_MAX_PORTS];
+    unsigned ncores;
+    struct router_core *core[64];
+    bool started;
+};
+
+extern struct router router;
+
+void router_init(void);  /* route table, statements, console commands */
+void router_start(void); /* after the configuration: a stack per core */
+
+/* Routes (core 0 only). 0, or a negative ROUTE_E* / -1 with a message. */
+int router_route_add(uint32_t addr, unsigned len, uint32_t gw_be, char *err, size_t errlen);
+int router_route_del(uint32_t addr, unsigned len, char *err, size_t errlen);
+/* Frees route-table memory no core can still reach (core 0). */
+void router_reclaim(uint64_t now_ns);
+void router_cmds_init(void);
+
+#endif

@@ -1,0 +1,300 @@
+/* userland/router_cmds.c: the router's console commands: show stats,
+ * show arp, show route, route add/del, clear counters. Each core's
+ * counters are read where they lie (a 64-bit load sees a recent value);
+ * what is not plain counters (ARP caches) or is written (clearing) is done
+ * by the owning core itself, asked through kernel/msg.h. */
+#include "router.h"
+
+#include "kernel/cli.h"
+#include "kernel/console.h"
+#include "kernel/lib.h"
+#include "kernel/msg.h"
+#include "kernel/percpu.h"
+#include "kernel/ports.h"
+#include "kernel/time.h"
+
+#define ARP_SNAPSHOT_MAX 256
+
+static uint32_t be32(uint32_t v) { return __builtin_bswap32(v); }
+
+static void fmt_ip(char *buf, size_t n, uint32_t addr_be)
+{
+    uint32_t a = be32(addr_be);
+    fmt_snprintf(buf, n, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);
+}
+
+static const char *port_name(unsigned port)
+{
+    struct netdev *d = ports_get((int)port);
+    return d ? d->name : "?";
+}
+
+/* Runs fn(arg) on core c: directly when that is us. */
+static int on_core(unsigned c, msg_fn fn, void *arg)
+{
+    if (c == cpu_index()) {
+        fn(arg);
+        return 0;
+    }
+    return msg_call(c, fn, arg);
+}
+
+static void cmd_show_stats(const struct cli_args *a)
+{
+    struct net_counters sum = {0};
+    struct fwd_counters fsum = {0};
+    for (unsigned c = 0; c < router.ncores; c++) {
+        const uint64_t *in = (const uint64_t *)&router.core[c]->stack.ctr;
+        for (size_t k = 0; k < sizeof sum / 8; k++)
+            ((uint64_t *)&sum)[k] += in[k];
+        in = (const uint64_t *)&router.core[c]->fwd.ctr;
+        for (size_t k = 0; k < sizeof fsum / 8; k++)
+            ((uint64_t *)&fsum)[k] += in[k];
+    }
+    struct json j;
+    if (a->json) {
+        cli_json_begin(&j);
+        json_obj_begin(&j, 0);
+        json_u64(&j, "cores", router.ncores);
+        json_obj_begin(&j, "counters");
+    } else if (!router.started) {
+        kprintf("the router is not running (no interface has an address)\n");
+        return;
+    }
+    const struct net_counter_desc *d;
+    for (size_t i = 0; (d = net_counter_at(i)) != NULL; i++) {
+        uint64_t v = net_counter_get(&sum, d);
+        if (a->json)
+            json_u64(&j, d->name, v);
+        else if (v)
+            kprintf("  %-28s %lu\n", d->name, v);
+    }
+    for (size_t i = 0; (d = fwd_counter_at(i)) != NULL; i++) {
+        uint64_t v = fwd_counter_get(&fsum, d);
+        if (a->json)
+            json_u64(&j, d->name, v);
+        else if (v)
+            kprintf("  %-28s %lu\n", d->name, v);
+    }
+    if (a->json) {
+        json_obj_end(&j);
+        json_obj_end(&j);
+        cli_json_end(&j);
+    }
+}
+
+struct arp_snapshot {
+    struct router_core *rc;
+    unsigned n;
+    struct {
+        uint16_t port;
+        struct arp_info info;
+    } e[ARP_SNAPSHOT_MAX];
+};
+
+static void take_arp(void *arg)
+{
+    struct arp_snapshot *s = arg;
+    for (uint16_t p = 0; p < NET_MAX_PORTS; p++) {
+        uint32_t idx = 0;
+        struct arp_info info;
+        while (s->n < ARP_SNAPSHOT_MAX && arp_entry_next(&s->rc->stack, p, &idx, &info)) {
+            s->e[s->n].port = p;
+            s->e[s->n++].info = info;
+        }
+    }
+}
+
+static void cmd_show_arp(const struct cli_args *a)
+{
+    static struct arp_snapshot snap; /* console only: one at a time */
+    struct json j;
+    char ip[16], mac[18];
+    if (a->json) {
+        cli_json_begin(&j);
+        json_obj_begin(&j, 0);
+        json_arr_begin(&j, "entries");
+    } else {
+        kprintf("%-4s %-6s %-16s %-18s %s\n", "core", "port", "address", "mac", "state");
+    }
+    for (unsigned c = 0; c < router.ncores; c++) {
+        snap.rc = router.core[c];
+        snap.n = 0;
+        if (on_core(c, take_arp, &snap) != 0)
+            continue;
+        for (unsigned i = 0; i < snap.n; i++) {
+            const struct arp_info *e = &snap.e[i].info;
+            fmt_ip(ip, sizeof ip, e->ip_be);
+            fmt_snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x", e->mac[0], e->mac[1], e->mac[2], e->mac[3],
+                         e->mac[4], e->mac[5]);
+            if (a->json) {
+                json_obj_begin(&j, 0);
+                json_u64(&j, "core", c);
+                json_str(&j, "port", port_name(snap.e[i].port));
+                json_str(&j, "address", ip);
+                json_str(&j, "mac", mac);
+                json_str(&j, "state", arp_state_name(e->state));
+                json_u64(&j, "queued", e->qlen);
+                json_obj_end(&j);
+            } else {
+                kprintf("%-4u %-6s %-16s %-18s %s\n", c, port_name(snap.e[i].port), ip, mac,
+                        arp_state_name(e->state));
+            }
+        }
+    }
+    if (a->json) {
+        json_arr_end(&j);
+        json_obj_end(&j);
+        cli_json_end(&j);
+    }
+}
+
+static void describe_nexthop(uint32_t nh_idx, char *buf, size_t n, const char **port)
+{
+    struct nexthop nh = nexthop_get(&router.nht, nh_idx);
+    *port = port_name(nh.port);
+    if (nh.kind != NEXTHOP_VIA)
+        fmt_snprintf(buf, n, "%s", nexthop_kind_name(nh.kind));
+    else if (nh.gw_be == 0)
+        fmt_snprintf(buf, n, "connected");
+    else
+        fmt_ip(buf, n, nh.gw_be);
+}
+
+static void cmd_show_route(const struct cli_args *a)
+{
+    uint32_t addr;
+    if (a->argc == 1 && strcmp(a->argv[0], "summary") == 0) {
+        struct route_stats st;
+        route4_stats(router.rt4, &st);
+        if (a->json) {
+            struct json j;
+            cli_json_begin(&j);
+            json_obj_begin(&j, 0);
+            json_u64(&j, "prefixes", st.prefixes);
+            json_u64(&j, "fib_bytes", st.fib_bytes);
+            json_u64(&j, "rib_bytes", st.rib_bytes);
+            json_u64(&j, "retired_bytes", st.retired_bytes);
+            json_u64(&j, "nexthops", router.nht.used ? router.nht.used - 1 : 0);
+            json_obj_end(&j);
+            cli_json_end(&j);
+        } else {
+            kprintf("IPv4 routes: %u prefixes; lookup structure %lu KiB, prefix trie %lu KiB, waiting reclaim %lu KiB\n",
+                    st.prefixes, st.fib_bytes >> 10, st.rib_bytes >> 10, st.retired_bytes >> 10);
+        }
+        return;
+    }
+    if (a->argc != 1 || !route4_parse_addr(a->argv[0], strlen(a->argv[0]), &addr)) {
+        kprintf("usage: show route A.B.C.D [json] | show route summary [json]\n");
+        return;
+    }
+    unsigned len = 0;
+    uint32_t nh = route4_match(router.rt4, addr, &len);
+    char pfx[24], via[24];
+    const char *port = "";
+    fmt_ip(pfx, sizeof pfx, be32(len ? addr & ~(0xffffffffu >> len) : 0));
+    fmt_snprintf(pfx + strlen(pfx), sizeof pfx - strlen(pfx), "/%u", len);
+    if (nh)
+        describe_nexthop(nh, via, sizeof via, &port);
+    if (a->json) {
+        struct json j;
+        cli_json_begin(&j);
+        json_obj_begin(&j, 0);
+        json_str(&j, "address", a->argv[0]);
+        if (nh) {
+            json_str(&j, "prefix", pfx);
+            json_str(&j, "nexthop", via);
+            json_str(&j, "port", port);
+        }
+        json_bool(&j, "found", nh != 0);
+        json_obj_end(&j);
+        cli_json_end(&j);
+    } else if (nh) {
+        kprintf("%s via %s dev %s\n", pfx, via, port);
+    } else {
+        kprintf("no route to %s\n", a->argv[0]);
+    }
+}
+
+static bool parse_prefix(const char *s, uint32_t *addr, unsigned *len)
+{
+    return route4_parse(s, strlen(s), addr, len);
+}
+
+static void cmd_route_add(const struct cli_args *a)
+{
+    uint32_t addr, gw;
+    unsigned len;
+    char err[96];
+    if (a->argc != 3 || strcmp(a->argv[1], "via") != 0 || !parse_prefix(a->argv[0], &addr, &len) ||
+        !route4_parse_addr(a->argv[2], strlen(a->argv[2]), &gw)) {
+        kprintf("usage: route add A.B.C.D/LEN via A.B.C.D\n");
+        return;
+    }
+    if (router_route_add(addr, len, be32(gw), err, sizeof err) != 0)
+        kprintf("route add: %s\n", err);
+}
+
+static void cmd_route_del(const struct cli_args *a)
+{
+    uint32_t addr;
+    unsigned len;
+    char err[96];
+    if (a->argc != 1 || !parse_prefix(a->argv[0], &addr, &len)) {
+        kprintf("usage: route del A.B.C.D/LEN\n");
+        return;
+    }
+    if (router_route_del(addr, len, err, sizeof err) != 0)
+        kprintf("route del: %s\n", err);
+}
+
+static void clear_core(void *arg)
+{
+    struct router_core *rc = arg;
+    memset(&rc->stack.ctr, 0, sizeof rc->stack.ctr);
+    memset(&rc->fwd.ctr, 0, sizeof rc->fwd.ctr);
+}
+
+struct clear_queue {
+    unsigned cpu;
+};
+
+static void clear_queues(void *arg)
+{
+    const struct clear_queue *q = arg;
+    for (int p = 0; p < ports_count(); p++)
+        memset(&ports_get(p)->stats[q->cpu], 0, sizeof ports_get(p)->stats[q->cpu]);
+}
+
+static void cmd_clear_counters(const struct cli_args *a)
+{
+    for (unsigned c = 0; c < cpu_count(); c++) {
+        struct clear_queue q = {c};
+        on_core(c, clear_queues, &q);
+        if (c < router.ncores)
+            on_core(c, clear_core, router.core[c]);
+    }
+}
+
+static void describe_port(int port, char *buf, size_t n)
+{
+    if (port >= NET_MAX_PORTS || !router.addr[port].addr_be) {
+        buf[0] = 0;
+        return;
+    }
+    fmt_ip(buf, n, router.addr[port].addr_be);
+    fmt_snprintf(buf + strlen(buf), n - strlen(buf), "/%u", router.addr[port].prefix_len);
+}
+
+void router_cmds_init(void)
+{
+    cli_register("show stats", "show stats [json]", "stack and forwarding counters, all cores", cmd_show_stats);
+    cli_register("show arp", "show arp [json]", "ARP caches of every core", cmd_show_arp);
+    cli_register("show route", "show route A.B.C.D|summary [json]", "longest match and next hop; table size",
+                 cmd_show_route);
+    cli_register("route add", "route add A.B.C.D/LEN via A.B.C.D", "add or replace a route", cmd_route_add);
+    cli_register("route del", "route del A.B.C.D/LEN", "remove a route", cmd_route_del);
+    cli_register("clear counters", "clear counters", "zero interface, stack and forwarding counters",
+                 cmd_clear_counters);
+    ports_set_describe(describe_port);
+}
