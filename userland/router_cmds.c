@@ -192,7 +192,8 @@ static void cmd_show_route(const struct cli_args *a)
     uint32_t nh = route4_match(router.rt4, addr, &len);
     char pfx[24], via[24];
     const char *port = "";
-    fmt_ip(pfx, sizeof pfx, be32(len ? addr & ~(0xffffffffu >> len) : 0));
+    uint32_t mask = len == 0 ? 0 : len >= 32 ? 0xffffffffu : ~(0xffffffffu >> len);
+    fmt_ip(pfx, sizeof pfx, be32(addr & mask));
     fmt_snprintf(pfx + strlen(pfx), sizeof pfx - strlen(pfx), "/%u", len);
     if (nh)
         describe_nexthop(nh, via, sizeof via, &port);
