@@ -62,8 +62,10 @@ $(BUILD)/hayate.iso: $(BUILD)/hayate.elf tools/mkiso tools/default.conf
 iso: $(BUILD)/hayate.iso
 
 # Host unit tests: tests/unit/*.c with net/ and the portable kernel files.
-UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(NET_SRCS) $(KERNEL_PORTABLE)
-$(BUILD)/unit/tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h net/*.h kernel/*.h)
+# Applications written only against net/'s API, also host-tested.
+USER_PORTABLE := userland/udp_echo.c
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(NET_SRCS) $(KERNEL_PORTABLE) $(USER_PORTABLE)
+$(BUILD)/unit/tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h net/*.h kernel/*.h userland/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOSTCFLAGS) -o $@ $(UNIT_SRCS) -lpthread
 unit: $(BUILD)/unit/tests

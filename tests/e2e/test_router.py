@@ -273,3 +273,39 @@ def test_full_internet_table(rlab, report):
     summary = m.json("show route summary json")
     report(f"router: full table lookup structure {summary['fib_bytes'] / 2**20:.1f} MiB, "
            f"{summary['prefixes']} prefixes")
+
+
+def test_forwarding_rate_under_tcg(rlab, report):
+    """Not a timed assertion: the figure for the report. The sender offers
+    more than a TCG guest can forward; what arrives, and when, gives the
+    forwarding rate. Every frame hayate received is accounted for."""
+    lab = rlab()
+    left, right = lab.peers
+    m = lab.machine
+    left.run("ping -c 1 -W 2 10.0.1.2", timeout=20)
+    frame = bytes(Ether(dst=router_mac(m, "eth0"), src=mac_of(left)) /
+                  IP(src="10.0.0.2", dst="10.0.1.2") / UDP(sport=7777, dport=9) / (b"\0" * 18))
+    tx = nsraw.raw_socket(left.ns, left.tap)
+    rx = nsraw.raw_socket(right.ns, right.tap, rcvbuf=64 << 20)
+    rx.setblocking(False)
+    before = m.json("show interfaces json")["interfaces"]
+    times = []
+    keep = lambda f: times.append(time.monotonic()) if len(f) >= 42 and f[34:36] == b"\x1e\x61" else None
+    for _ in range(200):  # 200 x 100 frames, each batch as fast as Python sends
+        for _ in range(100):
+            tx.send(frame)
+        nsraw.drain(rx, keep)
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        nsraw.drain(rx, keep)
+        time.sleep(0.01)
+    tx.close()
+    rx.close()
+    after = m.json("show interfaces json")["interfaces"]
+    rx0 = after[0]["counters"]["rx-packets"] - before[0]["counters"]["rx-packets"]
+    tx1 = after[1]["counters"]["tx-packets"] - before[1]["counters"]["tx-packets"]
+    bells = after[1]["counters"]["tx-doorbells"] - before[1]["counters"]["tx-doorbells"]
+    assert len(times) > 1000 and tx1 >= len(times) and rx0 >= tx1
+    rate = (len(times) - 1) / (times[-1] - times[0])
+    report(f"router: forwarded {len(times)} of 20000 offered 64-byte frames at {rate:,.0f} packets/s "
+           f"(TCG, one core), {bells / max(tx1, 1):.3f} tx doorbells per packet")

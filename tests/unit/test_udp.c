@@ -9,7 +9,7 @@
 
 /* userland/ is not in the unit-test source list; the echo service is one
  * small file written only against net/'s API, so it is built in here. */
-#include "../../userland/udp_echo.c"
+#include "../../userland/udp_echo.h"
 
 struct rec {
     int calls;
