@@ -63,7 +63,7 @@ iso: $(BUILD)/hayate.iso
 
 # Host unit tests: tests/unit/*.c with net/ and the portable kernel files.
 # Applications written only against net/'s API, also host-tested.
-USER_PORTABLE := userland/udp_echo.c
+USER_PORTABLE := userland/udp_echo.c userland/tcp_echo.c
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(NET_SRCS) $(KERNEL_PORTABLE) $(USER_PORTABLE)
 $(BUILD)/unit/tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h net/*.h kernel/*.h userland/*.h)
 	@mkdir -p $(dir $@)
@@ -76,9 +76,12 @@ deps-build:
 deps-test:
 	@tools/deps test
 
+# make run boots the router of tools/run.conf (two ports, two Linux hosts).
+$(BUILD)/run.iso: $(BUILD)/hayate.elf tools/mkiso tools/run.conf
+	tools/mkiso tools/run.conf $@
 run: deps-build
-	@$(MAKE) --no-print-directory iso
-	@$(PYTHON) tools/run.py
+	@$(MAKE) --no-print-directory $(BUILD)/run.iso
+	@$(PYTHON) tools/run.py $(BUILD)/run.iso
 
 test: deps-test
 	@$(MAKE) --no-print-directory all iso $(BUILD)/unit/tests

@@ -2,7 +2,7 @@
 
   iso      build/hayate.iso, brought up to date with `make iso` once a session
   mkiso    mkiso(config_text, files=()) -> a custom image (tools/mkiso)
-  boot     boot(iso=None, ready=True, **Machine options) -> a running
+  boot     boot(iso=None, ready=True, timeout=30, **Machine options) -> a running
            tools/qemu.py Machine, killed when the test ends
   report   report(line): a line for the "hayate" section of the summary
   record_ready  record_ready(machine): wait for ready, keep the boot time
@@ -44,8 +44,8 @@ def report():
     return _report_lines.append
 
 
-def _record_ready(m):
-    _ready_times.append(m.wait_ready())
+def _record_ready(m, timeout=qemu.BOOT_TIMEOUT):
+    _ready_times.append(m.wait_ready(timeout))
     return m
 
 
@@ -96,13 +96,13 @@ def mkiso(request, tmp_path, iso):
 def boot(request, iso):
     machines = []
 
-    def start(iso_path=None, ready=True, **kw):
+    def start(iso_path=None, ready=True, timeout=qemu.BOOT_TIMEOUT, **kw):
         name = kw.pop("name", None) or log_name(request) + (f"-{len(machines)}" if machines else "")
         m = qemu.Machine(iso_path or iso, name=name, **kw)
         machines.append(m)
         m.start()
         if ready:
-            _record_ready(m)
+            _record_ready(m, timeout)
         return m
 
     yield start

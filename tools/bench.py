@@ -26,7 +26,9 @@ CC = os.environ.get("CC", "clang")
 REPS = os.environ.get("BENCH_REPS", "7")
 HUGEPAGES = 1024  # 2 GiB: rte_lpm and rte_lpm6 with room to spare
 
-ROUTE_NET = ["net/route4.c", "net/route6.c", "net/route_fib.c", "net/route_rib.c"]
+ROUTE_NET = sorted(os.path.relpath(os.path.join(d, f), ROOT)
+                   for d in [os.path.join(ROOT, "net")] for f in os.listdir(d)
+                   if f.startswith("route") and f.endswith(".c"))
 ROUTE_MAIN = ["tools/bench/route_bench.c", "tools/bench/route_bench6.c"]
 WARN = ["-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-I."]
 # The kernel's code generation (Makefile KCFLAGS) in a host binary: baseline

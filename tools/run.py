@@ -19,7 +19,7 @@ import qemu
 
 CTRL_RBRACKET = b"\x1d"
 # The two ports and the Linux host on each; hayate's side comes from the
-# configuration (tools/default.conf).
+# configuration (tools/run.conf, which `make run` boots).
 PORTS = [
     # port,  namespace,  peer address,  hayate's address, route to the far side
     ("eth0", "hy-left", "10.0.0.2/24", "10.0.0.1", "10.0.1.0/24 via 10.0.0.1"),
@@ -32,19 +32,22 @@ def explain(args, lab):
     print(f"hayate in QEMU ({acc}, {args.smp} CPUs, {args.memory}), console on this terminal.")
     if lab is None:
         return
-    print("Each port is a tap device in a network namespace of its own: a Linux host")
-    print("wired straight to that port.\n")
+    print("hayate is a router between two Linux hosts. Each of its ports is a tap")
+    print("device in a network namespace of its own: a host wired straight to it.\n")
     print(f"  {'port':<6}{'namespace':<11}{'Linux peer':<14}{'hayate':<10}")
     for port, ns, peer, hayate, _ in PORTS:
         print(f"  {port:<6}{ns:<11}{peer:<14}{hayate:<10}")
     left, right = PORTS[0], PORTS[1]
     tries = [(f"ip netns exec {left[1]} ping {left[3]}", f"hayate's {left[0]}"),
              (f"ip netns exec {left[1]} ping {right[2].split('/')[0]}", f"through hayate to {right[1]}"),
+             (f"ip netns exec {left[1]} traceroute -n {right[2].split('/')[0]}", "hayate is the first hop"),
+             (f"ip netns exec {left[1]} nc -u {left[3]} 7", "app udp-echo echoes each line"),
              (f"ip netns exec {right[1]} tcpdump -ni {right[1]}", f"what hayate sends on {right[0]}")]
     print("\nTry, from another terminal:")
     for c, why in tries:
         print(f"  {c:<45} # {why}")
-    print("Console: help, show version, shutdown. Ctrl-] leaves (and stops QEMU).\n")
+    print("Console: help, show interfaces, show stats, show arp, show route 10.0.1.2,")
+    print("route add 10.2.0.0/16 via 10.0.1.2, shutdown. Ctrl-] leaves (and stops QEMU).\n")
 
 
 def interact(m):

@@ -105,8 +105,7 @@ def test_smp_boots(boot, cpus):
     m = boot(smp=cpus)
     v = m.json("show version json")
     assert v["name"] == "hayate"
-    # Until the kernel starts the other cores it reports 1; never more than there are.
-    assert 1 <= v["cpus"] <= cpus
+    assert v["cpus"] == cpus
     m.shutdown()
 
 
@@ -116,7 +115,7 @@ def test_large_module(boot, mkiso, report):
     rib = os.path.join(SHARED_DATA, "rib-v4-2024.txt.gz")
     if not os.path.exists(rib):
         pytest.skip(f"{rib} missing")
-    m = boot(mkiso("hostname big\n", files=[rib]))
+    m = boot(mkiso("hostname big\n", files=[rib]), timeout=90)  # GRUB reads 14 MB
     assert m.prompt == "big> "
     report(f"boot with the 14 MB rib-v4-2024.txt module: {m.ready_s:.2f}s to ready")
 

@@ -8,7 +8,7 @@
 
 #define BURST 32
 #define NADDR6 (1u << 21)
-#define LPM6_TBL8S (1u << 18)
+#define LPM6_TBL8S (1u << 16) /* the smallest power of two that takes rib-v6-2024 */
 
 void bench_v6(const char *dir, int lookups_only, int hayate_only, int nreps, const char *label);
 
