@@ -4,6 +4,7 @@
  * and what is in flight, small enough to stay cache-friendly (lesson 4). */
 #include "pktmem.h"
 
+#include "kernel/cli.h"
 #include "kernel/console.h"
 #include "kernel/kalloc.h"
 #include "kernel/memmap.h"
@@ -14,7 +15,38 @@
 #define MAX_BYTES (64ull << 20)
 
 static struct pkt_pool *pools[PKTMEM_MAX_CPUS];
+static unsigned npools;
 static uint64_t per_core;
+
+/* Counts read from another core are recent, not exact. */
+static void cmd_show_buffers(const struct cli_args *a)
+{
+    struct json j;
+    if (a->json) {
+        cli_json_begin(&j);
+        json_obj_begin(&j, 0);
+        json_u64(&j, "buffer_bytes", PKT_BUF_SIZE);
+        json_arr_begin(&j, "pools");
+    }
+    for (unsigned c = 0; c < npools; c++) {
+        const struct pkt_pool *p = pools[c];
+        if (a->json) {
+            json_obj_begin(&j, 0);
+            json_u64(&j, "core", c);
+            json_u64(&j, "total", p->total);
+            json_u64(&j, "free", p->nfree);
+            json_u64(&j, "alloc-fail", p->alloc_fail);
+            json_obj_end(&j);
+        } else {
+            kprintf("core %u: %u of %u buffers free, %lu allocations failed\n", c, p->nfree, p->total, p->alloc_fail);
+        }
+    }
+    if (a->json) {
+        json_arr_end(&j);
+        json_obj_end(&j);
+        cli_json_end(&j);
+    }
+}
 
 void pktmem_init(unsigned ncpus)
 {
@@ -28,6 +60,8 @@ void pktmem_init(unsigned ncpus)
         pools[c] = kalloc(sizeof *pools[c]);
         pkt_pool_init(pools[c], mem, virt_to_phys(mem), per_core);
     }
+    npools = ncpus;
+    cli_register("show buffers", "show buffers [json]", "packet buffer pools, per core", cmd_show_buffers);
 }
 
 struct pkt_pool *pktmem_pool(unsigned cpu) { return cpu < PKTMEM_MAX_CPUS ? pools[cpu] : 0; }

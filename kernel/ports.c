@@ -157,6 +157,16 @@ static void cmd_show_interfaces(const struct cli_args *a)
         kprintf("no network ports found\n");
 }
 
+static void cmd_debug_break(const struct cli_args *a)
+{
+    struct netdev *d = a->argc == 1 ? ports_find(a->argv[0]) : 0;
+    if (!d || strcmp(d->driver, "virtio-net") != 0) {
+        kprintf("usage: debug virtio-break PORT (a virtio-net port)\n");
+        return;
+    }
+    virtio_net_break(d);
+}
+
 void ports_init(unsigned ncpus)
 {
     struct pkt_pool *pools[NETDEV_MAX_QUEUES];
@@ -179,6 +189,8 @@ void ports_init(unsigned ncpus)
                 dev->mac[4], dev->mac[5], dev->nqueues, dev->nqueues == 1 ? "" : "s", dev->link_up ? "up" : "down");
     }
     cli_register("show interfaces", "show interfaces [json]", "ports, link, counters, doorbells", cmd_show_interfaces);
+    cli_register("debug virtio-break", "debug virtio-break PORT", "make a virtio-net device need a reset",
+                 cmd_debug_break);
     loop_timer_init(&status_timer, poll_status, 0);
 }
 

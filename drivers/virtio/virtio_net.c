@@ -7,11 +7,14 @@
  * copies. Bursts: one avail->idx store and at most one doorbell each. */
 #include "virtio_net.h"
 
+#include <stdatomic.h>
+
 #include "drivers/virtio/virtio_pci.h"
 #include "kernel/console.h"
 #include "kernel/kalloc.h"
 #include "kernel/lib.h"
 #include "kernel/memmap.h"
+#include "kernel/time.h"
 #include "net/csum.h"
 
 #define F_CSUM (1ull << 0)
@@ -52,6 +55,7 @@ struct vnet_queue {
     struct virtqueue rx, tx;
     struct pkt_pool *pool;
     uint16_t refill_at; /* refill once this many RX descriptors are free */
+    uint32_t phase;     /* the vnet phase this queue's owner last acted on */
 } __attribute__((aligned(64)));
 
 struct vnet {
@@ -60,8 +64,16 @@ struct vnet {
     struct vnet_queue *q[NETDEV_MAX_QUEUES];
     struct virtqueue ctrl;
     uint8_t *ctrl_buf;
-    uint16_t max_pairs;
-    uint64_t needs_reset;
+    uint16_t max_pairs, pairs;
+    /* Device reset (3.1, 2.1.2 DEVICE_NEEDS_RESET), without locks: core 0
+     * sees the status and moves phase to DRAINING; each queue's owner, at
+     * its next burst, frees what its rings hold (its own pool's buffers)
+     * and counts itself in `drained`; when all have, core 0 resets and
+     * restarts the device and moves phase to RUNNING + 1; owners then
+     * refill and go on. Phases: even = running, odd = draining. */
+    _Atomic uint32_t phase;
+    _Atomic uint32_t drained;
+    uint64_t drain_since_ns, resets;
 };
 
 static const uint64_t wanted_features = VIRTIO_F_VERSION_1 | VIRTIO_F_RING_EVENT_IDX | F_CSUM | F_GUEST_CSUM | F_MTU |
@@ -116,10 +128,38 @@ static bool rx_header(struct pkt *p, const struct virtio_net_hdr *h)
     return true;
 }
 
+static void release_ring(struct virtqueue *vq)
+{
+    for (uint16_t id = 0; id < vq->size; id++)
+        if (vq->slot[id]) {
+            pkt_free(vq->slot[id]);
+            vq->slot[id] = NULL;
+        }
+}
+
+/* The owner's side of a reset: false while the queue must not be used. */
+static bool queue_usable(struct vnet *v, struct vnet_queue *q, uint16_t qi)
+{
+    uint32_t phase = atomic_load_explicit(&v->phase, memory_order_acquire);
+    if (__builtin_expect(phase == q->phase, 1))
+        return !(phase & 1);
+    q->phase = phase;
+    if (phase & 1) { /* draining: give back every buffer the rings hold */
+        release_ring(&q->rx);
+        release_ring(&q->tx);
+        atomic_fetch_add_explicit(&v->drained, 1, memory_order_release);
+        return false;
+    }
+    rx_refill(&v->dev, q, qi); /* restarted: the rings are new and empty */
+    return true;
+}
+
 static uint16_t vnet_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)
 {
     struct vnet_queue *q = to_vnet(dev)->q[qi];
     struct netdev_qstats *st = &dev->stats[qi];
+    if (!queue_usable(to_vnet(dev), q, qi))
+        return 0;
     uint16_t used = vq_used_idx(&q->rx), got = 0;
     uint64_t bytes = 0;
     uint32_t len;
@@ -181,6 +221,8 @@ static uint16_t vnet_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts
     struct vnet_queue *q = v->q[qi];
     struct netdev_qstats *st = &dev->stats[qi];
     bool hw_csum = (v->vp.features & F_CSUM) != 0;
+    if (!queue_usable(v, q, qi))
+        return 0;
     if (q->tx.nfree < n)
         tx_reclaim(&q->tx);
     uint16_t sent = 0;
@@ -209,24 +251,24 @@ static uint16_t vnet_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts
     return sent;
 }
 
+static void reset_step(struct vnet *v, uint8_t status);
+
 static void vnet_poll_status(struct netdev *dev)
 {
     struct vnet *v = to_vnet(dev);
     uint8_t status = virtio_pci_status(&v->vp);
-    if ((status & VIRTIO_STATUS_NEEDS_RESET) && !v->needs_reset) {
-        v->needs_reset = 1;
-        dev->link_up = false;
-        kprintf("%s: device needs reset (status 0x%x); port down\n", dev->name, status);
+    reset_step(v, status);
+    if (atomic_load_explicit(&v->phase, memory_order_relaxed) & 1)
         return;
-    }
+    bool up = true;
     if (v->vp.features & F_STATUS) {
         uint16_t s;
         virtio_pci_read_cfg(&v->vp, CFG_STATUS, &s, sizeof s);
-        bool up = (s & STATUS_LINK_UP) && !v->needs_reset;
-        if (up != dev->link_up && dev->name[0]) /* not while probing */
-            kprintf("%s: link %s\n", dev->name, up ? "up" : "down");
-        dev->link_up = up;
+        up = s & STATUS_LINK_UP;
     }
+    if (up != dev->link_up && dev->name[0]) /* not while probing */
+        kprintf("%s: link %s\n", dev->name, up ? "up" : "down");
+    dev->link_up = up;
 }
 
 static const struct netdev_ops vnet_ops = {
@@ -235,12 +277,20 @@ static const struct netdev_ops vnet_ops = {
     .poll_status = vnet_poll_status,
 };
 
+/* Ring memory is allocated once and reused, zeroed, by a restart. */
 static void setup_vq(struct vnet *v, uint16_t index, struct virtqueue *vq, uint16_t size)
 {
     size_t bytes = vq_ring_bytes(size);
-    void *ring = kalloc_pages(bytes / PAGE_SIZE, 1);
-    struct pkt **slot = kalloc(size * sizeof *slot);
-    uint16_t *free_ids = kalloc(size * sizeof *free_ids);
+    void *ring = (void *)vq->desc;
+    struct pkt **slot = vq->slot;
+    uint16_t *free_ids = vq->free_ids;
+    if (!ring) {
+        ring = kalloc_pages(bytes / PAGE_SIZE, 1);
+        slot = kalloc(size * sizeof *slot);
+        free_ids = kalloc(size * sizeof *free_ids);
+    } else {
+        memset(ring, 0, bytes);
+    }
     vq_init(vq, ring, size, slot, free_ids, (v->vp.features & VIRTIO_F_RING_EVENT_IDX) != 0);
     virtio_pci_queue_enable(&v->vp, index, vq, virt_to_phys(ring));
 }
@@ -276,28 +326,23 @@ static int ctrl_cmd(struct vnet *v, uint8_t class, uint8_t cmd, const void *data
     return -1;
 }
 
-struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools)
+/* Feature negotiation through DRIVER_OK and the queue-pair count (3.1.1);
+ * at probe time and again after a reset. RX rings are filled by their
+ * owners. 0, or -1 if the device refused. */
+static int device_start(struct vnet *v, uint16_t want_pairs)
 {
-    struct vnet *v = kalloc(sizeof *v);
-    struct netdev *dev = &v->dev;
-    if (virtio_pci_open(&v->vp, pci) != 0 || virtio_pci_negotiate(&v->vp, wanted_features) != 0) {
+    if (virtio_pci_negotiate(&v->vp, wanted_features) != 0) {
         virtio_pci_set_status(&v->vp, VIRTIO_STATUS_FAILED);
-        return NULL;
+        return -1;
     }
     uint64_t f = v->vp.features;
     v->max_pairs = 1;
     if ((f & F_MQ) && (f & F_CTRL_VQ))
         virtio_pci_read_cfg(&v->vp, CFG_MAX_PAIRS, &v->max_pairs, 2);
-    uint16_t pairs = v->max_pairs < max_pairs ? v->max_pairs : max_pairs;
-    if (pairs > NETDEV_MAX_QUEUES)
-        pairs = NETDEV_MAX_QUEUES;
-    if (pairs == 0)
-        pairs = 1;
+    uint16_t pairs = v->max_pairs < want_pairs ? v->max_pairs : want_pairs;
+    pairs = pairs > NETDEV_MAX_QUEUES ? NETDEV_MAX_QUEUES : pairs ? pairs : 1;
     for (uint16_t i = 0; i < pairs; i++) {
-        struct vnet_queue *q = kalloc(sizeof *q);
-        v->q[i] = q;
-        q->pool = pools[i];
-        dev->rx_pool[i] = pools[i];
+        struct vnet_queue *q = v->q[i] ? v->q[i] : (v->q[i] = kalloc(sizeof *q));
         setup_vq(v, (uint16_t)(2 * i), &q->rx, queue_size(v, (uint16_t)(2 * i)));
         setup_vq(v, (uint16_t)(2 * i + 1), &q->tx, queue_size(v, (uint16_t)(2 * i + 1)));
         q->refill_at = q->rx.size / 8 < REFILL_BATCH ? q->rx.size / 8 : REFILL_BATCH;
@@ -307,29 +352,92 @@ struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, struct 
     if (f & F_CTRL_VQ) {
         uint16_t ci = (uint16_t)(2 * v->max_pairs);
         setup_vq(v, ci, &v->ctrl, queue_size(v, ci) < 16 ? queue_size(v, ci) : 16);
-        v->ctrl_buf = kalloc(128);
+        if (!v->ctrl_buf)
+            v->ctrl_buf = kalloc(128);
+    }
+    virtio_pci_set_status(&v->vp, VIRTIO_STATUS_DRIVER_OK);
+    if (pairs > 1 && ctrl_cmd(v, CTRL_MQ, CTRL_MQ_VQ_PAIRS_SET, &pairs, sizeof pairs) != 0) {
+        kprintf("virtio-net: the device refused %u queue pairs; using 1\n", pairs);
+        pairs = 1;
+    }
+    v->pairs = pairs;
+    return 0;
+}
+
+/* Core 0's side of a reset (see struct vnet). */
+static void reset_step(struct vnet *v, uint8_t status)
+{
+    struct netdev *dev = &v->dev;
+    uint32_t phase = atomic_load_explicit(&v->phase, memory_order_relaxed);
+    uint64_t now = time_now_ns();
+    if (!(phase & 1)) {
+        if (!(status & VIRTIO_STATUS_NEEDS_RESET))
+            return;
+        kprintf("%s: device needs reset (status 0x%x); port down while it restarts\n", dev->name, status);
+        dev->link_up = false;
+        atomic_store_explicit(&v->drained, 0, memory_order_relaxed);
+        v->drain_since_ns = now;
+        atomic_store_explicit(&v->phase, phase + 1, memory_order_release);
+        return;
+    }
+    if (atomic_load_explicit(&v->drained, memory_order_acquire) < v->pairs) {
+        if (now - v->drain_since_ns > 1000000000ull && v->drain_since_ns) {
+            kprintf("%s: reset waits on a queue no core polls; the port stays down\n", dev->name);
+            v->drain_since_ns = 0;
+        }
+        return;
+    }
+    virtio_pci_reset(&v->vp);
+    uint16_t pairs = v->pairs;
+    if (device_start(v, pairs) != 0 || v->pairs != pairs) {
+        kprintf("%s: restart failed; the port stays down\n", dev->name);
+        return;
+    }
+    v->resets++;
+    atomic_store_explicit(&v->phase, phase + 1, memory_order_release);
+    kprintf("%s: device restarted (reset %lu)\n", dev->name, v->resets);
+}
+
+struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools)
+{
+    struct vnet *v = kalloc(sizeof *v);
+    struct netdev *dev = &v->dev;
+    if (virtio_pci_open(&v->vp, pci) != 0 || device_start(v, max_pairs) != 0)
+        return NULL;
+    uint64_t f = v->vp.features;
+    for (uint16_t i = 0; i < v->pairs; i++) {
+        v->q[i]->pool = pools[i];
+        dev->rx_pool[i] = pools[i];
+        rx_refill(dev, v->q[i], i);
     }
     if (f & F_MAC)
         virtio_pci_read_cfg(&v->vp, CFG_MAC, dev->mac, 6);
     dev->mtu = 1500;
     if (f & F_MTU)
         virtio_pci_read_cfg(&v->vp, CFG_MTU, &dev->mtu, 2);
-    virtio_pci_set_status(&v->vp, VIRTIO_STATUS_DRIVER_OK);
-    if (pairs > 1 && ctrl_cmd(v, CTRL_MQ, CTRL_MQ_VQ_PAIRS_SET, &pairs, sizeof pairs) != 0) {
-        kprintf("virtio-net: the device refused %u queue pairs; using 1\n", pairs);
-        pairs = 1;
-    }
-    for (uint16_t i = 0; i < pairs; i++)
-        rx_refill(dev, v->q[i], i);
     dev->driver = "virtio-net";
     dev->ops = &vnet_ops;
     dev->priv = v;
-    dev->nqueues = pairs;
+    dev->nqueues = v->pairs;
     dev->link_up = !(f & F_STATUS);
     dev->offloads = ((f & F_GUEST_CSUM) ? NETDEV_OFF_RX_CSUM : 0) | ((f & F_CSUM) ? NETDEV_OFF_TX_CSUM : 0) |
                     ((f & F_HOST_TSO4) ? NETDEV_OFF_TSO4 : 0) | ((f & F_HOST_TSO6) ? NETDEV_OFF_TSO6 : 0);
     vnet_poll_status(dev);
     return dev;
+}
+
+/* `debug virtio-break PORT`: hands the device a descriptor index outside
+ * the ring on queue 0's TX, which a device must treat as fatal (2.7.13:
+ * virtio 1.x devices then set DEVICE_NEEDS_RESET): the reset path's test.
+ * Console core only, where queue 0 is polled by the same loop. */
+void virtio_net_break(struct netdev *dev)
+{
+    struct virtqueue *tx = &to_vnet(dev)->q[0]->tx;
+    tx->avail_ring[tx->next_avail & tx->mask] = (uint16_t)(tx->size + 7);
+    tx->next_avail++;
+    __atomic_store_n(tx->avail_idx, tx->next_avail, __ATOMIC_RELEASE);
+    tx->kicked_avail = tx->next_avail;
+    *tx->notify = tx->notify_value;
 }
 
 uint64_t virtio_net_features(const struct netdev *dev) { return ((const struct vnet *)dev->priv)->vp.features; }
