@@ -108,6 +108,18 @@ static void show_json(void)
         json_bool(&j, "tso6", d->offloads & NETDEV_OFF_TSO6);
         json_bool(&j, "rss", d->offloads & NETDEV_OFF_RSS);
         json_obj_end(&j);
+        if (d->offloads & NETDEV_OFF_RSS) {
+            char key[2 * NETDEV_RSS_KEY_LEN + 1];
+            for (int k = 0; k < NETDEV_RSS_KEY_LEN; k++)
+                fmt_snprintf(key + 2 * k, 3, "%02x", d->rss_key[k]);
+            json_obj_begin(&j, "rss");
+            json_str(&j, "key", key);
+            json_arr_begin(&j, "reta");
+            for (int k = 0; k < NETDEV_RSS_RETA_LEN; k++)
+                json_u64(&j, 0, d->rss_reta[k]);
+            json_arr_end(&j);
+            json_obj_end(&j);
+        }
         json_obj_begin(&j, "counters");
         print_counters_json(&j, &t);
         json_obj_end(&j);
@@ -142,11 +154,11 @@ static void cmd_show_interfaces(const struct cli_args *a)
         ports_totals(d, &t);
         if (address_of(i, addr, sizeof addr)[0])
             kprintf("%s: address %s\n", d->name, addr);
-        kprintf("%s: %s %02x:%02x:%02x:%02x:%02x:%02x link %s mtu %u queues %u offloads%s%s%s%s\n", d->name, d->driver,
+        kprintf("%s: %s %02x:%02x:%02x:%02x:%02x:%02x link %s mtu %u queues %u offloads%s%s%s%s%s\n", d->name, d->driver,
                 d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5], d->link_up ? "up" : "down", d->mtu,
                 d->nqueues, d->offloads & NETDEV_OFF_RX_CSUM ? " rx-csum" : "",
                 d->offloads & NETDEV_OFF_TX_CSUM ? " tx-csum" : "", d->offloads & NETDEV_OFF_TSO4 ? " tso4" : "",
-                d->offloads & NETDEV_OFF_TSO6 ? " tso6" : "");
+                d->offloads & NETDEV_OFF_TSO6 ? " tso6" : "", d->offloads & NETDEV_OFF_RSS ? " rss" : "");
         kprintf("  rx %lu packets %lu bytes, no-buf %lu, miss %lu, error %lu\n", t.rx_packets, t.rx_bytes, t.rx_no_buf,
                 t.rx_miss, t.rx_error);
         kprintf("  tx %lu packets %lu bytes, full %lu, error %lu\n", t.tx_packets, t.tx_bytes, t.tx_full, t.tx_error);

@@ -15,6 +15,8 @@
 #include "pkt.h"
 
 #define NETDEV_MAX_QUEUES 16
+#define NETDEV_RSS_KEY_LEN 40   /* Toeplitz key, as NICs take it */
+#define NETDEV_RSS_RETA_LEN 128 /* indirection table entries */
 #define NETDEV_BATCH_HIST 9 /* batch sizes 1, 2-3, 4-7, ... 128-255, 256+ */
 
 /* Offload capabilities (struct netdev.offloads). */
@@ -62,6 +64,11 @@ struct netdev {
     const struct netdev_ops *ops;
     void *priv;                /* the driver's */
     struct pkt_pool *rx_pool[NETDEV_MAX_QUEUES]; /* refill source, per queue's core */
+    /* With NETDEV_OFF_RSS: a flow lands on queue
+     * rss_reta[toeplitz(rss_key, tuple) % NETDEV_RSS_RETA_LEN], so software
+     * (TCP's active opens) can predict which core will see the replies. */
+    uint8_t rss_key[NETDEV_RSS_KEY_LEN];
+    uint16_t rss_reta[NETDEV_RSS_RETA_LEN];
     struct netdev_qstats stats[NETDEV_MAX_QUEUES];
 };
 

@@ -27,6 +27,7 @@
 #define F_STATUS (1ull << 16)
 #define F_CTRL_VQ (1ull << 17)
 #define F_MQ (1ull << 22)
+#define F_RSS (1ull << 60)
 
 enum {
     HDR_F_NEEDS_CSUM = 1,
@@ -41,6 +42,16 @@ enum {
     STATUS_LINK_UP = 1,
     CTRL_MQ = 4,
     CTRL_MQ_VQ_PAIRS_SET = 0,
+    CTRL_MQ_RSS_CONFIG = 1,
+    CFG_RSS_MAX_KEY = 17,
+    CFG_RSS_MAX_RETA = 18,
+    CFG_RSS_HASH_TYPES = 20,
+    HASH_IPV4 = 1 << 0,
+    HASH_TCPV4 = 1 << 1,
+    HASH_UDPV4 = 1 << 2,
+    HASH_IPV6 = 1 << 3,
+    HASH_TCPV6 = 1 << 4,
+    HASH_UDPV6 = 1 << 5,
     CTRL_OK = 0,
     REFILL_BATCH = 32,
 };
@@ -65,6 +76,7 @@ struct vnet {
     struct virtqueue ctrl;
     uint8_t *ctrl_buf;
     uint16_t max_pairs, pairs;
+    bool rss; /* flows spread by our key and table (else the device's way) */
     /* Device reset (3.1, 2.1.2 DEVICE_NEEDS_RESET), without locks: core 0
      * sees the status and moves phase to DRAINING; each queue's owner, at
      * its next burst, frees what its rings hold (its own pool's buffers)
@@ -77,7 +89,16 @@ struct vnet {
 };
 
 static const uint64_t wanted_features = VIRTIO_F_VERSION_1 | VIRTIO_F_RING_EVENT_IDX | F_CSUM | F_GUEST_CSUM | F_MTU |
-                                        F_MAC | F_HOST_TSO4 | F_HOST_TSO6 | F_MRG_RXBUF | F_STATUS | F_CTRL_VQ | F_MQ;
+                                        F_MAC | F_HOST_TSO4 | F_HOST_TSO6 | F_MRG_RXBUF | F_STATUS | F_CTRL_VQ | F_MQ |
+                                        F_RSS;
+
+/* Symmetric Toeplitz key (0x6d5a repeated): both directions of a flow hash
+ * alike, so a forwarded flow and its replies meet on one core. */
+static const uint8_t rss_key[NETDEV_RSS_KEY_LEN] = {
+    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+};
 
 bool virtio_net_match(const struct pci_dev *pci)
 {
@@ -326,6 +347,40 @@ static int ctrl_cmd(struct vnet *v, uint8_t class, uint8_t cmd, const void *data
     return -1;
 }
 
+/* RSS (5.1.6.5.7.1): our key, an indirection table spreading flows over
+ * the pairs round-robin, IPv4/IPv6 with TCP and UDP ports. Replaces
+ * VQ_PAIRS_SET. 0, or -1 when the device cannot or will not. */
+static int rss_config(struct vnet *v, uint16_t pairs)
+{
+    uint8_t max_key;
+    uint16_t max_reta;
+    uint32_t types;
+    virtio_pci_read_cfg(&v->vp, CFG_RSS_MAX_KEY, &max_key, 1);
+    virtio_pci_read_cfg(&v->vp, CFG_RSS_MAX_RETA, &max_reta, 2);
+    virtio_pci_read_cfg(&v->vp, CFG_RSS_HASH_TYPES, &types, 4);
+    if (max_key < NETDEV_RSS_KEY_LEN || max_reta < NETDEV_RSS_RETA_LEN)
+        return -1;
+    uint8_t cmd[4 + 2 + 2 + 2 * NETDEV_RSS_RETA_LEN + 2 + 1 + NETDEV_RSS_KEY_LEN];
+    uint32_t want = types & (HASH_IPV4 | HASH_TCPV4 | HASH_UDPV4 | HASH_IPV6 | HASH_TCPV6 | HASH_UDPV6);
+    uint16_t mask = NETDEV_RSS_RETA_LEN - 1, unclassified = 0, max_tx = pairs;
+    uint8_t *p = cmd;
+    memcpy(p, &want, 4);
+    memcpy(p + 4, &mask, 2);
+    memcpy(p + 6, &unclassified, 2);
+    p += 8;
+    for (uint16_t i = 0; i < NETDEV_RSS_RETA_LEN; i++) {
+        uint16_t q = (uint16_t)(i % pairs);
+        v->dev.rss_reta[i] = q;
+        memcpy(p + 2 * i, &q, 2);
+    }
+    p += 2 * NETDEV_RSS_RETA_LEN;
+    memcpy(p, &max_tx, 2);
+    p[2] = NETDEV_RSS_KEY_LEN;
+    memcpy(p + 3, rss_key, NETDEV_RSS_KEY_LEN);
+    memcpy(v->dev.rss_key, rss_key, NETDEV_RSS_KEY_LEN);
+    return ctrl_cmd(v, CTRL_MQ, CTRL_MQ_RSS_CONFIG, cmd, sizeof cmd);
+}
+
 /* Feature negotiation through DRIVER_OK and the queue-pair count (3.1.1);
  * at probe time and again after a reset. RX rings are filled by their
  * owners. 0, or -1 if the device refused. */
@@ -356,7 +411,10 @@ static int device_start(struct vnet *v, uint16_t want_pairs)
             v->ctrl_buf = kalloc(128);
     }
     virtio_pci_set_status(&v->vp, VIRTIO_STATUS_DRIVER_OK);
-    if (pairs > 1 && ctrl_cmd(v, CTRL_MQ, CTRL_MQ_VQ_PAIRS_SET, &pairs, sizeof pairs) != 0) {
+    v->rss = false;
+    if (pairs > 1 && (f & F_RSS) && rss_config(v, pairs) == 0)
+        v->rss = true;
+    else if (pairs > 1 && ctrl_cmd(v, CTRL_MQ, CTRL_MQ_VQ_PAIRS_SET, &pairs, sizeof pairs) != 0) {
         kprintf("virtio-net: the device refused %u queue pairs; using 1\n", pairs);
         pairs = 1;
     }
@@ -421,7 +479,8 @@ struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, struct 
     dev->nqueues = v->pairs;
     dev->link_up = !(f & F_STATUS);
     dev->offloads = ((f & F_GUEST_CSUM) ? NETDEV_OFF_RX_CSUM : 0) | ((f & F_CSUM) ? NETDEV_OFF_TX_CSUM : 0) |
-                    ((f & F_HOST_TSO4) ? NETDEV_OFF_TSO4 : 0) | ((f & F_HOST_TSO6) ? NETDEV_OFF_TSO6 : 0);
+                    ((f & F_HOST_TSO4) ? NETDEV_OFF_TSO4 : 0) | ((f & F_HOST_TSO6) ? NETDEV_OFF_TSO6 : 0) |
+                    (v->rss ? NETDEV_OFF_RSS : 0);
     vnet_poll_status(dev);
     return dev;
 }

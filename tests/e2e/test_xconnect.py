@@ -135,32 +135,65 @@ def test_burst_arrives_complete_in_order_and_counted(xlab, tmp_path, report):
         f"QEMU saw {notifies} notifications ({len(queues)} its own), hayate counted {total}"
 
 
-def test_multiqueue_flows_spread_and_each_core_serves_its_pair(xlab):
-    lab = xlab(smp=4, queues=4)
+def toeplitz(key, data):
+    """The RSS hash (Microsoft's definition), for checking the NIC's choice."""
+    k = int.from_bytes(key, "big")
+    kbits = len(key) * 8
+    h = 0
+    for i, byte in enumerate(data):
+        for b in range(8):
+            if byte & (0x80 >> b):
+                h ^= (k >> (kbits - 32 - (i * 8 + b))) & 0xFFFFFFFF
+    return h
+
+
+def udp_flow(dst, src, i):
+    """Frame i of 64 UDP flows from 10.9.0.1 to 10.9.0.99."""
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 28 + 18, i, 0, 64, 17, 0,
+                     socket.inet_aton("10.9.0.1"), socket.inet_aton("10.9.0.99"))
+    udph = struct.pack("!HHHH", 20000 + i % 64, 9, 8 + 18, 0)
+    return dst + src + b"\x08\x00" + ip + udph + struct.pack("!Q", i) + bytes(10)
+
+
+def send_flows(lab, count=4000):
     left, right = lab.peers
-    m = lab.machine
-    info = counters(m)
-    assert info["eth0"]["queues"] == 4 and info["eth1"]["queues"] == 4
     dst, src = mac_bytes(right), mac_bytes(left)
-
-    def udp(i):  # 64 flows: the tap's flow hash spreads them over its queues
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 28 + 18, i, 0, 64, 17, 0,
-                         socket.inet_aton("10.9.0.1"), socket.inet_aton("10.9.0.99"))
-        udph = struct.pack("!HHHH", 20000 + i % 64, 9, 8 + 18, 0)
-        return dst + src + b"\x08\x00" + ip + udph + struct.pack("!Q", i) + bytes(10)
-
     tx = nsraw.raw_socket(left.ns, left.tap)
-    for i in range(4000):
-        tx.send(udp(i))
+    for i in range(count):
+        tx.send(udp_flow(dst, src, i))
         if i % 64 == 63:
             time.sleep(0.002)
     tx.close()
     time.sleep(1)
-    c = counters(m)
+    return counters(lab.machine)
+
+
+def test_multiqueue_flows_spread_and_each_core_serves_its_pair(xlab):
+    lab = xlab(smp=4, queues=4)
+    c = counters(lab.machine)
+    assert c["eth0"]["queues"] == 4 and c["eth1"]["queues"] == 4
+    c = send_flows(lab)
     rx_q = [q["rx-packets"] for q in c["eth0"]["per-queue"]]
     tx_q = [q["tx-packets"] for q in c["eth1"]["per-queue"]]
     assert sum(1 for n in rx_q if n > 0) >= 2, f"flows did not spread: {rx_q}"
     assert rx_q == tx_q, f"queue q's frames must leave on queue q (one core per pair): rx {rx_q} tx {tx_q}"
+
+
+def test_rss_puts_each_flow_where_our_key_says(xlab):
+    """With the device's RSS on, hayate programs the key and table: every
+    flow must land on reta[toeplitz(key, tuple) % 128]."""
+    lab = xlab(smp=4, queues=4, extra=["-global", "virtio-net-pci.rss=on"])
+    eth0 = counters(lab.machine)["eth0"]
+    assert eth0["offloads"]["rss"], eth0
+    key, reta = bytes.fromhex(eth0["rss"]["key"]), eth0["rss"]["reta"]
+    want = [0, 0, 0, 0]
+    for i in range(4000):
+        t = socket.inet_aton("10.9.0.1") + socket.inet_aton("10.9.0.99") + struct.pack("!HH", 20000 + i % 64, 9)
+        want[reta[toeplitz(key, t) % len(reta)]] += 1
+    c = send_flows(lab)
+    rx_q = [q["rx-packets"] for q in c["eth0"]["per-queue"]]
+    assert rx_q == want, f"per-queue arrivals {rx_q}, the key and table say {want}"
+    assert sum(1 for n in want if n) >= 3
 
 
 def test_device_reset_recovers_and_keeps_every_buffer(xlab):
