@@ -140,16 +140,29 @@ __attribute__((noreturn)) static void run(void)
     }
 }
 
+/* The other cores wait halted (not spinning: that would take an SMT
+ * sibling's, or under TCG a host thread's, time from core 0's boot) and
+ * get one wake-up IPI. The same store/load pairing as halt(). */
 void loop_start_all(void)
 {
-    atomic_store_explicit(&started, 1, memory_order_release);
+    atomic_store(&started, 1);
+    for (unsigned i = 1; i < cpu_count(); i++)
+        if (atomic_load(&percpu_at(i)->sleeping))
+            lapic_send_ipi(percpu_at(i)->apic_id, LAPIC_WAKE_VECTOR);
     run();
 }
 
 void loop_run_ap(void)
 {
-    while (!loop_started())
-        cpu_pause();
+    struct percpu *c = percpu_self();
+    for (;;) {
+        atomic_store(&c->sleeping, 1);
+        if (loop_started())
+            break;
+        cpu_sti_hlt();
+        cpu_cli();
+    }
+    atomic_store(&c->sleeping, 0);
     run();
 }
 

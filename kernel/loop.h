@@ -30,8 +30,8 @@ void loop_init(void);
  * At boot before loop_start_all, or on the calling core itself. Returns 0,
  * or -1 (no such core, table full, or another core's running loop). */
 int loop_add_poller(unsigned cpu, const char *name, loop_fn fn, void *arg);
-/* End of kernel_main64: lets every other core into its loop, then runs
- * core 0's. */
+/* End of kernel_main64: lets every other core into its loop (they wait
+ * halted; one wake-up IPI each), then runs core 0's. */
 __attribute__((noreturn)) void loop_start_all(void);
 __attribute__((noreturn)) void loop_run_ap(void); /* kernel/smp.c */
 bool loop_started(void);

@@ -1,4 +1,5 @@
-/* kernel/loop_cmds.c: `show cpus` and the `idle` statement. Counters of
+/* kernel/loop_cmds.c: `show cpus`, the `debug selftest` commands
+ * (kernel/selftest.c) and the `idle` statement. Counters of
  * other cores are read as they are (each is written by its own core only),
  * so a line is a recent snapshot, not an atomic one. */
 #include "loop_cmds.h"
@@ -137,5 +138,7 @@ void loop_cmds_init(void)
                  "timers on every core: order, never early (JSON)", selftest_timers);
     cli_register("debug selftest messages", "debug selftest messages",
                  "messages between all cores: none lost or repeated (JSON)", selftest_messages);
+    cli_register("debug selftest vector", "debug selftest vector",
+                 "vector registers survive an interrupt, every core (JSON)", selftest_vector);
     config_register("idle", stmt_idle);
 }

@@ -3,7 +3,7 @@
 #ifndef KERNEL_LOOP_CMDS_H
 #define KERNEL_LOOP_CMDS_H
 
-/* show cpus [json], debug selftest timers|messages [json], and the
+/* show cpus [json], debug selftest timers|messages|vector, and the
  * configuration statement `idle poll|halt`. */
 void loop_cmds_init(void);
 

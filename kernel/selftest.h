@@ -7,5 +7,6 @@
 
 void selftest_timers(const struct cli_args *a);
 void selftest_messages(const struct cli_args *a);
+void selftest_vector(const struct cli_args *a); /* takes one interrupt per core */
 
 #endif

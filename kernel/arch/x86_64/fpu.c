@@ -10,6 +10,8 @@
 #include "fpu.h"
 
 #include "cpu.h"
+#include "lapic.h"
+#include "trap.h"
 #include "kernel/console.h"
 
 enum {
@@ -61,6 +63,56 @@ void fpu_init_cpu(void)
         fpu_area_bytes = (size + 63) & ~63u; /* isr.asm keeps rsp 64-aligned */
         fpu_use_xsave = 1;
     }
+}
+
+/* The test interrupt: destroys every vector register, as any handler
+ * compiled for AVX might. */
+static void clobber(struct trap_frame *f)
+{
+    if (xcr0 & XCR0_AVX)
+        __asm__ volatile("vzeroall");
+    else
+        __asm__ volatile("pxor %%xmm0, %%xmm0; pxor %%xmm1, %%xmm1; pxor %%xmm2, %%xmm2; pxor %%xmm3, %%xmm3\n\t"
+                         "pxor %%xmm4, %%xmm4; pxor %%xmm5, %%xmm5; pxor %%xmm6, %%xmm6; pxor %%xmm7, %%xmm7\n\t"
+                         "pxor %%xmm8, %%xmm8; pxor %%xmm9, %%xmm9; pxor %%xmm10, %%xmm10; pxor %%xmm11, %%xmm11\n\t"
+                         "pxor %%xmm12, %%xmm12; pxor %%xmm13, %%xmm13; pxor %%xmm14, %%xmm14; pxor %%xmm15, %%xmm15" ::
+                             : "memory");
+    lapic_eoi();
+}
+
+/* Sixteen registers, each loaded from or stored to its 32-byte slot of
+ * the buffer in operand %0 (loads) or %1 (stores). */
+#define R16(f) f(0) f(1) f(2) f(3) f(4) f(5) f(6) f(7) f(8) f(9) f(10) f(11) f(12) f(13) f(14) f(15)
+#define YMM_LOAD(n) "vmovdqu " #n "*32(%0), %%ymm" #n "\n\t"
+#define YMM_STORE(n) "vmovdqu %%ymm" #n ", " #n "*32(%1)\n\t"
+#define XMM_LOAD(n) "movdqu " #n "*32(%0), %%xmm" #n "\n\t"
+#define XMM_STORE(n) "movdqu %%xmm" #n ", " #n "*32(%1)\n\t"
+#define VEC_CLOBBERS                                                                                     \
+    "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
+        "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
+
+unsigned fpu_selftest(void)
+{
+    uint32_t in[16 * 8], out[16 * 8];
+    for (unsigned i = 0; i < 16 * 8; i++) {
+        in[i] = 0x9e3779b9u * (i + 1) ^ (uint32_t)lapic_id();
+        out[i] = 0;
+    }
+    trap_set_handler(FPU_TEST_VECTOR, clobber);
+    lapic_send_ipi(lapic_id(), FPU_TEST_VECTOR); /* pending until sti */
+    bool avx = (xcr0 & XCR0_AVX) != 0;
+    if (avx)
+        __asm__ volatile(R16(YMM_LOAD) "sti; hlt; cli\n\t" R16(YMM_STORE) "vzeroupper"
+                         :
+                         : "r"(in), "r"(out)
+                         : VEC_CLOBBERS);
+    else
+        __asm__ volatile(R16(XMM_LOAD) "sti; hlt; cli\n\t" R16(XMM_STORE) : : "r"(in), "r"(out) : VEC_CLOBBERS);
+    unsigned lanes = avx ? 8 : 4, bad = 0;
+    for (unsigned r = 0; r < 16; r++)
+        for (unsigned k = 0; k < lanes; k++)
+            bad += in[r * 8 + k] != out[r * 8 + k];
+    return bad;
 }
 
 uint64_t fpu_xcr0(void) { return xcr0; }
