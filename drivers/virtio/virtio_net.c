@@ -14,6 +14,7 @@
 #include "kernel/kalloc.h"
 #include "kernel/lib.h"
 #include "kernel/memmap.h"
+#include "kernel/percpu.h"
 #include "kernel/time.h"
 #include "net/csum.h"
 
@@ -54,7 +55,9 @@ enum {
     HASH_UDPV6 = 1 << 5,
     CTRL_OK = 0,
     REFILL_BATCH = 32,
+    TX_KICK_BATCH = 32,         /* frames worth a doorbell at once */
 };
+#define TX_KICK_DELAY_NS 100000ull /* the longest a published frame waits (DPDK's usual TX drain) */
 
 struct virtio_net_hdr {
     uint8_t flags, gso_type;
@@ -67,6 +70,11 @@ struct vnet_queue {
     struct pkt_pool *pool;
     uint16_t refill_at; /* refill once this many RX descriptors are free */
     uint32_t phase;     /* the vnet phase this queue's owner last acted on */
+    /* TX doorbell deferred (see tx_kick_maybe): the device asked for one,
+     * tx_unkicked frames wait for it since tx_defer_ns. */
+    bool tx_need_kick;
+    uint16_t tx_unkicked;
+    uint64_t tx_defer_ns;
 } __attribute__((aligned(64)));
 
 struct vnet {
@@ -171,8 +179,30 @@ static bool queue_usable(struct vnet *v, struct vnet_queue *q, uint16_t qi)
         atomic_fetch_add_explicit(&v->drained, 1, memory_order_release);
         return false;
     }
+    q->tx_need_kick = false;
+    q->tx_unkicked = 0;
     rx_refill(&v->dev, q, qi); /* restarted: the rings are new and empty */
     return true;
+}
+
+/* The TX doorbell, adaptively batched. Frames are published (avail->idx)
+ * at every burst, so a device that is busy sending picks them up without
+ * one. When the device has asked for a doorbell, it is rung once
+ * TX_KICK_BATCH frames wait, once the oldest has waited TX_KICK_DELAY_NS,
+ * or as soon as this queue's owner polls RX in a loop pass that has found
+ * no work so far (kernel/loop.h): under load one doorbell covers many
+ * bursts, and a quiet loop costs no latency. */
+static void tx_kick_maybe(struct netdev *dev, struct vnet_queue *q, uint16_t qi, bool idle)
+{
+    if (!q->tx_need_kick)
+        return;
+    if (!idle && q->tx_unkicked < TX_KICK_BATCH && time_now_ns() - q->tx_defer_ns < TX_KICK_DELAY_NS)
+        return;
+    *q->tx.notify = q->tx.notify_value;
+    q->tx.doorbells++;
+    dev->stats[qi].tx_doorbells++;
+    q->tx_need_kick = false;
+    q->tx_unkicked = 0;
 }
 
 static uint16_t vnet_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)
@@ -200,6 +230,7 @@ static uint16_t vnet_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts
     }
     if (q->rx.nfree >= q->refill_at)
         rx_refill(dev, q, qi);
+    tx_kick_maybe(dev, q, qi, got == 0 && percpu_self()->work == 0);
     if (got) {
         st->rx_packets += got;
         st->rx_bytes += bytes;
@@ -263,7 +294,12 @@ static uint16_t vnet_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts
         bytes += frame_len;
     }
     if (sent) {
-        st->tx_doorbells += (uint64_t)vq_kick(&q->tx);
+        if (vq_publish(&q->tx) && !q->tx_need_kick) {
+            q->tx_need_kick = true;
+            q->tx_defer_ns = time_now_ns();
+        }
+        q->tx_unkicked = (uint16_t)(q->tx_unkicked + sent);
+        tx_kick_maybe(dev, q, qi, false);
         st->tx_packets += sent;
         st->tx_bytes += bytes;
         st->tx_batches++;
