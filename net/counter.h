@@ -60,6 +60,7 @@
     X(tcp, syncookie_ok, "tcp-syncookie-ok")                                  \
     X(tcp, syncookie_bad, "tcp-syncookie-bad")                                \
     X(tcp, tw_recycled, "tcp-tw-recycled")      /* TIME-WAIT reused */        \
+    X(tcp, half_open_evicted, "tcp-half-open-evicted") /* for a cookie */     \
     X(tcp, no_buf, "tcp-no-buf")                /* no buffer for a segment */
 
 /* X(layer, field, "name") */

@@ -79,7 +79,8 @@ void fwd_sync(struct fwd *f, const struct net_stack *s)
         const struct net_iface *ifc = &s->iface[i];
         if (ifc->dev == NULL)
             continue;
-        net_memcpy(f->mac[i], ifc->dev->mac, ETH_ALEN);
+        f->mac64[i] = 0;
+        net_memcpy(&f->mac64[i], ifc->dev->mac, ETH_ALEN);
         if (ifc->vlan_id == 0)
             f->fast_ports |= 1u << i;
         if (ifc->addr_be) {
@@ -106,17 +107,13 @@ bool fwd_route(void *ctx, uint32_t dst_be, uint16_t *port, uint32_t *gw_be)
 }
 
 /* First octets no transit datagram has in its source or destination
- * (RFC 1812 5.3.7: 0/8, 127/8, 224/4 multicast, 240/4): bit o of word o/64. */
-static const uint64_t odd_octet[4] = {1ull, 1ull << 63, 0, 0xffffffff00000000ull};
-
-static inline uint64_t odd_addr(uint32_t a_be)
-{
-    uint32_t o = a_be & 0xff; /* the first octet, in memory order */
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    o = a_be >> 24;
-#endif
-    return (odd_octet[o >> 6] >> (o & 63)) & 1;
-}
+ * (RFC 1812 5.3.7: 0/8, 127/8, 224/4 multicast, 240/4 and the limited
+ * broadcast): those go to the stack, which sorts them out. */
+static const uint8_t odd_octet[256] = {
+    [0] = 1, [127] = 1,
+    [224] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    [240] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
 
 /* The header checksum (20 bytes) checks out: 32-bit words summed in 64
  * bits, folded (RFC 1071 section 2). */
@@ -130,35 +127,54 @@ static inline bool csum20_ok(const uint8_t *h)
     return csum_fold((uint32_t)sum) == 0xffff;
 }
 
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t v;
+    net_memcpy(&v, p, 8);
+    return v;
+}
+
+/* Frame bytes 0..7 (destination MAC, 2 bytes of source) and 12..19
+ * (EtherType, version/IHL, TOS, total length, id): what to compare, as
+ * words in memory order, so the same code holds for either byte order. */
+static const uint8_t mac_mask[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0};
+static const uint8_t l3_mask[8] = {0xff, 0xff, 0xff, 0, 0, 0, 0, 0};
+static const uint8_t l3_want[8] = {0x08, 0x00, 0x45, 0, 0, 0, 0, 0}; /* IPv4, 20-byte header */
+
 /* Plain transit IPv4 for the fast path: unicast to our MAC on an untagged
  * port, a 20-byte header with a good checksum and length, TTL > 1, not a
- * fragment, no martian and nothing that might be ours. Anything else goes
- * to the stack, which checks it again in full and counts what it drops.
- * Trims link padding (keeping the minimum frame). */
-static inline bool classify(const struct fwd *f, struct pkt *p)
+ * fragment, no martian and nothing that might be ours. Returns the
+ * destination (host order), or 0 to send the frame to the stack, which
+ * checks it again in full and counts what it drops (0.0.0.0 is a martian
+ * anyway). Trims link padding past the minimum frame, pads a shorter one.
+ * Reads the 34 bytes of headers even from a shorter frame: the buffer has
+ * room, and the length check rejects it. */
+static inline uint32_t classify(const struct fwd *f, struct pkt *p)
 {
-    const uint8_t *d = p->data;
-    uint16_t port = p->port, type_be;
-    if (port >= NET_MAX_PORTS || !((f->fast_ports >> port) & 1) ||
-        p->len < ETH_HDR_LEN + IP4_HDR_LEN || net_memcmp(d, f->mac[port], ETH_ALEN) != 0)
-        return false;
-    net_memcpy(&type_be, d + 12, 2);
-    const struct ip4_hdr *h = (const struct ip4_hdr *)(d + ETH_HDR_LEN);
-    uint32_t tot = net_ntohs(h->len_be);
-    if (type_be != net_htons(ETH_TYPE_IP4) || h->ver_ihl != 0x45 || h->ttl <= 1 ||
-        tot < IP4_HDR_LEN || tot > (uint32_t)p->len - ETH_HDR_LEN ||
-        (h->frag_be & net_htons(IP4_MF | IP4_OFF_MASK)))
-        return false;
-    uint32_t src = h->src_be, dst = h->dst_be;
-    if ((odd_addr(src) | odd_addr(dst)) || is_local(f, src) || is_local(f, dst))
-        return false;
-    if (!(p->flags & PKT_RX_IP_CSUM_OK) && !csum20_ok(d + ETH_HDR_LEN))
-        return false;
-    uint32_t len = ETH_HDR_LEN + tot;
-    if (len < ETH_MIN_LEN)
-        len = p->len < ETH_MIN_LEN ? p->len : ETH_MIN_LEN;
-    p->len = (uint16_t)len;
-    return true;
+    const uint8_t *d = p->data, *ip = d + ETH_HDR_LEN;
+    uint32_t port = p->port, len = p->len;
+    if (port >= NET_MAX_PORTS || !((f->fast_ports >> port) & 1))
+        return 0;
+    if (((load64(d) ^ f->mac64[port]) & load64(mac_mask)) != 0 ||
+        (load64(d + 12) & load64(l3_mask)) != load64(l3_want))
+        return 0;
+    uint32_t tot = (uint32_t)ip[2] << 8 | ip[3];
+    if (tot < IP4_HDR_LEN || tot + ETH_HDR_LEN > len || ((ip[6] & 0x3f) | ip[7]) != 0 || ip[8] <= 1)
+        return 0; /* bad length, a fragment (MF or an offset), TTL 0 or 1 */
+    uint32_t src, dst;
+    net_memcpy(&src, ip + 12, 4);
+    net_memcpy(&dst, ip + 16, 4);
+    if ((odd_octet[ip[12]] | odd_octet[ip[16]]) || is_local(f, src) || is_local(f, dst))
+        return 0;
+    if (!(p->flags & PKT_RX_IP_CSUM_OK) && !csum20_ok(ip))
+        return 0;
+    if (NET_UNLIKELY(tot < ETH_MIN_LEN - ETH_HDR_LEN)) { /* the sender's padding, or ours */
+        if (len < ETH_MIN_LEN)
+            net_memset(p->data + len, 0, ETH_MIN_LEN - len);
+        tot = ETH_MIN_LEN - ETH_HDR_LEN;
+    }
+    p->len = (uint16_t)(ETH_HDR_LEN + tot);
+    return net_ntohl(dst);
 }
 
 static inline void put_tx(struct fwd *f, uint16_t port, struct pkt *p)
@@ -199,12 +215,12 @@ static void flush(struct fwd *f, struct net_stack *s)
             pkt_free_bulk(b + sent, (uint32_t)(n - sent));
         }
     }
-    net_flush(s); /* ports with only the stack's frames */
 }
 
 static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns)
 {
     uint32_t nf = 0, nslow = 0, nfast = 0;
+    uint64_t stack_tx = s->ctr.eth_tx;
 
     nexthop_cache_check(&f->nhc, s);
     f->ctr.rx += n;
@@ -212,11 +228,12 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
         if (i + PREFETCH_AHEAD < n)
             __builtin_prefetch(pkts[i + PREFETCH_AHEAD]->data);
         struct pkt *p = pkts[i];
-        if (classify(f, p)) {
-            f->fast[nf] = p;
-            f->dst[nf++] = net_ntohl(((const struct ip4_hdr *)(p->data + ETH_HDR_LEN))->dst_be);
-        } else
-            f->slow[nslow++] = p;
+        uint32_t dst = classify(f, p);
+        f->fast[nf] = p; /* both: one index moves on */
+        f->dst[nf] = dst;
+        f->slow[nslow] = p;
+        nf += dst != 0;
+        nslow += dst == 0;
     }
     if (nf)
         f->lookup4(f->lookup4_ctx, f->dst, f->nh, nf);
@@ -236,8 +253,9 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
             exception(f, s, p, nh, now_ns);
             continue;
         }
-        net_memcpy(d, mac, ETH_ALEN);
-        net_memcpy(d + ETH_ALEN, a->eth + ETH_ALEN, ETH_ALEN);
+        net_memcpy(d, a->eth, 2 * ETH_ALEN);
+        if (NET_UNLIKELY(mac != a->eth))
+            net_memcpy(d, mac, ETH_ALEN);
         fwd_ttl_dec(h);
         put_tx(f, a->port, p);
         nfast++;
@@ -249,6 +267,8 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
         net_input(s, f->slow, (uint16_t)nslow, now_ns);
     }
     flush(f, s);
+    if (s->ctr.eth_tx != stack_tx)
+        net_flush(s); /* ports with only the stack's frames */
 }
 
 void fwd_burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns)

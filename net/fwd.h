@@ -78,7 +78,7 @@ struct fwd {
     const struct route4 *rt4;            /* shared, read-only here */
     fwd_lookup4_fn lookup4;              /* NULL: route4_lookup_burst on rt4 */
     void *lookup4_ctx;
-    uint8_t mac[NET_MAX_PORTS][ETH_ALEN]; /* each port's MAC, for the input check */
+    uint64_t mac64[NET_MAX_PORTS];       /* each port's MAC in the low bytes (memory order) */
     uint32_t fast_ports;                 /* bit p: port p may take the fast path */
     uint32_t dirty;                      /* bit p: frames in tx[p] */
     uint32_t local_mul;                  /* hash of local[]: (a * local_mul) >> 24 */
@@ -141,15 +141,22 @@ static inline uint64_t fwd_counter_get(const struct fwd_counters *c, const struc
 void fwd_slow(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, uint64_t now_ns);
 
 /* TTL minus one and the header checksum updated for it (RFC 1624 eqn. 3:
- * HC' = ~(~HC + ~m + m') over the TTL/protocol word m). */
+ * HC' = ~(~HC + ~m + m') over the TTL/protocol word m). The word is read
+ * once and changed in a register: reading it back after a byte store to
+ * the TTL would stall on store forwarding. */
 static inline void fwd_ttl_dec(struct ip4_hdr *h)
 {
-    uint16_t old, new_word;
-    __builtin_memcpy(&old, &h->ttl, 2);
-    h->ttl--;
-    __builtin_memcpy(&new_word, &h->ttl, 2);
-    uint32_t sum = (uint32_t)(uint16_t)~h->csum + (uint16_t)~old + new_word;
-    h->csum = (uint16_t)~csum_fold(sum);
+    uint8_t w[2];
+    uint16_t old, new_word, csum;
+    __builtin_memcpy(w, &h->ttl, 2);
+    __builtin_memcpy(&old, w, 2);
+    w[0]--;
+    __builtin_memcpy(&new_word, w, 2);
+    __builtin_memcpy(&csum, &h->csum, 2);
+    uint32_t sum = (uint32_t)(uint16_t)~csum + (uint16_t)~old + new_word;
+    csum = (uint16_t)~csum_fold(sum);
+    __builtin_memcpy(&h->ttl, &new_word, 2);
+    __builtin_memcpy(&h->csum, &csum, 2);
 }
 
 #endif

@@ -9,6 +9,7 @@
 #include "icmp4.h"
 #include "ip4_reasm.h"
 #include "net.h"
+#include "tcp.h"
 #include "udp.h"
 
 /* Options are EOL, NOP or type-length-value within the header (RFC 791). */
@@ -100,6 +101,12 @@ void ip4_deliver(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns)
     case IP4_PROTO_UDP:
         udp_input(s, rx, now_ns);
         return;
+    case IP4_PROTO_TCP:
+        if (s->tcp) {
+            tcp_input(s, rx, now_ns);
+            return;
+        }
+        break;
     default:
         break;
     }

@@ -7,6 +7,7 @@
 #include "eth.h"
 #include "ip4.h"
 #include "ip4_reasm.h"
+#include "tcp.h"
 #include "wire.h"
 
 void net_stack_init(struct net_stack *s, struct pkt_pool *pool, uint32_t core)
@@ -23,6 +24,8 @@ void net_stack_init(struct net_stack *s, struct pkt_pool *pool, uint32_t core)
 
 void net_stack_release(struct net_stack *s)
 {
+    if (s->tcp)
+        tcp_release(s->tcp);
     for (uint16_t i = 0; i < s->nports; i++) {
         struct net_iface *ifc = &s->iface[i];
         if (ifc->dev == NULL)
@@ -123,6 +126,11 @@ uint64_t net_poll(struct net_stack *s, uint64_t now_ns)
     if (now_ns < s->timer_ns)
         return s->timer_ns;
     uint64_t next = ip4_reasm_timer(s, now_ns);
+    if (s->tcp) {
+        uint64_t t = tcp_poll(s->tcp, now_ns);
+        if (t < next)
+            next = t;
+    }
     for (uint16_t i = 0; i < s->nports; i++) {
         if (s->iface[i].dev == NULL)
             continue;

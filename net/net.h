@@ -46,6 +46,7 @@ enum {
 };
 
 struct net_stack;
+struct tcp_stack;
 
 /* Route lookup for dst_be: true with the output port and the gateway
  * (0: dst_be is on the link), false when there is no route. */
@@ -87,6 +88,7 @@ struct net_stack {
     void *forward_ctx;
     struct icmp4_limit icmp_limit;
     struct udp_table udp;
+    struct tcp_stack *tcp;      /* NULL: no TCP (tcp_init attaches one) */
     struct net_counters ctr;
     struct net_iface iface[NET_MAX_PORTS];
     struct ip4_reasm reasm;
@@ -96,7 +98,8 @@ struct net_stack {
  * core only seeds the IPv4 identification. */
 void net_stack_init(struct net_stack *s, struct pkt_pool *pool, uint32_t core);
 
-/* Free every buffer the stack holds (ARP queues, fragments, unsent bursts). */
+/* Free every buffer the stack holds (ARP queues, fragments, unsent bursts,
+ * TCP's queues: tcp_release). */
 void net_stack_release(struct net_stack *s);
 
 /* Attach this core's queue of dev as port dev->index with addr_be/prefix_len
@@ -119,7 +122,7 @@ void net_input(struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_
 /* Hand every port's gathered frames to its driver, one tx_burst each. */
 void net_flush(struct net_stack *s);
 
-/* Timers (ARP, reassembly) and link-up announcements. Returns when it next
+/* Timers (ARP, reassembly, TCP) and link-up announcements. Returns when it next
  * wants to be called (UINT64_MAX: no timer pending); calling it more often is
  * cheap. */
 uint64_t net_poll(struct net_stack *s, uint64_t now_ns);

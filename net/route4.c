@@ -38,7 +38,7 @@ struct route4 *route4_create(const struct route_cfg *cfg)
         t->alloc.free(t->alloc.ctx, t, sizeof(*t));
         return NULL;
     }
-    if (route_fib_init(&t->fib, &t->rib, cfg, R4_DIRECT_BITS, 0, 32) != ROUTE_OK) {
+    if (route_fib_init(&t->fib, &t->rib, cfg, R4_DIRECT_BITS, 0, true, 32) != ROUTE_OK) {
         route_rib_fini(&t->rib);
         t->alloc.free(t->alloc.ctx, t, sizeof(*t));
         return NULL;
@@ -212,11 +212,12 @@ bool route4_parse(const char *s, size_t s_len, uint32_t *addr, unsigned *len)
  * one shift by 63 - v: bit 63 of vec << (63 - v) is slot v, and its
  * popcount is the slot's rank. 63 - v are the top bits of the inverted key
  * shifted left by the node's offset (Poptrie pads past bit 32 with zeros,
- * we with ones: the same leaf either way, as no prefix reaches there). */
+ * we with ones: the same leaf either way, as no prefix reaches there).
+ * First-level nodes are records (route_fib.h): their leaves follow them. */
 static inline __attribute__((always_inline)) uint32_t
-r4_walk(const struct route_fib_root *r, uint32_t e, uint32_t addr, unsigned off)
+r4_walk(const struct route_fib_root *r, uint32_t node, uint32_t addr, unsigned off)
 {
-    const struct route_fib_node *n = &r->nodes[e];
+    const struct route_fib_node *n = &r->nodes[node];
     uint64_t nkey = ~((uint64_t)addr << 32) << off;
     for (;;) {
         unsigned sh = (unsigned)(nkey >> 58);
@@ -228,6 +229,34 @@ r4_walk(const struct route_fib_root *r, uint32_t e, uint32_t addr, unsigned off)
     }
 }
 
+/* The 6 key bits after the direct array's 18, as a shift: 63 - v. */
+static inline __attribute__((always_inline)) unsigned r4_shift1(uint32_t addr)
+{
+    return (~addr >> (32 - R4_DIRECT_BITS - 6)) & 63;
+}
+
+/* From a long record (a first-level node with children). */
+static inline __attribute__((always_inline)) uint32_t
+r4_long(const struct route_fib_root *r, uint32_t e, uint32_t addr)
+{
+    const struct route_fib_rec *rc =
+        (const struct route_fib_rec *)&r->recs[e & ~ROUTE_FIB_REC_LONG];
+    unsigned s = r4_shift1(addr);
+    uint64_t m = rc->vec << s;
+    if ((int64_t)m >= 0)
+        return rc->leaf[__builtin_popcountll(rc->leafvec << s) - 1];
+    return r4_walk(r, rc->base_node + (uint32_t)__builtin_popcountll(m) - 1, addr,
+                   R4_DIRECT_BITS + 6);
+}
+
+/* From a short record (no children: every slot a leaf). */
+static inline __attribute__((always_inline)) uint32_t
+r4_short(const uint64_t *recs, uint32_t e, uint32_t addr)
+{
+    const struct route_fib_srec *sr = (const struct route_fib_srec *)&recs[e];
+    return sr->leaf[__builtin_popcountll(sr->leafvec << r4_shift1(addr)) - 1];
+}
+
 static inline __attribute__((always_inline)) uint32_t
 r4_lookup1(const struct route_fib_root *r, uint32_t addr)
 {
@@ -235,43 +264,40 @@ r4_lookup1(const struct route_fib_root *r, uint32_t addr)
                                       memory_order_acquire);
     if (e & ROUTE_FIB_LEAF)
         return e & ROUTE_NH_MAX;
-    return r4_walk(r, e, addr, R4_DIRECT_BITS);
+    if (e & ROUTE_FIB_REC_LONG)
+        return r4_long(r, e, addr);
+    return r4_short(r->recs, e, addr);
 }
 
-/* Up to 32 addresses in passes, each over independent loads so that their
- * misses overlap, and branch-free where the outcome is data: load every
- * direct entry; prefetch the nodes; take the walks one level (to /24, where
- * nearly all end) and read the leaf (slot 0, a valid dummy, for a walk that
- * goes on); walk the few that go deeper. */
+/* Up to 32 addresses in two passes, each over independent loads so that
+ * their misses overlap (one pass doing it all is slower: the out-of-order
+ * window does not reach far enough): load every direct entry and prefetch
+ * both lines its record may span; then read each leaf from its short
+ * record, branch-free (a direct leaf reads record 0, a dummy, and keeps its
+ * answer; branching there mispredicts on uniform traffic). Long records
+ * (/25../32 below) are rare: a predictable branch. */
 static inline __attribute__((always_inline)) void
 r4_burst32(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh, unsigned b)
 {
+    _Atomic uint32_t *direct = r->direct; /* once: acquire loads follow */
+    const uint64_t *recs = r->recs;
     uint32_t e[32];
-    uint8_t act[32], deep[32];
-    unsigned na = 0, nd = 0;
     for (unsigned i = 0; i < b; i++) {
-        e[i] = atomic_load_explicit(&r->direct[addr[i] >> (32 - R4_DIRECT_BITS)],
+        e[i] = atomic_load_explicit(&direct[addr[i] >> (32 - R4_DIRECT_BITS)],
                                     memory_order_acquire);
-        nh[i] = e[i] & ROUTE_NH_MAX;
-        act[na] = (uint8_t)i;
-        na += !(e[i] & ROUTE_FIB_LEAF);
+        const char *rp = (const char *)&recs[e[i] & ~(ROUTE_FIB_LEAF | ROUTE_FIB_REC_LONG)];
+        __builtin_prefetch(rp); /* harmless for a leaf */
+        __builtin_prefetch(rp + 63);
     }
-    for (unsigned k = 0; k < na; k++)
-        __builtin_prefetch(&r->nodes[e[act[k]]]);
-    for (unsigned k = 0; k < na; k++) {
-        unsigned i = act[k];
-        const struct route_fib_node *n = &r->nodes[e[i]];
-        unsigned s = (unsigned)((~(uint64_t)addr[i] << (32 + R4_DIRECT_BITS)) >> 58);
-        uint64_t m = n->vec << s;
-        bool down = (int64_t)m < 0;
-        uint32_t leaf = n->base_leaf + (uint32_t)__builtin_popcountll(n->leafvec << s) - 1;
-        e[i] = n->base_node + (uint32_t)__builtin_popcountll(m) - 1;
-        nh[i] = r->leaves[down ? 0 : leaf];
-        deep[nd] = (uint8_t)i;
-        nd += down;
+    for (unsigned i = 0; i < b; i++) {
+        bool leaf = e[i] & ROUTE_FIB_LEAF;
+        if (NET_UNLIKELY((e[i] & (ROUTE_FIB_LEAF | ROUTE_FIB_REC_LONG)) == ROUTE_FIB_REC_LONG)) {
+            nh[i] = r4_long(r, e[i], addr[i]);
+            continue;
+        }
+        uint32_t v = r4_short(recs, leaf ? 0 : e[i], addr[i]);
+        nh[i] = leaf ? e[i] & ROUTE_NH_MAX : v;
     }
-    for (unsigned k = 0; k < nd; k++)
-        nh[deep[k]] = r4_walk(r, e[deep[k]], addr[deep[k]], R4_DIRECT_BITS + 6);
 }
 
 static inline __attribute__((always_inline)) void

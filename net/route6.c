@@ -20,11 +20,14 @@ struct route6 {
     struct route_alloc alloc;
 };
 
+/* One load and a byte swap (a byte-by-byte loop is not combined). */
 static inline uint64_t load_be64(const uint8_t *p)
 {
-    uint64_t v = 0;
-    for (unsigned i = 0; i < 8; i++)
-        v = v << 8 | p[i];
+    uint64_t v;
+    net_memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
     return v;
 }
 
@@ -49,7 +52,7 @@ struct route6 *route6_create(const struct route_cfg *cfg)
         t->alloc.free(t->alloc.ctx, t, sizeof(*t));
         return NULL;
     }
-    if (route_fib_init(&t->fib, &t->rib, cfg, R6_DIRECT_BITS, R6_L1_BITS, 128) != ROUTE_OK) {
+    if (route_fib_init(&t->fib, &t->rib, cfg, R6_DIRECT_BITS, R6_L1_BITS, false, 128) != ROUTE_OK) {
         route_rib_fini(&t->rib);
         t->alloc.free(t->alloc.ctx, t, sizeof(*t));
         return NULL;
@@ -282,13 +285,13 @@ r6_walk(const struct route_fib_root *r, uint32_t e, uint64_t hi, uint64_t lo, un
 /* The direct entry for the top 24 bits of hi: the L1 entry, or the entry
  * in its block (block 0, a dummy, when L1 holds the answer: no branch). */
 static inline __attribute__((always_inline)) uint32_t
-r6_direct(const struct route_fib_root *r, uint64_t hi)
+r6_direct(_Atomic uint32_t *l1, _Atomic uint32_t *blocks, uint64_t hi)
 {
-    uint32_t e1 = atomic_load_explicit(&r->direct[hi >> (64 - R6_L1_BITS)], memory_order_acquire);
+    uint32_t e1 = atomic_load_explicit(&l1[hi >> (64 - R6_L1_BITS)], memory_order_acquire);
     uint32_t b = e1 & ROUTE_FIB_LEAF ? 0 : e1;
     size_t i = (size_t)b << (R6_DIRECT_BITS - R6_L1_BITS) |
                ((hi >> (64 - R6_DIRECT_BITS)) & ((1u << (R6_DIRECT_BITS - R6_L1_BITS)) - 1));
-    uint32_t e2 = atomic_load_explicit(&r->blocks[i], memory_order_acquire);
+    uint32_t e2 = atomic_load_explicit(&blocks[i], memory_order_acquire);
     return e1 & ROUTE_FIB_LEAF ? e1 : e2;
 }
 
@@ -296,7 +299,7 @@ static inline __attribute__((always_inline)) uint32_t
 r6_lookup1(const struct route_fib_root *r, const uint8_t a[16])
 {
     uint64_t hi = load_be64(a);
-    uint32_t e = r6_direct(r, hi);
+    uint32_t e = r6_direct(r->direct, r->blocks, hi);
     if (e & ROUTE_FIB_LEAF)
         return e & ROUTE_NH_MAX;
     return r6_walk(r, e, hi, load_be64(a + 8), R6_DIRECT_BITS);
@@ -305,27 +308,31 @@ r6_lookup1(const struct route_fib_root *r, const uint8_t a[16])
 /* Level by level over up to 32 addresses: every round moves each walk
  * still in a node one level down (all at the same key offset) and
  * prefetches the next node, so the misses of all the walks overlap. A walk
- * that reaches a leaf drops off the active list, branch-free; its leaf is
- * read in a last pass. Rounds cover the high 64 bits; the rare walks that
- * go deeper finish one by one. */
+ * that reaches a leaf drops off the active list, branch-free; the leaves
+ * are read in a last pass over every lane (lanes without one read node 0,
+ * all zeros, and leaf 0: valid dummies). Rounds cover the high 64 bits;
+ * the rare walks that go deeper finish one by one. */
 static inline __attribute__((always_inline)) void
 r6_burst32(const struct route_fib_root *r, const uint8_t (*a)[16], uint32_t *nh, unsigned b)
 {
+    _Atomic uint32_t *l1 = r->direct, *blocks = r->blocks; /* once: acquire loads follow */
     uint64_t kh[32];
     uint32_t node[32];
-    uint8_t sh[32], act[32], walked[32];
-    unsigned na = 0, nw = 0, off = R6_DIRECT_BITS;
+    uint8_t sh[32], act[32], leafy[32];
+    unsigned na = 0, off = R6_DIRECT_BITS;
     for (unsigned i = 0; i < b; i++) {
         uint64_t hi = load_be64(a[i]);
-        uint32_t e = r6_direct(r, hi);
+        uint32_t e = r6_direct(l1, blocks, hi);
+        bool in = !(e & ROUTE_FIB_LEAF);
         kh[i] = ~hi;
-        node[i] = e;
+        node[i] = in ? e : 0;
         nh[i] = e & ROUTE_NH_MAX;
+        sh[i] = 0;
+        leafy[i] = in;
+        __builtin_prefetch(&r->nodes[node[i]]);
         act[na] = (uint8_t)i;
-        na += !(e & ROUTE_FIB_LEAF);
+        na += in;
     }
-    for (unsigned k = 0; k < na; k++)
-        __builtin_prefetch(&r->nodes[node[act[k]]]);
     for (; na && off <= 58; off += 6) {
         unsigned nn = 0;
         for (unsigned k = 0; k < na; k++) {
@@ -340,19 +347,20 @@ r6_burst32(const struct route_fib_root *r, const uint8_t (*a)[16], uint32_t *nh,
             sh[i] = (uint8_t)s;
             act[nn] = (uint8_t)i;
             nn += down;
-            walked[nw] = (uint8_t)i;
-            nw += !down;
         }
         na = nn;
+    }
+    for (unsigned k = 0; k < na; k++)
+        leafy[act[k]] = 0;
+    for (unsigned i = 0; i < b; i++) {
+        const struct route_fib_node *n = &r->nodes[leafy[i] ? node[i] : 0];
+        uint32_t li = n->base_leaf + (uint32_t)__builtin_popcountll(n->leafvec << sh[i]) - 1;
+        uint32_t v = r->leaves[leafy[i] ? li : 0];
+        nh[i] = leafy[i] ? v : nh[i];
     }
     for (unsigned k = 0; k < na; k++) {
         unsigned i = act[k];
         nh[i] = r6_walk(r, node[i], load_be64(a[i]), load_be64(a[i] + 8), off);
-    }
-    for (unsigned k = 0; k < nw; k++) {
-        unsigned i = walked[k];
-        const struct route_fib_node *n = &r->nodes[node[i]];
-        nh[i] = r->leaves[n->base_leaf + (uint32_t)__builtin_popcountll(n->leafvec << sh[i]) - 1];
     }
 }
 

@@ -9,15 +9,14 @@
  * An update of prefix P rebuilds the direct entries P touches; in each, a
  * node whose slots P covers only in part keeps its other children as they
  * are (their subtrees are reused, not copied), so the cost is the path from
- * the direct entry down to P plus what lies below P. Runs of nodes and
- * leaves come from exact-size free stacks, else from the pool's tail; a
- * full pool is copied into a twice bigger one behind a new root. */
+ * the direct entry down to P plus what lies below P. The new direct
+ * entries are published last (direct_publish), then the epoch advances.
+ * Memory (runs, roots, growth, retiring) is route_fib_mem.c. */
 #include "route_fib.h"
 
 #include "env.h"
 
 #define FIB_NONUNIFORM 0xffffffffu
-#define FIB_MIN_CAP 1024u
 
 /* Writer's views of the pools: only ever slots no reader can reach yet. */
 static struct route_fib_node *wnode(struct route_fib *f, uint32_t i)
@@ -30,20 +29,62 @@ static uint16_t *wleaf(struct route_fib *f, uint32_t i)
     return (uint16_t *)&f->cur->leaves[i];
 }
 
-/* Retire everything below node i (not i itself: it is in its parent's run). */
-static int retire_below(struct route_fib *f, uint32_t i)
+/* A node or a record as the builder reads it. */
+struct fib_view {
+    uint64_t vec, leafvec;
+    uint32_t base_node, base_leaf;
+    uint32_t rec;  /* record index, 0 for a plain node */
+    bool rec_long; /* a long record */
+};
+
+static struct route_fib_rec *wrec(struct route_fib *f, uint32_t i)
+{
+    return (struct route_fib_rec *)&f->cur->recs[i];
+}
+
+static struct route_fib_srec *wsrec(struct route_fib *f, uint32_t i)
+{
+    return (struct route_fib_srec *)&f->cur->recs[i];
+}
+
+static uint32_t rec_units(bool rec_long, uint32_t nleaf)
+{
+    return rec_long ? ROUTE_FIB_REC_UNITS(nleaf) : ROUTE_FIB_SREC_UNITS(nleaf);
+}
+
+static struct fib_view view_node(const struct route_fib *f, uint32_t i)
 {
     struct route_fib_node n = f->cur->nodes[i];
-    uint32_t nkids = (uint32_t)__builtin_popcountll(n.vec);
-    for (uint32_t k = 0; k < nkids; k++) {
-        int err = retire_below(f, n.base_node + k);
-        if (err)
-            return err;
+    return (struct fib_view){n.vec, n.leafvec, n.base_node, n.base_leaf, 0, false};
+}
+
+/* The record a direct entry e (not a leaf) points to. */
+static struct fib_view view_rec(struct route_fib *f, uint32_t e)
+{
+    uint32_t i = e & ~ROUTE_FIB_REC_LONG;
+    if (!(e & ROUTE_FIB_REC_LONG))
+        return (struct fib_view){0, wsrec(f, i)->leafvec, 0, 0, i, false};
+    const struct route_fib_rec *r = wrec(f, i);
+    return (struct fib_view){r->vec, r->leafvec, r->base_node, 0, i, true};
+}
+
+/* Retire v's leaves (its record, for a record) and everything below it;
+ * a plain node's own slot is in its parent's run, retired with that. */
+static int retire_view(struct route_fib *f, const struct fib_view *v)
+{
+    uint32_t nkids = (uint32_t)__builtin_popcountll(v->vec);
+    uint32_t nleaf = (uint32_t)__builtin_popcountll(v->leafvec);
+    int err = ROUTE_OK;
+    for (uint32_t k = 0; k < nkids && err == ROUTE_OK; k++) {
+        struct fib_view c = view_node(f, v->base_node + k);
+        err = retire_view(f, &c);
     }
-    int err = route_fib_run_retire(f, ROUTE_FIB_NODES, n.base_node, nkids);
     if (err == ROUTE_OK)
-        err = route_fib_run_retire(f, ROUTE_FIB_LEAVES, n.base_leaf,
-                                   (uint32_t)__builtin_popcountll(n.leafvec));
+        err = route_fib_run_retire(f, ROUTE_FIB_NODES, v->base_node, nkids);
+    if (err == ROUTE_OK && v->rec)
+        err = route_fib_run_retire(f, ROUTE_FIB_RECS, v->rec, rec_units(v->rec_long, nleaf));
+    else if (err == ROUTE_OK)
+        err = route_fib_run_retire(f, ROUTE_FIB_LEAVES, v->base_leaf, nleaf);
     return err;
 }
 
@@ -116,38 +157,43 @@ static void slots_touched(const struct route_key *k, unsigned plen, unsigned off
     *hi = *lo + (plen < off + 6 ? 1u << (off + 6 - plen) : 1u);
 }
 
-static uint32_t child_of(const struct route_fib_node *n, unsigned j)
+static uint32_t child_of(const struct fib_view *n, unsigned j)
 {
     if (!((n->vec >> j) & 1))
         return 0;
     return n->base_node + (uint32_t)__builtin_popcountll(n->vec & ((2ull << j) - 1)) - 1;
 }
 
-/* Unlink the runs of old node `old` (being replaced) that the new node
- * `vec` does not reuse: its own runs, and the subtrees of touched slots
- * that are leaves now. */
-static int retire_replaced(struct route_fib *f, uint32_t old, uint64_t vec, unsigned lo,
-                           unsigned hi)
+/* Unlink what of old (being replaced) the new node `vec` does not reuse:
+ * the subtrees of touched slots that are leaves now, old's children run
+ * and its leaves (or record). */
+static int retire_replaced(struct route_fib *f, const struct fib_view *o, uint64_t vec,
+                           unsigned lo, unsigned hi)
 {
-    struct route_fib_node o = f->cur->nodes[old];
     int err = ROUTE_OK;
     for (unsigned j = lo; j < hi && err == ROUTE_OK; j++)
-        if (((o.vec >> j) & 1) && !((vec >> j) & 1))
-            err = retire_below(f, child_of(&o, j));
+        if (((o->vec >> j) & 1) && !((vec >> j) & 1)) {
+            struct fib_view c = view_node(f, child_of(o, j));
+            err = retire_view(f, &c);
+        }
+    uint32_t nleaf = (uint32_t)__builtin_popcountll(o->leafvec);
     if (err == ROUTE_OK)
-        err = route_fib_run_retire(f, ROUTE_FIB_NODES, o.base_node, (uint32_t)__builtin_popcountll(o.vec));
-    if (err == ROUTE_OK)
-        err = route_fib_run_retire(f, ROUTE_FIB_LEAVES, o.base_leaf, (uint32_t)__builtin_popcountll(o.leafvec));
+        err = route_fib_run_retire(f, ROUTE_FIB_NODES, o->base_node,
+                                   (uint32_t)__builtin_popcountll(o->vec));
+    if (err == ROUTE_OK && o->rec)
+        err = route_fib_run_retire(f, ROUTE_FIB_RECS, o->rec, rec_units(o->rec_long, nleaf));
+    else if (err == ROUTE_OK)
+        err = route_fib_run_retire(f, ROUTE_FIB_LEAVES, o->base_leaf, nleaf);
     return err;
 }
 
-/* Build into node slot dst the node at key offset off for RIB node rn with
- * inherited next hop def. old (0: none) is the node it replaces after a
- * change of prefix k/plen: children outside the slots k/plen touches are
- * reused from it. */
+/* Build the node at key offset off for RIB node rn with inherited next hop
+ * def: into node slot *dst, or as a new record (as_rec) whose direct entry
+ * (index, ROUTE_FIB_REC_LONG if long) goes to *dst. old (NULL: none) is what it replaces after a change of prefix
+ * k/plen: children outside the slots k/plen touches are reused from it. */
 static int build_node(struct route_fib *f, unsigned lvl, uint32_t rn, unsigned off,
                       uint32_t def, const struct route_key *k, unsigned plen,
-                      uint32_t old, uint32_t dst)
+                      const struct fib_view *old, bool as_rec, uint32_t *dst)
 {
     struct route_fib_slots *s = &f->scratch[lvl];
     s->internal = 0;
@@ -159,31 +205,50 @@ static int build_node(struct route_fib *f, unsigned lvl, uint32_t rn, unsigned o
             leafvec |= 1ull << j;
             prev = s->nh[j];
         }
-    int err = route_fib_run_alloc(f, ROUTE_FIB_LEAVES, (uint32_t)__builtin_popcountll(leafvec), &lbase);
+    leafvec |= 1; /* slot 0 a child: a dummy leaf, so that no rank is 0 */
+    uint32_t nl = (uint32_t)__builtin_popcountll(leafvec);
+    bool rec_long = vec != 0;
+    int err = as_rec ? route_fib_run_alloc(f, ROUTE_FIB_RECS, rec_units(rec_long, nl), &lbase)
+                     : route_fib_run_alloc(f, ROUTE_FIB_LEAVES, nl, &lbase);
     if (err == ROUTE_OK)
         err = route_fib_run_alloc(f, ROUTE_FIB_NODES, (uint32_t)__builtin_popcountll(vec), &nbase);
     if (err)
         return err;
     for (unsigned j = 0; j < 64; j++)
-        if ((leafvec >> j) & 1)
-            *wleaf(f, lbase + nleaf++) = (uint16_t)s->nh[j];
+        if ((leafvec >> j) & 1) {
+            uint16_t *l = !as_rec ? wleaf(f, lbase + nleaf)
+                          : rec_long ? &wrec(f, lbase)->leaf[nleaf]
+                                     : &wsrec(f, lbase)->leaf[nleaf];
+            *l = (vec >> j) & 1 ? (uint16_t)ROUTE_NH_NONE : (uint16_t)s->nh[j];
+            nleaf++;
+        }
     unsigned lo = 0, hi = 64;
     slots_touched(k, plen, off, &lo, &hi);
-    struct route_fib_node o = {0};
-    if (old)
-        o = f->cur->nodes[old];
     uint32_t kid = nbase;
     for (uint64_t m = vec; m && err == ROUTE_OK; m &= m - 1, kid++) {
         unsigned j = (unsigned)__builtin_ctzll(m);
-        uint32_t oc = old ? child_of(&o, j) : 0;
+        uint32_t oc = old ? child_of(old, j) : 0;
+        struct fib_view ov = oc ? view_node(f, oc) : (struct fib_view){0};
         if (oc && (j < lo || j >= hi))
             *wnode(f, kid) = f->cur->nodes[oc];
         else
-            err = build_node(f, lvl + 1, s->rib[j], off + 6, s->nh[j], k, plen, oc, kid);
+            err = build_node(f, lvl + 1, s->rib[j], off + 6, s->nh[j], k, plen, oc ? &ov : NULL,
+                             false, &kid);
     }
     if (err == ROUTE_OK && old)
         err = retire_replaced(f, old, vec, lo, hi);
-    *wnode(f, dst) = (struct route_fib_node){vec, leafvec, lbase, nbase};
+    if (as_rec && rec_long) {
+        struct route_fib_rec *r = wrec(f, lbase);
+        r->vec = vec;
+        r->leafvec = leafvec;
+        r->base_node = nbase;
+        *dst = lbase | ROUTE_FIB_REC_LONG;
+    } else if (as_rec) {
+        wsrec(f, lbase)->leafvec = leafvec;
+        *dst = lbase;
+    } else {
+        *wnode(f, *dst) = (struct route_fib_node){vec, leafvec, lbase, nbase};
+    }
     return err;
 }
 
@@ -194,17 +259,21 @@ static int direct_compute(struct route_fib *f, uint32_t d, uint32_t rn, uint32_t
 {
     uint32_t old = route_fib_direct_get(f, d);
     uint32_t oldn = (old & ROUTE_FIB_LEAF) ? 0 : old;
+    struct fib_view ov = {0};
+    if (oldn)
+        ov = f->l1_records ? view_rec(f, oldn) : view_node(f, oldn);
     uint32_t v = region_value(f, rn, best, f->direct_bits);
     int err;
     if (v != FIB_NONUNIFORM) {
         *entry = ROUTE_FIB_LEAF | v;
-        err = oldn ? retire_below(f, oldn) : ROUTE_OK;
+        err = oldn ? retire_view(f, &ov) : ROUTE_OK;
     } else {
-        err = route_fib_run_alloc(f, ROUTE_FIB_NODES, 1, entry);
+        err = f->l1_records ? ROUTE_OK : route_fib_run_alloc(f, ROUTE_FIB_NODES, 1, entry);
         if (err == ROUTE_OK)
-            err = build_node(f, 0, rn, f->direct_bits, best, k, plen, oldn, *entry);
+            err = build_node(f, 0, rn, f->direct_bits, best, k, plen, oldn ? &ov : NULL,
+                             f->l1_records, entry);
     }
-    if (err == ROUTE_OK && oldn)
+    if (err == ROUTE_OK && oldn && !f->l1_records)
         err = route_fib_run_retire(f, ROUTE_FIB_NODES, oldn, 1);
     return err;
 }
@@ -369,7 +438,7 @@ static int rebuild_into(struct route_fib *f)
 /* The writer's allocator state, set aside while a rebuild fills new pools. */
 struct fib_saved {
     uint32_t top[ROUTE_FIB_POOLS], used[ROUTE_FIB_POOLS];
-    uint32_t runs[2][65], blocks;
+    uint32_t runs[3][65], blocks;
 };
 
 static void fib_reset(struct route_fib *f, struct fib_saved *sv)
@@ -377,10 +446,10 @@ static void fib_reset(struct route_fib *f, struct fib_saved *sv)
     for (unsigned p = 0; p < ROUTE_FIB_POOLS; p++) {
         sv->top[p] = f->top[p];
         sv->used[p] = f->used[p];
-        f->top[p] = 1; /* index 0 is "none" (block 0: the dummy) */
+        f->top[p] = p == ROUTE_FIB_RECS ? ROUTE_FIB_SREC_UNITS(1) : 1; /* 0: the dummies */
         f->used[p] = 0;
     }
-    for (unsigned p = 0; p < 2; p++)
+    for (unsigned p = 0; p < 3; p++)
         for (unsigned i = 0; i < 65; i++) {
             sv->runs[p][i] = f->free_runs[p][i].len;
             f->free_runs[p][i].len = 0;
@@ -395,7 +464,7 @@ static void fib_restore(struct route_fib *f, const struct fib_saved *sv)
         f->top[p] = sv->top[p];
         f->used[p] = sv->used[p];
     }
-    for (unsigned p = 0; p < 2; p++)
+    for (unsigned p = 0; p < 3; p++)
         for (unsigned i = 0; i < 65; i++)
             f->free_runs[p][i].len = sv->runs[p][i];
     f->free_blocks.len = sv->blocks;
@@ -429,7 +498,7 @@ int route_fib_rebuild(struct route_fib *f)
 
 int route_fib_init(struct route_fib *f, const struct route_rib *rib,
                    const struct route_cfg *cfg, unsigned direct_bits, unsigned l1_bits,
-                   unsigned key_bits)
+                   bool l1_records, unsigned key_bits)
 {
     net_memset(f, 0, sizeof(*f));
     f->rib = rib;
@@ -438,10 +507,11 @@ int route_fib_init(struct route_fib *f, const struct route_rib *rib,
     f->popcnt = cfg->popcnt;
     f->direct_bits = direct_bits;
     f->l1_bits = l1_bits;
+    f->l1_records = l1_records;
     f->key_bits = key_bits;
-    uint32_t cap[ROUTE_FIB_POOLS] = {1024, 1024, 4};
+    uint32_t cap[ROUTE_FIB_POOLS] = {1024, 1024, 4, 1024};
     for (unsigned p = 0; p < ROUTE_FIB_POOLS; p++)
-        f->top[p] = 1; /* index 0 is "none" (block 0: the dummy) */
+        f->top[p] = p == ROUTE_FIB_RECS ? ROUTE_FIB_SREC_UNITS(1) : 1; /* 0: the dummies */
     f->cur = route_fib_root_new(f, cap);
     if (f->cur == NULL)
         return ROUTE_ENOMEM;

@@ -8,6 +8,8 @@
  * is set, else a leaf. Children are contiguous at nodes[base_node ...];
  * equal neighbouring leaves are stored once (leaf compression), so leaf slot
  * j's next hop is leaves[base_leaf + popcount(leafvec & bits 0..j) - 1].
+ * Bit 0 of leafvec is always set (a dummy leaf when slot 0 is a child), so
+ * that no slot's rank is 0 and a lookup may read "its" leaf unchecked.
  *
  * Everything readers reach hangs off one root. Nodes and leaves are never
  * changed once reachable: an update builds new ones and publishes them with
@@ -37,8 +39,31 @@ _Static_assert(sizeof(struct route_fib_node) == 24, "Poptrie node is 24 bytes");
 #define ROUTE_FIB_LEAF 0x80000000u
 #define ROUTE_FIB_MAX_LEVELS 20 /* (128 - 18) / 6 rounded up, and one spare */
 
-/* The pools, and the size of one element of each. */
-enum { ROUTE_FIB_NODES, ROUTE_FIB_LEAVES, ROUTE_FIB_BLOCKS, ROUTE_FIB_POOLS };
+/* With l1_records (IPv4) the node a direct entry points to is a record:
+ * the node and its leaves together, in 8-byte units from recs[], so that
+ * the leaf sits on the node's cache line or the next: one dependent miss
+ * fewer than node, then leaf. A node without children (nearly all) is a
+ * short record, just leafvec and the leaves; one with children is a long
+ * record, flagged in the direct entry, and its children are plain nodes. */
+struct route_fib_srec {
+    uint64_t leafvec;
+    uint16_t leaf[]; /* popcount(leafvec) next hops */
+};
+struct route_fib_rec {
+    uint64_t vec;
+    uint64_t leafvec;
+    uint32_t base_node;
+    uint16_t leaf[];
+};
+_Static_assert(__builtin_offsetof(struct route_fib_srec, leaf) == 8, "short record leaves at 8");
+_Static_assert(__builtin_offsetof(struct route_fib_rec, leaf) == 20, "long record leaves at 20");
+#define ROUTE_FIB_SREC_UNITS(nleaf) ((8u + 2u * (nleaf) + 7u) / 8u)
+#define ROUTE_FIB_REC_UNITS(nleaf) ((20u + 2u * (nleaf) + 7u) / 8u)
+#define ROUTE_FIB_REC_LONG 0x40000000u /* in a direct entry: a long record */
+
+/* The pools: nodes, leaves, direct blocks (two-level arrays only), records
+ * (l1_records only). */
+enum { ROUTE_FIB_NODES, ROUTE_FIB_LEAVES, ROUTE_FIB_BLOCKS, ROUTE_FIB_RECS, ROUTE_FIB_POOLS };
 
 /* What readers reach. The direct array is flat (1 << direct_bits entries)
  * or, with l1_bits, two-level: direct has 1 << l1_bits entries, each a
@@ -50,6 +75,7 @@ struct route_fib_root {
     _Atomic uint32_t *blocks;
     const struct route_fib_node *nodes;
     const uint16_t *leaves;
+    const uint64_t *recs;
     uint32_t cap[ROUTE_FIB_POOLS]; /* for the writer */
 };
 
@@ -90,10 +116,11 @@ struct route_fib {
     _Atomic uint64_t *epoch;
     _Atomic uint64_t own_epoch;
     unsigned direct_bits, l1_bits, key_bits;
+    bool l1_records;
     uint32_t top[ROUTE_FIB_POOLS];         /* never-used tails of the pools */
     uint32_t used[ROUTE_FIB_POOLS];
     bool log_fresh;                        /* log allocations (off in rebuilds) */
-    struct route_fib_stack free_runs[2][65], free_blocks;
+    struct route_fib_stack free_runs[3][65], free_blocks; /* nodes, leaves, records */
     struct route_fib_log retired;          /* [0, staged): tagged; after: this update's */
     uint32_t staged;
     struct route_fib_log fresh;            /* this update's allocations */
@@ -101,10 +128,11 @@ struct route_fib {
     struct route_fib_slots scratch[ROUTE_FIB_MAX_LEVELS];
 };
 
-/* l1_bits: 0 for a flat direct array, else the two-level split. */
+/* l1_bits: 0 for a flat direct array, else the two-level split;
+ * l1_records: first-level nodes as records (route_fib_rec). */
 int route_fib_init(struct route_fib *f, const struct route_rib *rib,
                    const struct route_cfg *cfg, unsigned direct_bits,
-                   unsigned l1_bits, unsigned key_bits);
+                   unsigned l1_bits, bool l1_records, unsigned key_bits);
 /* Frees everything, retired memory included: no reader may be left. */
 void route_fib_fini(struct route_fib *f);
 /* Rebuild the whole structure from the RIB into fresh memory and publish

@@ -5,7 +5,7 @@
 #include "env.h"
 #include "route_fib.h"
 
-static const size_t pool_elem[ROUTE_FIB_POOLS] = {sizeof(struct route_fib_node), 2, 0};
+static const size_t pool_elem[ROUTE_FIB_POOLS] = {sizeof(struct route_fib_node), 2, 0, 8};
 
 static size_t elem_bytes(const struct route_fib *f, unsigned pool)
 {
@@ -41,6 +41,7 @@ void route_fib_root_free(struct route_fib *f, struct route_fib_root *r)
     fib_free(f, (void *)r->nodes, (size_t)r->cap[ROUTE_FIB_NODES] * elem_bytes(f, ROUTE_FIB_NODES));
     fib_free(f, (void *)r->leaves, (size_t)r->cap[ROUTE_FIB_LEAVES] * 2);
     fib_free(f, (void *)r->blocks, (size_t)r->cap[ROUTE_FIB_BLOCKS] * elem_bytes(f, ROUTE_FIB_BLOCKS));
+    fib_free(f, (void *)r->recs, (size_t)r->cap[ROUTE_FIB_RECS] * 8);
     fib_free(f, (void *)r->direct, 4 * direct_len(f));
     fib_free(f, r, sizeof(*r));
 }
@@ -53,10 +54,14 @@ struct route_fib_root *route_fib_root_new(struct route_fib *f, const uint32_t ca
         return NULL;
     net_memset(r, 0, sizeof(*r));
     for (unsigned p = 0; p < ROUTE_FIB_POOLS; p++)
-        r->cap[p] = f->l1_bits || p != ROUTE_FIB_BLOCKS ? cap[p] : 0;
+        r->cap[p] = (p == ROUTE_FIB_BLOCKS && !f->l1_bits) || (p == ROUTE_FIB_RECS && !f->l1_records)
+                        ? 0
+                        : cap[p];
     r->direct = fib_alloc(f, 4 * direct_len(f));
     r->nodes = fib_alloc(f, (size_t)r->cap[ROUTE_FIB_NODES] * elem_bytes(f, ROUTE_FIB_NODES));
     r->leaves = fib_alloc(f, (size_t)r->cap[ROUTE_FIB_LEAVES] * 2);
+    if (f->l1_records)
+        r->recs = fib_alloc(f, (size_t)r->cap[ROUTE_FIB_RECS] * 8);
     if (f->l1_bits) {
         r->blocks = fib_alloc(f, (size_t)r->cap[ROUTE_FIB_BLOCKS] * elem_bytes(f, ROUTE_FIB_BLOCKS));
         if (r->blocks) /* block 0, the dummy */
@@ -64,9 +69,18 @@ struct route_fib_root *route_fib_root_new(struct route_fib *f, const uint32_t ca
                 atomic_store_explicit(&r->blocks[i], 0, memory_order_relaxed);
     }
     if (r->direct == NULL || r->nodes == NULL || r->leaves == NULL ||
-        (f->l1_bits && r->blocks == NULL)) {
+        (f->l1_bits && r->blocks == NULL) || (f->l1_records && r->recs == NULL)) {
         route_fib_root_free(f, r);
         return NULL;
+    }
+    /* Node 0, leaf 0 and record 0 are "none"; lookups may read them as
+     * dummies: record 0, a short one, answers ROUTE_NH_NONE for every slot. */
+    net_memset((void *)r->nodes, 0, sizeof(*r->nodes));
+    net_memset((void *)r->leaves, 0, 2);
+    if (f->l1_records) {
+        struct route_fib_srec *r0 = (struct route_fib_srec *)(void *)r->recs;
+        net_memset(r0, 0, 8 * ROUTE_FIB_SREC_UNITS(1));
+        r0->leafvec = 1;
     }
     return r;
 }
@@ -100,6 +114,8 @@ struct route_fib_root *route_fib_root_copy(struct route_fib *f, const uint32_t c
                               memory_order_relaxed);
     net_memcpy((void *)r->nodes, o->nodes, (size_t)f->top[ROUTE_FIB_NODES] * sizeof(*o->nodes));
     net_memcpy((void *)r->leaves, o->leaves, (size_t)f->top[ROUTE_FIB_LEAVES] * 2);
+    if (f->l1_records)
+        net_memcpy((void *)r->recs, o->recs, (size_t)f->top[ROUTE_FIB_RECS] * 8);
     return r;
 }
 
@@ -139,7 +155,9 @@ static int stack_push(struct route_fib *f, struct route_fib_stack *s, uint32_t i
 
 static struct route_fib_stack *free_stack(struct route_fib *f, unsigned pool, uint32_t len)
 {
-    return pool == ROUTE_FIB_BLOCKS ? &f->free_blocks : &f->free_runs[pool][len];
+    return pool == ROUTE_FIB_BLOCKS ? &f->free_blocks
+           : pool == ROUTE_FIB_RECS ? &f->free_runs[2][len]
+                                    : &f->free_runs[pool][len];
 }
 
 /* Back to its free stack (unreachable runs only). If the stack cannot grow
@@ -311,7 +329,7 @@ void route_fib_fini(struct route_fib *f)
             route_fib_root_free(f, f->retired.e[i].mem);
     route_fib_root_free(f, f->cur);
     f->cur = NULL;
-    for (unsigned p = 0; p < 2; p++)
+    for (unsigned p = 0; p < 3; p++)
         for (unsigned i = 0; i < 65; i++)
             fib_free(f, f->free_runs[p][i].idx, (size_t)f->free_runs[p][i].cap * 4);
     fib_free(f, f->free_blocks.idx, (size_t)f->free_blocks.cap * 4);

@@ -103,10 +103,47 @@ def reasm_seeds():
     }
 
 
+def tcp(sport, dport, seq, ack, flags, data=b"", opts=b"", wnd=65535):
+    hlen = 20 + len(opts)
+    return struct.pack("!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF, hlen // 4 << 4, flags,
+                       wnd, 0, 0) + opts + data
+
+
+def tcp_rec(seg, rel=True, time=0, app=False):
+    """fuzz_tcp's record: checksum fixed, sequence numbers relative."""
+    ctl = 1 | (2 if rel else 0) | (8 if app else 0) | time << 4
+    return bytes([ctl]) + struct.pack("<H", len(seg)) + seg
+
+
+def tcp_seeds():
+    SYN, FIN, RST, PSH, ACK = 2, 1, 4, 8, 16
+    syn_opts = bytes([2, 4, 5, 0xB4, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7])
+    ts = bytes([1, 1, 8, 10, 0, 0, 0, 2, 0, 0, 0, 0])
+    sack = bytes([1, 1, 5, 10, 0, 0, 0, 100, 0, 0, 0, 200])
+    hs = tcp_rec(tcp(5555, 80, 1000, 0, SYN, opts=syn_opts), rel=False) + tcp_rec(tcp(5555, 80, 0, 1, ACK, opts=ts))
+    data = tcp_rec(tcp(5555, 80, 0, 1, ACK | PSH, b"hello world", opts=ts), app=True)
+    ooo = tcp_rec(tcp(5555, 80, 100, 1, ACK, b"x" * 50, opts=ts)) + tcp_rec(tcp(5555, 80, 0, 1, ACK, b"y" * 100, opts=ts))
+    close = tcp_rec(tcp(5555, 80, 11, 1, ACK | FIN, opts=ts), time=8)
+    synack = tcp_rec(tcp(9000, 40000, 7777, 1, SYN | ACK, opts=syn_opts), rel=True)
+    active = synack + tcp_rec(tcp(9000, 40000, 0, 0, ACK | PSH, b"from the server", opts=ts), app=True)
+    return {
+        "handshake": hs,
+        "data": hs + data,
+        "ooo": hs + ooo,
+        "close": hs + data + close + tcp_rec(tcp(5555, 80, 12, 40, ACK, opts=ts), time=12),
+        "rst": hs + tcp_rec(tcp(5555, 80, 0, 0, RST)),
+        "sack": hs + data + tcp_rec(tcp(5555, 80, 11, 0, ACK, opts=ts + sack), time=3),
+        "active": active,
+        "active_close": active + tcp_rec(tcp(9000, 40000, 15, 5, ACK | FIN, opts=ts), time=10),
+        "refused": tcp_rec(tcp(9000, 40000, 0, 1, RST | ACK), rel=True),
+        "timeouts": hs + data + tcp_rec(tcp(5555, 80, 11, 0, ACK), time=15) * 3,
+    }
+
+
 def main():
     name, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    seeds = {"fuzz_frame": frame_seeds, "fuzz_reasm": reasm_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
+    seeds = {"fuzz_frame": frame_seeds, "fuzz_reasm": reasm_seeds, "fuzz_tcp": tcp_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
     for k, v in seeds.items():
         with open(os.path.join(out, "seed_" + k), "wb") as f:
             f.write(v)

@@ -14,6 +14,7 @@
 #ifndef TESTS_UNIT_TEST_FWD_H
 #define TESTS_UNIT_TEST_FWD_H
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

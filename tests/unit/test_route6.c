@@ -1,5 +1,6 @@
 /* tests/unit/test_route6.c: the IPv6 route table (net/route6.h) against a
  * linear scan on small random tables, and its text parser. */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "../../net/route6.h"
@@ -207,6 +208,122 @@ TEST(route6_load_text)
     struct route_stats rs;
     route6_stats(t, &rs);
     CHECK_EQ(rs.prefixes, 2);
+    route6_destroy(t);
+    CHECK_EQ(al.live_bytes, 0);
+}
+
+/* Allocations failing in turn through updates that create and drop direct
+ * blocks and rebuild (prefixes shorter than /12): the table answers as
+ * before each failed call. */
+TEST(route6_enomem)
+{
+    struct test_alloc al;
+    struct route_cfg cfg = test_route_cfg(&al);
+    struct route6 *t = route6_create(&cfg);
+    static struct ref6 r;
+    r.n = 0;
+    uint64_t s = 77;
+    unsigned failures = 0;
+    for (long k = 0; k < 120; k++) {
+        uint8_t a[16];
+        unsigned l;
+        rand_prefix6(&s, a, &l);
+        uint32_t nh = (uint32_t)(test_rand(&s) % 3);
+        if (k % 2)
+            al.fail_after = al.calls + (k / 2) % 6;
+        int rc = nh ? route6_add(t, a, l, nh) : route6_del(t, a, l);
+        al.fail_after = -1;
+        failures += rc == ROUTE_ENOMEM;
+        if (rc == ROUTE_OK)
+            ref6_set(&r, a, l, nh);
+        CHECK(rc == ROUTE_OK || rc == ROUTE_ENOMEM || (rc == ROUTE_ENOENT && !nh));
+        if (k % 8 == 0)
+            CHECK_EQ(check6(t, &r, &s, 128), 0);
+        route6_reclaim(t, route6_epoch(t));
+    }
+    CHECK(failures > 0);
+    CHECK_EQ(check6(t, &r, &s, 1024), 0);
+    route6_destroy(t);
+    CHECK_EQ(al.live_bytes, 0);
+}
+
+struct conc6 {
+    const struct route6 *t;
+    _Atomic uint64_t qs;
+    _Atomic int done;
+    long bad, rounds;
+};
+
+/* 2001:db8:i::/48 toggles 1 <-> 2 or goes (leaving 2001:db8::/32, 3);
+ * 2400::/12 (one L1 entry) and 2400::/16 (a block, dropped again by each
+ * compaction) come and go under 2400:1::. */
+static void addr6(uint8_t a[16], unsigned i)
+{
+    memset(a, 0, 16);
+    a[0] = 0x20, a[1] = 0x01, a[2] = 0x0d, a[3] = 0xb8, a[5] = (uint8_t)i;
+}
+
+static void *conc6_reader(void *arg)
+{
+    struct conc6 *c = arg;
+    uint8_t a[33][16];
+    uint32_t got[33];
+    for (unsigned i = 0; i < 32; i++)
+        addr6(a[i], i);
+    memset(a[32], 0, 16);
+    a[32][0] = 0x24, a[32][3] = 0x01;
+    while (!atomic_load(&c->done)) {
+        route6_lookup_burst(c->t, (const uint8_t(*)[16])a, got, 33);
+        for (unsigned i = 0; i < 32; i++)
+            c->bad += got[i] < 1 || got[i] > 3;
+        c->bad += got[32] != 0 && got[32] != 5 && got[32] != 6;
+        c->rounds++;
+        atomic_store_explicit(&c->qs, route6_epoch(c->t), memory_order_release);
+    }
+    atomic_store_explicit(&c->qs, UINT64_MAX, memory_order_release);
+    return NULL;
+}
+
+TEST(route6_concurrent_readers)
+{
+    struct test_alloc al;
+    struct route_cfg cfg = test_route_cfg(&al);
+    struct route6 *t = route6_create(&cfg);
+    struct conc6 c = {t, 0, 0, 0, 0};
+    uint8_t a[16], b[16] = {0x24, 0};
+    addr6(a, 0);
+    route6_add(t, a, 32, 3);
+    for (unsigned i = 0; i < 32; i++) {
+        addr6(a, i);
+        route6_add(t, a, 48, 1);
+    }
+    pthread_t th;
+    pthread_create(&th, NULL, conc6_reader, &c);
+    uint64_t s = 5;
+    for (unsigned round = 0; round < 300 || c.rounds < 100; round++) {
+        for (unsigned i = 0; i < 32; i++) {
+            uint32_t r = (uint32_t)test_rand(&s) % 3;
+            addr6(a, i);
+            if (r == 2)
+                route6_del(t, a, 48);
+            else
+                route6_add(t, a, 48, 1 + r);
+        }
+        if (round % 2)
+            route6_add(t, b, 12, 5);
+        else
+            route6_del(t, b, 12);
+        if (round % 3)
+            route6_add(t, b, 16, 6);
+        else
+            route6_del(t, b, 16);
+        if (round % 64 == 0)
+            route6_compact(t);
+        route6_reclaim(t, atomic_load_explicit(&c.qs, memory_order_acquire));
+    }
+    atomic_store(&c.done, 1);
+    pthread_join(th, NULL);
+    CHECK_EQ(c.bad, 0);
     route6_destroy(t);
     CHECK_EQ(al.live_bytes, 0);
 }

@@ -1,0 +1,389 @@
+/* net/tcp.h: TCP (RFC 9293) in the iip style: run to completion, one
+ * instance per core, no loop, clock or memory of its own.
+ *
+ * The embedder hands tcp_init a struct tcp_stack and an arena; every
+ * connection, send queue and hash bucket is carved from that arena, and
+ * every segment lives in a buffer of the stack's packet pool. Input comes
+ * through net_input (ip4_deliver calls tcp_input), timers through net_poll
+ * (which calls tcp_poll; TCP asks for its deadlines with net_timer_at), and
+ * output leaves through ip4_output into the port bursts that net_flush
+ * hands to the drivers. See docs/tcp.md.
+ *
+ * The application is a set of callbacks that run in the core's loop:
+ * accepted / connected, recv (in-order data, zero-copy: the buffer it came
+ * in), acked (bytes the peer acknowledged, so more can be queued), peer_fin
+ * (end of the peer's data) and closed (the connection is gone for the
+ * application). Callbacks may call any tcp_* function, on their own
+ * connection or another; nothing here calls back from inside a tcp_* call
+ * the application made.
+ *
+ * Sending is zero-copy: tcp_send takes a buffer whose payload is at
+ * p->data (with the headroom pkt_alloc leaves), keeps it until the peer
+ * acknowledges it, writes the headers in front of the payload and hands the
+ * very buffer to the NIC each time it is (re)sent, holding a reference
+ * (pkt_ref) across. It frees the buffer once acknowledged: it goes back to
+ * the head of the pool, so the application's next pkt_alloc gets the same
+ * cache-hot buffer back. tcp_write copies small payloads instead, packing
+ * them into TCP's own buffers (iip: below a few hundred bytes a copy is
+ * cheaper than anything else).
+ *
+ * Not here yet: IPv6, PMTU discovery (ICMP errors are not passed up), TSO
+ * (needs multi-buffer frames), urgent data (URG is ignored: the data is
+ * delivered in line). */
+#ifndef NET_TCP_H
+#define NET_TCP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pkt.h"
+
+struct net_stack;
+struct ip4_rx;
+struct tcp_conn;
+struct tcp_stack;
+
+enum tcp_state {
+    TCP_CLOSED,
+    TCP_LISTEN,                 /* not used by connections: listeners are a table */
+    TCP_SYN_SENT,
+    TCP_SYN_RECEIVED,
+    TCP_ESTABLISHED,
+    TCP_FIN_WAIT_1,
+    TCP_FIN_WAIT_2,
+    TCP_CLOSE_WAIT,
+    TCP_CLOSING,
+    TCP_LAST_ACK,
+    TCP_TIME_WAIT,
+};
+
+enum tcp_cc_algo {
+    TCP_CC_NEWRENO,             /* RFC 5681, RFC 6582 */
+    TCP_CC_CUBIC,               /* RFC 9438 */
+};
+
+/* Why a connection ended (the closed callback). */
+enum tcp_close_reason {
+    TCP_CLOSE_NORMAL,           /* both FINs exchanged */
+    TCP_CLOSE_RESET,            /* the peer reset it */
+    TCP_CLOSE_REFUSED,          /* reset in answer to our SYN */
+    TCP_CLOSE_TIMEOUT,          /* retransmissions or keepalives unanswered */
+    TCP_CLOSE_RELEASED,         /* tcp_release: the stack went away */
+};
+
+/* The application's side. ctx is what tcp_listen / tcp_connect were given,
+ * or what tcp_set_ctx set since. Any callback may be NULL. */
+struct tcp_callbacks {
+    /* A connection to a listener completed its handshake. c inherits the
+     * listener's callbacks and ctx; tcp_set_ctx gives it its own. */
+    void (*accepted)(void *ctx, struct tcp_conn *c, uint64_t now_ns);
+    /* tcp_connect's handshake completed. */
+    void (*connected)(void *ctx, struct tcp_conn *c, uint64_t now_ns);
+    /* New in-order data: p->data, p->len bytes. The callback owns p (free
+     * it, keep it, send it back with tcp_send). The receive window reopens
+     * when the callback returns, or, with tcp_set_manual_window, when the
+     * application calls tcp_recved. Without a recv callback data is
+     * dropped (acknowledged). */
+    void (*recv)(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now_ns);
+    /* bytes of what was queued were acknowledged (and their buffers freed). */
+    void (*acked)(void *ctx, struct tcp_conn *c, uint32_t bytes, uint64_t now_ns);
+    /* The peer closed its side: no more data will come. */
+    void (*peer_fin)(void *ctx, struct tcp_conn *c, uint64_t now_ns);
+    /* The connection is over for the application (enum tcp_close_reason);
+     * c must not be used after this returns. Not called after tcp_abort. */
+    void (*closed)(void *ctx, struct tcp_conn *c, int reason, uint64_t now_ns);
+};
+
+/* Which core's receive queue a packet with this 4-tuple (as received: src
+ * is the peer) lands on; the kernel answers from its RSS key and
+ * indirection table (tcp_rss_reta_core does it the usual way). */
+typedef uint32_t (*tcp_rss_fn)(void *ctx, uint32_t src_be, uint32_t dst_be, uint16_t sport,
+                               uint16_t dport);
+
+#define TCP_MAX_LISTEN 16
+#define TCP_WHEEL_SLOTS 1024    /* timer wheel: 1024 ticks of 2^20 ns */
+#define TCP_HASH_MIN 64
+
+/* Per-stack settings; tcp_config_default fills the defaults. */
+struct tcp_config {
+    uint8_t secret[16];         /* boot-time random: ISNs (RFC 6528), SYN cookies */
+    uint32_t sndbuf;            /* bytes queued per connection (256 KiB) */
+    uint32_t rcvbuf;            /* receive window per connection (256 KiB) */
+    uint16_t sq_slots;          /* buffers per send queue (256) */
+    uint16_t ooo_max;           /* out-of-order buffers per connection (64) */
+    uint16_t backlog;           /* half-open per listener before SYN cookies (128) */
+    uint8_t cc;                 /* enum tcp_cc_algo for new connections (CUBIC) */
+    bool nagle;                 /* Nagle's algorithm for new connections (off) */
+    bool sack, timestamps, wscale, syncookies; /* offered / used (all on) */
+    uint8_t syn_retries;        /* SYN and SYN-ACK retransmissions (5) */
+    uint8_t data_retries;       /* RTO in a row before giving up (15) */
+    uint32_t challenge_per_s;   /* RFC 5961 challenge ACKs per second (1000) */
+    uint64_t delack_ns;         /* delayed ACK (40 ms) */
+    uint64_t rto_init_ns;       /* RFC 6298 (1 s) */
+    uint64_t rto_min_ns;        /* (200 ms) */
+    uint64_t rto_max_ns;        /* (60 s) */
+    uint64_t time_wait_ns;      /* 2 MSL (60 s) */
+    tcp_rss_fn rss;             /* NULL: every port is ours */
+    void *rss_ctx;
+};
+
+/* A segment's worth of queued data: payload at pkt_buf_start(p) + off. */
+struct tcp_seg {
+    struct pkt *p;
+    uint32_t seq;               /* of the first byte */
+    uint16_t off;
+    uint16_t len;
+    uint8_t flags;              /* TCP_SEG_* */
+};
+
+enum {
+    TCP_SEG_SACKED = 1u << 0,   /* the peer holds it (RFC 2018) */
+    TCP_SEG_LOST = 1u << 1,     /* to be retransmitted */
+    TCP_SEG_RETX = 1u << 2,     /* retransmitted since marked lost */
+    TCP_SEG_COPY = 1u << 3,     /* TCP's own buffer, open for appending */
+};
+
+struct tcp_listener {
+    uint16_t port;              /* 0: free entry */
+    uint16_t pending;           /* connections in SYN-RECEIVED */
+    uint16_t backlog;
+    const struct tcp_callbacks *cb;
+    void *ctx;
+};
+
+struct tcp_conn {
+    struct tcp_conn *hnext;             /* hash chain / free list */
+    struct tcp_conn *wprev, *wnext;     /* timer wheel slot wslot */
+    struct tcp_stack *t;
+    const struct tcp_callbacks *cb;
+    void *ctx;
+    struct tcp_listener *listener;      /* while SYN-RECEIVED from one */
+    uint32_t laddr_be, raddr_be;
+    uint16_t lport, rport;              /* host order */
+    uint8_t state;                      /* enum tcp_state */
+    uint8_t cc_algo;
+    uint32_t flags;                     /* TCP_CF_* */
+
+    /* Send side (RFC 9293 3.3.1 names). */
+    uint32_t iss, snd_una, snd_wl1, snd_wl2;
+    uint32_t snd_nxt;                   /* after the highest byte ever sent */
+    uint32_t snd_end;                   /* after the last byte queued */
+    uint32_t snd_wnd, max_snd_wnd;
+    uint32_t sndbuf, snd_queued;        /* bytes queued, snd_una on */
+    uint16_t mss;                       /* the peer's MSS, capped by our MTU */
+    uint16_t seg_size;                  /* payload of a full segment */
+    uint8_t snd_wscale, rcv_wscale;
+    uint8_t dupacks;
+    uint8_t retries;                    /* RTO / probes in a row */
+    struct tcp_seg *sq;                 /* ring of sq_cap */
+    uint16_t sq_cap, sq_head, sq_n;
+    uint16_t sq_nxt;                    /* index of the slot holding snd_nxt */
+    uint16_t nmarked;                   /* slots with SACKED or LOST set */
+
+    /* Receive side. */
+    uint32_t irs, rcv_nxt, rcv_adv;     /* rcv_adv: right edge advertised */
+    uint32_t rcv_buf, rcv_held;         /* rcv_held: manual window, not yet recved */
+    uint32_t last_ack_sent;
+    uint32_t ooo_bytes;
+    struct pkt *ooo;                    /* sorted by seq (pkt.user), linked by next */
+    uint16_t ooo_n, ooo_max;
+    uint32_t ooo_last;                  /* seq of the latest arrival: first SACK block */
+    uint8_t delack_segs;                /* segments not yet acknowledged */
+
+    /* Timestamps (RFC 7323). */
+    uint32_t ts_recent, ts_offset;
+
+    /* Round-trip time (RFC 6298), in ns. */
+    uint64_t srtt_ns, rttvar_ns, rto_ns;
+    uint64_t rtt_start_ns;
+    uint32_t rtt_seq;                   /* timing the segment ending here */
+
+    /* Congestion control. */
+    uint32_t cwnd, ssthresh, recover;
+    uint32_t cwnd_acc;                  /* bytes acked towards the next increase */
+    uint32_t sack_high;                 /* highest SACKed sequence + 1 */
+    uint32_t cubic_wmax, cubic_origin, cubic_west;
+    uint32_t cubic_k_ms;
+    uint64_t cubic_epoch_ns;
+
+    /* Timers: deadlines (0 = off), the earliest is the wheel's. */
+    uint64_t rto_at, delack_at, ka_at, timer_at;
+    uint64_t ka_idle_ns, ka_intvl_ns;
+    uint8_t ka_count, ka_sent;
+    uint16_t wslot;
+    uint32_t fin_seq;                   /* the peer's FIN, when it came out of order */
+};
+
+/* struct tcp_conn.flags */
+enum {
+    TCP_CF_SACK = 1u << 0,              /* SACK permitted both ways */
+    TCP_CF_TS = 1u << 1,                /* timestamps on every segment */
+    TCP_CF_WS = 1u << 2,                /* window scaling */
+    TCP_CF_NAGLE = 1u << 3,
+    TCP_CF_MANUAL_WND = 1u << 4,        /* tcp_recved reopens the window */
+    TCP_CF_FIN_QUEUED = 1u << 5,        /* tcp_close: FIN after the data */
+    TCP_CF_FIN_SENT = 1u << 6,
+    TCP_CF_ACK_NOW = 1u << 7,
+    TCP_CF_BUSY = 1u << 8,              /* inside input or a timer: output later */
+    TCP_CF_DEAD = 1u << 9,              /* aborted from a callback: free later */
+    TCP_CF_IN_RECOVERY = 1u << 10,
+    TCP_CF_APP_SEEN = 1u << 11,         /* accepted / connected was called */
+    TCP_CF_APP_CLOSED = 1u << 12,       /* closed was called */
+    TCP_CF_PEER_FIN = 1u << 13,
+    TCP_CF_KEEPALIVE = 1u << 14,
+    TCP_CF_RTT_TIMING = 1u << 15,
+    TCP_CF_FIN_LOST = 1u << 16,         /* our FIN to be sent again */
+    TCP_CF_PERSIST = 1u << 17,          /* rto_at is the persist timer */
+    TCP_CF_FORCE = 1u << 18,            /* persist fired: send despite SWS */
+    TCP_CF_COOKIE = 1u << 19,           /* made from a SYN cookie */
+    TCP_CF_FIN_OOO = 1u << 20,          /* fin_seq holds the peer's FIN */
+    TCP_CF_ACTIVE = 1u << 21,           /* opened by tcp_connect */
+};
+
+struct tcp_stack {
+    struct net_stack *s;
+    struct tcp_config cfg;
+    struct tcp_conn *conns;             /* the arena's */
+    uint32_t nconns, nfree;
+    struct tcp_conn *free_list;
+    struct tcp_conn **hash;
+    uint32_t hash_mask;
+    uint64_t hash_key;
+    uint64_t sip_key[2], cookie_key[2];
+    struct tcp_listener listen[TCP_MAX_LISTEN];
+    uint16_t port_next;                 /* ephemeral port cursor */
+    uint64_t now_ns;                    /* latest time seen */
+    uint64_t cookie_ns;                 /* last SYN cookie sent */
+    uint64_t challenge_sec;             /* RFC 5961 7: window and count */
+    uint32_t challenge_count;
+    uint64_t wheel_tick;                /* next tick to run */
+    uint32_t wheel_n;                   /* connections on the wheel */
+    struct tcp_conn *limbo;             /* the slot tcp_poll is running */
+    struct tcp_conn *wheel[TCP_WHEEL_SLOTS];
+    uint64_t wheel_bits[TCP_WHEEL_SLOTS / 64];
+};
+
+/* What `show tcp` and tests read about a connection. */
+struct tcp_info {
+    uint32_t laddr_be, raddr_be;
+    uint16_t lport, rport;
+    uint8_t state;
+    uint8_t cc_algo;
+    bool sack, timestamps, wscale;
+    uint16_t mss;
+    uint32_t cwnd, ssthresh, snd_wnd, rcv_wnd, snd_queued;
+    uint64_t srtt_ns, rto_ns;
+};
+
+/* ---- Setup (the embedder) ---- */
+
+void tcp_config_default(struct tcp_config *cfg);
+
+/* Arena bytes for n connections with cfg's send queues. */
+size_t tcp_arena_size(const struct tcp_config *cfg, uint32_t nconns);
+
+/* Attach t to s (s->tcp) with the connections that fit in arena (bytes
+ * long, 8-byte aligned; stays the embedder's). cfg NULL: defaults (then
+ * the secret is all zeros: tests only). Returns how many connections fit
+ * (0: too small, nothing attached). */
+uint32_t tcp_init(struct net_stack *s, struct tcp_stack *t, void *arena, size_t bytes,
+                  const struct tcp_config *cfg);
+
+/* Drop every connection (closed callbacks with TCP_CLOSE_RELEASED, no
+ * segments sent) and free every buffer they held. */
+void tcp_release(struct tcp_stack *t);
+
+/* Timers; returns the next deadline (UINT64_MAX: none). net_poll calls it. */
+uint64_t tcp_poll(struct tcp_stack *t, uint64_t now_ns);
+
+/* A TCP segment for us (ip4_deliver calls it); takes rx->pkt. */
+void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns);
+
+/* ---- The application's interface ---- */
+
+/* Accept connections to port on every address: 0, or -1 (taken, table
+ * full, port 0). cb must outlive the listener. */
+int tcp_listen(struct net_stack *s, uint16_t port, const struct tcp_callbacks *cb, void *ctx);
+int tcp_unlisten(struct net_stack *s, uint16_t port);
+
+/* Open a connection to dst_be:dport from an ephemeral port whose RSS hash
+ * lands on this core. The connected (or closed) callback follows. NULL: no
+ * route, no connection or no port free. */
+struct tcp_conn *tcp_connect(struct net_stack *s, uint32_t dst_be, uint16_t dport,
+                             const struct tcp_callbacks *cb, void *ctx, uint64_t now_ns);
+
+/* The same from source port lport (0: ephemeral), which must be free for
+ * the pair; no RSS check. */
+struct tcp_conn *tcp_connect_from(struct net_stack *s, uint16_t lport, uint32_t dst_be, uint16_t dport,
+                                  const struct tcp_callbacks *cb, void *ctx, uint64_t now_ns);
+
+/* Queue p's payload (p->data, p->len; any length) behind what is queued.
+ * Takes p and returns 0; or returns -1 and p stays the caller's (send
+ * queue full: wait for acked; or the connection cannot send any more).
+ * For zero-copy p->len should be at most tcp_mss(c) and p should have the
+ * headroom pkt_alloc leaves; otherwise (or while another owner holds p) the
+ * payload is copied when sent. */
+int tcp_send(struct tcp_conn *c, struct pkt *p, uint64_t now_ns);
+
+/* Copy up to len bytes into the send queue; returns how many were taken. */
+uint32_t tcp_write(struct tcp_conn *c, const void *data, uint32_t len, uint64_t now_ns);
+
+/* Bytes tcp_send / tcp_write can take now. */
+uint32_t tcp_sndbuf(const struct tcp_conn *c);
+
+/* Payload bytes of a full segment. */
+uint32_t tcp_mss(const struct tcp_conn *c);
+
+/* Close our side: a FIN follows the queued data. The connection lives on
+ * (recv still delivers the peer's data) until closed is called. In
+ * SYN-SENT this is tcp_abort. 0, or -1 when already closing. */
+int tcp_close(struct tcp_conn *c, uint64_t now_ns);
+
+/* Reset and forget the connection now; no closed callback; buffers freed. */
+void tcp_abort(struct tcp_conn *c, uint64_t now_ns);
+
+/* With tcp_set_manual_window: n bytes delivered by recv are consumed. */
+void tcp_recved(struct tcp_conn *c, uint32_t n, uint64_t now_ns);
+
+void tcp_set_ctx(struct tcp_conn *c, const struct tcp_callbacks *cb, void *ctx);
+void tcp_set_nagle(struct tcp_conn *c, bool on);
+/* On: the window closes as recv delivers and reopens by tcp_recved. Off
+ * (the default): it reopens as each recv returns; turning it off forgets
+ * what was held. */
+void tcp_set_manual_window(struct tcp_conn *c, bool on);
+int tcp_set_cc(struct tcp_conn *c, enum tcp_cc_algo algo);
+/* Probes after idle_ns without a segment from the peer, every intvl_ns,
+ * count of them unanswered resets the connection. idle_ns 0: off. */
+void tcp_set_keepalive(struct tcp_conn *c, uint64_t idle_ns, uint64_t intvl_ns, uint8_t count);
+
+void tcp_get_info(const struct tcp_conn *c, struct tcp_info *out);
+
+/* The stack a connection belongs to (its pool: tcp_conn_stack(c)->pool). */
+static inline struct net_stack *tcp_conn_stack(const struct tcp_conn *c);
+/* enum tcp_state. */
+static inline uint8_t tcp_conn_state(const struct tcp_conn *c) { return c->state; }
+const char *tcp_state_name(uint8_t state);
+
+/* Walk the connections: start with *idx = 0; NULL after the last. */
+struct tcp_conn *tcp_conn_next(struct tcp_stack *t, uint32_t *idx);
+
+static inline struct net_stack *tcp_conn_stack(const struct tcp_conn *c) { return c->t->s; }
+
+/* ---- RSS (tcp_rss.c) ---- */
+
+/* The Toeplitz hash (Microsoft RSS) of in[0..len) under key (key_len >=
+ * len + 4). */
+uint32_t tcp_toeplitz(const uint8_t *key, uint32_t key_len, const uint8_t *in, uint32_t len);
+
+/* A tcp_rss_fn over a key and indirection table: queue reta[hash % n]. */
+struct tcp_rss_reta {
+    const uint8_t *key;         /* 40 bytes usually */
+    uint32_t key_len;
+    const uint16_t *reta;       /* queue (= core) per hash bucket */
+    uint32_t reta_size;
+};
+uint32_t tcp_rss_reta_core(void *reta_ctx, uint32_t src_be, uint32_t dst_be, uint16_t sport,
+                           uint16_t dport);
+
+#endif

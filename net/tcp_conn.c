@@ -1,0 +1,521 @@
+/* net/tcp_conn.c: TCP connections: the arena they are carved from, the
+ * 4-tuple hash, listeners, and the application's open and close calls
+ * (RFC 9293 section 3.10.1 OPEN, 3.10.4 CLOSE, 3.10.5 ABORT). */
+#include "env.h"
+#include "ip4.h"
+#include "net.h"
+#include "tcp_impl.h"
+
+#define ALIGN8(x) (((x) + 7u) & ~(size_t)7u)
+
+void tcp_config_default(struct tcp_config *cfg)
+{
+    net_memset(cfg, 0, sizeof(*cfg));
+    cfg->sndbuf = 256u << 10;
+    cfg->rcvbuf = 256u << 10;
+    cfg->sq_slots = 256;
+    cfg->ooo_max = 64;
+    cfg->backlog = 128;
+    cfg->cc = TCP_CC_CUBIC;
+    cfg->nagle = false;
+    cfg->sack = cfg->timestamps = cfg->wscale = cfg->syncookies = true;
+    cfg->syn_retries = 5;
+    cfg->data_retries = 15;
+    cfg->challenge_per_s = 1000;
+    cfg->delack_ns = 40000000ull;
+    cfg->rto_init_ns = 1000000000ull;
+    cfg->rto_min_ns = 200000000ull;
+    cfg->rto_max_ns = 60000000000ull;
+    cfg->time_wait_ns = 60000000000ull;
+}
+
+static size_t per_conn(const struct tcp_config *cfg)
+{
+    return ALIGN8(sizeof(struct tcp_conn)) + ALIGN8((size_t)cfg->sq_slots * sizeof(struct tcp_seg));
+}
+
+static uint32_t hash_size(uint32_t n)
+{
+    uint32_t h = TCP_HASH_MIN;
+    while (h < n)
+        h <<= 1;
+    return h;
+}
+
+size_t tcp_arena_size(const struct tcp_config *cfg, uint32_t nconns)
+{
+    return (size_t)hash_size(nconns) * sizeof(struct tcp_conn *) + (size_t)nconns * per_conn(cfg);
+}
+
+uint32_t tcp_init(struct net_stack *s, struct tcp_stack *t, void *arena, size_t bytes,
+                  const struct tcp_config *cfg)
+{
+    net_memset(t, 0, sizeof(*t));
+    if (cfg)
+        t->cfg = *cfg;
+    else
+        tcp_config_default(&t->cfg);
+    if (t->cfg.sq_slots < 2)
+        t->cfg.sq_slots = 2;
+    uint32_t n = (uint32_t)(bytes / (per_conn(&t->cfg) + 2 * sizeof(void *)));
+    while (n && tcp_arena_size(&t->cfg, n) > bytes)
+        n--;
+    if (n == 0)
+        return 0;
+    t->s = s;
+    net_memcpy(t->sip_key, t->cfg.secret, 16);
+    t->cookie_key[0] = tcp_siphash(t->sip_key, "syn-cookie-0", 12);
+    t->cookie_key[1] = tcp_siphash(t->sip_key, "syn-cookie-1", 12);
+    t->hash_key = tcp_siphash(t->sip_key, "conn-hash", 9);
+    uint32_t h = hash_size(n);
+    uint8_t *m = arena;
+    t->hash = (struct tcp_conn **)(void *)m;
+    t->hash_mask = h - 1;
+    net_memset(t->hash, 0, (size_t)h * sizeof(*t->hash));
+    m += (size_t)h * sizeof(*t->hash);
+    t->conns = (struct tcp_conn *)(void *)m;
+    struct tcp_seg *sq = (struct tcp_seg *)(void *)(m + ALIGN8((size_t)n * sizeof(struct tcp_conn)));
+    t->nconns = t->nfree = n;
+    for (uint32_t i = n; i-- > 0;) {
+        struct tcp_conn *c = &t->conns[i];
+        net_memset(c, 0, sizeof(*c));
+        c->sq = sq + (size_t)i * t->cfg.sq_slots;
+        c->sq_cap = t->cfg.sq_slots;
+        c->hnext = t->free_list;
+        t->free_list = c;
+    }
+    t->port_next = (uint16_t)(TCP_EPHEMERAL_LO + (t->hash_key % (65536u - TCP_EPHEMERAL_LO)));
+    s->tcp = t;
+    return n;
+}
+
+static uint32_t bucket(const struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
+                       uint16_t lport, uint16_t rport)
+{
+    uint64_t x = ((uint64_t)raddr_be << 32 | (uint32_t)rport << 16 | lport) ^ t->hash_key;
+    x ^= (uint64_t)laddr_be * 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 31)) * 0x7fb5d329728ea185ull;
+    x ^= x >> 27;
+    return (uint32_t)x & t->hash_mask;
+}
+
+struct tcp_conn *tcp_conn_lookup(struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
+                                 uint16_t lport, uint16_t rport)
+{
+    struct tcp_conn *c = t->hash[bucket(t, laddr_be, raddr_be, lport, rport)];
+    for (; c; c = c->hnext)
+        if (c->lport == lport && c->rport == rport && c->raddr_be == raddr_be && c->laddr_be == laddr_be)
+            return c;
+    return NULL;
+}
+
+struct tcp_listener *tcp_listener_find(struct tcp_stack *t, uint16_t port)
+{
+    for (uint32_t i = 0; i < TCP_MAX_LISTEN; i++)
+        if (t->listen[i].port == port)
+            return &t->listen[i];
+    return NULL;
+}
+
+uint16_t tcp_our_mss(struct tcp_stack *t, uint32_t raddr_be)
+{
+    uint16_t port = 0;
+    uint32_t nh_be;
+    uint32_t mtu = NET_MTU_DEFAULT;
+    if (net_route(t->s, raddr_be, &port, &nh_be))
+        mtu = t->s->iface[port].mtu;
+    uint32_t mss = mtu - IP4_HDR_LEN - TCP_HDR_LEN;
+    uint32_t room = PKT_DATA_ROOM - TCP_LINK_RESERVE - TCP_MAX_HDR_LEN;
+    return (uint16_t)(mss < room ? mss : room);
+}
+
+void tcp_conn_set_mss(struct tcp_conn *c, uint16_t peer_mss)
+{
+    uint16_t ours = tcp_our_mss(c->t, c->raddr_be);
+    c->mss = peer_mss < ours ? peer_mss : ours;
+    if (c->mss < 64)
+        c->mss = 64; /* RFC 9293 3.7.1 leaves tiny MSS to us: refuse to crawl */
+    c->seg_size = (uint16_t)(c->mss - ((c->flags & TCP_CF_TS) ? TCP_TS_ALIGNED_LEN : 0));
+}
+
+/* A connection to reuse when the arena is full: the TIME-WAIT one closest
+ * to its end, else (for a SYN cookie's ACK: a peer that proved itself) a
+ * half-open one from a listener. */
+static struct tcp_conn *victim(struct tcp_stack *t, bool half_open)
+{
+    struct tcp_conn *best = NULL;
+    for (uint32_t i = 0; i < t->nconns; i++) {
+        struct tcp_conn *c = &t->conns[i];
+        if (c->state == TCP_TIME_WAIT && (best == NULL || c->rto_at < best->rto_at))
+            best = c;
+    }
+    if (best || !half_open)
+        return best;
+    for (uint32_t i = 0; i < t->nconns; i++)
+        if (t->conns[i].state == TCP_SYN_RECEIVED && t->conns[i].listener)
+            return &t->conns[i];
+    return NULL;
+}
+
+struct tcp_conn *tcp_conn_alloc(struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
+                                uint16_t lport, uint16_t rport, bool evict_half_open, uint64_t now_ns)
+{
+    if (t->free_list == NULL) {
+        struct tcp_conn *v = victim(t, evict_half_open);
+        if (v == NULL) {
+            t->s->ctr.tcp_conn_full++;
+            return NULL;
+        }
+        if (v->state == TCP_TIME_WAIT)
+            t->s->ctr.tcp_tw_recycled++;
+        else
+            t->s->ctr.tcp_half_open_evicted++;
+        tcp_conn_free(v);
+    }
+    struct tcp_conn *c = t->free_list;
+    t->free_list = c->hnext;
+    t->nfree--;
+    struct tcp_seg *sq = c->sq;
+    uint16_t cap = c->sq_cap;
+    net_memset(c, 0, sizeof(*c));
+    c->sq = sq;
+    c->sq_cap = cap;
+    c->t = t;
+    c->laddr_be = laddr_be;
+    c->raddr_be = raddr_be;
+    c->lport = lport;
+    c->rport = rport;
+    c->cc_algo = t->cfg.cc;
+    c->sndbuf = t->cfg.sndbuf;
+    c->rcv_buf = t->cfg.rcvbuf;
+    c->ooo_max = t->cfg.ooo_max;
+    c->rto_ns = t->cfg.rto_init_ns;
+    if (t->cfg.nagle)
+        c->flags |= TCP_CF_NAGLE;
+    while (c->rcv_wscale < TCP_WS_MAX && (c->rcv_buf >> c->rcv_wscale) > 0xffff)
+        c->rcv_wscale++;
+    c->ts_offset = tcp_ts_offset(t, laddr_be, raddr_be);
+    tcp_conn_set_mss(c, TCP_DEFAULT_MSS);
+    uint32_t b = bucket(t, laddr_be, raddr_be, lport, rport);
+    c->hnext = t->hash[b];
+    t->hash[b] = c;
+    return c;
+}
+
+void tcp_conn_free(struct tcp_conn *c)
+{
+    struct tcp_stack *t = c->t;
+    struct tcp_conn **pp = &t->hash[bucket(t, c->laddr_be, c->raddr_be, c->lport, c->rport)];
+    while (*pp && *pp != c)
+        pp = &(*pp)->hnext;
+    if (*pp)
+        *pp = c->hnext;
+    tcp_timer_remove(c);
+    tcp_sq_free(c);
+    tcp_ooo_free(c);
+    if (c->listener && c->listener->pending)
+        c->listener->pending--;
+    c->listener = NULL;
+    c->state = TCP_CLOSED;
+    c->flags = 0;
+    c->hnext = t->free_list;
+    t->free_list = c;
+    t->nfree++;
+}
+
+void tcp_conn_close(struct tcp_conn *c, int reason, uint64_t now_ns)
+{
+    c->state = TCP_CLOSED;
+    if ((c->flags & (TCP_CF_APP_SEEN | TCP_CF_APP_CLOSED)) == TCP_CF_APP_SEEN) {
+        c->flags |= TCP_CF_APP_CLOSED;
+        if (c->cb && c->cb->closed)
+            c->cb->closed(c->ctx, c, reason, now_ns);
+    }
+    if (c->flags & TCP_CF_BUSY)
+        c->flags |= TCP_CF_DEAD;
+    else
+        tcp_conn_free(c);
+}
+
+void tcp_enter_time_wait(struct tcp_conn *c, uint64_t now_ns)
+{
+    c->state = TCP_TIME_WAIT;
+    tcp_sq_free(c);
+    tcp_ooo_free(c);
+    c->delack_at = c->ka_at = 0;
+    c->rto_at = now_ns + c->t->cfg.time_wait_ns;
+    if ((c->flags & (TCP_CF_APP_SEEN | TCP_CF_APP_CLOSED)) == TCP_CF_APP_SEEN) {
+        c->flags |= TCP_CF_APP_CLOSED;
+        if (c->cb && c->cb->closed)
+            c->cb->closed(c->ctx, c, TCP_CLOSE_NORMAL, now_ns);
+    }
+    c->cb = NULL;
+    tcp_timer_update(c);
+}
+
+void tcp_conn_unbusy(struct tcp_conn *c, uint64_t now_ns)
+{
+    c->flags &= ~(uint32_t)TCP_CF_BUSY;
+    if (c->flags & TCP_CF_DEAD) {
+        tcp_conn_free(c);
+        return;
+    }
+    if (c->state != TCP_CLOSED)
+        tcp_output(c, now_ns);
+    tcp_timer_update(c);
+}
+
+void tcp_release(struct tcp_stack *t)
+{
+    for (uint32_t i = 0; i < t->nconns; i++) {
+        struct tcp_conn *c = &t->conns[i];
+        if (c->state == TCP_CLOSED)
+            continue;
+        c->flags &= ~(uint32_t)TCP_CF_BUSY;
+        tcp_conn_close(c, TCP_CLOSE_RELEASED, t->now_ns);
+    }
+    if (t->s && t->s->tcp == t)
+        t->s->tcp = NULL;
+}
+
+int tcp_listen(struct net_stack *s, uint16_t port, const struct tcp_callbacks *cb, void *ctx)
+{
+    struct tcp_stack *t = s->tcp;
+    if (t == NULL || port == 0 || tcp_listener_find(t, port))
+        return -1;
+    struct tcp_listener *l = tcp_listener_find(t, 0);
+    if (l == NULL)
+        return -1;
+    *l = (struct tcp_listener){.port = port, .backlog = t->cfg.backlog, .cb = cb, .ctx = ctx};
+    return 0;
+}
+
+int tcp_unlisten(struct net_stack *s, uint16_t port)
+{
+    struct tcp_stack *t = s->tcp;
+    struct tcp_listener *l = (t && port) ? tcp_listener_find(t, port) : NULL;
+    if (l == NULL)
+        return -1;
+    for (uint32_t i = 0; i < t->nconns; i++)
+        if (t->conns[i].listener == l && t->conns[i].state == TCP_SYN_RECEIVED)
+            tcp_conn_free(&t->conns[i]);
+    *l = (struct tcp_listener){0};
+    return 0;
+}
+
+/* An ephemeral port free for this pair whose RSS hash lands on this core. */
+static uint16_t pick_port(struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be, uint16_t dport)
+{
+    const uint32_t span = 65536u - TCP_EPHEMERAL_LO;
+    for (uint32_t i = 0; i < span; i++) {
+        uint16_t port = t->port_next;
+        t->port_next = (uint16_t)(port == 65535 ? TCP_EPHEMERAL_LO : port + 1u);
+        if (tcp_conn_lookup(t, laddr_be, raddr_be, port, dport) || tcp_listener_find(t, port))
+            continue;
+        if (t->cfg.rss && t->cfg.rss(t->cfg.rss_ctx, raddr_be, laddr_be, dport, port) != t->s->core)
+            continue;
+        return port;
+    }
+    return 0;
+}
+
+struct tcp_conn *tcp_connect(struct net_stack *s, uint32_t dst_be, uint16_t dport,
+                             const struct tcp_callbacks *cb, void *ctx, uint64_t now_ns)
+{
+    return tcp_connect_from(s, 0, dst_be, dport, cb, ctx, now_ns);
+}
+
+struct tcp_conn *tcp_connect_from(struct net_stack *s, uint16_t lport, uint32_t dst_be, uint16_t dport,
+                                  const struct tcp_callbacks *cb, void *ctx, uint64_t now_ns)
+{
+    struct tcp_stack *t = s->tcp;
+    if (t == NULL || dport == 0)
+        return NULL;
+    t->now_ns = now_ns;
+    uint32_t src_be = ip4_select_src(s, dst_be);
+    if (src_be == 0) {
+        s->ctr.ip4_out_no_route++;
+        return NULL;
+    }
+    if (lport == 0)
+        lport = pick_port(t, src_be, dst_be, dport);
+    else if (tcp_conn_lookup(t, src_be, dst_be, lport, dport))
+        lport = 0;
+    if (lport == 0)
+        return NULL;
+    struct tcp_conn *c = tcp_conn_alloc(t, src_be, dst_be, lport, dport, false, now_ns);
+    if (c == NULL)
+        return NULL;
+    c->cb = cb;
+    c->ctx = ctx;
+    c->state = TCP_SYN_SENT;
+    c->flags |= TCP_CF_APP_SEEN | TCP_CF_ACTIVE;
+    if (t->cfg.sack)
+        c->flags |= TCP_CF_SACK;
+    if (t->cfg.timestamps)
+        c->flags |= TCP_CF_TS;
+    if (t->cfg.wscale)
+        c->flags |= TCP_CF_WS;
+    c->iss = tcp_isn(t, src_be, dst_be, lport, dport, now_ns);
+    c->snd_una = c->iss;
+    c->snd_nxt = c->snd_end = c->iss + 1;
+    c->rtt_start_ns = now_ns;
+    tcp_send_syn(c, now_ns);
+    tcp_rto_arm(c, now_ns);
+    tcp_timer_update(c);
+    return c;
+}
+
+int tcp_close(struct tcp_conn *c, uint64_t now_ns)
+{
+    c->t->now_ns = now_ns;
+    switch (c->state) {
+    case TCP_SYN_SENT:
+        tcp_abort(c, now_ns);
+        return 0;
+    case TCP_SYN_RECEIVED:
+    case TCP_ESTABLISHED:
+        c->state = TCP_FIN_WAIT_1;
+        break;
+    case TCP_CLOSE_WAIT:
+        c->state = TCP_LAST_ACK;
+        break;
+    default:
+        return -1;
+    }
+    c->flags |= TCP_CF_FIN_QUEUED;
+    if (!(c->flags & TCP_CF_BUSY)) {
+        tcp_output(c, now_ns);
+        tcp_timer_update(c);
+    }
+    return 0;
+}
+
+void tcp_abort(struct tcp_conn *c, uint64_t now_ns)
+{
+    c->t->now_ns = now_ns;
+    if (c->state >= TCP_SYN_RECEIVED && c->state != TCP_TIME_WAIT)
+        tcp_send_rst(c, now_ns);
+    c->flags |= TCP_CF_APP_CLOSED;
+    c->state = TCP_CLOSED;
+    if (c->flags & TCP_CF_BUSY)
+        c->flags |= TCP_CF_DEAD;
+    else
+        tcp_conn_free(c);
+}
+
+void tcp_recved(struct tcp_conn *c, uint32_t n, uint64_t now_ns)
+{
+    uint32_t before = tcp_rcv_window(c);
+    c->rcv_held = n < c->rcv_held ? c->rcv_held - n : 0;
+    uint32_t after = tcp_rcv_window(c);
+    /* RFC 9293 3.8.6.2.2: announce only a worthwhile opening. */
+    if (before < c->mss && after >= c->mss)
+        c->flags |= TCP_CF_ACK_NOW;
+    if ((c->flags & TCP_CF_ACK_NOW) && !(c->flags & TCP_CF_BUSY) && tcp_synchronized(c->state) &&
+        c->state != TCP_TIME_WAIT) {
+        tcp_output(c, now_ns);
+        tcp_timer_update(c);
+    }
+}
+
+void tcp_set_ctx(struct tcp_conn *c, const struct tcp_callbacks *cb, void *ctx)
+{
+    c->cb = cb;
+    c->ctx = ctx;
+}
+
+void tcp_set_nagle(struct tcp_conn *c, bool on)
+{
+    if (on)
+        c->flags |= TCP_CF_NAGLE;
+    else
+        c->flags &= ~(uint32_t)TCP_CF_NAGLE;
+}
+
+void tcp_set_manual_window(struct tcp_conn *c, bool on)
+{
+    if (on) {
+        c->flags |= TCP_CF_MANUAL_WND;
+    } else {
+        c->flags &= ~(uint32_t)TCP_CF_MANUAL_WND;
+        c->rcv_held = 0;
+    }
+}
+
+int tcp_set_cc(struct tcp_conn *c, enum tcp_cc_algo algo)
+{
+    if (algo != TCP_CC_NEWRENO && algo != TCP_CC_CUBIC)
+        return -1;
+    c->cc_algo = (uint8_t)algo;
+    c->cubic_epoch_ns = 0;
+    return 0;
+}
+
+void tcp_set_keepalive(struct tcp_conn *c, uint64_t idle_ns, uint64_t intvl_ns, uint8_t count)
+{
+    c->ka_idle_ns = idle_ns;
+    c->ka_intvl_ns = intvl_ns ? intvl_ns : idle_ns;
+    c->ka_count = count ? count : 1;
+    c->ka_sent = 0;
+    if (idle_ns)
+        c->flags |= TCP_CF_KEEPALIVE;
+    else
+        c->flags &= ~(uint32_t)TCP_CF_KEEPALIVE;
+    tcp_keepalive_touch(c, c->t->now_ns);
+    tcp_timer_update(c);
+}
+
+uint32_t tcp_mss(const struct tcp_conn *c) { return c->seg_size; }
+
+uint32_t tcp_sndbuf(const struct tcp_conn *c)
+{
+    if (c->state != TCP_ESTABLISHED && c->state != TCP_CLOSE_WAIT && c->state != TCP_SYN_SENT &&
+        c->state != TCP_SYN_RECEIVED)
+        return 0;
+    if (c->flags & TCP_CF_FIN_QUEUED)
+        return 0;
+    return c->snd_queued < c->sndbuf ? c->sndbuf - c->snd_queued : 0;
+}
+
+void tcp_get_info(const struct tcp_conn *c, struct tcp_info *out)
+{
+    *out = (struct tcp_info){
+        .laddr_be = c->laddr_be,
+        .raddr_be = c->raddr_be,
+        .lport = c->lport,
+        .rport = c->rport,
+        .state = c->state,
+        .cc_algo = c->cc_algo,
+        .sack = (c->flags & TCP_CF_SACK) != 0,
+        .timestamps = (c->flags & TCP_CF_TS) != 0,
+        .wscale = (c->flags & TCP_CF_WS) != 0,
+        .mss = c->mss,
+        .cwnd = c->cwnd,
+        .ssthresh = c->ssthresh,
+        .snd_wnd = c->snd_wnd,
+        .rcv_wnd = tcp_rcv_window(c),
+        .snd_queued = c->snd_queued,
+        .srtt_ns = c->srtt_ns,
+        .rto_ns = c->rto_ns,
+    };
+}
+
+const char *tcp_state_name(uint8_t state)
+{
+    static const char *const names[] = {
+        "CLOSED",     "LISTEN",     "SYN-SENT", "SYN-RECEIVED", "ESTABLISHED", "FIN-WAIT-1",
+        "FIN-WAIT-2", "CLOSE-WAIT", "CLOSING",  "LAST-ACK",     "TIME-WAIT",
+    };
+    return state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
+}
+
+struct tcp_conn *tcp_conn_next(struct tcp_stack *t, uint32_t *idx)
+{
+    while (*idx < t->nconns) {
+        struct tcp_conn *c = &t->conns[(*idx)++];
+        if (c->state != TCP_CLOSED)
+            return c;
+    }
+    return NULL;
+}

@@ -1,0 +1,172 @@
+/* net/tcp_impl.h: what the files of TCP share and nothing else includes.
+ *
+ * tcp_conn.c   connections: arena, lookup, listeners, the API's open/close
+ * tcp_in.c     segment input: checks, LISTEN, SYN-SENT, the state machine
+ * tcp_rcv.c    received data: trimming, out-of-order queue, SACK blocks
+ * tcp_out.c    segment output, the send queue, RST and ACK
+ * tcp_sack.c   the sender's SACK scoreboard and loss marking (RFC 6675)
+ * tcp_cc.c     congestion control: NewReno and CUBIC
+ * tcp_timer.c  the timer wheel, RTO (RFC 6298), persist, keepalive
+ * tcp_opt.c    option parsing and building
+ * tcp_isn.c    SipHash, ISNs (RFC 6528)
+ * tcp_syncookie.c  SYN cookies
+ * tcp_rss.c    Toeplitz hash */
+#ifndef NET_TCP_IMPL_H
+#define NET_TCP_IMPL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tcp.h"
+#include "tcp_wire.h"
+
+/* Sequence arithmetic modulo 2^32 (RFC 9293 3.4). */
+#define SEQ_LT(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) < 0)
+#define SEQ_LEQ(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) <= 0)
+#define SEQ_GT(a, b) SEQ_LT(b, a)
+#define SEQ_GEQ(a, b) SEQ_LEQ(b, a)
+
+#define TCP_DEFAULT_MSS 536             /* RFC 9293 3.7.1: no MSS option */
+#define TCP_LINK_RESERVE 64             /* headroom below TCP: IPv4, Ethernet, VLAN, driver */
+#define TCP_IW_SEGS 10                  /* RFC 6928 */
+#define TCP_TICK_SHIFT 20               /* timer wheel and timestamp tick, ~1.05 ms */
+#define TCP_EPHEMERAL_LO 49152u         /* RFC 6335 */
+#define TCP_DUPTHRESH 3
+#define TCP_SYNACK_MIN_RTO_NS 1000000000ull
+
+/* A segment as parsed from the wire. */
+struct tcp_opts {
+    uint16_t mss;
+    uint8_t wscale;
+    uint8_t nsack;
+    bool has_mss, has_ws, sack_ok, has_ts;
+    uint32_t tsval, tsecr;
+    uint32_t sack[TCP_SACK_MAX_BLOCKS][2];     /* [left, right) host order */
+};
+
+struct tcp_in {
+    uint32_t src_be, dst_be;
+    uint16_t sport, dport;
+    uint32_t seq, ack;
+    uint32_t len;                       /* payload bytes */
+    uint32_t wnd;                       /* raw window field */
+    uint8_t flags;
+    uint16_t port;                      /* input interface */
+    struct pkt *p;                      /* the payload (p->data, p->len == len), or NULL */
+    struct tcp_opts opt;
+};
+
+/* tcp_opt.c */
+int tcp_opt_parse(const uint8_t *opt, uint32_t len, struct tcp_opts *o);
+/* MSS, then SACK-permitted, timestamps and window scale (wscale < 0: none)
+ * as asked; returns the bytes written (at most 20, a multiple of 4). */
+uint32_t tcp_opt_syn(uint8_t *buf, uint16_t mss, bool sack, bool ts, int wscale, uint32_t tsval,
+                     uint32_t tsecr);
+uint32_t tcp_opt_ts(uint8_t *buf, uint32_t tsval, uint32_t tsecr);
+uint32_t tcp_opt_sack(uint8_t *buf, const uint32_t (*blocks)[2], uint32_t n);
+
+/* tcp_isn.c */
+uint64_t tcp_siphash(const uint64_t key[2], const void *data, uint32_t len);
+uint32_t tcp_isn(const struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be, uint16_t lport,
+                 uint16_t rport, uint64_t now_ns);
+uint32_t tcp_ts_offset(const struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be);
+static inline uint32_t tcp_ts_now(uint64_t now_ns) { return (uint32_t)(now_ns >> TCP_TICK_SHIFT); }
+
+/* tcp_syncookie.c */
+uint32_t tcp_cookie_make(const struct tcp_stack *t, const struct tcp_in *seg, uint64_t now_ns,
+                         uint16_t *mss_out);
+/* True when ack - 1 is a cookie we made for seg's tuple lately; fills the
+ * options it encoded. */
+bool tcp_cookie_check(const struct tcp_stack *t, const struct tcp_in *seg, uint64_t now_ns,
+                      struct tcp_opts *syn);
+
+/* tcp_conn.c */
+struct tcp_conn *tcp_conn_lookup(struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
+                                 uint16_t lport, uint16_t rport);
+struct tcp_listener *tcp_listener_find(struct tcp_stack *t, uint16_t port);
+/* A connection in the hash, from the free list, else reusing a TIME-WAIT
+ * one, else (evict_half_open) a SYN-RECEIVED one; NULL (counted) if none. */
+struct tcp_conn *tcp_conn_alloc(struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
+                                uint16_t lport, uint16_t rport, bool evict_half_open, uint64_t now_ns);
+void tcp_conn_free(struct tcp_conn *c);
+/* The end for the application: closed callback (once), then free unless busy. */
+void tcp_conn_close(struct tcp_conn *c, int reason, uint64_t now_ns);
+/* Enter TIME-WAIT: buffers freed, closed callback, timer armed. */
+void tcp_enter_time_wait(struct tcp_conn *c, uint64_t now_ns);
+/* Sizes from the MSS and options agreed. */
+void tcp_conn_set_mss(struct tcp_conn *c, uint16_t peer_mss);
+uint16_t tcp_our_mss(struct tcp_stack *t, uint32_t raddr_be);
+/* Release the BUSY hold: output what is pending, free if it died. */
+void tcp_conn_unbusy(struct tcp_conn *c, uint64_t now_ns);
+
+/* tcp_in.c */
+void tcp_input_segment(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns);
+
+/* tcp_rcv.c */
+/* In-window data (and FIN) of an acceptable segment; takes seg->p. */
+void tcp_rcv_data(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns);
+uint32_t tcp_rcv_window(const struct tcp_conn *c);
+uint32_t tcp_sack_blocks(const struct tcp_conn *c, uint32_t (*blocks)[2], uint32_t max);
+void tcp_ooo_free(struct tcp_conn *c);
+
+/* tcp_out.c */
+void tcp_output(struct tcp_conn *c, uint64_t now_ns);
+int tcp_send_syn(struct tcp_conn *c, uint64_t now_ns);
+void tcp_send_ack(struct tcp_conn *c, uint64_t now_ns);
+void tcp_send_probe(struct tcp_conn *c, uint64_t now_ns);
+void tcp_send_rst(struct tcp_conn *c, uint64_t now_ns);
+/* RST answering seg (no connection for it), RFC 9293 3.10.7.1. */
+void tcp_reply_rst(struct tcp_stack *t, const struct tcp_in *seg, uint64_t now_ns);
+/* SYN-ACK for a SYN cookie: no connection state. */
+void tcp_send_cookie_synack(struct tcp_stack *t, const struct tcp_in *seg, uint32_t iss,
+                            uint16_t mss, uint64_t now_ns);
+/* Free acked slots up to ack; returns bytes freed. */
+uint32_t tcp_sq_ack(struct tcp_conn *c, uint32_t ack);
+void tcp_sq_free(struct tcp_conn *c);
+/* Retransmit the first unacknowledged slot now. */
+void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns);
+static inline struct tcp_seg *tcp_sq_at(struct tcp_conn *c, uint32_t i)
+{
+    uint32_t k = c->sq_head + i;
+    return &c->sq[k >= c->sq_cap ? k - c->sq_cap : k];
+}
+
+/* Slots sent so far: those before sq_nxt, and the one holding snd_nxt when
+ * part of it went out. */
+static inline uint32_t tcp_sent_slots(struct tcp_conn *c)
+{
+    uint32_t n = c->sq_nxt;
+    if (n < c->sq_n && SEQ_LT(tcp_sq_at(c, n)->seq, c->snd_nxt))
+        n++;
+    return n;
+}
+
+/* tcp_sack.c */
+void tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o);
+void tcp_sack_mark_lost(struct tcp_conn *c);
+bool tcp_sack_first_lost(struct tcp_conn *c);
+uint32_t tcp_pipe(struct tcp_conn *c);
+void tcp_marks_clear(struct tcp_conn *c);
+/* A timeout: every slot sent is lost, SACK information dropped (RFC 6675 5.1). */
+void tcp_mark_all_lost(struct tcp_conn *c);
+
+/* tcp_cc.c */
+void tcp_cc_init(struct tcp_conn *c);
+void tcp_cc_ack(struct tcp_conn *c, uint32_t acked, uint64_t now_ns);
+void tcp_cc_loss(struct tcp_conn *c, uint64_t now_ns);
+void tcp_cc_rto(struct tcp_conn *c, uint64_t now_ns);
+void tcp_cc_recovery_end(struct tcp_conn *c, uint64_t now_ns);
+
+/* tcp_timer.c */
+void tcp_timer_update(struct tcp_conn *c);
+void tcp_timer_remove(struct tcp_conn *c);
+void tcp_rtt_sample(struct tcp_conn *c, uint64_t rtt_ns);
+void tcp_rto_arm(struct tcp_conn *c, uint64_t now_ns);
+void tcp_rto_stop(struct tcp_conn *c);
+void tcp_delack_arm(struct tcp_conn *c, uint64_t now_ns);
+void tcp_keepalive_touch(struct tcp_conn *c, uint64_t now_ns);
+uint64_t tcp_rto_backed_off(const struct tcp_conn *c);
+
+static inline bool tcp_synchronized(uint8_t state) { return state >= TCP_ESTABLISHED; }
+
+#endif

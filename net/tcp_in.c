@@ -1,0 +1,578 @@
+/* net/tcp_in.c: TCP input (RFC 9293 section 3.10.7, SEGMENT ARRIVES):
+ * header and checksum checks, LISTEN (with SYN cookies past the backlog),
+ * SYN-SENT, and the synchronized states: sequence acceptability with PAWS
+ * (RFC 7323 section 5), RST and SYN handling with challenge ACKs (RFC 5961
+ * sections 3, 4 and 7), ACK processing with the acceptable-ACK check
+ * (5961 section 5), duplicate ACKs, fast retransmit and recovery (RFC 5681
+ * 3.2, RFC 6582, RFC 6675), and the state changes a FIN brings.
+ *
+ * Every segment dropped as malformed increments one named counter (see
+ * net/counter.h, TCP_COUNTERS). */
+#include "csum.h"
+#include "env.h"
+#include "ip4.h"
+#include "net.h"
+#include "tcp_impl.h"
+#include "wire.h"
+
+static void challenge_ack(struct tcp_conn *c, uint64_t now_ns)
+{
+    struct tcp_stack *t = c->t;
+    uint64_t sec = now_ns >> 30;
+    if (sec != t->challenge_sec) {
+        t->challenge_sec = sec;
+        t->challenge_count = 0;
+    }
+    if (t->challenge_count >= t->cfg.challenge_per_s) {
+        t->s->ctr.tcp_challenge_limited++;
+        return;
+    }
+    t->challenge_count++;
+    t->s->ctr.tcp_challenge_ack++;
+    c->flags |= TCP_CF_ACK_NOW;
+}
+
+static void negotiate(struct tcp_conn *c, const struct tcp_opts *o, bool offered_by_us)
+{
+    const struct tcp_config *cfg = &c->t->cfg;
+    uint32_t keep = 0;
+    if (o->sack_ok && cfg->sack && (!offered_by_us || (c->flags & TCP_CF_SACK)))
+        keep |= TCP_CF_SACK;
+    if (o->has_ts && cfg->timestamps && (!offered_by_us || (c->flags & TCP_CF_TS))) {
+        keep |= TCP_CF_TS;
+        c->ts_recent = o->tsval;
+    }
+    if (o->has_ws && cfg->wscale && (!offered_by_us || (c->flags & TCP_CF_WS))) {
+        keep |= TCP_CF_WS;
+        c->snd_wscale = o->wscale;
+    } else {
+        c->snd_wscale = 0;
+        c->rcv_wscale = 0;
+    }
+    c->flags = (c->flags & ~(uint32_t)(TCP_CF_SACK | TCP_CF_TS | TCP_CF_WS)) | keep;
+    tcp_conn_set_mss(c, o->has_mss ? o->mss : TCP_DEFAULT_MSS);
+}
+
+/* A new connection from a SYN (or a SYN cookie's ACK) to listener l. */
+static struct tcp_conn *passive_open(struct tcp_stack *t, struct tcp_listener *l, const struct tcp_in *seg,
+                                     const struct tcp_opts *o, uint32_t irs, bool cookie, uint64_t now_ns)
+{
+    struct tcp_conn *c = tcp_conn_alloc(t, seg->dst_be, seg->src_be, seg->dport, seg->sport, cookie, now_ns);
+    if (c == NULL)
+        return NULL;
+    c->cb = l->cb;
+    c->ctx = l->ctx;
+    c->irs = irs;
+    c->rcv_nxt = irs + 1;
+    c->rcv_adv = c->rcv_nxt;
+    negotiate(c, o, false);
+    c->snd_wnd = c->max_snd_wnd = seg->wnd; /* never scaled in a SYN */
+    c->snd_wl1 = irs;
+    return c;
+}
+
+static void listen_input(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns)
+{
+    struct net_stack *s = t->s;
+    struct tcp_listener *l = tcp_listener_find(t, seg->dport);
+    if (l == NULL) {
+        s->ctr.tcp_no_port++;
+        tcp_reply_rst(t, seg, now_ns);
+        return;
+    }
+    if (seg->flags & TCP_RST) {
+        s->ctr.tcp_listen_drop++;
+        return;
+    }
+    if (seg->flags & TCP_ACK) {
+        /* No connection: a SYN cookie's ACK, or a stray (RFC 9293: RST). */
+        struct tcp_opts syn;
+        if (!(seg->flags & TCP_SYN) && t->cfg.syncookies && tcp_cookie_check(t, seg, now_ns, &syn)) {
+            struct tcp_conn *c = passive_open(t, l, seg, &syn, seg->seq - 1, true, now_ns);
+            if (c == NULL)
+                return; /* counted; the peer will try again */
+            s->ctr.tcp_syncookie_ok++;
+            c->flags |= TCP_CF_COOKIE;
+            c->iss = seg->ack - 1;
+            c->snd_una = c->iss;
+            c->snd_nxt = c->snd_end = c->iss + 1;
+            c->state = TCP_SYN_RECEIVED;
+            c->snd_wl1 = seg->seq - 1; /* this ACK's window is taken below */
+            tcp_input_segment(t, seg, now_ns);
+            return;
+        }
+        if (t->cookie_ns && now_ns - t->cookie_ns < 2ull << 36)
+            s->ctr.tcp_syncookie_bad++;
+        else
+            s->ctr.tcp_listen_drop++;
+        tcp_reply_rst(t, seg, now_ns);
+        return;
+    }
+    if (!(seg->flags & TCP_SYN)) {
+        s->ctr.tcp_listen_drop++;
+        return;
+    }
+    struct tcp_conn *c = NULL;
+    if (l->pending < l->backlog && (t->nfree || !t->cfg.syncookies))
+        c = passive_open(t, l, seg, &seg->opt, seg->seq, false, now_ns);
+    if (c == NULL) {
+        if (!t->cfg.syncookies)
+            return;
+        uint16_t mss;
+        uint32_t iss = tcp_cookie_make(t, seg, now_ns, &mss);
+        s->ctr.tcp_syncookie_tx++;
+        t->cookie_ns = now_ns;
+        tcp_send_cookie_synack(t, seg, iss, mss, now_ns);
+        return;
+    }
+    /* Data in a SYN is not kept: the peer sends it again. */
+    c->listener = l;
+    l->pending++;
+    c->state = TCP_SYN_RECEIVED;
+    c->iss = tcp_isn(t, c->laddr_be, c->raddr_be, c->lport, c->rport, now_ns);
+    c->snd_una = c->iss;
+    c->snd_nxt = c->snd_end = c->iss + 1;
+    tcp_send_syn(c, now_ns);
+    c->flags |= TCP_CF_RTT_TIMING;
+    c->rtt_seq = c->iss + 1;
+    c->rtt_start_ns = now_ns;
+    if (c->rto_ns < TCP_SYNACK_MIN_RTO_NS)
+        c->rto_ns = TCP_SYNACK_MIN_RTO_NS;
+    tcp_rto_arm(c, now_ns);
+    tcp_timer_update(c);
+}
+
+static void established(struct tcp_conn *c, uint64_t now_ns)
+{
+    tcp_cc_init(c);
+    c->retries = 0;
+    c->rto_at = 0;
+    c->flags |= TCP_CF_APP_SEEN;
+    tcp_keepalive_touch(c, now_ns);
+}
+
+/* RFC 9293 3.10.7.3. */
+static void syn_sent_input(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
+{
+    struct net_stack *s = c->t->s;
+    bool ack_ok = false;
+    if (seg->flags & TCP_ACK) {
+        if (SEQ_LEQ(seg->ack, c->iss) || SEQ_GT(seg->ack, c->snd_nxt)) {
+            s->ctr.tcp_bad_synack++;
+            tcp_reply_rst(c->t, seg, now_ns);
+            return;
+        }
+        ack_ok = true;
+    }
+    if (seg->flags & TCP_RST) {
+        if (ack_ok) {
+            s->ctr.tcp_rst_rx++;
+            tcp_conn_close(c, TCP_CLOSE_REFUSED, now_ns);
+        } else {
+            s->ctr.tcp_rst_ignored++;
+        }
+        return;
+    }
+    if (!(seg->flags & TCP_SYN))
+        return;
+    c->irs = seg->seq;
+    c->rcv_nxt = seg->seq + 1;
+    c->rcv_adv = c->rcv_nxt;
+    negotiate(c, &seg->opt, true);
+    c->snd_wnd = c->max_snd_wnd = seg->wnd;
+    c->snd_wl1 = seg->seq;
+    c->snd_wl2 = seg->ack;
+    c->flags |= TCP_CF_ACK_NOW;
+    if (!ack_ok) {
+        /* Simultaneous open (RFC 9293 3.5, figure 8). */
+        c->state = TCP_SYN_RECEIVED;
+        tcp_send_syn(c, now_ns);
+        return;
+    }
+    c->snd_una = seg->ack;
+    if (c->retries == 0)
+        tcp_rtt_sample(c, now_ns - c->rtt_start_ns);
+    c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
+    c->state = TCP_ESTABLISHED;
+    established(c, now_ns);
+    s->ctr.tcp_connected++;
+    if (c->cb && c->cb->connected)
+        c->cb->connected(c->ctx, c, now_ns);
+    if (c->flags & TCP_CF_DEAD)
+        return;
+    seg->seq++;
+    seg->flags &= (uint8_t)~TCP_SYN;
+    if (seg->len || (seg->flags & TCP_FIN))
+        tcp_rcv_data(c, seg, now_ns);
+}
+
+/* RFC 9293 3.10.7.4 first check, with PAWS. */
+static bool acceptable(struct tcp_conn *c, const struct tcp_in *seg)
+{
+    uint32_t len = seg->len + ((seg->flags & TCP_SYN) ? 1 : 0) + ((seg->flags & TCP_FIN) ? 1 : 0);
+    uint32_t wnd = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
+    uint32_t space = tcp_rcv_window(c);
+    if (space > wnd)
+        wnd = space;
+    if (len == 0)
+        return wnd == 0 ? seg->seq == c->rcv_nxt
+                        : SEQ_LEQ(c->rcv_nxt, seg->seq) && SEQ_LT(seg->seq, c->rcv_nxt + wnd);
+    if (wnd == 0)
+        return false;
+    return (SEQ_LEQ(c->rcv_nxt, seg->seq) && SEQ_LT(seg->seq, c->rcv_nxt + wnd)) ||
+           (SEQ_LEQ(c->rcv_nxt, seg->seq + len - 1) && SEQ_LT(seg->seq + len - 1, c->rcv_nxt + wnd));
+}
+
+static void enter_recovery(struct tcp_conn *c, uint64_t now_ns)
+{
+    c->t->s->ctr.tcp_fast_recovery++;
+    c->flags |= TCP_CF_IN_RECOVERY;
+    c->recover = c->snd_nxt;
+    tcp_cc_loss(c, now_ns);
+    if (c->flags & TCP_CF_SACK)
+        tcp_sack_mark_lost(c);
+    tcp_retransmit_first(c, now_ns);
+}
+
+/* RFC 9293 3.10.7.4 fifth check, for an acceptable ACK: the send queue,
+ * RTT, congestion control, the peer's window. */
+static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now_ns)
+{
+    struct net_stack *s = c->t->s;
+    uint32_t ack = seg->ack;
+    uint32_t wnd = seg->wnd << c->snd_wscale;
+    bool sacked_new = false;
+
+    if ((c->flags & TCP_CF_SACK) && seg->opt.nsack) {
+        uint32_t before = c->sack_high;
+        tcp_sack_update(c, &seg->opt);
+        sacked_new = c->sack_high != before;
+    }
+    if (SEQ_GT(ack, c->snd_una)) {
+        uint32_t acked = ack - c->snd_una;
+        uint32_t queued_before = c->snd_queued;
+        if ((c->flags & TCP_CF_RTT_TIMING) && SEQ_GEQ(ack, c->rtt_seq)) {
+            c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
+            tcp_rtt_sample(c, now_ns - c->rtt_start_ns);
+        }
+        c->snd_una = ack;
+        tcp_sq_ack(c, ack);
+        uint32_t start = SEQ_GT(ack, c->iss + 1) ? ack : c->iss + 1;
+        c->snd_queued = SEQ_GT(c->snd_end, start) ? c->snd_end - start : 0;
+        c->retries = 0;
+        if (c->flags & TCP_CF_IN_RECOVERY) {
+            if (SEQ_GEQ(ack, c->recover)) {
+                c->flags &= ~(uint32_t)TCP_CF_IN_RECOVERY;
+                tcp_marks_clear(c);
+                tcp_cc_recovery_end(c, now_ns);
+                c->dupacks = 0;
+            } else if (c->flags & TCP_CF_SACK) {
+                tcp_sack_mark_lost(c); /* RFC 6675: the loop in tcp_output sends */
+            } else {
+                /* RFC 6582 3.2 step 5: partial ACK. */
+                tcp_retransmit_first(c, now_ns);
+                c->cwnd = c->cwnd > acked ? c->cwnd - acked : 0;
+                c->cwnd += c->seg_size;
+            }
+        } else {
+            c->dupacks = 0;
+            tcp_cc_ack(c, acked, now_ns);
+        }
+        if (c->snd_una == c->snd_nxt) {
+            tcp_rto_stop(c);
+        } else {
+            c->flags &= ~(uint32_t)TCP_CF_PERSIST;
+            tcp_rto_arm(c, now_ns);
+        }
+        uint32_t done = queued_before - c->snd_queued;
+        if (done && c->cb && c->cb->acked && !(c->flags & TCP_CF_APP_CLOSED)) {
+            c->cb->acked(c->ctx, c, done, now_ns);
+            if (c->flags & TCP_CF_DEAD)
+                return;
+        }
+    } else if (ack == c->snd_una && seg->len == 0 && !(seg->flags & (TCP_SYN | TCP_FIN)) &&
+               wnd == c->snd_wnd && c->snd_nxt != c->snd_una) {
+        s->ctr.tcp_dup_ack++;
+        c->dupacks++;
+        if (c->flags & TCP_CF_IN_RECOVERY) {
+            if (c->flags & TCP_CF_SACK)
+                tcp_sack_mark_lost(c);
+            else
+                c->cwnd += c->seg_size; /* RFC 5681 3.2 step 4 */
+        } else if (SEQ_GEQ(c->snd_una, c->recover) &&
+                   (c->dupacks == TCP_DUPTHRESH ||
+                    ((c->flags & TCP_CF_SACK) && sacked_new && tcp_sack_first_lost(c)))) {
+            enter_recovery(c, now_ns);
+        }
+    }
+    if (SEQ_LT(c->snd_wl1, seg->seq) || (c->snd_wl1 == seg->seq && SEQ_LEQ(c->snd_wl2, ack))) {
+        bool opened = wnd > c->snd_wnd;
+        c->snd_wnd = wnd;
+        c->snd_wl1 = seg->seq;
+        c->snd_wl2 = ack;
+        if (wnd > c->max_snd_wnd)
+            c->max_snd_wnd = wnd;
+        if (opened && (c->flags & TCP_CF_PERSIST)) {
+            c->flags &= ~(uint32_t)TCP_CF_PERSIST;
+            c->rto_at = 0;
+            c->retries = 0;
+        }
+    }
+}
+
+/* Our FIN is acknowledged: the state changes of RFC 9293 3.10.7.4. */
+static bool fin_acked(struct tcp_conn *c, uint64_t now_ns)
+{
+    if (!(c->flags & TCP_CF_FIN_SENT) || SEQ_LT(c->snd_una, c->snd_end + 1))
+        return true;
+    switch (c->state) {
+    case TCP_FIN_WAIT_1:
+        c->state = TCP_FIN_WAIT_2;
+        /* Not forever: a peer that never closes (Linux tcp_fin_timeout). */
+        c->rto_at = now_ns + c->t->cfg.time_wait_ns;
+        return true;
+    case TCP_CLOSING:
+        tcp_enter_time_wait(c, now_ns);
+        return false;
+    case TCP_LAST_ACK:
+        tcp_conn_close(c, TCP_CLOSE_NORMAL, now_ns);
+        return false;
+    default:
+        return true;
+    }
+}
+
+static void synced_input(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
+{
+    struct net_stack *s = c->t->s;
+    const struct tcp_opts *o = &seg->opt;
+
+    if (c->state == TCP_SYN_RECEIVED && (seg->flags & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN &&
+        seg->seq == c->irs) {
+        tcp_send_syn(c, now_ns); /* our SYN-ACK was lost: the SYN came again */
+        return;
+    }
+    if ((seg->flags & (TCP_SYN | TCP_RST)) == TCP_SYN && seg->seq == c->irs) {
+        /* The peer's SYN again (a SYN-ACK crossing ours in a simultaneous
+         * open, or one whose ACK was lost): drop the SYN, keep the rest,
+         * and acknowledge. */
+        seg->flags &= (uint8_t)~TCP_SYN;
+        seg->seq++;
+        c->flags |= TCP_CF_ACK_NOW;
+    }
+    if ((c->flags & TCP_CF_TS) && o->has_ts && !(seg->flags & TCP_RST) && SEQ_LT(o->tsval, c->ts_recent)) {
+        s->ctr.tcp_paws_drop++;
+        c->flags |= TCP_CF_ACK_NOW;
+        return;
+    }
+    if (!acceptable(c, seg)) {
+        if (!(seg->flags & TCP_RST)) {
+            s->ctr.tcp_out_of_window++;
+            c->flags |= TCP_CF_ACK_NOW;
+        } else {
+            s->ctr.tcp_rst_ignored++;
+        }
+        return;
+    }
+    if (seg->flags & TCP_RST) {
+        if (seg->seq != c->rcv_nxt) {
+            s->ctr.tcp_rst_ignored++;
+            challenge_ack(c, now_ns);
+        } else if (c->state == TCP_TIME_WAIT) {
+            s->ctr.tcp_rst_ignored++; /* RFC 1337: no TIME-WAIT assassination */
+        } else {
+            s->ctr.tcp_rst_rx++;
+            tcp_conn_close(c, TCP_CLOSE_RESET, now_ns);
+        }
+        return;
+    }
+    if (seg->flags & TCP_SYN) {
+        challenge_ack(c, now_ns);
+        return;
+    }
+    if (!(seg->flags & TCP_ACK)) {
+        s->ctr.tcp_no_ack++;
+        return;
+    }
+    if (o->has_ts && (c->flags & TCP_CF_TS) && SEQ_LEQ(seg->seq, c->last_ack_sent) &&
+        SEQ_GEQ(o->tsval, c->ts_recent))
+        c->ts_recent = o->tsval;
+    if (c->flags & TCP_CF_KEEPALIVE)
+        tcp_keepalive_touch(c, now_ns);
+    if (c->state == TCP_FIN_WAIT_2)
+        c->rto_at = now_ns + c->t->cfg.time_wait_ns;
+    if (c->state == TCP_SYN_RECEIVED) {
+        if (SEQ_LEQ(seg->ack, c->snd_una) || SEQ_GT(seg->ack, c->snd_nxt)) {
+            tcp_reply_rst(c->t, seg, now_ns);
+            return;
+        }
+        if (c->listener && c->listener->pending)
+            c->listener->pending--;
+        c->listener = NULL;
+        if ((c->flags & TCP_CF_RTT_TIMING) && c->retries == 0)
+            tcp_rtt_sample(c, now_ns - c->rtt_start_ns);
+        c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
+        c->snd_una = seg->ack;
+        c->snd_wnd = seg->wnd << c->snd_wscale;
+        c->snd_wl1 = seg->seq;
+        c->snd_wl2 = seg->ack;
+        if (c->snd_wnd > c->max_snd_wnd)
+            c->max_snd_wnd = c->snd_wnd;
+        c->state = (c->flags & TCP_CF_FIN_QUEUED) ? TCP_FIN_WAIT_1 : TCP_ESTABLISHED;
+        established(c, now_ns);
+        if (c->flags & TCP_CF_ACTIVE) { /* simultaneous open */
+            s->ctr.tcp_connected++;
+            if (c->cb && c->cb->connected)
+                c->cb->connected(c->ctx, c, now_ns);
+        } else {
+            s->ctr.tcp_accepted++;
+            if (c->cb && c->cb->accepted)
+                c->cb->accepted(c->ctx, c, now_ns);
+        }
+        if (c->flags & TCP_CF_DEAD)
+            return;
+    } else {
+        if (SEQ_GT(seg->ack, c->snd_nxt)) {
+            s->ctr.tcp_ack_unsent++;
+            c->flags |= TCP_CF_ACK_NOW;
+            return;
+        }
+        if (SEQ_LT(seg->ack, c->snd_una - c->max_snd_wnd)) {
+            s->ctr.tcp_ack_old++;
+            c->flags |= TCP_CF_ACK_NOW;
+            return;
+        }
+        ack_input(c, seg, now_ns);
+        if ((c->flags & TCP_CF_DEAD) || !fin_acked(c, now_ns))
+            return;
+    }
+    if (c->state == TCP_TIME_WAIT) {
+        if (seg->flags & TCP_FIN) { /* the peer's FIN again: ACK, restart 2 MSL */
+            c->flags |= TCP_CF_ACK_NOW;
+            c->rto_at = now_ns + c->t->cfg.time_wait_ns;
+        }
+        return;
+    }
+    if (seg->len || (seg->flags & TCP_FIN))
+        tcp_rcv_data(c, seg, now_ns);
+}
+
+void tcp_input_segment(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns)
+{
+    struct tcp_conn *c = tcp_conn_lookup(t, seg->dst_be, seg->src_be, seg->dport, seg->sport);
+    if (c && !(c->flags & TCP_CF_BUSY) && c->state == TCP_TIME_WAIT &&
+        (seg->flags & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN && SEQ_GT(seg->seq, c->rcv_nxt)) {
+        /* A new incarnation (RFC 9293 3.10.7.4 / RFC 6191 without timestamps). */
+        tcp_conn_free(c);
+        c = NULL;
+    }
+    if (c == NULL) {
+        listen_input(t, seg, now_ns);
+    } else {
+        c->flags |= TCP_CF_BUSY;
+        if (c->state == TCP_SYN_SENT)
+            syn_sent_input(c, seg, now_ns);
+        else
+            synced_input(c, seg, now_ns);
+        tcp_conn_unbusy(c, now_ns);
+    }
+    if (seg->p) {
+        pkt_free(seg->p);
+        seg->p = NULL;
+    }
+}
+
+/* Header checks; false when the segment is to be dropped (counted). */
+static bool header_ok(struct net_stack *s, const struct ip4_rx *rx, uint32_t *hlen)
+{
+    const struct tcp_hdr *h = (const struct tcp_hdr *)rx->l4;
+    uint32_t n = rx->l4_len;
+    int verdict = ip4_rx_l4_csum(rx);
+    uint8_t f;
+
+    if (n < TCP_HDR_LEN) {
+        s->ctr.tcp_runt++;
+        return false;
+    }
+    *hlen = (uint32_t)(h->off >> 4) * 4;
+    f = h->flags;
+    if (*hlen < TCP_HDR_LEN || *hlen > n)
+        s->ctr.tcp_bad_offset++;
+    else if (verdict < 0 ||
+             (verdict == 0 &&
+              csum_fold(csum_partial(h, n, csum_pseudo4(rx->src_be, rx->dst_be, IP4_PROTO_TCP, (uint16_t)n))) !=
+                  0xffff))
+        s->ctr.tcp_bad_checksum++;
+    else if ((f & (TCP_SYN | TCP_FIN)) == (TCP_SYN | TCP_FIN) || (f & (TCP_SYN | TCP_RST)) == (TCP_SYN | TCP_RST) ||
+             !(f & (TCP_SYN | TCP_RST | TCP_ACK)))
+        s->ctr.tcp_bad_flags++;
+    else if (h->sport_be == 0 || h->dport_be == 0)
+        s->ctr.tcp_bad_port++;
+    else if (rx->src_be == rx->dst_be && h->sport_be == h->dport_be)
+        s->ctr.tcp_land++;
+    else if (rx->bcast || ip4_is_mcast(rx->dst_be))
+        s->ctr.tcp_bcast++;
+    else
+        return true;
+    return false;
+}
+
+void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns)
+{
+    struct tcp_stack *t = s->tcp;
+    struct pkt *p = rx->pkt;
+    uint32_t hlen = 0;
+    struct tcp_in seg;
+
+    s->ctr.tcp_rx++;
+    t->now_ns = now_ns;
+    if (!header_ok(s, rx, &hlen))
+        goto drop;
+    const struct tcp_hdr *h = (const struct tcp_hdr *)rx->l4;
+    net_memset(&seg.opt, 0, sizeof(seg.opt));
+    if (tcp_opt_parse(rx->l4 + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &seg.opt) < 0) {
+        s->ctr.tcp_bad_option++;
+        goto drop;
+    }
+    seg.src_be = rx->src_be;
+    seg.dst_be = rx->dst_be;
+    seg.sport = net_ntohs(h->sport_be);
+    seg.dport = net_ntohs(h->dport_be);
+    seg.seq = net_ntohl(h->seq_be);
+    seg.ack = net_ntohl(h->ack_be);
+    seg.wnd = net_ntohs(h->win_be);
+    seg.flags = h->flags;
+    seg.port = rx->port;
+    seg.len = rx->l4_len - hlen;
+    seg.p = NULL;
+    if (p) {
+        /* The payload stays where it is: the application gets this buffer. */
+        pkt_pull(p, (uint32_t)(rx->l4 + hlen - p->data));
+        p->len = (uint16_t)seg.len;
+        p->flags = 0;
+        p->next = NULL;
+        if (seg.len)
+            seg.p = p;
+        else
+            pkt_free(p);
+        p = NULL;
+    } else if (seg.len) {
+        /* Reassembled in the stack's scratch area: copy what fits a buffer
+         * (the peer sends the rest again). */
+        struct pkt *q = pkt_alloc(s->pool);
+        if (q == NULL) {
+            s->ctr.tcp_no_buf++;
+            return;
+        }
+        if (seg.len > PKT_DATA_ROOM)
+            seg.len = PKT_DATA_ROOM;
+        net_memcpy(q->data, rx->l4 + hlen, seg.len);
+        q->len = (uint16_t)seg.len;
+        seg.p = q;
+    }
+    tcp_input_segment(t, &seg, now_ns);
+    return;
+drop:
+    if (p)
+        pkt_free(p);
+}

@@ -1,0 +1,512 @@
+/* net/tcp_out.c: TCP output (RFC 9293 sections 3.8.6 and 3.10.2 SEND):
+ * the send queue, segment building, zero-copy transmission, the choice of
+ * what to send next (lost segments first, then new data, within the
+ * congestion and peer windows: RFC 5681, RFC 6675 NextSeg), Nagle, sender
+ * silly-window avoidance, and RST / ACK segments.
+ *
+ * The send queue is a ring of slots (struct tcp_seg), each one buffer
+ * holding at most one segment's payload. A slot from tcp_send is the
+ * application's buffer: when it is sent whole and nobody else holds the
+ * buffer, the headers are written in front of the payload and the buffer
+ * itself goes to the NIC, with a reference kept for retransmission. Anything
+ * else (part of a slot, a buffer still on a NIC ring) is copied into a fresh
+ * buffer. Slots from tcp_write are TCP's own buffers, filled by copying and
+ * appended to until they are sent. */
+#include "csum.h"
+#include "env.h"
+#include "ip4.h"
+#include "net.h"
+#include "tcp_impl.h"
+#include "wire.h"
+
+#define TCP_COPY_MAX 256        /* tcp_send copies payloads this small into an open slot */
+
+static bool can_queue(const struct tcp_conn *c)
+{
+    return (c->state == TCP_ESTABLISHED || c->state == TCP_CLOSE_WAIT || c->state == TCP_SYN_SENT ||
+            c->state == TCP_SYN_RECEIVED) &&
+           !(c->flags & TCP_CF_FIN_QUEUED);
+}
+
+static bool can_send_data(uint8_t state)
+{
+    return state == TCP_ESTABLISHED || state == TCP_CLOSE_WAIT || state == TCP_FIN_WAIT_1 ||
+           state == TCP_CLOSING || state == TCP_LAST_ACK;
+}
+
+/* The window field for a segment: never shrinks the right edge already
+ * offered, and opens it only by a worthwhile amount (receiver SWS
+ * avoidance, RFC 9293 3.8.6.2.2). */
+static uint16_t window_field(struct tcp_conn *c)
+{
+    uint32_t space = tcp_rcv_window(c);
+    uint32_t right = c->rcv_nxt + space;
+    uint32_t step = c->rcv_buf / 2 < c->mss ? c->rcv_buf / 2 : c->mss;
+    if (SEQ_LEQ(right, c->rcv_adv) || right - c->rcv_adv < step)
+        right = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv : c->rcv_nxt;
+    uint32_t wnd = right - c->rcv_nxt;
+    uint32_t shift = (c->flags & TCP_CF_WS) ? c->rcv_wscale : 0;
+    uint32_t field = wnd >> shift;
+    if (field > 0xffff)
+        field = 0xffff;
+    uint32_t adv = c->rcv_nxt + (field << shift);
+    if (SEQ_GT(adv, c->rcv_adv))
+        c->rcv_adv = adv;
+    return (uint16_t)field;
+}
+
+static void fill_hdr(struct pkt *p, uint32_t src_be, uint32_t dst_be, uint16_t sport, uint16_t dport,
+                     uint32_t seq, uint32_t ack, uint8_t flags, uint16_t wnd, uint32_t hdr_len)
+{
+    struct tcp_hdr *h = (struct tcp_hdr *)p->data;
+    h->sport_be = net_htons(sport);
+    h->dport_be = net_htons(dport);
+    h->seq_be = net_htonl(seq);
+    h->ack_be = (flags & TCP_ACK) ? net_htonl(ack) : 0;
+    h->off = (uint8_t)((hdr_len / 4) << 4);
+    h->flags = flags;
+    h->win_be = net_htons(wnd);
+    h->urg_be = 0;
+    /* The NIC (or ip4_output, when it cannot) sums the rest. */
+    h->csum = csum_fold(csum_pseudo4(src_be, dst_be, IP4_PROTO_TCP, p->len));
+    p->flags = PKT_TX_L4_CSUM;
+    p->csum_start = 0;
+    p->csum_offset = (uint16_t)offsetof(struct tcp_hdr, csum);
+    p->tso_mss = 0;
+}
+
+static int ip_out(struct net_stack *s, struct pkt *p, uint32_t src_be, uint32_t dst_be, uint64_t now_ns)
+{
+    struct ip4_out o = {.src_be = src_be, .dst_be = dst_be, .proto = IP4_PROTO_TCP, .df = true};
+    s->ctr.tcp_tx++;
+    return ip4_output(s, p, &o, now_ns);
+}
+
+/* Send [seq, seq + len) of slot sg (NULL: no payload) with flags. */
+static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t len, uint8_t flags,
+                uint64_t now_ns)
+{
+    struct net_stack *s = c->t->s;
+    uint8_t opt[TCP_MAX_OPT_LEN];
+    uint32_t optlen = 0;
+
+    if (c->flags & TCP_CF_TS)
+        optlen = tcp_opt_ts(opt, tcp_ts_now(now_ns) + c->ts_offset, c->ts_recent);
+    if ((c->flags & TCP_CF_SACK) && c->ooo && !(flags & TCP_RST)) {
+        uint32_t blocks[TCP_SACK_MAX_BLOCKS][2];
+        uint32_t max = (TCP_MAX_OPT_LEN - optlen - 4) / 8;
+        if (len) { /* data and options within the MSS (RFC 6691) */
+            uint32_t room = c->mss > len + optlen + 4 ? c->mss - len - optlen - 4 : 0;
+            if (room / 8 < max)
+                max = room / 8;
+        }
+        uint32_t n = tcp_sack_blocks(c, blocks, max);
+        if (n)
+            optlen += tcp_opt_sack(opt + optlen, (const uint32_t(*)[2])blocks, n);
+    }
+    uint32_t hdr_len = TCP_HDR_LEN + optlen;
+    struct pkt *p;
+    if (sg && len == sg->len && seq == sg->seq && !pkt_shared(sg->p) &&
+        sg->off >= hdr_len + TCP_LINK_RESERVE) {
+        p = pkt_ref(sg->p);
+        p->data = pkt_buf_start(p) + sg->off - hdr_len;
+        p->len = (uint16_t)(hdr_len + len);
+    } else {
+        p = pkt_alloc(s->pool);
+        if (p == NULL) {
+            s->ctr.tcp_no_buf++;
+            return -1;
+        }
+        if (len)
+            net_memcpy(p->data + hdr_len, pkt_buf_start(sg->p) + sg->off + (seq - sg->seq), len);
+        p->len = (uint16_t)(hdr_len + len);
+    }
+    net_memcpy(p->data + TCP_HDR_LEN, opt, optlen);
+    uint16_t wnd = window_field(c);
+    fill_hdr(p, c->laddr_be, c->raddr_be, c->lport, c->rport, seq, c->rcv_nxt, flags, wnd, hdr_len);
+    c->flags &= ~(uint32_t)TCP_CF_ACK_NOW;
+    c->delack_segs = 0;
+    c->delack_at = 0;
+    c->last_ack_sent = c->rcv_nxt;
+    return ip_out(s, p, c->laddr_be, c->raddr_be, now_ns);
+}
+
+int tcp_send_syn(struct tcp_conn *c, uint64_t now_ns)
+{
+    struct net_stack *s = c->t->s;
+    struct pkt *p = pkt_alloc(s->pool);
+    if (p == NULL) {
+        s->ctr.tcp_no_buf++;
+        return -1;
+    }
+    bool synack = c->state == TCP_SYN_RECEIVED;
+    uint32_t optlen = tcp_opt_syn(p->data + TCP_HDR_LEN, tcp_our_mss(c->t, c->raddr_be),
+                                  (c->flags & TCP_CF_SACK) != 0, (c->flags & TCP_CF_TS) != 0,
+                                  (c->flags & TCP_CF_WS) ? c->rcv_wscale : -1,
+                                  tcp_ts_now(now_ns) + c->ts_offset, synack ? c->ts_recent : 0);
+    uint32_t wnd = tcp_rcv_window(c);
+    p->len = (uint16_t)(TCP_HDR_LEN + optlen);
+    fill_hdr(p, c->laddr_be, c->raddr_be, c->lport, c->rport, c->iss, c->rcv_nxt,
+             synack ? TCP_SYN | TCP_ACK : TCP_SYN, (uint16_t)(wnd > 0xffff ? 0xffff : wnd),
+             TCP_HDR_LEN + optlen);
+    if (synack) {
+        c->rcv_adv = c->rcv_nxt + (wnd > 0xffff ? 0xffff : wnd);
+        c->last_ack_sent = c->rcv_nxt;
+    }
+    return ip_out(s, p, c->laddr_be, c->raddr_be, now_ns);
+}
+
+void tcp_send_ack(struct tcp_conn *c, uint64_t now_ns)
+{
+    xmit(c, NULL, c->snd_nxt, 0, TCP_ACK, now_ns);
+}
+
+void tcp_send_probe(struct tcp_conn *c, uint64_t now_ns)
+{
+    /* One already acknowledged: the peer answers with its window. */
+    xmit(c, NULL, c->snd_una - 1, 0, TCP_ACK, now_ns);
+}
+
+void tcp_send_rst(struct tcp_conn *c, uint64_t now_ns)
+{
+    c->t->s->ctr.tcp_rst_tx++;
+    xmit(c, NULL, c->snd_nxt, 0, TCP_RST | TCP_ACK, now_ns);
+}
+
+static void send_raw(struct tcp_stack *t, const struct tcp_in *seg, uint32_t seq, uint32_t ack,
+                     uint8_t flags, const uint8_t *opt, uint32_t optlen, uint16_t wnd, uint64_t now_ns)
+{
+    struct net_stack *s = t->s;
+    struct pkt *p = pkt_alloc(s->pool);
+    if (p == NULL) {
+        s->ctr.tcp_no_buf++;
+        return;
+    }
+    net_memcpy(p->data + TCP_HDR_LEN, opt, optlen);
+    p->len = (uint16_t)(TCP_HDR_LEN + optlen);
+    fill_hdr(p, seg->dst_be, seg->src_be, seg->dport, seg->sport, seq, ack, flags, wnd,
+             TCP_HDR_LEN + optlen);
+    ip_out(s, p, seg->dst_be, seg->src_be, now_ns);
+}
+
+void tcp_reply_rst(struct tcp_stack *t, const struct tcp_in *seg, uint64_t now_ns)
+{
+    if (seg->flags & TCP_RST)
+        return;
+    t->s->ctr.tcp_rst_tx++;
+    if (seg->flags & TCP_ACK) {
+        send_raw(t, seg, seg->ack, 0, TCP_RST, NULL, 0, 0, now_ns);
+        return;
+    }
+    uint32_t ack = seg->seq + seg->len + ((seg->flags & TCP_SYN) ? 1 : 0) + ((seg->flags & TCP_FIN) ? 1 : 0);
+    send_raw(t, seg, 0, ack, TCP_RST | TCP_ACK, NULL, 0, 0, now_ns);
+}
+
+void tcp_send_cookie_synack(struct tcp_stack *t, const struct tcp_in *seg, uint32_t iss,
+                            uint16_t mss, uint64_t now_ns)
+{
+    uint8_t opt[TCP_MAX_OPT_LEN];
+    int ws = -1;
+    if (seg->opt.has_ws && t->cfg.wscale) {
+        ws = 0;
+        while (ws < TCP_WS_MAX && (t->cfg.rcvbuf >> ws) > 0xffff)
+            ws++;
+    }
+    bool ts = seg->opt.has_ts && t->cfg.timestamps;
+    uint32_t optlen = tcp_opt_syn(opt, mss, seg->opt.sack_ok && t->cfg.sack, ts, ws,
+                                  tcp_ts_now(now_ns) + tcp_ts_offset(t, seg->dst_be, seg->src_be),
+                                  seg->opt.tsval);
+    uint32_t wnd = t->cfg.rcvbuf > 0xffff ? 0xffff : t->cfg.rcvbuf;
+    send_raw(t, seg, iss, seg->seq + 1, TCP_SYN | TCP_ACK, opt, optlen, (uint16_t)wnd, now_ns);
+}
+
+/* ---- The send queue ---- */
+
+static void slot_free(struct tcp_conn *c, struct tcp_seg *sg)
+{
+    if (sg->flags & (TCP_SEG_SACKED | TCP_SEG_LOST))
+        c->nmarked--;
+    pkt_free(sg->p);
+    sg->p = NULL;
+}
+
+uint32_t tcp_sq_ack(struct tcp_conn *c, uint32_t ack)
+{
+    uint32_t n = 0;
+    while (c->sq_n) {
+        struct tcp_seg *sg = &c->sq[c->sq_head];
+        if (SEQ_GT(sg->seq + sg->len, ack))
+            break;
+        slot_free(c, sg);
+        c->sq_head = (uint16_t)(c->sq_head + 1 == c->sq_cap ? 0 : c->sq_head + 1);
+        c->sq_n--;
+        n++;
+    }
+    c->sq_nxt = (uint16_t)(c->sq_nxt > n ? c->sq_nxt - n : 0);
+    return n;
+}
+
+void tcp_sq_free(struct tcp_conn *c)
+{
+    for (uint32_t i = 0; i < c->sq_n; i++)
+        slot_free(c, tcp_sq_at(c, i));
+    c->sq_n = c->sq_head = c->sq_nxt = 0;
+    c->nmarked = 0;
+    c->snd_queued = 0;
+}
+
+static struct tcp_seg *sq_last(struct tcp_conn *c) { return c->sq_n ? tcp_sq_at(c, c->sq_n - 1u) : NULL; }
+
+/* Room to append to the last slot: TCP's own, nothing of it sent yet. */
+static uint32_t append_room(struct tcp_conn *c)
+{
+    struct tcp_seg *sg = sq_last(c);
+    if (sg == NULL || !(sg->flags & TCP_SEG_COPY) || SEQ_LT(sg->seq, c->snd_nxt) || pkt_shared(sg->p))
+        return 0;
+    return sg->len < c->seg_size ? c->seg_size - sg->len : 0;
+}
+
+static struct tcp_seg *slot_add(struct tcp_conn *c, struct pkt *p, uint16_t off, uint16_t len,
+                                uint8_t flags)
+{
+    struct tcp_seg *sg = tcp_sq_at(c, c->sq_n);
+    c->sq_n++;
+    *sg = (struct tcp_seg){.p = p, .seq = c->snd_end, .off = off, .len = len, .flags = flags};
+    c->snd_end += len;
+    c->snd_queued += len;
+    return sg;
+}
+
+/* Copy len bytes in: the open last slot first, then new slots. Returns how
+ * many were taken (less when slots, buffers or sndbuf run out). */
+static uint32_t copy_in(struct tcp_conn *c, const uint8_t *data, uint32_t len)
+{
+    uint32_t done = 0;
+    uint32_t room = append_room(c);
+    if (room && len) {
+        struct tcp_seg *sg = sq_last(c);
+        uint32_t n = len < room ? len : room;
+        net_memcpy(pkt_buf_start(sg->p) + sg->off + sg->len, data, n);
+        sg->len = (uint16_t)(sg->len + n);
+        c->snd_end += n;
+        c->snd_queued += n;
+        done = n;
+    }
+    while (done < len && c->sq_n < c->sq_cap && c->snd_queued < c->sndbuf) {
+        struct pkt *p = pkt_alloc(c->t->s->pool);
+        if (p == NULL) {
+            c->t->s->ctr.tcp_no_buf++;
+            break;
+        }
+        uint32_t n = len - done;
+        if (n > c->seg_size)
+            n = c->seg_size;
+        net_memcpy(p->data, data + done, n);
+        slot_add(c, p, (uint16_t)(p->data - pkt_buf_start(p)), (uint16_t)n, TCP_SEG_COPY);
+        done += n;
+    }
+    return done;
+}
+
+static void kick(struct tcp_conn *c, uint64_t now_ns)
+{
+    if (!(c->flags & TCP_CF_BUSY) && can_send_data(c->state)) {
+        tcp_output(c, now_ns);
+        tcp_timer_update(c);
+    }
+}
+
+uint32_t tcp_write(struct tcp_conn *c, const void *data, uint32_t len, uint64_t now_ns)
+{
+    c->t->now_ns = now_ns;
+    if (!can_queue(c))
+        return 0;
+    uint32_t room = c->sndbuf > c->snd_queued ? c->sndbuf - c->snd_queued : 0;
+    uint32_t n = copy_in(c, data, len < room ? len : room);
+    if (n)
+        kick(c, now_ns);
+    return n;
+}
+
+int tcp_send(struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
+{
+    c->t->now_ns = now_ns;
+    if (!can_queue(c) || c->snd_queued + p->len > c->sndbuf)
+        return -1;
+    if (p->len == 0) {
+        pkt_free(p);
+        return 0;
+    }
+    if (p->len <= TCP_COPY_MAX && append_room(c) >= p->len) {
+        copy_in(c, p->data, p->len);
+    } else if (p->len <= c->seg_size) {
+        if (c->sq_n == c->sq_cap)
+            return -1;
+        slot_add(c, p, (uint16_t)(p->data - pkt_buf_start(p)), p->len, 0);
+        kick(c, now_ns);
+        return 0;
+    } else {
+        /* Larger than a segment: copied, all or nothing. */
+        uint32_t need = (p->len + c->seg_size - 1u) / c->seg_size;
+        if (c->sq_cap - c->sq_n < need || c->t->s->pool->nfree < need)
+            return -1;
+        copy_in(c, p->data, p->len);
+    }
+    pkt_free(p);
+    kick(c, now_ns);
+    return 0;
+}
+
+/* ---- Choosing what to send ---- */
+
+/* Send [from, to) of slot sg in segments; false when a buffer ran out. */
+static bool send_range(struct tcp_conn *c, struct tcp_seg *sg, uint32_t from, uint32_t to,
+                       uint8_t extra, uint64_t now_ns)
+{
+    while (SEQ_LT(from, to)) {
+        uint32_t n = to - from < c->seg_size ? to - from : c->seg_size;
+        uint8_t fl = TCP_ACK | (from + n == to ? extra : 0);
+        if (xmit(c, sg, from, n, fl, now_ns) < 0)
+            return false;
+        from += n;
+    }
+    return true;
+}
+
+void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns)
+{
+    if (tcp_sent_slots(c) == 0)
+        return;
+    struct tcp_seg *sg = tcp_sq_at(c, 0);
+    uint32_t from = SEQ_GT(c->snd_una, sg->seq) ? c->snd_una : sg->seq;
+    uint32_t to = sg->seq + sg->len;
+    if (SEQ_GT(to, c->snd_nxt))
+        to = c->snd_nxt;
+    if (!(sg->flags & (TCP_SEG_LOST | TCP_SEG_SACKED)))
+        c->nmarked++;
+    sg->flags = (uint8_t)((sg->flags & ~TCP_SEG_SACKED) | TCP_SEG_LOST | TCP_SEG_RETX);
+    c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING; /* Karn */
+    c->t->s->ctr.tcp_retransmit++;
+    send_range(c, sg, from, to, 0, now_ns);
+}
+
+/* Lost slots go first (RFC 6675 NextSeg rule 1), as the window allows. */
+static uint32_t send_lost(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
+{
+    uint32_t n = tcp_sent_slots(c);
+    for (uint32_t i = 0; i < n; i++) {
+        struct tcp_seg *sg = tcp_sq_at(c, i);
+        if ((sg->flags & (TCP_SEG_LOST | TCP_SEG_RETX | TCP_SEG_SACKED)) != TCP_SEG_LOST)
+            continue;
+        if (pipe >= c->cwnd)
+            break;
+        uint32_t from = SEQ_GT(c->snd_una, sg->seq) ? c->snd_una : sg->seq;
+        uint32_t to = sg->seq + sg->len;
+        if (SEQ_GT(to, c->snd_nxt))
+            to = c->snd_nxt;
+        sg->flags |= TCP_SEG_RETX;
+        c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
+        c->t->s->ctr.tcp_retransmit++;
+        uint8_t extra = 0;
+        if ((c->flags & TCP_CF_FIN_LOST) && i + 1 == c->sq_n && to == c->snd_end) {
+            extra = TCP_FIN; /* the FIN rode on this one: again */
+            c->flags &= ~(uint32_t)TCP_CF_FIN_LOST;
+        }
+        if (!send_range(c, sg, from, to, extra, now_ns))
+            break;
+        pipe += to - from;
+    }
+    if ((c->flags & TCP_CF_FIN_LOST) && c->snd_una == c->snd_end && pipe < c->cwnd) {
+        c->flags &= ~(uint32_t)TCP_CF_FIN_LOST;
+        c->t->s->ctr.tcp_retransmit++;
+        xmit(c, NULL, c->snd_end, 0, TCP_ACK | TCP_FIN, now_ns);
+        pipe++;
+    }
+    return pipe;
+}
+
+/* New data from snd_nxt on, as the peer's window and cwnd allow. A short
+ * segment waits for Nagle (RFC 9293 3.7.4) when that is on; one cut short
+ * by the window goes only when it is at least half the largest window the
+ * peer offered (sender SWS avoidance, 3.8.6.2.1) or the persist timer
+ * fired. */
+static void send_new(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
+{
+    while (c->sq_nxt < c->sq_n) {
+        struct tcp_seg *sg = tcp_sq_at(c, c->sq_nxt);
+        uint32_t off = c->snd_nxt - sg->seq;
+        uint32_t avail = sg->len - off;
+        if (avail > c->seg_size)
+            avail = c->seg_size;
+        uint32_t wnd_edge = c->snd_una + c->snd_wnd;
+        uint32_t wroom = SEQ_GT(wnd_edge, c->snd_nxt) ? wnd_edge - c->snd_nxt : 0;
+        uint32_t croom = c->cwnd > pipe ? c->cwnd - pipe : 0;
+        uint32_t len = avail;
+        if (len > wroom)
+            len = wroom;
+        if (len > croom)
+            len = croom;
+        bool force = (c->flags & TCP_CF_FORCE) != 0;
+        if (len == 0)
+            break;
+        if (len < avail) {
+            if (!force && len < c->max_snd_wnd / 2)
+                break;
+        } else if (len < c->seg_size && (c->flags & TCP_CF_NAGLE) && c->snd_nxt != c->snd_una && !force) {
+            break;
+        }
+        bool last = len == avail && c->sq_nxt + 1u == c->sq_n && off + len == sg->len;
+        bool fin = last && (c->flags & TCP_CF_FIN_QUEUED) && !(c->flags & TCP_CF_FIN_SENT);
+        uint8_t fl = TCP_ACK | (last ? TCP_PSH : 0) | (fin ? TCP_FIN : 0);
+        if (xmit(c, sg, c->snd_nxt, len, fl, now_ns) < 0)
+            break;
+        c->flags &= ~(uint32_t)TCP_CF_FORCE;
+        if (!(c->flags & TCP_CF_RTT_TIMING)) {
+            c->flags |= TCP_CF_RTT_TIMING;
+            c->rtt_seq = c->snd_nxt + len;
+            c->rtt_start_ns = now_ns;
+        }
+        c->snd_nxt += len;
+        pipe += len;
+        if (fin) {
+            c->flags |= TCP_CF_FIN_SENT;
+            c->snd_nxt++;
+        }
+        if (SEQ_GEQ(c->snd_nxt, sg->seq + sg->len))
+            c->sq_nxt++;
+    }
+}
+
+void tcp_output(struct tcp_conn *c, uint64_t now_ns)
+{
+    if (c->state == TCP_SYN_SENT || c->state == TCP_SYN_RECEIVED || c->state == TCP_CLOSED)
+        return;
+    if (c->state == TCP_TIME_WAIT || !can_send_data(c->state)) {
+        if (c->flags & TCP_CF_ACK_NOW)
+            tcp_send_ack(c, now_ns);
+        return;
+    }
+    uint32_t pipe = tcp_pipe(c);
+    if (c->nmarked || (c->flags & TCP_CF_FIN_LOST))
+        pipe = send_lost(c, pipe, now_ns);
+    send_new(c, pipe, now_ns);
+    if ((c->flags & TCP_CF_FIN_QUEUED) && !(c->flags & TCP_CF_FIN_SENT) && c->snd_nxt == c->snd_end &&
+        c->sq_nxt == c->sq_n) {
+        /* Sent or not (no buffer), it is in flight: the RTO resends it. */
+        xmit(c, NULL, c->snd_nxt, 0, TCP_ACK | TCP_FIN, now_ns);
+        c->flags |= TCP_CF_FIN_SENT;
+        c->snd_nxt++;
+    }
+    if (c->flags & TCP_CF_ACK_NOW)
+        tcp_send_ack(c, now_ns);
+    if (c->snd_nxt != c->snd_una) {
+        if (c->rto_at == 0 || (c->flags & TCP_CF_PERSIST)) {
+            c->flags &= ~(uint32_t)TCP_CF_PERSIST;
+            tcp_rto_arm(c, now_ns);
+        }
+    } else if (c->sq_nxt < c->sq_n && c->rto_at == 0) {
+        /* Data waits on the peer's window: probe it (RFC 9293 3.8.6.1). */
+        c->flags |= TCP_CF_PERSIST;
+        tcp_rto_arm(c, now_ns);
+    }
+}

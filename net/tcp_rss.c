@@ -1,0 +1,44 @@
+/* net/tcp_rss.c: the Toeplitz hash NICs use for receive-side scaling
+ * (Microsoft, "Verifying the RSS Hash Calculation"), so that an active open
+ * can pick a source port whose replies land on the opening core.
+ *
+ * For TCP over IPv4 the input is source address, destination address,
+ * source port, destination port, all as on the wire, of the packet as it
+ * arrives (the peer is the source). */
+#include "env.h"
+#include "tcp_impl.h"
+
+uint32_t tcp_toeplitz(const uint8_t *key, uint32_t key_len, const uint8_t *in, uint32_t len)
+{
+    uint32_t result = 0;
+    uint32_t window = (uint32_t)key[0] << 24 | (uint32_t)key[1] << 16 | (uint32_t)key[2] << 8 | key[3];
+    uint32_t next_bit = 32;
+
+    for (uint32_t i = 0; i < len; i++) {
+        for (int b = 7; b >= 0; b--) {
+            if (in[i] & (1u << b))
+                result ^= window;
+            uint32_t kb = 0;
+            if (next_bit < key_len * 8)
+                kb = (key[next_bit / 8] >> (7 - next_bit % 8)) & 1u;
+            window = window << 1 | kb;
+            next_bit++;
+        }
+    }
+    return result;
+}
+
+uint32_t tcp_rss_reta_core(void *reta_ctx, uint32_t src_be, uint32_t dst_be, uint16_t sport,
+                           uint16_t dport)
+{
+    const struct tcp_rss_reta *r = reta_ctx;
+    uint8_t in[12];
+    net_memcpy(in, &src_be, 4);
+    net_memcpy(in + 4, &dst_be, 4);
+    in[8] = (uint8_t)(sport >> 8);
+    in[9] = (uint8_t)sport;
+    in[10] = (uint8_t)(dport >> 8);
+    in[11] = (uint8_t)dport;
+    uint32_t h = tcp_toeplitz(r->key, r->key_len, in, sizeof(in));
+    return r->reta_size ? r->reta[h % r->reta_size] : 0;
+}

@@ -1,0 +1,119 @@
+/* net/tcp_sack.c: the sender's scoreboard (RFC 2018 section 5, RFC 6675
+ * sections 3 and 4): which slots of the send queue the peer holds (SACKED),
+ * which are taken for lost (LOST, by IsLost or a timeout) and have been
+ * sent again (RETX), and "pipe", the bytes still thought to be in the
+ * network. Slots are marked only when a SACK block covers them whole. */
+#include "tcp_impl.h"
+
+static void set_flags(struct tcp_conn *c, struct tcp_seg *sg, uint8_t flags)
+{
+    bool was = (sg->flags & (TCP_SEG_SACKED | TCP_SEG_LOST)) != 0;
+    bool is = (flags & (TCP_SEG_SACKED | TCP_SEG_LOST)) != 0;
+    sg->flags = flags;
+    if (was != is) {
+        if (is)
+            c->nmarked++;
+        else
+            c->nmarked--;
+    }
+}
+
+void tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o)
+{
+    if (SEQ_LT(c->sack_high, c->snd_una))
+        c->sack_high = c->snd_una;
+    uint32_t n = tcp_sent_slots(c);
+    for (uint32_t b = 0; b < o->nsack; b++) {
+        uint32_t l = o->sack[b][0], r = o->sack[b][1];
+        /* Only blocks within what is outstanding (D-SACKs and nonsense
+         * are ignored). */
+        if (!SEQ_LT(l, r) || SEQ_LT(l, c->snd_una) || SEQ_GT(r, c->snd_nxt))
+            continue;
+        if (SEQ_GT(r, c->sack_high))
+            c->sack_high = r;
+        for (uint32_t i = 0; i < n; i++) {
+            struct tcp_seg *sg = tcp_sq_at(c, i);
+            if (SEQ_GEQ(sg->seq, r))
+                break;
+            if (SEQ_LEQ(l, sg->seq) && SEQ_LEQ(sg->seq + sg->len, r) && !(sg->flags & TCP_SEG_SACKED))
+                set_flags(c, sg, (uint8_t)((sg->flags & TCP_SEG_COPY) | TCP_SEG_SACKED));
+        }
+    }
+}
+
+/* RFC 6675 IsLost: more than DupThresh - 1 segments' worth (or DupThresh
+ * segments) SACKed above it. */
+static bool lost_rule(const struct tcp_conn *c, uint32_t sacked_bytes, uint32_t sacked_slots)
+{
+    return sacked_slots >= TCP_DUPTHRESH || sacked_bytes > (TCP_DUPTHRESH - 1u) * c->seg_size;
+}
+
+void tcp_sack_mark_lost(struct tcp_conn *c)
+{
+    uint32_t bytes = 0, slots = 0;
+    for (uint32_t i = tcp_sent_slots(c); i-- > 0;) {
+        struct tcp_seg *sg = tcp_sq_at(c, i);
+        if (sg->flags & TCP_SEG_SACKED) {
+            bytes += sg->len;
+            slots++;
+        } else if (SEQ_LT(sg->seq, c->sack_high) && !(sg->flags & TCP_SEG_LOST) &&
+                   lost_rule(c, bytes, slots)) {
+            set_flags(c, sg, (uint8_t)((sg->flags & TCP_SEG_COPY) | TCP_SEG_LOST));
+        }
+    }
+}
+
+bool tcp_sack_first_lost(struct tcp_conn *c)
+{
+    uint32_t n = tcp_sent_slots(c), bytes = 0, slots = 0;
+    if (n == 0 || (tcp_sq_at(c, 0)->flags & TCP_SEG_SACKED))
+        return false;
+    for (uint32_t i = 1; i < n; i++) {
+        struct tcp_seg *sg = tcp_sq_at(c, i);
+        if (sg->flags & TCP_SEG_SACKED) {
+            bytes += sg->len;
+            slots++;
+        }
+    }
+    return lost_rule(c, bytes, slots);
+}
+
+uint32_t tcp_pipe(struct tcp_conn *c)
+{
+    if (c->nmarked == 0 && !(c->flags & TCP_CF_FIN_LOST))
+        return c->snd_nxt - c->snd_una;
+    uint32_t pipe = 0, n = tcp_sent_slots(c);
+    for (uint32_t i = 0; i < n; i++) {
+        struct tcp_seg *sg = tcp_sq_at(c, i);
+        uint32_t from = SEQ_GT(c->snd_una, sg->seq) ? c->snd_una : sg->seq;
+        uint32_t to = SEQ_LT(c->snd_nxt, sg->seq + sg->len) ? c->snd_nxt : sg->seq + sg->len;
+        if (!SEQ_LT(from, to) || (sg->flags & TCP_SEG_SACKED))
+            continue;
+        if ((sg->flags & (TCP_SEG_LOST | TCP_SEG_RETX)) == TCP_SEG_LOST)
+            continue;
+        pipe += to - from;
+    }
+    if ((c->flags & (TCP_CF_FIN_SENT | TCP_CF_FIN_LOST)) == TCP_CF_FIN_SENT && SEQ_LEQ(c->snd_una, c->snd_end))
+        pipe++;
+    return pipe;
+}
+
+void tcp_marks_clear(struct tcp_conn *c)
+{
+    for (uint32_t i = 0; i < c->sq_n; i++) {
+        struct tcp_seg *sg = tcp_sq_at(c, i);
+        set_flags(c, sg, (uint8_t)(sg->flags & (TCP_SEG_COPY | TCP_SEG_SACKED)));
+    }
+}
+
+void tcp_mark_all_lost(struct tcp_conn *c)
+{
+    uint32_t n = tcp_sent_slots(c);
+    for (uint32_t i = 0; i < c->sq_n; i++) {
+        struct tcp_seg *sg = tcp_sq_at(c, i);
+        set_flags(c, sg, (uint8_t)((sg->flags & TCP_SEG_COPY) | (i < n ? TCP_SEG_LOST : 0)));
+    }
+    c->sack_high = c->snd_una;
+    if ((c->flags & TCP_CF_FIN_SENT) && SEQ_LEQ(c->snd_una, c->snd_end))
+        c->flags |= TCP_CF_FIN_LOST;
+}

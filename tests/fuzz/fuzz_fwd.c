@@ -1,0 +1,149 @@
+/* tests/fuzz/fuzz_fwd.c: the forwarding input path (net/fwd.c,
+ * net/fwd_slow.c, net/nexthop.c): bursts through fwd_burst on the router of
+ * tests/unit/test_fwd.h, with the stack behind it, ARP resolving or not,
+ * next hops changing, the NIC refusing frames and time moving.
+ *
+ * Input: records of [ctl][len lo][len hi][bytes...]. ctl bit 0: input port.
+ * Bit 1 set: bytes describe a transit datagram that the target builds (so
+ * mutation starts past the checks): b[0] destination (one of the routes),
+ * b[1..2] its low bits, b[3] TTL, b[4] flags (DF, MF, an offset), b[5]
+ * payload length / 4, b[6] where to XOR the rest of the bytes into the
+ * frame, b[7] bit 0: fix the header checksum after. Bit 1 clear: bytes are
+ * a raw frame. Bit 2: PKT_RX_IP_CSUM_OK. Bit 3: end the burst here. Bits
+ * 4-5: advance time by that many 400 ms steps. Bit 6: jump 100 s ahead,
+ * so ARP entries go stale and are forgotten (both peers start resolved);
+ * then the gateway answers again if bit 0 is set. Bit 7: flip next hop nh_gw1 between eth1
+ * and eth0, and let eth1 take at most 3 frames a burst from now on.
+ * Afterwards every timer is run out and every buffer must be back in the
+ * pool, or the target aborts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../unit/test_fwd.h"
+
+static const uint32_t dsts[] = {
+    NET_IP4(192, 168, 0, 0), NET_IP4(198, 51, 100, 0), NET_IP4(10, 0, 0, 0),  NET_IP4(10, 0, 1, 0),
+    NET_IP4(172, 16, 0, 0),  NET_IP4(203, 0, 113, 0),  NET_IP4(100, 64, 0, 0), NET_IP4(8, 8, 0, 0),
+};
+
+static size_t build(uint8_t *f, uint16_t port, const uint8_t *b, size_t n)
+{
+    uint8_t c[8] = {0};
+    memcpy(c, b, n < 8 ? n : 8);
+    uint32_t dst = dsts[c[0] % 8];
+    dst |= net_htonl((uint32_t)c[1] << 8 | c[2]) & net_htonl(0xffffu);
+    uint16_t frag = (uint16_t)((c[4] & 0x60) << 8 | (c[4] & 0x1f));
+    size_t len = fwd_fix_frame(f, port, port ? FAKE_PEER1 : FAKE_PEER, dst, c[3], frag, (size_t)c[5] * 4u,
+                               c[1]);
+    if (n > 8) {
+        size_t at = c[6] % len;
+        for (size_t i = 8; i < n && at < len; i++, at++)
+            f[at] ^= b[i];
+    }
+    if (c[7] & 1)
+        fwd_fix_csum_ip(f + 14);
+    return len;
+}
+
+static void resolve(struct fwd_fix *x)
+{
+    uint8_t a[64];
+    size_t n = fake_eth(a, fake_mac1, fwd_peer1_mac, ETH_TYPE_ARP);
+    n += fake_arp(a + n, ARP_OP_REPLY, fwd_peer1_mac, FAKE_PEER1, fake_mac1, FAKE_ADDR1);
+    fwd_fix_one(x, 1, a, n);
+}
+
+static void after_burst(struct fwd_fix *x, uint8_t ctl)
+{
+    x->fn.now_ns += (uint64_t)((ctl >> 4) & 3) * 400000000ull;
+    net_poll(x->fn.s, x->fn.now_ns);
+    net_flush(x->fn.s);
+    fake_netdev_clear(&x->fn.nd[0]);
+    fake_netdev_clear(&x->fn.nd[1]);
+    if (ctl & 0x40) {
+        x->fn.now_ns += 100000000000ull;
+        net_poll(x->fn.s, x->fn.now_ns);
+        if (ctl & 1)
+            resolve(x);
+    }
+    if (ctl & 0x80) {
+        struct nexthop nh = nexthop_get(&x->nht, x->nh_gw1);
+        nh.port ^= 1;
+        nh.gw_be = nh.port ? FAKE_PEER1 : FAKE_PEER;
+        nexthop_set(&x->nht, x->nh_gw1, &nh);
+        x->fn.nd[1].tx_accept = 3;
+    }
+}
+
+static void drain(struct fwd_fix *x)
+{
+    for (int i = 0; i < 1000; i++) {
+        uint64_t next = net_poll(x->fn.s, x->fn.now_ns);
+        net_flush(x->fn.s);
+        fake_netdev_clear(&x->fn.nd[0]);
+        fake_netdev_clear(&x->fn.nd[1]);
+        if (next == UINT64_MAX)
+            break;
+        x->fn.now_ns = next > x->fn.now_ns ? next : x->fn.now_ns + 1;
+    }
+    if (x->fn.pool.nfree != x->fn.pool.total || x->fn.s->arp_queued || x->fn.s->reasm.bufs)
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static struct fwd_fix x;
+    static bool ready;
+    static uint8_t frame[2048];
+    if (!ready) { /* the tables once; a fresh stack and fwd every input */
+        fwd_fix_init(&x, 256);
+        ready = true;
+    } else {
+        fake_net_free(&x.fn);
+        fake_net_init(&x.fn, 256);
+        fwd_init(x.f, x.rt, &x.nht);
+        fwd_attach(x.f, x.fn.s);
+    }
+    struct nexthop gw = {.kind = NEXTHOP_VIA, .port = 1, .gw_be = FAKE_PEER1};
+    nexthop_set(&x.nht, x.nh_gw1, &gw);
+    fwd_fix_learn(&x);
+    struct pkt *burst[32];
+    uint16_t n = 0, port = 0;
+    while (size >= 3) {
+        uint8_t ctl = data[0];
+        size_t len = (size_t)(data[1] | data[2] << 8);
+        data += 3;
+        size -= 3;
+        if (len > size)
+            len = size;
+        const uint8_t *b = data;
+        data += len;
+        size -= len;
+        if (n && (ctl & 1) != port) { /* a burst comes from one queue */
+            fwd_burst(x.f, x.fn.s, burst, n, x.fn.now_ns);
+            n = 0;
+        }
+        port = ctl & 1;
+        if (ctl & 2)
+            len = build(frame, port, b, len);
+        else {
+            if (len > PKT_DATA_ROOM)
+                len = PKT_DATA_ROOM;
+            memcpy(frame, b, len);
+        }
+        struct pkt *p = fake_net_rx(&x.fn, port, frame, len);
+        if (p == NULL)
+            abort();
+        p->flags = (ctl & 4) ? PKT_RX_IP_CSUM_OK : 0;
+        burst[n++] = p;
+        if (n == 32 || (ctl & 0xf8) || size < 3) {
+            fwd_burst(x.f, x.fn.s, burst, n, x.fn.now_ns);
+            n = 0;
+            after_burst(&x, ctl);
+        }
+    }
+    if (n)
+        fwd_burst(x.f, x.fn.s, burst, n, x.fn.now_ns);
+    drain(&x);
+    return 0;
+}

@@ -1,0 +1,214 @@
+/* tests/fuzz/fuzz_tcp.c: TCP segments from the wire into a stack with a
+ * listener (port 80) and an active open (port 40000 to 10.0.0.2:9000),
+ * applications that write, echo zero-copy and close, and time moving.
+ *
+ * Input: records of [ctl][len lo][len hi][TCP segment...], each wrapped in
+ * Ethernet and IPv4 from 10.0.0.2 to 10.0.0.1. ctl bit 0: fix the TCP
+ * checksum; bit 1: sequence and acknowledgment numbers are relative to the
+ * connection of that 4-tuple (rcv_nxt, snd_una), so mutations land in the
+ * window; bit 2: PKT_RX_L4_CSUM_OK; bit 3: the applications write a little
+ * on every connection afterwards; bits 4-7: n, time advances 2^n ms.
+ * After each record the connections' invariants are checked; at the end
+ * timers are run out, the stack released, and every buffer and connection
+ * must be back, or the target aborts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../net/tcp_impl.h"
+#include "../unit/fake_netdev.h"
+
+#define NCONNS 32
+
+static struct fake_net fn;
+static struct tcp_stack tcp;
+static uint8_t arena[1 << 20] __attribute__((aligned(64)));
+static bool ready;
+
+static void app_data(struct tcp_conn *c, uint64_t now_ns)
+{
+    static const char msg[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    tcp_write(c, msg, (uint32_t)(c->lport % sizeof(msg)) + 1, now_ns);
+}
+
+static void on_open(void *ctx, struct tcp_conn *c, uint64_t now_ns) { app_data(c, now_ns); }
+
+static void on_recv(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
+{
+    if ((p->len & 1) && tcp_send(c, p, now_ns) == 0)
+        return;
+    pkt_free(p);
+}
+
+static void on_fin(void *ctx, struct tcp_conn *c, uint64_t now_ns) { tcp_close(c, now_ns); }
+
+static const struct tcp_callbacks cb = {
+    .accepted = on_open, .connected = on_open, .recv = on_recv, .peer_fin = on_fin};
+
+static void setup(void)
+{
+    net_stack_init(fn.s, &fn.pool, 0);
+    net_iface_add(fn.s, &fn.nd[0].dev, 0, FAKE_ADDR0, 24);
+    fn.nd[0].dev.link_up = true;
+    fn.now_ns = 1000000000ull;
+    net_poll(fn.s, fn.now_ns);
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    cfg.sq_slots = 16;
+    cfg.ooo_max = 8;
+    cfg.backlog = 4;
+    cfg.rcvbuf = 8192;
+    cfg.sndbuf = 8192;
+    if (tcp_init(fn.s, &tcp, arena, tcp_arena_size(&cfg, NCONNS), &cfg) != NCONNS)
+        abort();
+    tcp_listen(fn.s, 80, &cb, NULL);
+    tcp_connect_from(fn.s, 40000, FAKE_PEER, 9000, &cb, NULL, fn.now_ns);
+    /* The peer's MAC, so segments leave at once. */
+    uint8_t f[64];
+    static const uint8_t zero[6];
+    size_t n = fake_eth(f, eth_bcast_addr, fake_peer_mac, ETH_TYPE_ARP);
+    n += fake_arp(f + n, ARP_OP_REQUEST, fake_peer_mac, FAKE_PEER, zero, FAKE_ADDR0);
+    fake_net_input(&fn, 0, f, n);
+    fake_netdev_clear(&fn.nd[0]);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static uint32_t get32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
+
+static void relative(uint8_t *t, size_t len)
+{
+    if (len < 20)
+        return;
+    uint16_t sport = (uint16_t)(t[0] << 8 | t[1]), dport = (uint16_t)(t[2] << 8 | t[3]);
+    struct tcp_conn *c = tcp_conn_lookup(&tcp, FAKE_ADDR0, FAKE_PEER, dport, sport);
+    if (c == NULL)
+        return;
+    put32(t + 4, get32(t + 4) + c->rcv_nxt);
+    put32(t + 8, get32(t + 8) + c->snd_una);
+}
+
+static void fix_csum(uint8_t *t, size_t len)
+{
+    uint8_t ph[12];
+    uint32_t src = FAKE_PEER, dst = FAKE_ADDR0, sum = 0;
+    if (len < 18)
+        return;
+    memcpy(ph, &src, 4);
+    memcpy(ph + 4, &dst, 4);
+    ph[8] = 0;
+    ph[9] = IP4_PROTO_TCP;
+    ph[10] = (uint8_t)(len >> 8);
+    ph[11] = (uint8_t)len;
+    for (int i = 0; i < 12; i += 2)
+        sum += (uint32_t)(ph[i] << 8 | ph[i + 1]);
+    t[16] = t[17] = 0;
+    uint16_t c = fake_csum(t, len, sum);
+    t[16] = (uint8_t)(c >> 8);
+    t[17] = (uint8_t)c;
+}
+
+static void check(void)
+{
+    uint32_t used = 0;
+    for (uint32_t i = 0; i < tcp.nconns; i++) {
+        struct tcp_conn *c = &tcp.conns[i];
+        if (c->state == TCP_CLOSED)
+            continue;
+        used++;
+        if (c->sq_n > c->sq_cap || c->sq_nxt > c->sq_n || SEQ_GT(c->snd_una, c->snd_nxt) ||
+            c->snd_queued > c->sndbuf + 2048 || c->ooo_n > c->ooo_max)
+            abort();
+        uint32_t marked = 0, bytes = 0, seq = 0;
+        for (uint32_t k = 0; k < c->sq_n; k++) {
+            struct tcp_seg *sg = tcp_sq_at(c, k);
+            if (k && sg->seq != seq)
+                abort(); /* slots are contiguous */
+            seq = sg->seq + sg->len;
+            marked += (sg->flags & (TCP_SEG_SACKED | TCP_SEG_LOST)) != 0;
+        }
+        if (marked != c->nmarked || (c->sq_n && seq != c->snd_end))
+            abort();
+        uint32_t n = 0;
+        for (struct pkt *p = c->ooo; p; p = p->next) {
+            if (p->next && SEQ_GT(p->user + p->len, p->next->user))
+                abort(); /* sorted, no overlap */
+            if (p->len == 0)
+                abort();
+            bytes += p->len;
+            n++;
+        }
+        if (n != c->ooo_n || bytes != c->ooo_bytes)
+            abort();
+    }
+    if (used + tcp.nfree != tcp.nconns)
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static uint8_t frame[PKT_DATA_ROOM];
+    if (!ready) {
+        fake_net_init(&fn, 2048);
+        ready = true;
+    }
+    setup();
+    while (size >= 3) {
+        uint8_t ctl = data[0];
+        size_t len = (size_t)(data[1] | data[2] << 8);
+        data += 3;
+        size -= 3;
+        if (len > size)
+            len = size;
+        if (len > PKT_DATA_ROOM - 34)
+            len = PKT_DATA_ROOM - 34;
+        uint8_t *t = frame + 34;
+        memcpy(t, data, len);
+        data += len;
+        size -= len;
+        if (ctl & 2)
+            relative(t, len);
+        if (ctl & 1)
+            fix_csum(t, len);
+        size_t n = fake_frame_ip4(frame, IP4_PROTO_TCP, 1, 0x4000, t, len);
+        struct pkt *p = fake_net_rx(&fn, 0, frame, n);
+        if (p == NULL)
+            abort();
+        p->flags = (ctl & 4) ? PKT_RX_L4_CSUM_OK : 0;
+        net_input(fn.s, &p, 1, fn.now_ns);
+        if (ctl & 8) {
+            uint32_t idx = 0;
+            struct tcp_conn *c;
+            while ((c = tcp_conn_next(&tcp, &idx)) != NULL)
+                if (c->state == TCP_ESTABLISHED || c->state == TCP_CLOSE_WAIT)
+                    app_data(c, fn.now_ns);
+        }
+        if (ctl >> 4) {
+            fn.now_ns += 1000000ull << (ctl >> 4);
+            net_poll(fn.s, fn.now_ns);
+        }
+        net_flush(fn.s);
+        fake_netdev_clear(&fn.nd[0]);
+        check();
+    }
+    for (int i = 0; i < 5000; i++) {
+        uint64_t next = net_poll(fn.s, fn.now_ns);
+        net_flush(fn.s);
+        fake_netdev_clear(&fn.nd[0]);
+        check();
+        if (next == UINT64_MAX)
+            break;
+        fn.now_ns = next > fn.now_ns ? next : fn.now_ns + 1;
+    }
+    net_stack_release(fn.s);
+    net_flush(fn.s);
+    fake_netdev_clear(&fn.nd[0]);
+    if (fn.pool.nfree != fn.pool.total || tcp.nfree != NCONNS)
+        abort();
+    return 0;
+}

@@ -1,0 +1,164 @@
+/* tests/unit/test_tcp_apps.c: the applications on TCP: the HTTP server
+ * (keep-alive, pipelining, /bytes/N, /metrics, errors) and the ping-pong
+ * benchmark (userland/http.c, userland/pingpong.c). */
+#include <stdlib.h>
+
+#include "../../userland/http.h"
+#include "../../userland/pingpong.h"
+#include "check.h"
+#include "test_tcp_app.h"
+
+#define SEC 1000000000ull
+
+static const void *find(const void *hay, size_t n, const char *needle, size_t k)
+{
+    const uint8_t *h = hay;
+    for (size_t i = 0; i + k <= n; i++)
+        if (memcmp(h + i, needle, k) == 0)
+            return h + i;
+    return NULL;
+}
+
+struct client {
+    struct ta a;
+    uint8_t buf[1 << 20];
+};
+
+static struct tl *http_pair(struct client *cl)
+{
+    struct tl_opts o = {0};
+    struct tl *l = tl_new(&o);
+    CHECK_EQ(http_start(l->s[1], 80), 0);
+    cl->a.rx_copy = cl->buf;
+    cl->a.rx_cap = sizeof(cl->buf);
+    ta_connect(l, 0, 80, &cl->a);
+    tl_run(l, NULL, NULL, SEC);
+    CHECK_EQ(cl->a.connected, 1);
+    return l;
+}
+
+static void request(struct tl *l, struct client *cl, const char *req)
+{
+    tcp_write(cl->a.c, req, (uint32_t)strlen(req), l->now_ns);
+    tl_run(l, NULL, NULL, 5 * SEC);
+}
+
+/* The response at *off: status code, body length and where the body is;
+ * advances *off past it. */
+static int response(struct client *cl, size_t *off, size_t *body, size_t *blen)
+{
+    const char *r = (const char *)cl->buf + *off;
+    size_t have = cl->a.rx_bytes - *off;
+    const char *end = find(r, have, "\r\n\r\n", 4);
+    if (end == NULL || strncmp(r, "HTTP/1.1 ", 9) != 0)
+        return -1;
+    int code = atoi(r + 9);
+    const char *cl_hdr = find(r, (size_t)(end - r), "Content-Length: ", 16);
+    size_t len = cl_hdr ? strtoul(cl_hdr + 16, NULL, 10) : 0;
+    *body = (size_t)(end + 4 - (const char *)cl->buf);
+    *blen = len;
+    *off = *body + len;
+    return code;
+}
+
+TEST(tcp_http_server)
+{
+    struct client *cl = calloc(1, sizeof(*cl));
+    uint64_t before = http_stats(1)->requests; /* per core, over all tests */
+    struct tl *l = http_pair(cl);
+    size_t off = 0, body, blen;
+
+    request(l, cl, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    CHECK_EQ(response(cl, &off, &body, &blen), 200);
+    CHECK(find(cl->buf + body, blen, "hayate", 6) != NULL);
+
+    request(l, cl, "GET /bytes/300000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    CHECK_EQ(response(cl, &off, &body, &blen), 200);
+    CHECK_EQ(blen, 300000);
+    CHECK_EQ(cl->a.rx_bytes, off);
+    int bad = 0;
+    for (size_t i = 0; i < blen && body + i < sizeof(cl->buf); i++)
+        bad += cl->buf[body + i] != (uint8_t)(i % 251);
+    CHECK_EQ(bad, 0);
+
+    /* Two pipelined requests in one segment, one HEAD. */
+    request(l, cl, "HEAD /bytes/10 HTTP/1.1\r\n\r\nGET /nowhere HTTP/1.1\r\n\r\n");
+    CHECK_EQ(response(cl, &off, &body, &blen), 200);
+    CHECK_EQ(blen, 10);
+    off = body; /* HEAD: no body follows */
+    CHECK_EQ(response(cl, &off, &body, &blen), 404);
+
+    request(l, cl, "GET /metrics HTTP/1.1\r\n\r\n");
+    CHECK_EQ(response(cl, &off, &body, &blen), 200);
+    CHECK(find(cl->buf + body, blen, "\nhayate_tcp_accepted 1\n", 23) != NULL);
+    CHECK(find(cl->buf + body, blen, "hayate_eth_rx ", 14) != NULL);
+    CHECK_EQ(cl->a.rx_bytes, off);
+
+    request(l, cl, "POST / HTTP/1.1\r\n\r\n");
+    CHECK_EQ(response(cl, &off, &body, &blen), 405);
+
+    /* A request split over segments, then Connection: close. */
+    request(l, cl, "GET /bytes/5 HT");
+    request(l, cl, "TP/1.1\r\nConnection: Close\r\n\r\n");
+    CHECK_EQ(response(cl, &off, &body, &blen), 200);
+    CHECK_EQ(blen, 5);
+    CHECK_EQ(cl->a.peer_fin, 1);
+    tcp_close(cl->a.c, l->now_ns);
+    tl_run(l, NULL, NULL, SEC);
+    CHECK_EQ(cl->a.closed, 1);
+    const struct http_stats *st = http_stats(1);
+    CHECK_EQ(st->requests - before, 7);
+    CHECK_EQ(st->open, 0);
+    CHECK(tl_free(l));
+    free(cl);
+}
+
+TEST(tcp_http_bad_requests)
+{
+    struct client *cl = calloc(1, sizeof(*cl));
+    struct tl *l = http_pair(cl);
+    size_t off = 0, body, blen;
+    request(l, cl, "nonsense\r\n\r\n");
+    CHECK_EQ(response(cl, &off, &body, &blen), 400);
+    CHECK_EQ(cl->a.peer_fin, 1);
+    tcp_close(cl->a.c, l->now_ns);
+    tl_run(l, NULL, NULL, SEC);
+
+    /* Headers larger than a buffer: 431 and closed. */
+    struct client *c2 = calloc(1, sizeof(*c2));
+    c2->a.rx_copy = c2->buf;
+    c2->a.rx_cap = sizeof(c2->buf);
+    ta_connect(l, 0, 80, &c2->a);
+    tl_run(l, NULL, NULL, SEC);
+    char big[4000];
+    memset(big, 'a', sizeof(big));
+    memcpy(big, "GET / HTTP/1.1\r\nX: ", 19);
+    tcp_write(c2->a.c, big, sizeof(big), l->now_ns);
+    tl_run(l, NULL, NULL, 5 * SEC);
+    off = 0;
+    CHECK_EQ(response(c2, &off, &body, &blen), 431);
+    CHECK_EQ(c2->a.peer_fin, 1);
+    tcp_close(c2->a.c, l->now_ns);
+    tl_run(l, NULL, NULL, SEC);
+    CHECK(tl_free(l));
+    free(cl);
+    free(c2);
+}
+
+TEST(tcp_pingpong)
+{
+    struct tl_opts o = {.delay_ns = 10000};
+    struct tl *l = tl_new(&o);
+    struct pingpong_client pc = {0};
+    CHECK_EQ(pingpong_server_start(l->s[1], 9000), 0);
+    CHECK_EQ(pingpong_client_start(l->s[0], &pc, TL_ADDR1, 9000, 8, 1, l->now_ns), 0);
+    tl_advance(l, 10000000); /* 10 ms of 20 us round trips, 8 in flight */
+    CHECK_EQ(pc.open, 8);
+    CHECK(pingpong_transactions(&pc) > 3000);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-retransmit") + tl_ctr(l, 1, "tcp-retransmit"), 0);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-no-buf"), 0);
+    /* Each transaction is one segment each way: the ACK rides on the reply. */
+    uint64_t segs = tl_ctr(l, 0, "tcp-tx") + tl_ctr(l, 1, "tcp-tx");
+    CHECK(segs < pingpong_transactions(&pc) * 2 + 100);
+    CHECK(tl_free(l));
+}

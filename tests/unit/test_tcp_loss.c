@@ -1,0 +1,265 @@
+/* tests/unit/test_tcp_loss.c: TCP data transfer over a lossy, reordering,
+ * duplicating link: retransmission, SACK and NewReno recovery, both
+ * congestion controls, offloads (net/tcp_out.c, tcp_in.c, tcp_sack.c,
+ * tcp_cc.c, tcp_timer.c). */
+#include <stdlib.h>
+
+#include "check.h"
+#include "test_tcp_app.h"
+
+struct xfer {
+    struct ta a[2];
+    uint64_t want;
+};
+
+static bool xfer_done(void *ctx)
+{
+    struct xfer *x = ctx;
+    return x->a[1].rx_bytes >= x->want && x->a[0].closed && x->a[1].closed;
+}
+
+/* Send bytes from side 0 to side 1 and close; returns the simulated ns. */
+static uint64_t transfer(struct tl *l, struct xfer *x, uint64_t bytes, bool zero_copy, int cc)
+{
+    memset(x, 0, sizeof(*x));
+    x->want = bytes;
+    x->a[0].tx_total = bytes;
+    x->a[0].zero_copy = zero_copy;
+    x->a[0].close_when_sent = true;
+    x->a[1].close_on_fin = true;
+    CHECK_EQ(ta_listen(l, 1, 5001, &x->a[1]), 0);
+    uint64_t t0 = l->now_ns;
+    CHECK(ta_connect(l, 0, 5001, &x->a[0]) != NULL);
+    if (x->a[0].c)
+        tcp_set_cc(x->a[0].c, (enum tcp_cc_algo)cc);
+    CHECK(tl_run(l, xfer_done, x, 600000000000ull));
+    CHECK_EQ(x->a[1].rx_bytes, bytes);
+    CHECK_EQ(x->a[1].rx_bad, 0);
+    CHECK_EQ(x->a[0].close_reason, TCP_CLOSE_NORMAL);
+    CHECK_EQ(x->a[1].close_reason, TCP_CLOSE_NORMAL);
+    CHECK_EQ(tcp_unlisten(l->s[1], 5001), 0);
+    return l->now_ns - t0;
+}
+
+static void no_malformed(struct tl *l)
+{
+    for (int i = 0; i < 2; i++) {
+        CHECK_EQ(tl_ctr(l, i, "tcp-bad-checksum"), 0);
+        CHECK_EQ(tl_ctr(l, i, "tcp-bad-option"), 0);
+        CHECK_EQ(tl_ctr(l, i, "tcp-bad-offset"), 0);
+        CHECK_EQ(tl_ctr(l, i, "tcp-timeout"), 0);
+        CHECK_EQ(tl_ctr(l, i, "tcp-no-buf"), 0);
+        CHECK_EQ(tl_ctr(l, i, "tcp-rst-tx"), 0);
+    }
+}
+
+TEST(tcp_loss_reorder_dup_4mb)
+{
+    struct tl_opts o = {.loss_ppm = 10000, .reorder_ppm = 10000, .dup_ppm = 5000, .seed = 42};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    uint64_t ns = transfer(l, x, 4u << 20, true, TCP_CC_CUBIC);
+    no_malformed(l);
+    CHECK(tl_ctr(l, 0, "tcp-retransmit") > 0);
+    CHECK(tl_ctr(l, 0, "tcp-fast-recovery") > 0);
+    CHECK(l->lost > 0 && l->duped > 0 && l->reordered > 0);
+    fprintf(stderr, "  4 MB in %.3f s simulated, %lu lost, rtx %lu, rto %lu, fr %lu\n", ns / 1e9,
+            (unsigned long)l->lost, (unsigned long)tl_ctr(l, 0, "tcp-retransmit"),
+            (unsigned long)tl_ctr(l, 0, "tcp-rto"), (unsigned long)tl_ctr(l, 0, "tcp-fast-recovery"));
+    free(x);
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_100mb_at_1pct_loss)
+{
+    struct tl_opts o = {.loss_ppm = 10000, .reorder_ppm = 5000, .dup_ppm = 2000, .seed = 7};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    transfer(l, x, 100u << 20, true, TCP_CC_CUBIC);
+    no_malformed(l);
+    CHECK(l->lost > 500);
+    free(x);
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_newreno_without_sack)
+{
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    cfg.sack = false;
+    cfg.cc = TCP_CC_NEWRENO;
+    struct tl_opts o = {.loss_ppm = 20000, .seed = 3, .cfg = {&cfg, &cfg}};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    transfer(l, x, 2u << 20, false, TCP_CC_NEWRENO);
+    no_malformed(l);
+    CHECK(tl_ctr(l, 0, "tcp-fast-recovery") > 0);
+    free(x);
+    CHECK(tl_free(l));
+}
+
+/* Drops chosen data segments from side 0 the first time they are sent,
+ * and keeps what side 1 acknowledged with SACK blocks. */
+struct dropper {
+    uint32_t base;              /* side 0's ISN + 1 */
+    uint32_t drop[8];           /* offsets from base */
+    bool dropped[8];
+    int ndrop;
+    int sack_acks;              /* ACKs from side 1 with SACK blocks */
+    int data_segs;
+    struct pkt *first;          /* the first data segment's buffer */
+};
+
+static bool drop_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    struct dropper *d = ctx;
+    struct ta_seg s;
+    if (!ta_parse(p, &s))
+        return true;
+    if (from == 1) {
+        if (s.opt.nsack)
+            d->sack_acks++;
+        return true;
+    }
+    if ((s.flags & TCP_SYN) || s.len == 0)
+        return true;
+    if (d->data_segs++ == 0)
+        d->first = p;
+    for (int i = 0; i < d->ndrop; i++)
+        if (s.seq - d->base == d->drop[i] && !d->dropped[i]) {
+            d->dropped[i] = true;
+            return false;
+        }
+    return true;
+}
+
+TEST(tcp_sack_recovery_without_timeout)
+{
+    struct tl_opts o = {.delay_ns = 1000000};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    struct dropper d = {.ndrop = 3};
+    l->tap = drop_tap;
+    l->tap_ctx = &d;
+    /* Three holes in the second flight: SACK recovers all in one round. */
+    uint32_t mss = 1448;
+    d.drop[0] = 12 * mss;
+    d.drop[1] = 14 * mss;
+    d.drop[2] = 17 * mss;
+    x->want = 400000;
+    x->a[0].tx_total = 400000;
+    x->a[0].zero_copy = true;
+    x->a[0].close_when_sent = true;
+    x->a[1].close_on_fin = true;
+    ta_listen(l, 1, 9, &x->a[1]);
+    ta_connect(l, 0, 9, &x->a[0]);
+    d.base = x->a[0].c->iss + 1;
+    CHECK(tl_run(l, xfer_done, x, 10000000000ull));
+    CHECK_EQ(x->a[1].rx_bytes, 400000);
+    CHECK_EQ(x->a[1].rx_bad, 0);
+    CHECK(d.dropped[0] && d.dropped[1] && d.dropped[2]);
+    CHECK(d.sack_acks >= 3);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-fast-recovery"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-retransmit"), 3);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-ooo-queued") > 0, 1);
+    free(x);
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_tail_loss_recovered_by_timeout)
+{
+    struct tl_opts o = {0};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    struct dropper d = {.ndrop = 2};
+    l->tap = drop_tap;
+    l->tap_ctx = &d;
+    d.drop[0] = 1448 * 5; /* the last two of 7 segments: no dupacks to speak of */
+    d.drop[1] = 1448 * 6;
+    x->want = 1448 * 7;
+    x->a[0].tx_total = 1448 * 7;
+    x->a[0].close_when_sent = true;
+    x->a[1].close_on_fin = true;
+    ta_listen(l, 1, 9, &x->a[1]);
+    ta_connect(l, 0, 9, &x->a[0]);
+    d.base = x->a[0].c->iss + 1;
+    CHECK(tl_run(l, xfer_done, x, 10000000000ull));
+    CHECK_EQ(x->a[1].rx_bytes, 1448 * 7);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-retransmit"), 2);
+    free(x);
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_zero_copy_send_uses_the_buffer)
+{
+    struct tl_opts o = {0};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    struct dropper d = {0};
+    l->tap = drop_tap;
+    l->tap_ctx = &d;
+    struct ta *a = &x->a[0];
+    ta_listen(l, 1, 9, &x->a[1]);
+    ta_connect(l, 0, 9, a);
+    tl_run(l, NULL, NULL, 1000000000ull);
+    CHECK_EQ(a->connected, 1);
+    struct pkt *p = pkt_alloc(&l->pool[0]);
+    memcpy(p->data, "zero-copy", 9);
+    p->len = 9;
+    CHECK_EQ(tcp_send(a->c, p, l->now_ns), 0);
+    tl_flush(l);
+    CHECK(d.first == p); /* the very buffer went to the NIC */
+    tl_run(l, NULL, NULL, 1000000000ull);
+    CHECK_EQ(x->a[1].rx_bytes, 9);
+    tcp_close(a->c, l->now_ns);
+    tcp_close(x->a[1].c, l->now_ns);
+    tl_run(l, NULL, NULL, 1000000000ull);
+    free(x);
+    CHECK(tl_free(l));
+}
+
+static bool csum_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    int *n = ctx;
+    struct ta_seg s;
+    if (ta_parse(p, &s) && (p->flags & PKT_TX_L4_CSUM))
+        (*n)++;
+    return true;
+}
+
+TEST(tcp_checksum_offload)
+{
+    struct tl_opts o = {.offloads = NETDEV_OFF_TX_CSUM | NETDEV_OFF_RX_CSUM, .loss_ppm = 5000, .seed = 9};
+    struct tl *l = tl_new(&o);
+    int offloaded = 0;
+    l->tap = csum_tap;
+    l->tap_ctx = &offloaded;
+    struct xfer *x = calloc(1, sizeof(*x));
+    transfer(l, x, 1u << 20, true, TCP_CC_CUBIC);
+    CHECK(offloaded > 700);
+    no_malformed(l);
+    free(x);
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_congestion_control_per_connection)
+{
+    /* A 100 Mb/s bottleneck with a 64-frame queue: drops come from
+     * congestion, and each algorithm backs off by its own factor. */
+    for (int cc = TCP_CC_NEWRENO; cc <= TCP_CC_CUBIC; cc++) {
+        struct tl_opts o = {.rate_bps = 100000000, .queue_max = 64, .delay_ns = 2000000};
+        struct tl *l = tl_new(&o);
+        struct xfer *x = calloc(1, sizeof(*x));
+        uint64_t ns = transfer(l, x, 8u << 20, true, cc);
+        CHECK(l->overflow > 0);
+        CHECK(tl_ctr(l, 0, "tcp-fast-recovery") > 0);
+        /* 8 MB at 100 Mb/s is 0.67 s: within 2x of the line rate. */
+        CHECK(ns < 1400000000ull);
+        fprintf(stderr, "  %s: %.3f s, %lu overflow drops, %lu recoveries\n", cc ? "cubic" : "newreno", ns / 1e9,
+                (unsigned long)l->overflow, (unsigned long)tl_ctr(l, 0, "tcp-fast-recovery"));
+        free(x);
+        CHECK(tl_free(l));
+    }
+}

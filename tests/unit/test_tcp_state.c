@@ -1,0 +1,423 @@
+/* tests/unit/test_tcp_state.c: the TCP state machine (RFC 9293 3.10):
+ * simultaneous open and close, RST and SYN in and out of the window with
+ * challenge ACKs (RFC 5961), refused and unanswered connections, TIME-WAIT,
+ * keepalive, window scaling, the zero window and persist probes, sequence
+ * numbers wrapping, Nagle, abort (net/tcp_in.c, tcp_conn.c, tcp_timer.c). */
+#include <stdlib.h>
+
+#include "check.h"
+#include "test_tcp_app.h"
+
+#define SEC 1000000000ull
+
+/* Records the segments a side sends. */
+struct rec {
+    int from;
+    int n;
+    struct ta_seg s[64];
+    bool drop_all;
+};
+
+static bool rec_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    struct rec *r = ctx;
+    struct ta_seg s;
+    if (from != r->from || !ta_parse(p, &s))
+        return true;
+    if (r->n < 64)
+        r->s[r->n] = s;
+    r->n++;
+    return !r->drop_all;
+}
+
+/* An established pair: a[0] on side 0 connected to a[1] on side 1. */
+static struct tl *pair(struct ta *a, const struct tl_opts *o)
+{
+    struct tl *l = tl_new(o);
+    ta_listen(l, 1, 80, &a[1]);
+    ta_connect(l, 0, 80, &a[0]);
+    tl_run(l, NULL, NULL, SEC);
+    CHECK_EQ(a[0].connected, 1);
+    CHECK_EQ(a[1].accepted, 1);
+    return l;
+}
+
+/* Inject a segment to side 1's connection as if from side 0. */
+static void to_side1(struct tl *l, struct tcp_conn *c, uint32_t seq, uint32_t ack, uint8_t flags,
+                     const void *data, uint32_t len)
+{
+    uint8_t f[1600];
+    size_t n = ta_frame(f, 1, c->rport, c->lport, seq, ack, flags, 65535, NULL, 0, data, len);
+    tl_inject(l, 1, f, n);
+}
+
+static bool closed2(void *ctx)
+{
+    struct ta *a = ctx;
+    return a[0].closed && a[1].closed;
+}
+
+TEST(tcp_simultaneous_open)
+{
+    struct tl_opts o = {0};
+    struct tl *l = tl_new(&o);
+    struct ta a[2] = {{0}};
+    /* Each side opens to the other's port before either SYN arrives. */
+    a[0].c = tcp_connect_from(l->s[0], 4000, TL_ADDR1, 5000, &ta_cb, &a[0], l->now_ns);
+    a[1].c = tcp_connect_from(l->s[1], 5000, TL_ADDR0, 4000, &ta_cb, &a[1], l->now_ns);
+    CHECK(a[0].c && a[1].c);
+    a[0].tx_total = a[1].tx_total = 10000;
+    a[0].close_when_sent = a[1].close_when_sent = true;
+    CHECK(tl_run(l, closed2, a, 10 * SEC));
+    CHECK_EQ(a[0].connected, 1);
+    CHECK_EQ(a[1].connected, 1);
+    CHECK_EQ(a[0].rx_bytes, 10000);
+    CHECK_EQ(a[1].rx_bytes, 10000);
+    CHECK_EQ(a[0].rx_bad + a[1].rx_bad, 0);
+    /* Both closed at once: CLOSING, then both in TIME-WAIT. */
+    CHECK_EQ(l->t[0]->nfree, l->t[0]->nconns - 1);
+    CHECK_EQ(l->t[1]->nfree, l->t[1]->nconns - 1);
+    tl_advance(l, 61 * SEC);
+    CHECK_EQ(l->t[0]->nfree, l->t[0]->nconns);
+    CHECK_EQ(l->t[1]->nfree, l->t[1]->nconns);
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_simultaneous_close)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {.delay_ns = 5000000};
+    struct tl *l = pair(a, &o);
+    tcp_close(a[0].c, l->now_ns);
+    tcp_close(a[1].c, l->now_ns);
+    CHECK_EQ(a[0].c->state, TCP_FIN_WAIT_1);
+    CHECK_EQ(a[1].c->state, TCP_FIN_WAIT_1);
+    tl_run(l, NULL, NULL, 6000000ull); /* the FINs cross */
+    CHECK_EQ(a[0].c->state, TCP_CLOSING);
+    CHECK_EQ(a[1].c->state, TCP_CLOSING);
+    CHECK(tl_run(l, closed2, a, SEC));
+    CHECK_EQ(a[0].close_reason, TCP_CLOSE_NORMAL);
+    CHECK_EQ(a[1].close_reason, TCP_CLOSE_NORMAL);
+    CHECK_EQ(a[0].peer_fin + a[1].peer_fin, 2);
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_rst_and_syn_handling)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {0};
+    struct tl *l = pair(a, &o);
+    struct tcp_conn *c = a[1].c;
+    struct rec r = {.from = 1};
+    l->tap = rec_tap;
+    l->tap_ctx = &r;
+
+    /* RST out of the window: ignored, nothing sent. */
+    to_side1(l, c, c->rcv_nxt + 10000000, 0, TCP_RST, NULL, 0);
+    CHECK_EQ(r.n, 0);
+    /* RST in the window but not at RCV.NXT: a challenge ACK. */
+    to_side1(l, c, c->rcv_nxt + 100, 0, TCP_RST, NULL, 0);
+    CHECK_EQ(r.n, 1);
+    CHECK_EQ(r.s[0].flags, TCP_ACK);
+    CHECK_EQ(r.s[0].ack, c->rcv_nxt);
+    /* SYN in the window: a challenge ACK, the connection stays. */
+    to_side1(l, c, c->rcv_nxt, 0, TCP_SYN, NULL, 0);
+    CHECK_EQ(r.n, 2);
+    CHECK_EQ(r.s[1].flags, TCP_ACK);
+    CHECK_EQ(c->state, TCP_ESTABLISHED);
+    /* Data with an ACK of what was never sent: ACK, dropped. */
+    to_side1(l, c, c->rcv_nxt, c->snd_nxt + 1000, TCP_ACK, "x", 1);
+    CHECK_EQ(r.n, 3);
+    CHECK_EQ(a[1].rx_bytes, 0);
+    /* Data out of the window: ACK, dropped. */
+    to_side1(l, c, c->rcv_nxt + 0x40000000, c->snd_nxt, TCP_ACK, "x", 1);
+    CHECK_EQ(r.n, 4);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-rst-ignored"), 2);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-challenge-ack"), 2);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-ack-unsent"), 1);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-out-of-window"), 1);
+    tl_run(l, NULL, NULL, SEC);
+    CHECK_EQ(a[0].closed + a[1].closed, 0);
+    /* RST exactly at RCV.NXT: the connection is reset. */
+    l->tap = NULL;
+    to_side1(l, c, c->rcv_nxt, 0, TCP_RST, NULL, 0);
+    CHECK_EQ(a[1].closed, 1);
+    CHECK_EQ(a[1].close_reason, TCP_CLOSE_RESET);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-rst-rx"), 1);
+    /* Side 0 still thinks it is open: its next segment draws a RST. */
+    tcp_write(a[0].c, "hello", 5, l->now_ns);
+    CHECK(tl_run(l, closed2, a, 10 * SEC));
+    CHECK_EQ(a[0].close_reason, TCP_CLOSE_RESET);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-listen-drop"), 1); /* an ACK to the listener: RST */
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_challenge_ack_rate_limit)
+{
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    cfg.challenge_per_s = 5;
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {.cfg = {&cfg, &cfg}};
+    struct tl *l = pair(a, &o);
+    for (int i = 0; i < 20; i++)
+        to_side1(l, a[1].c, a[1].c->rcv_nxt, 0, TCP_SYN, NULL, 0);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-challenge-ack"), 5);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-challenge-limited"), 15);
+    tl_advance(l, 2 * SEC);
+    to_side1(l, a[1].c, a[1].c->rcv_nxt, 0, TCP_SYN, NULL, 0);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-challenge-ack"), 6);
+    tcp_abort(a[0].c, l->now_ns);
+    tl_run(l, NULL, NULL, SEC);
+    CHECK_EQ(a[1].close_reason, TCP_CLOSE_RESET);
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_refused_and_unanswered)
+{
+    struct tl_opts o = {0};
+    struct tl *l = tl_new(&o);
+    struct ta a = {0};
+    ta_connect(l, 0, 81, &a); /* nobody listens */
+    tl_run(l, NULL, NULL, SEC);
+    CHECK_EQ(a.closed, 1);
+    CHECK_EQ(a.close_reason, TCP_CLOSE_REFUSED);
+    CHECK_EQ(a.connected, 0);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-no-port"), 1);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-rst-tx"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rst-rx"), 1);
+    /* SYNs into the void: 1 + 5 retries, backing off, then given up. */
+    struct rec r = {.from = 0, .drop_all = true};
+    l->tap = rec_tap;
+    l->tap_ctx = &r;
+    struct ta b = {0};
+    ta_connect(l, 0, 81, &b);
+    tl_run(l, NULL, NULL, 200 * SEC);
+    CHECK_EQ(b.closed, 1);
+    CHECK_EQ(b.close_reason, TCP_CLOSE_TIMEOUT);
+    CHECK_EQ(r.n, 6);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-timeout"), 1);
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_time_wait_answers_a_repeated_fin)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {0};
+    struct tl *l = pair(a, &o);
+    struct tcp_conn *c0 = a[0].c;
+    tcp_close(a[0].c, l->now_ns);
+    a[1].close_on_fin = true;
+    CHECK(tl_run(l, closed2, a, SEC));
+    CHECK_EQ(c0->state, TCP_TIME_WAIT);
+    /* The peer's FIN again (its ACK was lost): ACKed from TIME-WAIT. */
+    struct rec r = {.from = 0};
+    l->tap = rec_tap;
+    l->tap_ctx = &r;
+    uint8_t f[128];
+    size_t n = ta_frame(f, 0, c0->rport, c0->lport, c0->rcv_nxt - 1, c0->snd_nxt, TCP_FIN | TCP_ACK, 65535,
+                        NULL, 0, NULL, 0);
+    tl_inject(l, 0, f, n);
+    CHECK_EQ(r.n, 1);
+    CHECK_EQ(r.s[0].ack, c0->rcv_nxt);
+    CHECK_EQ(c0->state, TCP_TIME_WAIT);
+    tl_advance(l, 61 * SEC);
+    CHECK_EQ(l->t[0]->nfree, l->t[0]->nconns);
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_keepalive)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {0};
+    struct tl *l = pair(a, &o);
+    tcp_set_keepalive(a[0].c, 10 * SEC, 2 * SEC, 3);
+    tl_advance(l, 35 * SEC); /* answered: probes at 10, 20, 30 s */
+    CHECK_EQ(tl_ctr(l, 0, "tcp-keepalive-tx"), 3);
+    CHECK_EQ(a[0].closed, 0);
+    struct rec r = {.from = 1, .drop_all = true}; /* the peer is gone */
+    l->tap = rec_tap;
+    l->tap_ctx = &r;
+    tl_advance(l, 30 * SEC);
+    CHECK_EQ(a[0].closed, 1);
+    CHECK_EQ(a[0].close_reason, TCP_CLOSE_TIMEOUT);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-keepalive-tx"), 6);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-timeout"), 1);
+    l->tap = NULL;
+    tl_run(l, closed2, a, SEC);
+    CHECK_EQ(a[1].close_reason, TCP_CLOSE_RESET);
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_window_scaling)
+{
+    struct tcp_config big;
+    tcp_config_default(&big);
+    big.rcvbuf = 4u << 20;
+    big.sndbuf = 4u << 20;
+    big.sq_slots = 4096;
+    struct ta a[2] = {{0}};
+    struct rec r = {.from = 1};
+    struct tl_opts o = {.delay_ns = 10000000, .nbufs = 8192, .cfg = {&big, &big}};
+    struct tl *l = tl_new(&o);
+    l->tap = rec_tap;
+    l->tap_ctx = &r;
+    ta_listen(l, 1, 80, &a[1]);
+    ta_connect(l, 0, 80, &a[0]);
+    tl_run(l, NULL, NULL, SEC);
+    /* SYN-ACK: scale 7 (4 MiB >> 7 < 65536), window unscaled. */
+    CHECK(r.s[0].flags == (TCP_SYN | TCP_ACK));
+    CHECK(r.s[0].opt.has_ws);
+    CHECK_EQ(r.s[0].opt.wscale, 7);
+    CHECK_EQ(r.s[0].wnd, 65535);
+    CHECK_EQ(a[0].c->snd_wscale, 7);
+    CHECK_EQ(a[0].c->snd_wnd, 65535); /* a SYN's window is never scaled */
+    /* 20 ms RTT: 16 MB goes in well under what a 64 KB window allows
+     * (64 KB / 20 ms = 3.2 MB/s: 5 s). */
+    a[0].tx_total = 16u << 20;
+    a[0].zero_copy = true;
+    a[0].close_when_sent = true;
+    a[1].close_on_fin = true;
+    uint64_t t0 = l->now_ns;
+    ta_pump(&a[0], l->now_ns);
+    CHECK(tl_run(l, closed2, a, 60 * SEC));
+    CHECK_EQ(a[1].rx_bytes, 16u << 20);
+    CHECK(l->now_ns - t0 < 2 * SEC);
+    CHECK_EQ(r.s[1].wnd, (4u << 20) >> 7); /* the first ACK: scaled */
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_zero_window_and_persist)
+{
+    struct tcp_config small;
+    tcp_config_default(&small);
+    small.rcvbuf = 16384;
+    struct ta a[2] = {{0}};
+    a[1].hold = true; /* keeps every buffer: the window closes */
+    struct tl_opts o = {.cfg = {NULL, &small}};
+    struct tl *l = pair(a, &o);
+    a[0].tx_total = 100000;
+    ta_pump(&a[0], l->now_ns);
+    tl_advance(l, 30 * SEC);
+    CHECK_EQ(a[1].rx_bytes, 16384);
+    CHECK_EQ(tcp_rcv_window(a[1].c), 0);
+    CHECK_EQ(a[0].c->snd_wnd, 0);
+    CHECK(tl_ctr(l, 0, "tcp-window-probe") >= 4); /* backed off */
+    CHECK_EQ(tl_ctr(l, 0, "tcp-timeout"), 0);
+    CHECK_EQ(a[0].closed, 0);
+    /* The application reads: the window opens and the rest flows. */
+    a[1].hold = false;
+    ta_release(&a[1], l->now_ns);
+    tcp_set_manual_window(a[1].c, false);
+    tl_advance(l, 10 * SEC);
+    CHECK_EQ(a[1].rx_bytes, 100000);
+    CHECK_EQ(a[1].rx_bad, 0);
+    tcp_close(a[0].c, l->now_ns);
+    a[1].close_on_fin = false;
+    tcp_close(a[1].c, l->now_ns);
+    CHECK(tl_run(l, closed2, a, 5 * SEC));
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_sequence_numbers_wrap)
+{
+    struct tl_opts o = {.loss_ppm = 5000, .seed = 11};
+    struct tl *l = tl_new(&o);
+    struct ta a[2] = {{0}};
+    ta_listen(l, 1, 80, &a[1]);
+    /* Pick the clock so that side 0's ISN lands 100 KB short of 2^32. */
+    uint32_t h = tcp_isn(l->t[0], TL_ADDR0, TL_ADDR1, 40000, 80, 0);
+    uint32_t m = (uint32_t)(0u - 100000u - h);
+    l->now_ns = (uint64_t)m << 12;
+    l->t[0]->wheel_tick = l->t[1]->wheel_tick = 0;
+    a[0].c = tcp_connect_from(l->s[0], 40000, TL_ADDR1, 80, &ta_cb, &a[0], l->now_ns);
+    CHECK(a[0].c != NULL);
+    CHECK(a[0].c->iss > 0xfffe0000u);
+    a[0].tx_total = 1u << 20;
+    a[0].close_when_sent = true;
+    a[1].close_on_fin = true;
+    CHECK(tl_run(l, closed2, a, 60 * SEC));
+    CHECK_EQ(a[1].rx_bytes, 1u << 20);
+    CHECK_EQ(a[1].rx_bad, 0);
+    CHECK_EQ(a[0].close_reason, TCP_CLOSE_NORMAL);
+    CHECK(tl_free(l));
+}
+
+/* Counts data segments side 0 sends. */
+static bool count_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    int *n = ctx;
+    struct ta_seg s;
+    if (from == 0 && ta_parse(p, &s) && s.len)
+        (*n)++;
+    return true;
+}
+
+TEST(tcp_nagle)
+{
+    for (int nagle = 0; nagle < 2; nagle++) {
+        struct ta a[2] = {{0}};
+        struct tl_opts o = {.delay_ns = 1000000};
+        struct tl *l = pair(a, &o);
+        tcp_set_nagle(a[0].c, nagle);
+        int segs = 0;
+        l->tap = count_tap;
+        l->tap_ctx = &segs;
+        /* Ten small writes while the first is unacknowledged. */
+        for (int i = 0; i < 10; i++) {
+            CHECK_EQ(tcp_write(a[0].c, "0123456789", 10, l->now_ns), 10);
+            tl_flush(l);
+        }
+        tl_run(l, NULL, NULL, SEC);
+        CHECK_EQ(a[1].rx_bytes, 100);
+        /* Off: each goes at once (the first nine into one slot as they
+         * are written while... no: each is sent at once). On: the first,
+         * then the other nine together. */
+        CHECK_EQ(segs, nagle ? 2 : 10);
+        tcp_abort(a[0].c, l->now_ns);
+        tl_run(l, NULL, NULL, SEC);
+        CHECK(tl_free(l));
+    }
+}
+
+TEST(tcp_abort_resets_the_peer)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {0};
+    struct tl *l = pair(a, &o);
+    a[0].tx_total = 1u << 20;
+    ta_pump(&a[0], l->now_ns);
+    tl_advance(l, 1000000);
+    tcp_abort(a[0].c, l->now_ns);
+    CHECK_EQ(a[0].closed, 0); /* no callback after abort */
+    tl_run(l, NULL, NULL, SEC);
+    CHECK_EQ(a[1].closed, 1);
+    CHECK_EQ(a[1].close_reason, TCP_CLOSE_RESET);
+    CHECK_EQ(l->t[0]->nfree, l->t[0]->nconns);
+    CHECK_EQ(l->t[1]->nfree, l->t[1]->nconns);
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_out_of_order_queue_is_bounded)
+{
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    cfg.ooo_max = 4;
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {.cfg = {NULL, &cfg}};
+    struct tl *l = pair(a, &o);
+    struct tcp_conn *c = a[1].c;
+    uint32_t base = c->rcv_nxt;
+    /* Ten segments past a hole: four are kept, six dropped. */
+    for (int i = 0; i < 10; i++)
+        to_side1(l, c, base + 100 + 10 * (uint32_t)i, c->snd_nxt, TCP_ACK, "abcdefghij", 10);
+    CHECK_EQ(c->ooo_n, 4);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-ooo-queued"), 4);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-ooo-drop"), 6);
+    /* Overlapping and duplicate pieces are trimmed, not stored twice. */
+    to_side1(l, c, base + 105, c->snd_nxt, TCP_ACK, "fghijabcde", 10);
+    CHECK_EQ(c->ooo_bytes, 40);
+    tcp_abort(a[1].c, l->now_ns);
+    tl_run(l, NULL, NULL, SEC);
+    CHECK(tl_free(l));
+}

@@ -1,0 +1,353 @@
+/* tools/bench/fwd_bench.c: the IPv4 forwarding pipeline (net/fwd.h) on an
+ * in-memory NIC (fwd_nic.h), with the full table, beside the same pipeline
+ * looking up in DPDK rte_lpm: 64-byte frames in bursts of 1, 8, 32 and 256;
+ * ns per packet, packets per second on one core, doorbells per packet.
+ *
+ *   fwd_bench DATA_DIR [--reps N] [--huge] [--packets N] [--burst N]
+ *             [--hayate-only] [--tag TEXT]
+ *
+ * --huge: 2 MiB pages for the tables and packet buffers, both sides;
+ * --burst: that burst size only; --hayate-only: no DPDK (the kernel-flags
+ * build). Rows: ns per packet and Mpps, each beside rte_lpm; TX and RX
+ * doorbells per packet beside their bounds (one per output port per burst,
+ * one per burst).
+ *
+ * The rig: four ports with four gateways each (16 next hops); every prefix
+ * of rib-v4-2024 goes to one of them (by a hash of the prefix), loaded into
+ * our table with route4_load_text (one text per next hop) and into rte_lpm
+ * with the same next hops. Frames come in on eth0 addressed to random
+ * addresses inside random table prefixes (one array, both sides) and go out
+ * on all four ports. The device's side (filling RX buffers, completing TX
+ * descriptors) runs between chunks of NIC_RING / 2 frames and is not timed;
+ * the timed part is the driver (rx_burst, refill, tx_burst, reclaim) and
+ * fwd_burst. Sides and burst sizes are interleaved, medians of --reps.
+ *
+ * The prefixes, the addresses and the rte_lpm build come from
+ * route_bench.c, compiled into this file (its main renamed), so the two
+ * benchmarks measure the same tables the same way; the EAL arguments are
+ * its too. */
+#include <arpa/inet.h>
+
+#define main route_bench_main
+#include "route_bench.c"
+#undef main
+
+#include "../../net/fwd.h"
+#include "../../net/net.h"
+#include "../../net/nexthop.h"
+#include "fwd_nic.h"
+
+#define NPORTS 4
+#define GW_PER_PORT 4
+#define NNH (NPORTS * GW_PER_PORT)
+#define CHUNK (NIC_RING / 2)
+#define POOL_BUFS 16384u
+#define FRAME_LEN 60 /* a 64-byte frame less its FCS */
+
+void net_env_log(const char *fmt, ...)
+{
+    (void)fmt;
+}
+
+static int bursts[] = {1, 8, 32, 256};
+static int nbursts = 4;
+
+struct rig {
+    struct pkt_pool pool;
+    uint8_t *mem;
+    struct nic nic[NPORTS];
+    struct net_stack *s;
+    struct fwd *f;
+    struct nexthop_table nht;
+    uint32_t nh[NNH];
+    struct route4 *rt;
+    struct rte_lpm *lpm;
+    uint32_t *dst_be; /* NADDR destinations */
+    uint8_t tmpl[FRAME_LEN];
+    uint32_t tmpl_base;
+};
+
+static uint32_t be(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
+{
+    return htonl((uint32_t)a << 24 | (uint32_t)b << 16 | (uint32_t)c << 8 | d);
+}
+
+static void port_mac(uint8_t *m, int port, int host)
+{
+    const uint8_t mac[6] = {0x02, 0, 0, (uint8_t)host, 0, (uint8_t)port};
+    memcpy(m, mac, 6);
+}
+
+/* The gateways ask for our address: their entries land in each port's ARP
+ * cache (and the replies go out and are completed). */
+static void learn_gateways(struct rig *r, uint64_t now_ns)
+{
+    for (int p = 0; p < NPORTS; p++)
+        for (int g = 0; g < GW_PER_PORT; g++) {
+            uint8_t f[64] = {0}, mac[6];
+            port_mac(mac, p, 2 + g);
+            memset(f, 0xff, 6);
+            memcpy(f + 6, mac, 6);
+            f[12] = 0x08, f[13] = 0x06;
+            struct arp_hdr a = {htons(ARP_HTYPE_ETH), htons(ETH_TYPE_IP4), 6, 4, htons(ARP_OP_REQUEST),
+                                {0}, be(10, 0, (uint8_t)p, (uint8_t)(2 + g)), {0}, be(10, 0, (uint8_t)p, 1)};
+            memcpy(a.sha, mac, 6);
+            memcpy(f + 14, &a, sizeof(a));
+            nic_receive_frame(&r->nic[p], f, 60);
+            struct pkt *pk[4];
+            uint16_t n = netdev_rx_burst(&r->nic[p].dev, 0, pk, 4);
+            net_input(r->s, pk, n, now_ns);
+        }
+    net_flush(r->s);
+    for (int p = 0; p < NPORTS; p++)
+        nic_transmit(&r->nic[p]);
+}
+
+/* An Ethernet + IPv4 + UDP frame from 198.18.0.1 to eth0, its destination
+ * and header checksum left for the device to fill. */
+static void make_template(struct rig *r)
+{
+    uint8_t *f = r->tmpl, src_mac[6];
+    memset(f, 0, FRAME_LEN);
+    memcpy(f, r->nic[0].dev.mac, 6);
+    port_mac(src_mac, 0, 0x77);
+    memcpy(f + 6, src_mac, 6);
+    f[12] = 0x08;
+    struct ip4_hdr h = {0x45, 0, htons(FRAME_LEN - 14), 0, 0, 64, IP4_PROTO_UDP, 0, be(198, 18, 0, 1), 0};
+    memcpy(f + 14, &h, sizeof(h));
+    uint16_t udp[4] = {htons(1024), htons(9), htons(FRAME_LEN - 34), 0};
+    memcpy(f + 34, udp, sizeof(udp));
+    r->tmpl_base = csum_partial(&h, sizeof(h), 0);
+}
+
+/* Every prefix to next hop nh[hash % NNH]: NNH texts for route4_load_text,
+ * and the same next hops in p[] for rte_lpm. */
+static void load_tables(struct rig *r, struct route4_prefix *p, size_t n, int only)
+{
+    char **text = calloc(NNH, sizeof(*text));
+    size_t *len = calloc(NNH, sizeof(*len)), cap = n * 20 / NNH + 4096;
+    for (int k = 0; k < NNH; k++)
+        text[k] = malloc(cap * 2);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = (uint32_t)((p[i].addr * 0x9e3779b97f4a7c15ull + p[i].len) >> 40) % NNH;
+        p[i].nh = r->nh[k];
+        len[k] += (size_t)sprintf(text[k] + len[k], "%u.%u.%u.%u/%u\n", p[i].addr >> 24, (p[i].addr >> 16) & 255,
+                                  (p[i].addr >> 8) & 255, p[i].addr & 255, p[i].len);
+    }
+    struct route_cfg cfg = bench_route_cfg();
+    r->rt = route4_create(&cfg);
+    double t0 = bench_now();
+    for (int k = 0; k < NNH; k++) {
+        struct route_load_stats st;
+        if (route4_load_text(r->rt, text[k], len[k], r->nh[k], &st) != ROUTE_OK || st.bad) {
+            fprintf(stderr, "fwd_bench: route4_load_text failed\n");
+            exit(1);
+        }
+        free(text[k]);
+    }
+    fprintf(stderr, "fwd_bench: %zu prefixes over %d next hops in %.2f s\n", n, NNH, bench_now() - t0);
+    double secs;
+    if (!only)
+        r->lpm = load_lpm(p, n, &secs);
+    free(text);
+    free(len);
+}
+
+static void setup(struct rig *r, const char *dir, int only)
+{
+    char path[4096];
+    size_t n;
+    snprintf(path, sizeof(path), "%s/rib-v4-2024.txt.gz", dir);
+    struct route4_prefix *p = read_v4(path, &n);
+    if (p == NULL) {
+        fprintf(stderr, "fwd_bench: cannot read %s\n", path);
+        exit(1);
+    }
+    size_t bytes = (size_t)POOL_BUFS * PKT_BUF_SIZE;
+    r->mem = bench_alloc(NULL, bytes, PKT_BUF_SIZE);
+    memset(r->mem, 0, bytes);
+    pkt_pool_init(&r->pool, r->mem, 0x100000000ull, bytes);
+    r->s = calloc(1, sizeof(*r->s));
+    net_stack_init(r->s, &r->pool, 0);
+    nexthop_init(&r->nht);
+    for (int port = 0; port < NPORTS; port++) {
+        uint8_t mac[6];
+        port_mac(mac, port, 1);
+        nic_init(&r->nic[port], (uint16_t)port, mac, &r->pool, 0x100000000ull);
+        net_iface_add(r->s, &r->nic[port].dev, 0, be(10, 0, (uint8_t)port, 1), 24);
+        for (int g = 0; g < GW_PER_PORT; g++) {
+            struct nexthop nh = {.kind = NEXTHOP_VIA, .port = (uint8_t)port, .gw_be = be(10, 0, (uint8_t)port, (uint8_t)(2 + g))};
+            r->nh[port * GW_PER_PORT + g] = nexthop_add(&r->nht, &nh);
+        }
+    }
+    load_tables(r, p, n, only);
+    uint32_t *uni = malloc(NADDR * 4), *in = malloc(NADDR * 4);
+    v4_addresses(p, n, uni, in);
+    r->dst_be = malloc(NADDR * 4);
+    for (uint32_t i = 0; i < NADDR; i++)
+        r->dst_be[i] = htonl(in[i]);
+    free(uni);
+    free(in);
+    free(p);
+    r->f = aligned_alloc(64, (sizeof(*r->f) + 63) / 64 * 64);
+    fwd_init(r->f, r->rt, &r->nht);
+    fwd_attach(r->f, r->s);
+    make_template(r);
+}
+
+static void lpm_lookup(void *ctx, const uint32_t *addr, uint32_t *nh, uint32_t n)
+{
+    rte_lpm_lookup_bulk((const struct rte_lpm *)ctx, addr, nh, n);
+    for (uint32_t i = 0; i < n; i++) /* a hit has bit 24 set */
+        nh[i] = nh[i] & RTE_LPM_LOOKUP_SUCCESS ? nh[i] & 0x00ffffffu : 0;
+}
+
+struct result {
+    double ns_per_pkt;
+    uint64_t pkts, tx_doorbells, rx_doorbells, fast;
+    uint64_t per_port[NPORTS];
+};
+
+static uint64_t now_ns(void)
+{
+    return (uint64_t)(bench_now() * 1e9);
+}
+
+/* npkts frames through the pipeline in bursts of b: lpm selects the lookup. */
+static struct result run(struct rig *r, int b, int lpm, uint64_t npkts)
+{
+    struct result res = {0};
+    struct pkt *pkts[256];
+    fwd_set_lookup4(r->f, lpm ? lpm_lookup : NULL, r->lpm);
+    learn_gateways(r, now_ns());
+    uint64_t db_tx = 0, db_rx = r->nic[0].rx_doorbells, sent[NPORTS];
+    memset(&r->f->ctr, 0, sizeof(r->f->ctr));
+    for (int p = 0; p < NPORTS; p++) {
+        db_tx += r->nic[p].tx_doorbells;
+        sent[p] = r->nic[p].tx_packets;
+    }
+    double t = 0;
+    uint32_t pos = 0;
+    while (res.pkts < npkts) {
+        uint32_t got = nic_receive(&r->nic[0], r->tmpl, FRAME_LEN, r->tmpl_base, r->dst_be + pos, CHUNK);
+        pos = (pos + CHUNK) % NADDR;
+        uint64_t now = now_ns();
+        double t0 = bench_now();
+        for (uint32_t done = 0; done < got;) {
+            uint16_t n = netdev_rx_burst(&r->nic[0].dev, 0, pkts, (uint16_t)b);
+            fwd_burst(r->f, r->s, pkts, n, now);
+            done += n;
+        }
+        t += bench_now() - t0;
+        for (int p = 0; p < NPORTS; p++)
+            nic_transmit(&r->nic[p]);
+        res.pkts += got;
+    }
+    res.ns_per_pkt = t * 1e9 / (double)res.pkts;
+    res.rx_doorbells = r->nic[0].rx_doorbells - db_rx;
+    for (int p = 0; p < NPORTS; p++) {
+        res.tx_doorbells += r->nic[p].tx_doorbells;
+        res.per_port[p] = r->nic[p].tx_packets - sent[p];
+    }
+    res.tx_doorbells -= db_tx;
+    res.fast = r->f->ctr.fast;
+    return res;
+}
+
+/* The bound on TX doorbells: for bursts of b over the address array, the
+ * number of distinct output ports in each burst, summed; computed from
+ * the lookups alone. Per packet. */
+static double doorbell_bound(struct rig *r, int b, uint64_t npkts)
+{
+    uint32_t host[256], nh[256];
+    uint64_t ports = 0;
+    for (uint64_t i = 0; i < npkts; i += (uint64_t)b) {
+        for (int k = 0; k < b; k++)
+            host[k] = ntohl(r->dst_be[(i + (uint64_t)k) % NADDR]);
+        route4_lookup_burst(r->rt, host, nh, (size_t)b);
+        uint32_t seen = 0;
+        for (int k = 0; k < b; k++)
+            seen |= 1u << nexthop_get(&r->nht, nh[k]).port;
+        ports += (uint64_t)__builtin_popcount(seen);
+    }
+    return (double)ports / (double)npkts;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = NULL;
+    uint64_t npkts = 1u << 22;
+    int only = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--huge"))
+            bench_huge = 1;
+        else if (!strcmp(argv[i], "--burst") && i + 1 < argc) /* one size only */
+            bursts[0] = atoi(argv[++i]), nbursts = 1;
+        else if (!strcmp(argv[i], "--hayate-only"))
+            only = 1;
+        else if (!strcmp(argv[i], "--tag") && i + 1 < argc)
+            tag = argv[++i];
+        else if (!strcmp(argv[i], "--packets") && i + 1 < argc)
+            npkts = strtoull(argv[++i], NULL, 0);
+        else
+            dir = argv[i];
+    }
+    if (dir == NULL || reps < 1 || reps > 64 || npkts < CHUNK || npkts > NADDR || bursts[0] < 1 ||
+        bursts[0] > 256 || CHUNK % bursts[0]) {
+        fprintf(stderr, "usage: fwd_bench DATA_DIR [--reps N] [--huge] [--packets N] [--burst N] "
+                        "[--hayate-only] [--tag TEXT]\n");
+        return 2;
+    }
+    npkts = npkts / CHUNK * CHUNK;
+    char *eal[] = {"fwd_bench", "--no-pci", "--no-shconf", "--log-level=error", "-l", "0",
+                   "-m", "1024", "--no-huge"};
+    if (!only && rte_eal_init(bench_huge ? 6 : 9, eal) < 0) {
+        fprintf(stderr, "fwd_bench: rte_eal_init: %s\n", rte_strerror(rte_errno));
+        return 1;
+    }
+    fprintf(stderr, "fwd_bench: %s pages for tables and buffers, both sides\n", bench_huge ? "2 MiB" : "4 KiB");
+    static struct rig r;
+    setup(&r, dir, only);
+    static double ns[2][4][64];
+    struct result last[2][4];
+    int bad = 0, sides = only ? 1 : 2;
+    for (int side = 0; side < sides; side++) /* warm up */
+        run(&r, 32, side, npkts / 4);
+    for (int rep = 0; rep < reps; rep++)
+        for (int bi = 0; bi < nbursts; bi++)
+            for (int k = 0; k < sides; k++) {
+                int lpm = only ? 0 : (rep + bi + k) & 1; /* alternate which side goes first */
+                last[lpm][bi] = run(&r, bursts[bi], lpm, npkts);
+                ns[lpm][bi][rep] = last[lpm][bi].ns_per_pkt;
+            }
+    for (int bi = 0; bi < nbursts; bi++) {
+        struct result *h = &last[0][bi], *l = &last[1][bi];
+        if (h->fast != h->pkts || (!only && memcmp(h->per_port, l->per_port, sizeof(h->per_port)) != 0)) {
+            fprintf(stderr, "fwd_bench: burst %d: %llu of %llu on the fast path, or ports differ from rte_lpm's\n",
+                    bursts[bi], (unsigned long long)h->fast, (unsigned long long)h->pkts);
+            bad = 1;
+        }
+        char name[128];
+        const char *ref = only ? "" : "rte_lpm, same pipeline";
+        double hn = bench_median(ns[0][bi], reps), ln = only ? 0 : bench_median(ns[1][bi], reps);
+        snprintf(name, sizeof(name), "fwd 64B burst %d, full table%s", bursts[bi], tag);
+        bench_emit(name, "ns/packet", hn, ref, ln);
+        snprintf(name, sizeof(name), "fwd 64B burst %d, full table, rate%s", bursts[bi], tag);
+        bench_emit(name, "Mpps/core", 1e3 / hn, ref, only ? 0 : 1e3 / ln);
+        if (only)
+            continue;
+        snprintf(name, sizeof(name), "fwd TX doorbells, burst %d", bursts[bi]);
+        bench_emit(name, "per packet", (double)h->tx_doorbells / (double)h->pkts,
+                   "bound: one per output port per burst", doorbell_bound(&r, bursts[bi], h->pkts));
+        snprintf(name, sizeof(name), "fwd RX doorbells, burst %d", bursts[bi]);
+        bench_emit(name, "per packet", (double)h->rx_doorbells / (double)h->pkts, "one per burst",
+                   1.0 / bursts[bi]);
+    }
+    if (!only) {
+        rte_lpm_free(r.lpm);
+        rte_eal_cleanup();
+    }
+    return bad;
+}

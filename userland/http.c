@@ -1,0 +1,410 @@
+/* userland/http.c: HTTP/1.1 server (userland/http.h; message syntax RFC
+ * 9112 sections 2-3 and 6, persistence section 9.3).
+ *
+ * Each connection's state is a struct http_conn at the start of one pool
+ * buffer, the request bytes received so far after it. Responses: headers
+ * by tcp_write (copied: small), bodies in freshly filled buffers handed to
+ * tcp_send (zero-copy), as much as the send buffer takes; the acked
+ * callback continues a long body. The next pipelined request is read only
+ * when the current response is queued whole. */
+#include "http.h"
+
+#include <stddef.h>
+
+#include "net/counter.h"
+#include "net/env.h"
+#include "net/net.h"
+#include "net/pkt.h"
+#include "net/tcp.h"
+
+#define HTTP_BODY_MOD 251
+
+struct http_conn {
+    struct pkt *self;           /* the buffer this lives in */
+    struct http_stats *st;
+    uint64_t body_left, body_off;
+    uint16_t req_len;
+    bool close_after;           /* Connection: close, or HTTP/1.0 */
+    bool peer_done;             /* the peer sent its FIN */
+    bool closing;
+    char req[];
+};
+
+#define REQ_MAX (PKT_BUF_SIZE - PKT_META_SIZE - sizeof(struct http_conn))
+
+static struct http_stats stats[HTTP_MAX_CORES];
+static http_metric_fn metric_fn;
+static void *metric_ctx;
+static uint8_t pattern[HTTP_BODY_MOD + 2048]; /* byte i is i % 251 */
+
+static const struct tcp_callbacks http_cb;
+
+const struct http_stats *http_stats(uint32_t core) { return core < HTTP_MAX_CORES ? &stats[core] : NULL; }
+
+void http_set_metrics(http_metric_fn fn, void *ctx)
+{
+    metric_fn = fn;
+    metric_ctx = ctx;
+}
+
+static bool own_counters(void *ctx, struct net_stack *s, uint32_t idx, const char **name, uint64_t *value)
+{
+    const struct net_counter_desc *d = net_counter_at(idx);
+    if (d == NULL)
+        return false;
+    *name = d->name;
+    *value = net_counter_get(&s->ctr, d);
+    return true;
+}
+
+/* ---- small string helpers (no libc here) ---- */
+
+static size_t str_len(const char *s)
+{
+    size_t n = 0;
+    while (s[n])
+        n++;
+    return n;
+}
+
+static char lower(char c) { return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c; }
+
+static bool prefix_ci(const char *s, size_t n, const char *p)
+{
+    size_t i = 0;
+    for (; p[i]; i++)
+        if (i >= n || lower(s[i]) != p[i])
+            return false;
+    return true;
+}
+
+/* value contains word (lower case), case-insensitively. */
+static bool contains_ci(const char *s, size_t n, const char *word)
+{
+    size_t w = str_len(word);
+    for (size_t i = 0; i + w <= n; i++)
+        if (prefix_ci(s + i, n - i, word))
+            return true;
+    return false;
+}
+
+static size_t put_u64(char *out, uint64_t v)
+{
+    char tmp[20];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    return n;
+}
+
+static size_t put_str(char *out, const char *s)
+{
+    size_t n = str_len(s);
+    net_memcpy(out, s, n);
+    return n;
+}
+
+/* ---- responses ---- */
+
+static void send_head(struct tcp_conn *c, struct http_conn *h, const char *status, const char *type,
+                      uint64_t length, uint64_t now_ns)
+{
+    char buf[256];
+    size_t n = put_str(buf, "HTTP/1.1 ");
+    n += put_str(buf + n, status);
+    n += put_str(buf + n, "\r\nServer: hayate\r\nContent-Type: ");
+    n += put_str(buf + n, type);
+    n += put_str(buf + n, "\r\nContent-Length: ");
+    n += put_u64(buf + n, length);
+    if (h->close_after)
+        n += put_str(buf + n, "\r\nConnection: close");
+    n += put_str(buf + n, "\r\n\r\n");
+    tcp_write(c, buf, (uint32_t)n, now_ns);
+}
+
+static void send_text(struct tcp_conn *c, struct http_conn *h, const char *status, const char *type,
+                      const char *body, size_t len, bool head, uint64_t now_ns)
+{
+    send_head(c, h, status, type, len, now_ns);
+    if (!head)
+        tcp_write(c, body, (uint32_t)len, now_ns);
+}
+
+/* As much of a /bytes body as the send queue takes; true when done. */
+static bool send_body(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
+{
+    while (h->body_left) {
+        uint32_t n = tcp_mss(c);
+        if (n > sizeof(pattern) - HTTP_BODY_MOD)
+            n = sizeof(pattern) - HTTP_BODY_MOD;
+        if (n > h->body_left)
+            n = (uint32_t)h->body_left;
+        if (tcp_sndbuf(c) < n)
+            return false;
+        struct pkt *p = pkt_alloc(tcp_conn_stack(c)->pool);
+        if (p == NULL)
+            return false; /* the acked callback tries again */
+        net_memcpy(p->data, pattern + h->body_off % HTTP_BODY_MOD, n);
+        p->len = (uint16_t)n;
+        if (tcp_send(c, p, now_ns) < 0) {
+            pkt_free(p);
+            return false;
+        }
+        h->body_left -= n;
+        h->body_off += n;
+    }
+    return true;
+}
+
+static void send_metrics(struct tcp_conn *c, struct http_conn *h, bool head, uint64_t now_ns)
+{
+    /* Formatted once into buffers, so the length is that of what is sent
+     * even if the counters move meanwhile. */
+    struct pkt *first = NULL, *last = NULL;
+    uint64_t total = 0;
+    uint32_t room = tcp_mss(c);
+    http_metric_fn fn = metric_fn ? metric_fn : own_counters;
+    const char *name;
+    uint64_t value;
+    for (uint32_t i = 0; fn(metric_ctx, tcp_conn_stack(c), i, &name, &value); i++) {
+        char line[128];
+        size_t n = put_str(line, "hayate_");
+        for (const char *q = name; *q && n < 96; q++)
+            line[n++] = (*q == '-' || *q == '.') ? '_' : *q;
+        line[n++] = ' ';
+        n += put_u64(line + n, value);
+        line[n++] = '\n';
+        if (last == NULL || last->len + n > room) {
+            struct pkt *p = pkt_alloc(tcp_conn_stack(c)->pool);
+            if (p == NULL)
+                break;
+            p->next = NULL;
+            if (last)
+                last->next = p;
+            else
+                first = p;
+            last = p;
+        }
+        net_memcpy(last->data + last->len, line, n);
+        last->len = (uint16_t)(last->len + n);
+        total += n;
+    }
+    send_head(c, h, "200 OK", "text/plain; version=0.0.4", total, now_ns);
+    for (struct pkt *p = first, *next; p; p = next) {
+        next = p->next;
+        p->next = NULL;
+        if (head || tcp_send(c, p, now_ns) < 0)
+            pkt_free(p);
+    }
+}
+
+static void send_status(struct tcp_conn *c, struct http_conn *h, bool head, uint64_t now_ns)
+{
+    char body[512];
+    const struct http_stats *st = h->st;
+    size_t n = put_str(body, "<!doctype html>\n<title>hayate</title>\n<h1>hayate</h1>\n<p>core ");
+    n += put_u64(body + n, tcp_conn_stack(c)->core);
+    n += put_str(body + n, ": ");
+    n += put_u64(body + n, st->requests);
+    n += put_str(body + n, " requests, ");
+    n += put_u64(body + n, st->open);
+    n += put_str(body + n, " connections open, ");
+    n += put_u64(body + n, st->connections);
+    n += put_str(body + n, " in all</p>\n<p><a href=\"/metrics\">/metrics</a> "
+                           "<a href=\"/bytes/1024\">/bytes/N</a></p>\n");
+    send_text(c, h, "200 OK", "text/html", body, n, head, now_ns);
+}
+
+/* Parse and answer one request of len bytes (through the empty line). */
+static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_t len, uint64_t now_ns)
+{
+    static const char not_found[] = "not found\n", bad[] = "bad request\n", no_method[] = "method not allowed\n";
+    size_t eol = 0;
+    while (eol < len && r[eol] != '\r')
+        eol++;
+    h->st->requests++;
+    /* Request line: METHOD SP TARGET SP HTTP/x.y */
+    size_t sp1 = 0, sp2;
+    while (sp1 < eol && r[sp1] != ' ')
+        sp1++;
+    sp2 = sp1 + 1;
+    while (sp2 < eol && r[sp2] != ' ')
+        sp2++;
+    if (sp1 == 0 || sp2 >= eol || !prefix_ci(r + sp2 + 1, eol - sp2 - 1, "http/1.")) {
+        h->close_after = true;
+        h->st->responses_4xx++;
+        send_text(c, h, "400 Bad Request", "text/plain", bad, sizeof(bad) - 1, false, now_ns);
+        return;
+    }
+    bool http10 = r[eol - 1] == '0';
+    bool head = sp1 == 4 && prefix_ci(r, 4, "head");
+    bool get = sp1 == 3 && prefix_ci(r, 3, "get");
+    /* Connection header: close, or keep-alive for HTTP/1.0. */
+    h->close_after = http10;
+    for (size_t i = eol + 2; i < len;) {
+        size_t e = i;
+        while (e < len && r[e] != '\r')
+            e++;
+        if (prefix_ci(r + i, e - i, "connection:")) {
+            if (contains_ci(r + i + 11, e - i - 11, "close"))
+                h->close_after = true;
+            else if (contains_ci(r + i + 11, e - i - 11, "keep-alive"))
+                h->close_after = false;
+        }
+        i = e + 2;
+    }
+    if (!get && !head) {
+        h->st->responses_4xx++;
+        send_text(c, h, "405 Method Not Allowed", "text/plain", no_method, sizeof(no_method) - 1, false, now_ns);
+        return;
+    }
+    const char *path = r + sp1 + 1;
+    size_t plen = sp2 - sp1 - 1;
+    if (plen == 1 && path[0] == '/') {
+        h->st->responses_2xx++;
+        send_status(c, h, head, now_ns);
+    } else if (plen == 8 && prefix_ci(path, 8, "/metrics")) {
+        h->st->responses_2xx++;
+        send_metrics(c, h, head, now_ns);
+    } else if (plen > 7 && prefix_ci(path, 7, "/bytes/")) {
+        uint64_t n = 0;
+        size_t i = 7;
+        for (; i < plen && path[i] >= '0' && path[i] <= '9' && n < (1ull << 50); i++)
+            n = n * 10 + (uint64_t)(path[i] - '0');
+        if (i != plen) {
+            h->st->responses_4xx++;
+            send_text(c, h, "404 Not Found", "text/plain", not_found, sizeof(not_found) - 1, head, now_ns);
+            return;
+        }
+        h->st->responses_2xx++;
+        send_head(c, h, "200 OK", "application/octet-stream", n, now_ns);
+        h->body_left = head ? 0 : n;
+        h->body_off = 0;
+    } else {
+        h->st->responses_4xx++;
+        send_text(c, h, "404 Not Found", "text/plain", not_found, sizeof(not_found) - 1, head, now_ns);
+    }
+}
+
+static void close_conn(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
+{
+    h->closing = true;
+    tcp_close(c, now_ns);
+}
+
+/* Answer what is complete in the buffer, one response at a time: a body
+ * that does not fit the send queue now is continued from acked. */
+static void serve(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
+{
+    while (!h->closing) {
+        if (h->body_left) {
+            if (!send_body(c, h, now_ns))
+                return;
+            if (h->close_after) {
+                close_conn(c, h, now_ns);
+                return;
+            }
+        }
+        size_t end = 0;
+        for (size_t i = 0; i + 3 < h->req_len; i++)
+            if (h->req[i] == '\r' && h->req[i + 1] == '\n' && h->req[i + 2] == '\r' && h->req[i + 3] == '\n') {
+                end = i + 4;
+                break;
+            }
+        if (end == 0) {
+            if (h->peer_done)
+                close_conn(c, h, now_ns);
+            return;
+        }
+        answer(c, h, h->req, end, now_ns);
+        for (size_t i = end; i < h->req_len; i++)
+            h->req[i - end] = h->req[i];
+        h->req_len = (uint16_t)(h->req_len - end);
+        if (!h->body_left && h->close_after) {
+            close_conn(c, h, now_ns);
+            return;
+        }
+    }
+}
+
+static void accepted(void *ctx, struct tcp_conn *c, uint64_t now_ns)
+{
+    struct http_stats *st = ctx;
+    struct pkt *p = pkt_alloc(tcp_conn_stack(c)->pool);
+    if (p == NULL) {
+        tcp_abort(c, now_ns);
+        return;
+    }
+    struct http_conn *h = (struct http_conn *)(void *)pkt_buf_start(p);
+    net_memset(h, 0, sizeof(*h));
+    h->self = p;
+    h->st = st;
+    st->connections++;
+    st->open++;
+    tcp_set_ctx(c, &http_cb, h);
+}
+
+static void recv_data(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
+{
+    struct http_conn *h = ctx;
+    if (h->closing || (size_t)h->req_len + p->len > REQ_MAX) {
+        if (!h->closing) {
+            static const char big[] = "request header fields too large\n";
+            h->close_after = true;
+            h->st->responses_4xx++;
+            send_text(c, h, "431 Request Header Fields Too Large", "text/plain", big, sizeof(big) - 1, false,
+                      now_ns);
+            close_conn(c, h, now_ns);
+        }
+        pkt_free(p);
+        return;
+    }
+    net_memcpy(h->req + h->req_len, p->data, p->len);
+    h->req_len = (uint16_t)(h->req_len + p->len);
+    pkt_free(p);
+    serve(c, h, now_ns);
+}
+
+static void acked(void *ctx, struct tcp_conn *c, uint32_t bytes, uint64_t now_ns)
+{
+    struct http_conn *h = ctx;
+    if (h->body_left && !h->closing)
+        serve(c, h, now_ns);
+}
+
+static void peer_fin(void *ctx, struct tcp_conn *c, uint64_t now_ns)
+{
+    struct http_conn *h = ctx;
+    h->peer_done = true;
+    if (!h->body_left && !h->closing)
+        serve(c, h, now_ns);
+}
+
+static void closed(void *ctx, struct tcp_conn *c, int reason, uint64_t now_ns)
+{
+    struct http_conn *h = ctx;
+    h->st->open--;
+    pkt_free(h->self);
+}
+
+static const struct tcp_callbacks http_cb = {
+    .recv = recv_data,
+    .acked = acked,
+    .peer_fin = peer_fin,
+    .closed = closed,
+};
+
+static const struct tcp_callbacks listen_cb = {.accepted = accepted};
+
+int http_start(struct net_stack *s, uint16_t port)
+{
+    if (s->core >= HTTP_MAX_CORES)
+        return -1;
+    for (uint32_t i = 0; i < sizeof(pattern); i++)
+        pattern[i] = (uint8_t)(i % HTTP_BODY_MOD);
+    return tcp_listen(s, port, &listen_cb, &stats[s->core]);
+}

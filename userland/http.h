@@ -1,0 +1,43 @@
+/* userland/http.h: a small HTTP/1.1 server (RFC 9112) on net/'s TCP API,
+ * for `app http port N`.
+ *
+ *   GET /            a status page
+ *   GET /bytes/N     N bytes of body, byte i being i % 251 (sent zero-copy
+ *                    from buffers filled for the purpose)
+ *   GET /metrics     every counter, Prometheus text format
+ *
+ * HEAD works for each. Connections are kept alive (HTTP/1.1 default, or
+ * "Connection: keep-alive" in 1.0) and requests may be pipelined. A
+ * connection's state lives in one buffer of the stack's pool, so the server
+ * needs no memory of its own beyond a few counters per core. */
+#ifndef USERLAND_HTTP_H
+#define USERLAND_HTTP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct net_stack;
+
+/* The idx-th metric (from 0): false past the last. name is a Prometheus
+ * metric name's tail ("eth-rx" is served as hayate_eth_rx). */
+typedef bool (*http_metric_fn)(void *ctx, struct net_stack *s, uint32_t idx, const char **name,
+                               uint64_t *value);
+
+/* Serve port on s (once per core's stack). 0, or -1 (no TCP on s, port
+ * taken, listener table full, more cores than HTTP_MAX_CORES). */
+int http_start(struct net_stack *s, uint16_t port);
+
+/* Where /metrics comes from; by default the counters of the serving core's
+ * stack (net/counter.h). Set before http_start; fn NULL restores it. */
+void http_set_metrics(http_metric_fn fn, void *ctx);
+
+#define HTTP_MAX_CORES 64
+
+/* Requests served and connections open on a core, for `show` commands. */
+struct http_stats {
+    uint64_t requests, responses_2xx, responses_4xx, connections;
+    uint32_t open;
+};
+const struct http_stats *http_stats(uint32_t core);
+
+#endif
