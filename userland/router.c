@@ -27,11 +27,16 @@
 #include "kernel/pktmem.h"
 #include "kernel/ports.h"
 #include "kernel/time.h"
+#include "kernel/random.h"
+#include "userland/http.h"
+#include "userland/pingpong.h"
+#include "userland/tcp_echo.h"
 #include "userland/udp_echo.h"
 
 #define ROUTER_BURST FWD_BURST_MAX
 #define RECLAIM_PERIOD_NS 10000000ull
 #define MAX_APPS 8
+#define TCP_CONNS_PER_CORE 1024
 
 struct router router;
 
@@ -42,7 +47,13 @@ struct app_def {
 
 static const struct app_def app_defs[] = {
     {"udp-echo", udp_echo_start},
+    {"tcp-echo", tcp_echo_start},
+    {"http", http_start},
+    {"pingpong", pingpong_server_start},
 };
+
+static struct tcp_config tcp_cfg;
+static struct tcp_rss_reta tcp_reta;
 
 static struct {
     const struct app_def *def;
@@ -302,6 +313,10 @@ static struct router_core *core_setup(unsigned cpu)
         net_iface_add(&rc->stack, dev, (uint16_t)cpu, router.addr[p].addr_be, router.addr[p].prefix_len);
         rc->ports[rc->nports++] = dev;
     }
+    size_t tcp_bytes = tcp_arena_size(&tcp_cfg, TCP_CONNS_PER_CORE);
+    void *arena = kalloc_pages((tcp_bytes + PAGE_SIZE - 1) / PAGE_SIZE, 1);
+    if (tcp_init(&rc->stack, &rc->tcp, arena, tcp_bytes, &tcp_cfg) == 0)
+        kprintf("router: no TCP on core %u\n", cpu);
     fwd_init(&rc->fwd, router.rt4, &router.nht);
     fwd_attach(&rc->fwd, &rc->stack);
     fwd_sync(&rc->fwd, &rc->stack);
@@ -319,6 +334,17 @@ void router_start(void)
     if (!any)
         return; /* no interface has an address: nothing to route */
     router.ncores = cpu_count() < 64 ? cpu_count() : 64;
+    tcp_config_default(&tcp_cfg);
+    random_bytes(tcp_cfg.secret, sizeof tcp_cfg.secret);
+    for (int p = 0; p < ports_count(); p++) { /* TCP's active opens follow the NIC's RSS */
+        struct netdev *d = ports_get(p);
+        if (router.addr[p].addr_be && (d->offloads & NETDEV_OFF_RSS)) {
+            tcp_reta = (struct tcp_rss_reta){d->rss_key, NETDEV_RSS_KEY_LEN, d->rss_reta, NETDEV_RSS_RETA_LEN};
+            tcp_cfg.rss = tcp_rss_reta_core;
+            tcp_cfg.rss_ctx = &tcp_reta;
+            break;
+        }
+    }
     for (unsigned c = 0; c < router.ncores; c++) {
         router.core[c] = core_setup(c);
         if (router.core[c]->nports)

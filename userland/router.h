@@ -11,6 +11,7 @@
 #include "net/net.h"
 #include "net/nexthop.h"
 #include "net/route4.h"
+#include "net/tcp.h"
 
 /* One core's share: its stack and forwarding state, serving queue `cpu` of
  * every routed port. Touched only by that core (the console asks it
@@ -18,6 +19,7 @@
 struct router_core {
     struct net_stack stack;
     struct fwd fwd;
+    struct tcp_stack tcp;
     unsigned cpu;
     uint16_t nports;
     struct netdev *ports[NET_MAX_PORTS];
