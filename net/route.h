@@ -55,8 +55,8 @@ struct route_cfg {
 /* Sizes, for `show` commands and the benchmark. */
 struct route_stats {
     uint32_t prefixes;     /* routes in the table */
-    uint32_t nodes;        /* trie nodes in use */
-    uint32_t leaves;       /* compressed leaves in use */
+    uint32_t nodes;        /* trie nodes in use (IPv4 first-level records included) */
+    uint32_t leaves;       /* compressed leaves in the leaf pool (records hold their own) */
     size_t fib_bytes;      /* lookup structure: direct table, node and leaf pools */
     size_t rib_bytes;      /* control plane: the binary trie of prefixes */
     size_t retired_bytes;  /* unlinked, waiting for reclaim */

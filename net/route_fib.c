@@ -438,7 +438,7 @@ static int rebuild_into(struct route_fib *f)
 /* The writer's allocator state, set aside while a rebuild fills new pools. */
 struct fib_saved {
     uint32_t top[ROUTE_FIB_POOLS], used[ROUTE_FIB_POOLS];
-    uint32_t runs[3][65], blocks;
+    uint32_t runs[3][65], blocks, nrecs;
 };
 
 static void fib_reset(struct route_fib *f, struct fib_saved *sv)
@@ -456,6 +456,8 @@ static void fib_reset(struct route_fib *f, struct fib_saved *sv)
         }
     sv->blocks = f->free_blocks.len;
     f->free_blocks.len = 0;
+    sv->nrecs = f->nrecs;
+    f->nrecs = 0;
 }
 
 static void fib_restore(struct route_fib *f, const struct fib_saved *sv)
@@ -468,6 +470,7 @@ static void fib_restore(struct route_fib *f, const struct fib_saved *sv)
         for (unsigned i = 0; i < 65; i++)
             f->free_runs[p][i].len = sv->runs[p][i];
     f->free_blocks.len = sv->blocks;
+    f->nrecs = sv->nrecs;
 }
 
 int route_fib_rebuild(struct route_fib *f)

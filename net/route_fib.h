@@ -119,6 +119,7 @@ struct route_fib {
     bool l1_records;
     uint32_t top[ROUTE_FIB_POOLS];         /* never-used tails of the pools */
     uint32_t used[ROUTE_FIB_POOLS];
+    uint32_t nrecs;                        /* records in use (runs of RECS) */
     bool log_fresh;                        /* log allocations (off in rebuilds) */
     struct route_fib_stack free_runs[3][65], free_blocks; /* nodes, leaves, records */
     struct route_fib_log retired;          /* [0, staged): tagged; after: this update's */

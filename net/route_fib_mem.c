@@ -166,6 +166,7 @@ void route_fib_run_free(struct route_fib *f, unsigned pool, uint32_t idx, uint32
 {
     (void)stack_push(f, free_stack(f, pool, len), idx);
     f->used[pool] -= len;
+    f->nrecs -= pool == ROUTE_FIB_RECS;
 }
 
 /* Retire the published root old under a new epoch of its own, ahead of
@@ -229,6 +230,7 @@ int route_fib_run_alloc(struct route_fib *f, unsigned pool, uint32_t len, uint32
         f->top[pool] += len;
     }
     f->used[pool] += len;
+    f->nrecs += pool == ROUTE_FIB_RECS;
     if (f->log_fresh) {
         struct route_fib_logent e = {.idx = *idx, .len = len, .pool = pool};
         if (log_push(f, &f->fresh, e) != ROUTE_OK) {
@@ -344,7 +346,7 @@ uint64_t route_fib_epoch(const struct route_fib *f)
 
 void route_fib_stats(const struct route_fib *f, struct route_stats *st)
 {
-    st->nodes = f->used[ROUTE_FIB_NODES];
+    st->nodes = f->used[ROUTE_FIB_NODES] + f->nrecs;
     st->leaves = f->used[ROUTE_FIB_LEAVES];
     st->fib_bytes = route_fib_root_bytes(f, f->cur);
     st->retired_bytes = f->retired_bytes;
