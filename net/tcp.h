@@ -213,6 +213,15 @@ struct tcp_conn {
     uint8_t ka_count, ka_sent;
     uint16_t wslot;
     uint32_t fin_seq;                   /* the peer's FIN, when it came out of order */
+
+    /* The way out, cached (tcp_out.c): the Ethernet (and VLAN) and IPv4
+     * headers every segment starts with, valid until route_until_ns. */
+    uint64_t route_until_ns;
+    uint32_t route_sum;                 /* IPv4 header's partial sum, length and id 0 */
+    uint32_t pseudo_sum;                /* TCP pseudo-header's, length 0 (0: not yet) */
+    uint16_t route_port;
+    uint8_t route_l2_len;
+    uint8_t route_hdr[18 + 20];
 };
 
 /* struct tcp_conn.flags */

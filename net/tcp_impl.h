@@ -17,8 +17,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "env.h"
 #include "tcp.h"
 #include "tcp_wire.h"
+#include "wire.h"
 
 /* Sequence arithmetic modulo 2^32 (RFC 9293 3.4). */
 #define SEQ_LT(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) < 0)
@@ -62,7 +64,17 @@ int tcp_opt_parse(const uint8_t *opt, uint32_t len, struct tcp_opts *o);
  * as asked; returns the bytes written (at most 20, a multiple of 4). */
 uint32_t tcp_opt_syn(uint8_t *buf, uint16_t mss, bool sack, bool ts, int wscale, uint32_t tsval,
                      uint32_t tsecr);
-uint32_t tcp_opt_ts(uint8_t *buf, uint32_t tsval, uint32_t tsecr);
+/* NOP NOP TS: the 12 bytes on every segment of a connection with
+ * timestamps (RFC 7323 appendix A). */
+static inline uint32_t tcp_opt_ts(uint8_t *buf, uint32_t tsval, uint32_t tsecr)
+{
+    static const uint8_t head[4] = {TCP_OPT_NOP, TCP_OPT_NOP, TCP_OPT_TS, TCP_OPT_TS_LEN};
+    uint32_t v = net_htonl(tsval), e = net_htonl(tsecr);
+    net_memcpy(buf, head, 4);
+    net_memcpy(buf + 4, &v, 4);
+    net_memcpy(buf + 8, &e, 4);
+    return TCP_TS_ALIGNED_LEN;
+}
 uint32_t tcp_opt_sack(uint8_t *buf, const uint32_t (*blocks)[2], uint32_t n);
 
 /* tcp_isn.c */
@@ -105,6 +117,9 @@ void tcp_input_segment(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns)
 /* tcp_rcv.c */
 /* In-window data (and FIN) of an acceptable segment; takes seg->p. */
 void tcp_rcv_data(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns);
+/* seg's data is next in sequence, fits the window, nothing is out of
+ * order (the header-prediction case): delivered; takes seg->p. */
+void tcp_rcv_in_order(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns);
 uint32_t tcp_rcv_window(const struct tcp_conn *c);
 uint32_t tcp_sack_blocks(const struct tcp_conn *c, uint32_t (*blocks)[2], uint32_t max);
 void tcp_ooo_free(struct tcp_conn *c);

@@ -234,8 +234,57 @@ static void enter_recovery(struct tcp_conn *c, uint64_t now_ns)
     tcp_retransmit_first(c, now_ns);
 }
 
-/* RFC 9293 3.10.7.4 fifth check, for an acceptable ACK: the send queue,
- * RTT, congestion control, the peer's window. */
+/* SND.UNA moves to ack (RFC 9293 3.10.7.4 fifth check): the send queue,
+ * RTT, congestion control, the timer, the application. False when the
+ * connection died in the acked callback. */
+static bool new_ack(struct tcp_conn *c, uint32_t ack, uint64_t now_ns)
+{
+    uint32_t acked = ack - c->snd_una;
+    uint32_t queued_before = c->snd_queued;
+    if ((c->flags & TCP_CF_RTT_TIMING) && SEQ_GEQ(ack, c->rtt_seq)) {
+        c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
+        tcp_rtt_sample(c, now_ns - c->rtt_start_ns);
+    }
+    c->snd_una = ack;
+    tcp_sq_ack(c, ack);
+    uint32_t start = SEQ_GT(ack, c->iss + 1) ? ack : c->iss + 1;
+    c->snd_queued = SEQ_GT(c->snd_end, start) ? c->snd_end - start : 0;
+    c->retries = 0;
+    if (c->flags & TCP_CF_IN_RECOVERY) {
+        if (SEQ_GEQ(ack, c->recover)) {
+            c->flags &= ~(uint32_t)TCP_CF_IN_RECOVERY;
+            tcp_marks_clear(c);
+            tcp_cc_recovery_end(c, now_ns);
+            c->dupacks = 0;
+        } else if (c->flags & TCP_CF_SACK) {
+            tcp_sack_mark_lost(c); /* RFC 6675: the loop in tcp_output sends */
+        } else {
+            /* RFC 6582 3.2 step 5: partial ACK. */
+            tcp_retransmit_first(c, now_ns);
+            c->cwnd = c->cwnd > acked ? c->cwnd - acked : 0;
+            c->cwnd += c->seg_size;
+        }
+    } else {
+        c->dupacks = 0;
+        tcp_cc_ack(c, acked, now_ns);
+    }
+    if (c->snd_una == c->snd_nxt) {
+        tcp_rto_stop(c);
+    } else {
+        c->flags &= ~(uint32_t)TCP_CF_PERSIST;
+        tcp_rto_arm(c, now_ns);
+    }
+    uint32_t done = queued_before - c->snd_queued;
+    if (done && c->cb && c->cb->acked && !(c->flags & TCP_CF_APP_CLOSED)) {
+        c->cb->acked(c->ctx, c, done, now_ns);
+        if (c->flags & TCP_CF_DEAD)
+            return false;
+    }
+    return true;
+}
+
+/* RFC 9293 3.10.7.4 fifth check, for an acceptable ACK: new data
+ * acknowledged, duplicate ACKs and recovery, the peer's window. */
 static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now_ns)
 {
     struct net_stack *s = c->t->s;
@@ -249,47 +298,8 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now
         sacked_new = c->sack_high != before;
     }
     if (SEQ_GT(ack, c->snd_una)) {
-        uint32_t acked = ack - c->snd_una;
-        uint32_t queued_before = c->snd_queued;
-        if ((c->flags & TCP_CF_RTT_TIMING) && SEQ_GEQ(ack, c->rtt_seq)) {
-            c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
-            tcp_rtt_sample(c, now_ns - c->rtt_start_ns);
-        }
-        c->snd_una = ack;
-        tcp_sq_ack(c, ack);
-        uint32_t start = SEQ_GT(ack, c->iss + 1) ? ack : c->iss + 1;
-        c->snd_queued = SEQ_GT(c->snd_end, start) ? c->snd_end - start : 0;
-        c->retries = 0;
-        if (c->flags & TCP_CF_IN_RECOVERY) {
-            if (SEQ_GEQ(ack, c->recover)) {
-                c->flags &= ~(uint32_t)TCP_CF_IN_RECOVERY;
-                tcp_marks_clear(c);
-                tcp_cc_recovery_end(c, now_ns);
-                c->dupacks = 0;
-            } else if (c->flags & TCP_CF_SACK) {
-                tcp_sack_mark_lost(c); /* RFC 6675: the loop in tcp_output sends */
-            } else {
-                /* RFC 6582 3.2 step 5: partial ACK. */
-                tcp_retransmit_first(c, now_ns);
-                c->cwnd = c->cwnd > acked ? c->cwnd - acked : 0;
-                c->cwnd += c->seg_size;
-            }
-        } else {
-            c->dupacks = 0;
-            tcp_cc_ack(c, acked, now_ns);
-        }
-        if (c->snd_una == c->snd_nxt) {
-            tcp_rto_stop(c);
-        } else {
-            c->flags &= ~(uint32_t)TCP_CF_PERSIST;
-            tcp_rto_arm(c, now_ns);
-        }
-        uint32_t done = queued_before - c->snd_queued;
-        if (done && c->cb && c->cb->acked && !(c->flags & TCP_CF_APP_CLOSED)) {
-            c->cb->acked(c->ctx, c, done, now_ns);
-            if (c->flags & TCP_CF_DEAD)
-                return;
-        }
+        if (!new_ack(c, ack, now_ns))
+            return;
     } else if (ack == c->snd_una && seg->len == 0 && !(seg->flags & (TCP_SYN | TCP_FIN)) &&
                wnd == c->snd_wnd && c->snd_nxt != c->snd_una) {
         s->ctr.tcp_dup_ack++;
@@ -318,6 +328,41 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now
             c->retries = 0;
         }
     }
+}
+
+/* Header prediction (Van Jacobson's, as in 4.4BSD): on an established
+ * connection with nothing unusual going on, a segment that is next in
+ * sequence, carries at most ACK and PSH (and timestamps), leaves the
+ * peer's window as it was and either acknowledges new data or brings data
+ * that fits the window takes the short way through the checks of RFC 9293
+ * 3.10.7.4; the outcome is what the full path would do. True when handled. */
+static bool fast_path(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
+{
+    const uint32_t unusual = TCP_CF_IN_RECOVERY | TCP_CF_FIN_QUEUED | TCP_CF_PEER_FIN | TCP_CF_KEEPALIVE |
+                             TCP_CF_PERSIST | TCP_CF_FIN_OOO;
+    uint32_t ack = seg->ack;
+    if (c->state != TCP_ESTABLISHED || (seg->flags & (uint8_t)~TCP_PSH) != TCP_ACK || seg->seq != c->rcv_nxt ||
+        (c->flags & unusual) || c->ooo || c->nmarked || seg->opt.nsack || (seg->wnd << c->snd_wscale) != c->snd_wnd ||
+        SEQ_LT(ack, c->snd_una) || SEQ_GT(ack, c->snd_nxt))
+        return false;
+    if ((c->flags & TCP_CF_TS) && (!seg->opt.has_ts || SEQ_LT(seg->opt.tsval, c->ts_recent)))
+        return false;
+    if (seg->len) {
+        uint32_t rwnd = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
+        if (seg->len > rwnd)
+            return false;
+    } else if (ack == c->snd_una) {
+        return false; /* a duplicate ACK or a probe */
+    }
+    if (c->flags & TCP_CF_TS)
+        c->ts_recent = seg->opt.tsval; /* SEG.SEQ = RCV.NXT <= Last.ACK.sent */
+    c->snd_wl1 = seg->seq;
+    c->snd_wl2 = ack;
+    if (SEQ_GT(ack, c->snd_una) && !new_ack(c, ack, now_ns))
+        return true;
+    if (seg->len)
+        tcp_rcv_in_order(c, seg, now_ns);
+    return true;
 }
 
 /* Our FIN is acknowledged: the state changes of RFC 9293 3.10.7.4. */
@@ -472,7 +517,7 @@ void tcp_input_segment(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns)
         c->flags |= TCP_CF_BUSY;
         if (c->state == TCP_SYN_SENT)
             syn_sent_input(c, seg, now_ns);
-        else
+        else if (!fast_path(c, seg, now_ns))
             synced_input(c, seg, now_ns);
         tcp_conn_unbusy(c, now_ns);
     }
@@ -517,6 +562,28 @@ static bool header_ok(struct net_stack *s, const struct ip4_rx *rx, uint32_t *hl
     return false;
 }
 
+/* The usual options of an established connection: none, or NOP NOP TS
+ * (RFC 7323 appendix A's layout). True when that is all there is. */
+static bool opts_ts_only(const uint8_t *opt, uint32_t len, struct tcp_opts *o)
+{
+    if (len == 0) {
+        o->has_ts = false;
+    } else if (len == TCP_TS_ALIGNED_LEN && opt[0] == TCP_OPT_NOP && opt[1] == TCP_OPT_NOP &&
+               opt[2] == TCP_OPT_TS && opt[3] == TCP_OPT_TS_LEN) {
+        uint32_t v, e;
+        net_memcpy(&v, opt + 4, 4);
+        net_memcpy(&e, opt + 8, 4);
+        o->has_ts = true;
+        o->tsval = net_ntohl(v);
+        o->tsecr = net_ntohl(e);
+    } else {
+        return false;
+    }
+    o->has_mss = o->has_ws = o->sack_ok = false;
+    o->nsack = 0;
+    return true;
+}
+
 void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns)
 {
     struct tcp_stack *t = s->tcp;
@@ -529,10 +596,12 @@ void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns)
     if (!header_ok(s, rx, &hlen))
         goto drop;
     const struct tcp_hdr *h = (const struct tcp_hdr *)rx->l4;
-    net_memset(&seg.opt, 0, sizeof(seg.opt));
-    if (tcp_opt_parse(rx->l4 + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &seg.opt) < 0) {
-        s->ctr.tcp_bad_option++;
-        goto drop;
+    if (!opts_ts_only(rx->l4 + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &seg.opt)) {
+        net_memset(&seg.opt, 0, sizeof(seg.opt));
+        if (tcp_opt_parse(rx->l4 + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &seg.opt) < 0) {
+            s->ctr.tcp_bad_option++;
+            goto drop;
+        }
     }
     seg.src_be = rx->src_be;
     seg.dst_be = rx->dst_be;

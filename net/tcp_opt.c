@@ -86,17 +86,6 @@ int tcp_opt_parse(const uint8_t *opt, uint32_t len, struct tcp_opts *o)
     return 0;
 }
 
-uint32_t tcp_opt_ts(uint8_t *buf, uint32_t tsval, uint32_t tsecr)
-{
-    buf[0] = TCP_OPT_NOP;
-    buf[1] = TCP_OPT_NOP;
-    buf[2] = TCP_OPT_TS;
-    buf[3] = TCP_OPT_TS_LEN;
-    put32(buf + 4, tsval);
-    put32(buf + 8, tsecr);
-    return TCP_TS_ALIGNED_LEN;
-}
-
 uint32_t tcp_opt_sack(uint8_t *buf, const uint32_t (*blocks)[2], uint32_t n)
 {
     buf[0] = TCP_OPT_NOP;

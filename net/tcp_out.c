@@ -12,14 +12,17 @@
  * else (part of a slot, a buffer still on a NIC ring) is copied into a fresh
  * buffer. Slots from tcp_write are TCP's own buffers, filled by copying and
  * appended to until they are sent. */
+#include "arp.h"
 #include "csum.h"
 #include "env.h"
+#include "eth.h"
 #include "ip4.h"
 #include "net.h"
 #include "tcp_impl.h"
 #include "wire.h"
 
 #define TCP_COPY_MAX 256        /* tcp_send copies payloads this small into an open slot */
+#define TCP_ROUTE_CACHE_NS 1000000000ull /* how long a cached next hop's MAC is used */
 
 static bool can_queue(const struct tcp_conn *c)
 {
@@ -55,8 +58,9 @@ static uint16_t window_field(struct tcp_conn *c)
     return (uint16_t)field;
 }
 
+/* pseudo: the pseudo-header's sum without the length (0: compute it). */
 static void fill_hdr(struct pkt *p, uint32_t src_be, uint32_t dst_be, uint16_t sport, uint16_t dport,
-                     uint32_t seq, uint32_t ack, uint8_t flags, uint16_t wnd, uint32_t hdr_len)
+                     uint32_t seq, uint32_t ack, uint8_t flags, uint16_t wnd, uint32_t hdr_len, uint32_t pseudo)
 {
     struct tcp_hdr *h = (struct tcp_hdr *)p->data;
     h->sport_be = net_htons(sport);
@@ -68,7 +72,10 @@ static void fill_hdr(struct pkt *p, uint32_t src_be, uint32_t dst_be, uint16_t s
     h->win_be = net_htons(wnd);
     h->urg_be = 0;
     /* The NIC (or ip4_output, when it cannot) sums the rest. */
-    h->csum = csum_fold(csum_pseudo4(src_be, dst_be, IP4_PROTO_TCP, p->len));
+    if (pseudo)
+        h->csum = csum_fold(csum_add(pseudo, net_htons(p->len)));
+    else
+        h->csum = csum_fold(csum_pseudo4(src_be, dst_be, IP4_PROTO_TCP, p->len));
     p->flags = PKT_TX_L4_CSUM;
     p->csum_start = 0;
     p->csum_offset = (uint16_t)offsetof(struct tcp_hdr, csum);
@@ -82,6 +89,92 @@ static int ip_out(struct net_stack *s, struct pkt *p, uint32_t src_be, uint32_t 
     return ip4_output(s, p, &o, now_ns);
 }
 
+/* Fill the connection's header template: the route, the next hop's MAC
+ * (only when ARP has it: otherwise the slow path queues on ARP). */
+static bool route_fill(struct tcp_conn *c, uint64_t now_ns)
+{
+    struct net_stack *s = c->t->s;
+    uint16_t port = 0;
+    uint32_t nh_be;
+    if (!net_route(s, c->raddr_be, &port, &nh_be) || net_addr_is_local(s, c->raddr_be))
+        return false;
+    struct net_iface *ifc = &s->iface[port];
+    const uint8_t *mac = arp_lookup(s, port, nh_be, now_ns);
+    if (mac == NULL || eth_is_mcast(mac) || (c->laddr_be != ifc->addr_be && !net_addr_is_local(s, c->laddr_be)))
+        return false;
+    uint8_t *h = c->route_hdr;
+    uint32_t l2 = ETH_HDR_LEN;
+    net_memcpy(h, mac, ETH_ALEN);
+    net_memcpy(h + ETH_ALEN, ifc->dev->mac, ETH_ALEN);
+    if (ifc->vlan_id) {
+        uint16_t tpid_be = net_htons(ETH_TYPE_VLAN), tci_be = net_htons(ifc->vlan_id);
+        net_memcpy(h + 12, &tpid_be, 2);
+        net_memcpy(h + 14, &tci_be, 2);
+        l2 += ETH_VLAN_LEN;
+    }
+    uint16_t type_be = net_htons(ETH_TYPE_IP4);
+    net_memcpy(h + l2 - 2, &type_be, 2);
+    struct ip4_hdr ip = {
+        .ver_ihl = 0x45,
+        .frag_be = net_htons(IP4_DF),
+        .ttl = IP4_DEFAULT_TTL,
+        .proto = IP4_PROTO_TCP,
+        .src_be = c->laddr_be,
+        .dst_be = c->raddr_be,
+    };
+    net_memcpy(h + l2, &ip, sizeof(ip));
+    c->route_sum = csum_partial(&ip, sizeof(ip), 0);
+    c->pseudo_sum = csum_add(csum_add(c->laddr_be, c->raddr_be), net_htons(IP4_PROTO_TCP));
+    c->route_l2_len = (uint8_t)l2;
+    c->route_port = port;
+    c->route_until_ns = now_ns + TCP_ROUTE_CACHE_NS;
+    return true;
+}
+
+/* A finished TCP segment at p->data out: with the cached headers straight
+ * onto the port's burst (what ip4_output, arp_output and eth_output would
+ * do, without the lookups), else through ip4_output. Takes p. */
+static int frame_out(struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
+{
+    struct net_stack *s = c->t->s;
+    if (NET_UNLIKELY(now_ns >= c->route_until_ns) && !route_fill(c, now_ns))
+        return ip_out(s, p, c->laddr_be, c->raddr_be, now_ns);
+    struct net_iface *ifc = &s->iface[c->route_port];
+    uint32_t l2 = c->route_l2_len, hl = l2 + IP4_HDR_LEN;
+    uint8_t *h = pkt_push(p, hl);
+    if (NET_UNLIKELY(h == NULL || ifc->dev == NULL)) {
+        c->route_until_ns = 0;
+        s->ctr.eth_tx_no_room++;
+        pkt_free(p);
+        return -1;
+    }
+    if (l2 == ETH_HDR_LEN) /* constant sizes: the compiler copies inline */
+        net_memcpy(h, c->route_hdr, ETH_HDR_LEN + IP4_HDR_LEN);
+    else
+        net_memcpy(h, c->route_hdr, ETH_HDR_LEN + ETH_VLAN_LEN + IP4_HDR_LEN);
+    struct ip4_hdr *ip = (struct ip4_hdr *)(void *)(h + l2);
+    uint16_t tot_be = net_htons((uint16_t)(p->len - l2)), id_be = net_htons(s->ip_id++);
+    ip->len_be = tot_be;
+    ip->id_be = id_be;
+    ip->csum = csum_finish(csum_add(c->route_sum, (uint32_t)tot_be + id_be));
+    p->csum_start = (uint16_t)hl;
+    if (!(ifc->dev->offloads & NETDEV_OFF_TX_CSUM))
+        csum_pkt_finish(p);
+    if (p->len < ETH_MIN_LEN) {
+        if (pkt_tailroom(p) < ETH_MIN_LEN - p->len) {
+            s->ctr.eth_tx_no_room++;
+            pkt_free(p);
+            return -1;
+        }
+        net_memset(p->data + p->len, 0, ETH_MIN_LEN - p->len);
+        p->len = ETH_MIN_LEN;
+    }
+    s->ctr.tcp_tx++;
+    s->ctr.ip4_tx++;
+    net_tx(s, ifc, p);
+    return 0;
+}
+
 /* Send [seq, seq + len) of slot sg (NULL: no payload) with flags. */
 static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t len, uint8_t flags,
                 uint64_t now_ns)
@@ -91,7 +184,7 @@ static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t l
     uint32_t optlen = 0;
 
     if (c->flags & TCP_CF_TS)
-        optlen = tcp_opt_ts(opt, tcp_ts_now(now_ns) + c->ts_offset, c->ts_recent);
+        optlen = TCP_TS_ALIGNED_LEN; /* written in place below */
     if ((c->flags & TCP_CF_SACK) && c->ooo && !(flags & TCP_RST)) {
         uint32_t blocks[TCP_SACK_MAX_BLOCKS][2];
         uint32_t max = (TCP_MAX_OPT_LEN - optlen - 4) / 8;
@@ -102,7 +195,7 @@ static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t l
         }
         uint32_t n = tcp_sack_blocks(c, blocks, max);
         if (n)
-            optlen += tcp_opt_sack(opt + optlen, (const uint32_t(*)[2])blocks, n);
+            optlen += tcp_opt_sack(opt, (const uint32_t(*)[2])blocks, n);
     }
     uint32_t hdr_len = TCP_HDR_LEN + optlen;
     struct pkt *p;
@@ -121,14 +214,21 @@ static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t l
             net_memcpy(p->data + hdr_len, pkt_buf_start(sg->p) + sg->off + (seq - sg->seq), len);
         p->len = (uint16_t)(hdr_len + len);
     }
-    net_memcpy(p->data + TCP_HDR_LEN, opt, optlen);
+    uint8_t *o = p->data + TCP_HDR_LEN;
+    if (c->flags & TCP_CF_TS) {
+        tcp_opt_ts(o, tcp_ts_now(now_ns) + c->ts_offset, c->ts_recent);
+        o += TCP_TS_ALIGNED_LEN;
+    }
+    if (hdr_len - (uint32_t)(o - p->data) > 0)
+        net_memcpy(o, opt, hdr_len - (uint32_t)(o - p->data));
     uint16_t wnd = window_field(c);
-    fill_hdr(p, c->laddr_be, c->raddr_be, c->lport, c->rport, seq, c->rcv_nxt, flags, wnd, hdr_len);
+    fill_hdr(p, c->laddr_be, c->raddr_be, c->lport, c->rport, seq, c->rcv_nxt, flags, wnd, hdr_len,
+             c->pseudo_sum);
     c->flags &= ~(uint32_t)TCP_CF_ACK_NOW;
     c->delack_segs = 0;
     c->delack_at = 0;
     c->last_ack_sent = c->rcv_nxt;
-    return ip_out(s, p, c->laddr_be, c->raddr_be, now_ns);
+    return frame_out(c, p, now_ns);
 }
 
 int tcp_send_syn(struct tcp_conn *c, uint64_t now_ns)
@@ -148,7 +248,7 @@ int tcp_send_syn(struct tcp_conn *c, uint64_t now_ns)
     p->len = (uint16_t)(TCP_HDR_LEN + optlen);
     fill_hdr(p, c->laddr_be, c->raddr_be, c->lport, c->rport, c->iss, c->rcv_nxt,
              synack ? TCP_SYN | TCP_ACK : TCP_SYN, (uint16_t)(wnd > 0xffff ? 0xffff : wnd),
-             TCP_HDR_LEN + optlen);
+             TCP_HDR_LEN + optlen, 0);
     if (synack) {
         c->rcv_adv = c->rcv_nxt + (wnd > 0xffff ? 0xffff : wnd);
         c->last_ack_sent = c->rcv_nxt;
@@ -185,7 +285,7 @@ static void send_raw(struct tcp_stack *t, const struct tcp_in *seg, uint32_t seq
     net_memcpy(p->data + TCP_HDR_LEN, opt, optlen);
     p->len = (uint16_t)(TCP_HDR_LEN + optlen);
     fill_hdr(p, seg->dst_be, seg->src_be, seg->dport, seg->sport, seq, ack, flags, wnd,
-             TCP_HDR_LEN + optlen);
+             TCP_HDR_LEN + optlen, 0);
     ip_out(s, p, seg->dst_be, seg->src_be, now_ns);
 }
 
@@ -486,9 +586,9 @@ void tcp_output(struct tcp_conn *c, uint64_t now_ns)
             tcp_send_ack(c, now_ns);
         return;
     }
-    uint32_t pipe = tcp_pipe(c);
-    if (c->nmarked || (c->flags & TCP_CF_FIN_LOST))
-        pipe = send_lost(c, pipe, now_ns);
+    uint32_t pipe = c->snd_nxt - c->snd_una;
+    if (NET_UNLIKELY(c->nmarked || (c->flags & TCP_CF_FIN_LOST)))
+        pipe = send_lost(c, tcp_pipe(c), now_ns);
     send_new(c, pipe, now_ns);
     if ((c->flags & TCP_CF_FIN_QUEUED) && !(c->flags & TCP_CF_FIN_SENT) && c->snd_nxt == c->snd_end &&
         c->sq_nxt == c->sq_n) {

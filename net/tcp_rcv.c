@@ -76,8 +76,12 @@ static void ooo_insert(struct tcp_conn *c, struct pkt *p, uint32_t seq)
     }
     if (cur && SEQ_LT(OOO_SEQ(cur), seq + p->len))
         p->len = (uint16_t)(OOO_SEQ(cur) - seq);
-    if (c->ooo_n >= c->ooo_max) {
-        s->ctr.tcp_ooo_drop++;
+    if (p->len == 0 || c->ooo_n >= c->ooo_max) {
+        /* Nothing new between the neighbours, or no room. */
+        if (p->len)
+            s->ctr.tcp_ooo_drop++;
+        else
+            s->ctr.tcp_rcv_dup++;
         pkt_free(p);
         if (prev)
             prev->next = cur;
@@ -183,6 +187,19 @@ static void rcv_fin(struct tcp_conn *c, uint64_t now_ns)
     if ((c->flags & (TCP_CF_APP_SEEN | TCP_CF_APP_CLOSED)) == TCP_CF_APP_SEEN && c->cb &&
         c->cb->peer_fin)
         c->cb->peer_fin(c->ctx, c, now_ns);
+}
+
+void tcp_rcv_in_order(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
+{
+    struct pkt *p = seg->p;
+    seg->p = NULL;
+    deliver(c, p, now_ns);
+    if (c->flags & TCP_CF_DEAD)
+        return;
+    if (++c->delack_segs >= 2)
+        c->flags |= TCP_CF_ACK_NOW;
+    else
+        tcp_delack_arm(c, now_ns);
 }
 
 void tcp_rcv_data(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)

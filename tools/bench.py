@@ -108,7 +108,12 @@ def fwd_runs(huge):
                                                                  "--tag", ", kernel flags"]]
 
 
-BENCHES = [Bench("route", build_route_bench, route_runs), Bench("fwd", build_fwd_bench, fwd_runs)]
+sys.path.insert(0, os.path.join(ROOT, "tools", "bench", "tcp"))
+import bench_tcp  # noqa: E402 (tools/bench/tcp/bench_tcp.py: hayate's TCP beside lwIP)
+
+BENCHES = [Bench("route", build_route_bench, route_runs), Bench("fwd", build_fwd_bench, fwd_runs),
+           Bench("tcp", lambda: bench_tcp.build(ROOT, BUILD, CC), lambda huge: bench_tcp.runs(BUILD, REPS),
+                 needs_data=False)]
 
 
 def reserve_hugepages():
@@ -194,7 +199,12 @@ def main():
         if b.needs_data and not have_data:
             print(f"bench: {b.name}: skipped: {DATA} is absent", file=sys.stderr)
             continue
-        b.build()
+        try:
+            b.build()
+        except (OSError, RuntimeError, subprocess.CalledProcessError) as e:
+            print(f"bench: {b.name}: skipped: {e}", file=sys.stderr)
+            failed += 1
+            continue
         for cmd in b.runs(huge):
             got, rc = run_json(cmd)
             rows += got

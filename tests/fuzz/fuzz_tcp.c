@@ -11,6 +11,7 @@
  * After each record the connections' invariants are checked; at the end
  * timers are run out, the stack released, and every buffer and connection
  * must be back, or the target aborts. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -136,8 +137,12 @@ static void check(void)
             abort();
         uint32_t n = 0;
         for (struct pkt *p = c->ooo; p; p = p->next) {
-            if (p->next && SEQ_GT(p->user + p->len, p->next->user))
+            if (p->next && SEQ_GT(p->user + p->len, p->next->user)) {
+                if (getenv("FUZZ_TCP_DEBUG"))
+                    for (struct pkt *q = c->ooo; q; q = q->next)
+                        fprintf(stderr, "ooo %u+%u (rcv_nxt %u)\n", q->user, q->len, c->rcv_nxt);
                 abort(); /* sorted, no overlap */
+            }
             if (p->len == 0)
                 abort();
             bytes += p->len;

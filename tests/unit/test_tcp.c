@@ -86,3 +86,33 @@ TEST(tcp_echo_service)
     CHECK_EQ(a.close_reason, TCP_CLOSE_NORMAL);
     CHECK(tl_free(l));
 }
+
+TEST(tcp_active_open_ports_land_on_this_core)
+{
+    static const uint8_t key[40] = {0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,
+                                    0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb,
+                                    0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30,
+                                    0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa};
+    uint16_t reta[128];
+    for (int i = 0; i < 128; i++)
+        reta[i] = (uint16_t)(i % 4); /* four cores */
+    struct tcp_rss_reta r = {.key = key, .key_len = 40, .reta = reta, .reta_size = 128};
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    cfg.rss = tcp_rss_reta_core;
+    cfg.rss_ctx = &r;
+    struct tl_opts o = {.cfg = {&cfg, NULL}};
+    struct tl *l = tl_new(&o);
+    l->s[0]->core = 2;
+    struct ta a[20] = {{0}};
+    for (int i = 0; i < 20; i++) {
+        struct tcp_conn *c = ta_connect(l, 0, 80, &a[i]);
+        CHECK(c != NULL);
+        if (c)
+            CHECK_EQ(tcp_rss_reta_core(&r, c->raddr_be, c->laddr_be, c->rport, c->lport), 2);
+    }
+    tl_run(l, NULL, NULL, 1000000000ull); /* refused: nobody listens */
+    for (int i = 0; i < 20; i++)
+        CHECK_EQ(a[i].close_reason, TCP_CLOSE_REFUSED);
+    CHECK(tl_free(l));
+}

@@ -75,9 +75,12 @@ TEST(tcp_100mb_at_1pct_loss)
     struct tl_opts o = {.loss_ppm = 10000, .reorder_ppm = 5000, .dup_ppm = 2000, .seed = 7};
     struct tl *l = tl_new(&o);
     struct xfer *x = calloc(1, sizeof(*x));
-    transfer(l, x, 100u << 20, true, TCP_CC_CUBIC);
+    uint64_t ns = transfer(l, x, 100u << 20, true, TCP_CC_CUBIC);
     no_malformed(l);
     CHECK(l->lost > 500);
+    fprintf(stderr, "  100 MB: %.2f s simulated, %lu frames, %lu lost, %lu reordered, %lu duplicated, "
+            "%lu retransmitted\n", ns / 1e9, (unsigned long)l->frames, (unsigned long)l->lost,
+            (unsigned long)l->reordered, (unsigned long)l->duped, (unsigned long)tl_ctr(l, 0, "tcp-retransmit"));
     free(x);
     CHECK(tl_free(l));
 }

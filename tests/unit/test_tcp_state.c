@@ -370,9 +370,8 @@ TEST(tcp_nagle)
         }
         tl_run(l, NULL, NULL, SEC);
         CHECK_EQ(a[1].rx_bytes, 100);
-        /* Off: each goes at once (the first nine into one slot as they
-         * are written while... no: each is sent at once). On: the first,
-         * then the other nine together. */
+        /* Off: each write goes at once. On: the first, then the other
+         * nine together once it is acknowledged. */
         CHECK_EQ(segs, nagle ? 2 : 10);
         tcp_abort(a[0].c, l->now_ns);
         tl_run(l, NULL, NULL, SEC);
@@ -417,6 +416,20 @@ TEST(tcp_out_of_order_queue_is_bounded)
     /* Overlapping and duplicate pieces are trimmed, not stored twice. */
     to_side1(l, c, base + 105, c->snd_nxt, TCP_ACK, "fghijabcde", 10);
     CHECK_EQ(c->ooo_bytes, 40);
+    CHECK_EQ(c->ooo_n, 4);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-rcv-dup"), 1);
+    /* New bytes before the first piece, but the queue is full. */
+    to_side1(l, c, base + 95, c->snd_nxt, TCP_ACK, "0123456789", 10);
+    CHECK_EQ(c->ooo_bytes, 40);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-ooo-drop"), 7);
+    /* The hole filled: everything up to the queue's end is delivered. */
+    to_side1(l, c, base, c->snd_nxt, TCP_ACK, "0123456789", 10);
+    char fill[90];
+    memset(fill, 'z', sizeof(fill));
+    to_side1(l, c, base + 10, c->snd_nxt, TCP_ACK, fill, sizeof(fill));
+    CHECK_EQ(c->ooo_n, 0);
+    CHECK_EQ(a[1].rx_bytes, 140);
+    CHECK_EQ(c->rcv_nxt, base + 140);
     tcp_abort(a[1].c, l->now_ns);
     tl_run(l, NULL, NULL, SEC);
     CHECK(tl_free(l));
