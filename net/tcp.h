@@ -152,77 +152,82 @@ struct tcp_listener {
     void *ctx;
 };
 
+/* Laid out by use: what every segment touches comes first, in as few
+ * cache lines as it fits (a core keeps thousands of these; iip's lesson
+ * that the working set decides), the rest after. */
 struct tcp_conn {
+    /* Line 0: lookup, and the sequence state of every segment. */
     struct tcp_conn *hnext;             /* hash chain / free list */
-    struct tcp_conn *wprev, *wnext;     /* timer wheel slot wslot */
-    struct tcp_stack *t;
-    const struct tcp_callbacks *cb;
-    void *ctx;
-    struct tcp_listener *listener;      /* while SYN-RECEIVED from one */
     uint32_t laddr_be, raddr_be;
     uint16_t lport, rport;              /* host order */
     uint8_t state;                      /* enum tcp_state */
     uint8_t cc_algo;
-    uint32_t flags;                     /* TCP_CF_* */
-
-    /* Send side (RFC 9293 3.3.1 names). */
-    uint32_t iss, snd_una, snd_wl1, snd_wl2;
-    uint32_t snd_nxt;                   /* after the highest byte ever sent */
-    uint32_t snd_end;                   /* after the last byte queued */
-    uint32_t snd_wnd, max_snd_wnd;
-    uint32_t sndbuf, snd_queued;        /* bytes queued, snd_una on */
-    uint16_t mss;                       /* the peer's MSS, capped by our MTU */
-    uint16_t seg_size;                  /* payload of a full segment */
     uint8_t snd_wscale, rcv_wscale;
+    uint32_t flags;                     /* TCP_CF_* */
+    uint32_t snd_una;                   /* RFC 9293 3.3.1 names */
+    uint32_t snd_nxt;                   /* after the highest byte ever sent */
+    uint32_t snd_wnd;
+    uint32_t snd_wl1, snd_wl2;
+    uint32_t rcv_nxt, rcv_adv;          /* rcv_adv: right edge advertised */
+    uint32_t ts_recent;                 /* RFC 7323 */
+    uint16_t nmarked;                   /* slots with SACKED or LOST set */
+    uint8_t delack_segs;                /* segments not yet acknowledged */
     uint8_t dupacks;
-    uint8_t retries;                    /* RTO / probes in a row */
+
+    /* Line 1: the application, the queues. */
+    struct tcp_stack *t;
+    const struct tcp_callbacks *cb;
+    void *ctx;
+    struct pkt *ooo;                    /* sorted by seq (pkt.user), linked by next */
     struct tcp_seg *sq;                 /* ring of sq_cap */
     uint16_t sq_cap, sq_head, sq_n;
     uint16_t sq_nxt;                    /* index of the slot holding snd_nxt */
-    uint16_t nmarked;                   /* slots with SACKED or LOST set */
+    uint32_t snd_end;                   /* after the last byte queued */
+    uint32_t snd_queued;                /* bytes queued, snd_una on */
+    uint32_t iss;
+    uint16_t seg_size;                  /* payload of a full segment */
+    uint16_t mss;                       /* the peer's MSS, capped by our MTU */
 
-    /* Receive side. */
-    uint32_t irs, rcv_nxt, rcv_adv;     /* rcv_adv: right edge advertised */
-    uint32_t rcv_buf, rcv_held;         /* rcv_held: manual window, not yet recved */
-    uint32_t last_ack_sent;
-    uint32_t ooo_bytes;
-    struct pkt *ooo;                    /* sorted by seq (pkt.user), linked by next */
-    uint16_t ooo_n, ooo_max;
-    uint32_t ooo_last;                  /* seq of the latest arrival: first SACK block */
-    uint8_t delack_segs;                /* segments not yet acknowledged */
-
-    /* Timestamps (RFC 7323). */
-    uint32_t ts_recent, ts_offset;
-
-    /* Round-trip time (RFC 6298), in ns. */
-    uint64_t srtt_ns, rttvar_ns, rto_ns;
-    uint64_t rtt_start_ns;
-    uint32_t rtt_seq;                   /* timing the segment ending here */
-
-    /* Congestion control. */
+    /* Line 2: congestion control and timers. */
     uint32_t cwnd, ssthresh, recover;
     uint32_t cwnd_acc;                  /* bytes acked towards the next increase */
-    uint32_t sack_high;                 /* highest SACKed sequence + 1 */
-    uint32_t cubic_wmax, cubic_origin, cubic_west;
-    uint32_t cubic_k_ms;
-    uint64_t cubic_epoch_ns;
+    uint64_t rto_ns;
+    uint64_t rto_at, delack_at, timer_at; /* deadlines, 0 = off; the wheel's: earliest */
+    uint64_t rtt_start_ns;
+    uint32_t rtt_seq;                   /* timing the segment ending here */
+    uint32_t ts_offset;
 
-    /* Timers: deadlines (0 = off), the earliest is the wheel's. */
-    uint64_t rto_at, delack_at, ka_at, timer_at;
-    uint64_t ka_idle_ns, ka_intvl_ns;
-    uint8_t ka_count, ka_sent;
-    uint16_t wslot;
-    uint32_t fin_seq;                   /* the peer's FIN, when it came out of order */
-
-    /* The way out, cached (tcp_out.c): the Ethernet (and VLAN) and IPv4
-     * headers every segment starts with, valid until route_until_ns. */
-    uint64_t route_until_ns;
+    /* Line 3: RTT, windows, the way out (tcp_out.c caches the Ethernet
+     * (and VLAN) and IPv4 headers every segment starts with, valid until
+     * route_until_ns). */
+    uint64_t srtt_ns, rttvar_ns;        /* RFC 6298, in ns */
+    uint32_t last_ack_sent;
+    uint32_t rcv_buf, rcv_held;         /* rcv_held: manual window, not yet recved */
+    uint32_t sndbuf, max_snd_wnd;
     uint32_t route_sum;                 /* IPv4 header's partial sum, length and id 0 */
     uint32_t pseudo_sum;                /* TCP pseudo-header's, length 0 (0: not yet) */
     uint16_t route_port;
     uint8_t route_l2_len;
+    uint8_t retries;                    /* RTO / probes in a row */
+    uint64_t route_until_ns;
     uint8_t route_hdr[18 + 20];
-};
+
+    /* Less often. */
+    uint16_t wslot;                     /* timer wheel slot */
+    uint16_t ooo_n, ooo_max;
+    struct tcp_conn *wprev, *wnext;
+    struct tcp_listener *listener;      /* while SYN-RECEIVED from one */
+    uint32_t irs;
+    uint32_t ooo_bytes;
+    uint32_t ooo_last;                  /* seq of the latest arrival: first SACK block */
+    uint32_t fin_seq;                   /* the peer's FIN, when it came out of order */
+    uint32_t sack_high;                 /* highest SACKed sequence + 1 */
+    uint32_t cubic_wmax, cubic_origin, cubic_west;
+    uint32_t cubic_k_ms;
+    uint64_t cubic_epoch_ns;
+    uint64_t ka_at, ka_idle_ns, ka_intvl_ns;
+    uint8_t ka_count, ka_sent;
+} __attribute__((aligned(64)));
 
 /* struct tcp_conn.flags */
 enum {

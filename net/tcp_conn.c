@@ -42,9 +42,10 @@ static uint32_t hash_size(uint32_t n)
     return h;
 }
 
+/* 64 bytes of slack: connections start on a cache line. */
 size_t tcp_arena_size(const struct tcp_config *cfg, uint32_t nconns)
 {
-    return (size_t)hash_size(nconns) * sizeof(struct tcp_conn *) + (size_t)nconns * per_conn(cfg);
+    return (size_t)hash_size(nconns) * sizeof(struct tcp_conn *) + (size_t)nconns * per_conn(cfg) + 64;
 }
 
 uint32_t tcp_init(struct net_stack *s, struct tcp_stack *t, void *arena, size_t bytes,
@@ -73,6 +74,7 @@ uint32_t tcp_init(struct net_stack *s, struct tcp_stack *t, void *arena, size_t 
     t->hash_mask = h - 1;
     net_memset(t->hash, 0, (size_t)h * sizeof(*t->hash));
     m += (size_t)h * sizeof(*t->hash);
+    m += (64 - (uintptr_t)m % 64) % 64;
     t->conns = (struct tcp_conn *)(void *)m;
     struct tcp_seg *sq = (struct tcp_seg *)(void *)(m + ALIGN8((size_t)n * sizeof(struct tcp_conn)));
     t->nconns = t->nfree = n;
