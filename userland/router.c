@@ -67,7 +67,6 @@ static struct {
 } reclaim;
 static struct loop_timer reclaim_timer;
 
-static uint32_t be32(uint32_t host) { return __builtin_bswap32(host); }
 
 /* Route-table memory: rounded to 64 bytes both ways, so a block's size
  * class (and with it its natural alignment) is the same at free time. */
@@ -88,7 +87,7 @@ static int port_for_gateway(uint32_t gw_be)
         uint8_t len = router.addr[p].prefix_len;
         if (!router.addr[p].addr_be || len == 0)
             continue;
-        uint32_t mask = be32(len >= 32 ? 0xffffffffu : ~(0xffffffffu >> len));
+        uint32_t mask = net_htonl(len >= 32 ? 0xffffffffu : ~(0xffffffffu >> len));
         if (((gw_be ^ router.addr[p].addr_be) & mask) == 0)
             return p;
     }
@@ -202,7 +201,7 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "bad address '%s' (A.B.C.D/LEN, LEN 1-30)", argv[3]);
         return -1;
     }
-    router.addr[p].addr_be = be32(a);
+    router.addr[p].addr_be = net_htonl(a);
     router.addr[p].prefix_len = (uint8_t)len;
     /* The connected route: on-link destinations, no gateway. */
     struct nexthop nh = {.kind = NEXTHOP_VIA, .port = (uint8_t)p, .gw_be = 0};
@@ -228,7 +227,7 @@ static int stmt_route(int argc, char **argv, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "bad gateway '%s'", argv[3]);
         return -1;
     }
-    return router_route_add(addr, len, be32(gw), err, errlen);
+    return router_route_add(addr, len, net_htonl(gw), err, errlen);
 }
 
 static int stmt_routes(int argc, char **argv, char *err, size_t errlen)
@@ -243,7 +242,7 @@ static int stmt_routes(int argc, char **argv, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "no module '%s' (tools/mkiso CONFIG OUT.iso FILE)", argv[1]);
         return -1;
     }
-    uint32_t nh = nexthop_for(be32(gw), err, errlen);
+    uint32_t nh = nexthop_for(net_htonl(gw), err, errlen);
     if (!nh)
         return -1;
     struct route_load_stats st = {0};

@@ -15,11 +15,10 @@
 
 #define ARP_SNAPSHOT_MAX 256
 
-static uint32_t be32(uint32_t v) { return __builtin_bswap32(v); }
 
 static void fmt_ip(char *buf, size_t n, uint32_t addr_be)
 {
-    uint32_t a = be32(addr_be);
+    uint32_t a = net_ntohl(addr_be);
     fmt_snprintf(buf, n, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);
 }
 
@@ -193,7 +192,7 @@ static void cmd_show_route(const struct cli_args *a)
     char pfx[24], via[24];
     const char *port = "";
     uint32_t mask = len == 0 ? 0 : len >= 32 ? 0xffffffffu : ~(0xffffffffu >> len);
-    fmt_ip(pfx, sizeof pfx, be32(addr & mask));
+    fmt_ip(pfx, sizeof pfx, net_htonl(addr & mask));
     fmt_snprintf(pfx + strlen(pfx), sizeof pfx - strlen(pfx), "/%u", len);
     if (nh)
         describe_nexthop(nh, via, sizeof via, &port);
@@ -232,7 +231,7 @@ static void cmd_route_add(const struct cli_args *a)
         kprintf("usage: route add A.B.C.D/LEN via A.B.C.D\n");
         return;
     }
-    if (router_route_add(addr, len, be32(gw), err, sizeof err) != 0)
+    if (router_route_add(addr, len, net_htonl(gw), err, sizeof err) != 0)
         kprintf("route add: %s\n", err);
 }
 

@@ -65,6 +65,10 @@ bool fake_net_all_free(struct fake_net *fn);
 /* Check the stack's counters: spec lists "name=value ..."; every counter not
  * named must be 0. Returns the number of mismatches (printed). */
 int fake_expect_counters(const struct net_stack *s, const char *spec);
+/* The same over any counter table laid out as net/counter.h's (the fwd
+ * counters too): ctr is the counters struct, at its descriptor walk. */
+typedef const struct net_counter_desc *(*fake_counter_at_fn)(size_t i);
+int fake_expect_table(const void *ctr, fake_counter_at_fn at, const char *spec);
 
 /* Builders: each writes at buf and returns the bytes written. */
 uint16_t fake_csum(const void *buf, size_t len, uint32_t sum); /* byte-by-byte */
