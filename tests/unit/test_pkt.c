@@ -6,15 +6,19 @@
 
 TEST(pkt_pool_lifo_and_counts)
 {
-    size_t bytes = 16 * PKT_BUF_SIZE;
+    size_t bytes = 17 * PKT_BUF_SIZE; /* 16 buffers, their stride and the stack */
     void *mem = aligned_alloc(PKT_BUF_SIZE, bytes);
     struct pkt_pool pool;
     CHECK_EQ(pkt_pool_init(&pool, mem, 0x100000, bytes), 16);
     CHECK_EQ(pool.nfree, 16);
     struct pkt *a = pkt_alloc(&pool);
     CHECK(a != NULL);
-    CHECK_EQ(a->phys, 0x100000);
-    CHECK_EQ(pkt_data_phys(a), 0x100000 + PKT_META_SIZE + PKT_HEADROOM);
+    CHECK(a == (struct pkt *)((char *)mem + 128)); /* after 16 stack slots */
+    CHECK_EQ(a->phys, 0x100000 + 128);
+    CHECK_EQ(pkt_data_phys(a), 0x100000 + 128 + PKT_META_SIZE + PKT_HEADROOM);
+    struct pkt *b = pkt_alloc(&pool);
+    CHECK_EQ(b->phys - a->phys, PKT_BUF_STRIDE);
+    pkt_free(b);
     pkt_free(a);
     CHECK(pkt_alloc(&pool) == a); /* LIFO: the cache-hot one comes back */
     struct pkt *all[32];
@@ -29,9 +33,9 @@ TEST(pkt_pool_lifo_and_counts)
 
 TEST(pkt_push_pull_bounds)
 {
-    void *mem = aligned_alloc(PKT_BUF_SIZE, PKT_BUF_SIZE);
+    void *mem = aligned_alloc(PKT_BUF_SIZE, 2 * PKT_BUF_SIZE);
     struct pkt_pool pool;
-    pkt_pool_init(&pool, mem, 0, PKT_BUF_SIZE);
+    CHECK_EQ(pkt_pool_init(&pool, mem, 0, 2 * PKT_BUF_SIZE), 1);
     struct pkt *p = pkt_alloc(&pool);
     p->len = 100;
     CHECK(pkt_push(p, PKT_HEADROOM) != NULL);
