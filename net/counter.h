@@ -21,6 +21,7 @@
 #define TCP_COUNTERS(X)                                                       \
     X(tcp, rx, "tcp-rx")                        /* segments in */             \
     X(tcp, tx, "tcp-tx")                        /* segments out */            \
+    X(tcp, tso, "tcp-tso")                      /* TSO frames out (in tx) */  \
     X(tcp, runt, "tcp-runt")                    /* under 20 bytes */          \
     X(tcp, bad_offset, "tcp-bad-offset")        /* offset < 5 or past end */  \
     X(tcp, bad_checksum, "tcp-bad-checksum")                                  \

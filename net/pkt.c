@@ -42,5 +42,5 @@ uint32_t pkt_alloc_bulk(struct pkt_pool *pool, struct pkt **out, uint32_t n)
 void pkt_free_bulk(struct pkt **pkts, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
-        pkt_free(pkts[i]);
+        pkt_free_frame(pkts[i]);
 }

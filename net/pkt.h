@@ -15,7 +15,13 @@
  * owners (pkt_ref): TCP keeps a reference to a segment it hands to the NIC,
  * for retransmission. Each owner frees once; only the last free returns it
  * to the pool. While shared, the buffer is read-only to everyone, and its
- * metadata (data, len, flags) belongs to whoever last passed it down. */
+ * metadata (data, len, flags) belongs to whoever last passed it down.
+ *
+ * A frame on its way to a NIC may span buffers (a TSO frame: headers and
+ * the first payload, then more payload): each buffer but the last has
+ * PKT_F_CHAIN and the next in next. Only NETDEV_OFF_TSO4/6 devices are
+ * handed such frames; whoever drops or completes a frame frees it with
+ * pkt_free_frame, which frees each buffer once. */
 #ifndef NET_PKT_H
 #define NET_PKT_H
 
@@ -43,6 +49,7 @@ enum {
     PKT_TX_TSO4 = 1u << 5,         /* segment at tso_mss */
     PKT_TX_TSO6 = 1u << 6,
     PKT_F_RSS_HASH = 1u << 8,      /* rss_hash is valid */
+    PKT_F_CHAIN = 1u << 9,         /* TX: the frame goes on in next (TSO) */
 };
 
 struct pkt_pool;
@@ -110,6 +117,27 @@ static inline void pkt_free(struct pkt *p)
     pool->stack[pool->nfree++] = p;
 }
 
+/* A frame, every buffer of it (PKT_F_CHAIN). */
+static inline void pkt_free_frame(struct pkt *p)
+{
+    while (p) {
+        struct pkt *next = (p->flags & PKT_F_CHAIN) ? p->next : NULL;
+        pkt_free(p);
+        p = next;
+    }
+}
+
+/* Bytes of a frame, every buffer of it. */
+static inline uint32_t pkt_frame_len(const struct pkt *p)
+{
+    uint32_t n = p->len;
+    while (p->flags & PKT_F_CHAIN) {
+        p = p->next;
+        n += p->len;
+    }
+    return n;
+}
+
 /* One more owner for p (each calls pkt_free once); returns p. */
 static inline struct pkt *pkt_ref(struct pkt *p)
 {
@@ -122,6 +150,7 @@ static inline bool pkt_shared(const struct pkt *p) { return p->refs != 0; }
 
 /* Allocate up to n buffers into out[]; returns how many. */
 uint32_t pkt_alloc_bulk(struct pkt_pool *pool, struct pkt **out, uint32_t n);
+/* pkt_free_frame each of pkts[0..n). */
 void pkt_free_bulk(struct pkt **pkts, uint32_t n);
 
 static inline uint64_t pkt_data_phys(const struct pkt *p)

@@ -23,6 +23,8 @@
 
 #define TCP_COPY_MAX 256        /* tcp_send copies payloads this small into an open slot */
 #define TCP_ROUTE_CACHE_NS 1000000000ull /* how long a cached next hop's MAC is used */
+#define TCP_TSO_SLOTS 44        /* buffers in one TSO frame (a NIC ring takes them all) */
+#define TCP_TSO_MAX (65535u - IP4_HDR_LEN - 60u) /* payload of one: IPv4's total length */
 
 static bool can_queue(const struct tcp_conn *c)
 {
@@ -58,9 +60,11 @@ static uint16_t window_field(struct tcp_conn *c)
     return (uint16_t)field;
 }
 
-/* pseudo: the pseudo-header's sum without the length (0: compute it). */
+/* pseudo: the pseudo-header's sum without the length (0: compute it);
+ * tcp_len: header and payload, p->len but for a TSO frame. */
 static void fill_hdr(struct pkt *p, uint32_t src_be, uint32_t dst_be, uint16_t sport, uint16_t dport,
-                     uint32_t seq, uint32_t ack, uint8_t flags, uint16_t wnd, uint32_t hdr_len, uint32_t pseudo)
+                     uint32_t seq, uint32_t ack, uint8_t flags, uint16_t wnd, uint32_t hdr_len, uint32_t pseudo,
+                     uint32_t tcp_len)
 {
     struct tcp_hdr *h = (struct tcp_hdr *)p->data;
     h->sport_be = net_htons(sport);
@@ -73,9 +77,9 @@ static void fill_hdr(struct pkt *p, uint32_t src_be, uint32_t dst_be, uint16_t s
     h->urg_be = 0;
     /* The NIC (or ip4_output, when it cannot) sums the rest. */
     if (pseudo)
-        h->csum = csum_fold(csum_add(pseudo, net_htons(p->len)));
+        h->csum = csum_fold(csum_add(pseudo, net_htons((uint16_t)tcp_len)));
     else
-        h->csum = csum_fold(csum_pseudo4(src_be, dst_be, IP4_PROTO_TCP, p->len));
+        h->csum = csum_fold(csum_pseudo4(src_be, dst_be, IP4_PROTO_TCP, (uint16_t)tcp_len));
     p->flags = PKT_TX_L4_CSUM;
     p->csum_start = 0;
     p->csum_offset = (uint16_t)offsetof(struct tcp_hdr, csum);
@@ -133,19 +137,25 @@ static bool route_fill(struct tcp_conn *c, uint64_t now_ns)
 
 /* A finished TCP segment at p->data out: with the cached headers straight
  * onto the port's burst (what ip4_output, arp_output and eth_output would
- * do, without the lookups), else through ip4_output. Takes p. */
-static int frame_out(struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
+ * do, without the lookups), else through ip4_output. more: payload bytes in
+ * buffers chained behind p (a TSO frame, which tso_gather sends only while
+ * the cached headers are good). Takes p. */
+static int frame_out(struct tcp_conn *c, struct pkt *p, uint32_t more, uint64_t now_ns)
 {
     struct net_stack *s = c->t->s;
-    if (NET_UNLIKELY(now_ns >= c->route_until_ns) && !route_fill(c, now_ns))
-        return ip_out(s, p, c->laddr_be, c->raddr_be, now_ns);
+    if (NET_UNLIKELY(now_ns >= c->route_until_ns) && !route_fill(c, now_ns)) {
+        if (!more)
+            return ip_out(s, p, c->laddr_be, c->raddr_be, now_ns);
+        pkt_free_frame(p);
+        return -1;
+    }
     struct net_iface *ifc = &s->iface[c->route_port];
     uint32_t l2 = c->route_l2_len, hl = l2 + IP4_HDR_LEN;
     uint8_t *h = pkt_push(p, hl);
     if (NET_UNLIKELY(h == NULL || ifc->dev == NULL)) {
         c->route_until_ns = 0;
         s->ctr.eth_tx_no_room++;
-        pkt_free(p);
+        pkt_free_frame(p);
         return -1;
     }
     if (l2 == ETH_HDR_LEN) /* constant sizes: the compiler copies inline */
@@ -153,7 +163,7 @@ static int frame_out(struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
     else
         net_memcpy(h, c->route_hdr, ETH_HDR_LEN + ETH_VLAN_LEN + IP4_HDR_LEN);
     struct ip4_hdr *ip = (struct ip4_hdr *)(void *)(h + l2);
-    uint16_t tot_be = net_htons((uint16_t)(p->len - l2)), id_be = net_htons(s->ip_id++);
+    uint16_t tot_be = net_htons((uint16_t)(p->len + more - l2)), id_be = net_htons(s->ip_id++);
     ip->len_be = tot_be;
     ip->id_be = id_be;
     ip->csum = csum_finish(csum_add(c->route_sum, (uint32_t)tot_be + id_be));
@@ -175,9 +185,32 @@ static int frame_out(struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
     return 0;
 }
 
-/* Send [seq, seq + len) of slot sg (NULL: no payload) with flags. */
+/* Chains the payload of the nchain slots after sg behind p, the head of a
+ * TSO frame (zero copy: each slot's own buffer, one more reference).
+ * Returns the bytes chained. */
+static uint32_t chain_slots(struct tcp_conn *c, struct pkt *p, struct tcp_seg *sg, uint32_t nchain)
+{
+    uint32_t idx = (uint32_t)(sg - c->sq), more = 0;
+    for (uint32_t k = 1; k <= nchain; k++) {
+        uint32_t i = idx + k;
+        struct tcp_seg *e = &c->sq[i >= c->sq_cap ? i - c->sq_cap : i];
+        struct pkt *q = pkt_ref(e->p);
+        q->data = pkt_buf_start(q) + e->off;
+        q->len = e->len;
+        q->flags = 0;
+        p->next = q;
+        p->flags |= PKT_F_CHAIN;
+        p = q;
+        more += e->len;
+    }
+    return more;
+}
+
+/* Send [seq, seq + len) of slot sg (NULL: no payload) with flags; with
+ * nchain, also the whole slots after it, as one TSO frame (tso_gather has
+ * checked them). */
 static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t len, uint8_t flags,
-                uint64_t now_ns)
+                uint64_t now_ns, uint32_t nchain)
 {
     struct net_stack *s = c->t->s;
     uint8_t opt[TCP_MAX_OPT_LEN];
@@ -197,13 +230,15 @@ static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t l
         if (n)
             optlen += tcp_opt_sack(opt, (const uint32_t(*)[2])blocks, n);
     }
-    uint32_t hdr_len = TCP_HDR_LEN + optlen;
+    uint32_t hdr_len = TCP_HDR_LEN + optlen, more = 0;
     struct pkt *p;
     if (sg && len == sg->len && seq == sg->seq && !pkt_shared(sg->p) &&
         sg->off >= hdr_len + TCP_LINK_RESERVE) {
         p = pkt_ref(sg->p);
         p->data = pkt_buf_start(p) + sg->off - hdr_len;
         p->len = (uint16_t)(hdr_len + len);
+    } else if (nchain) {
+        return -1; /* tso_gather has ruled this out */
     } else {
         p = pkt_alloc(s->pool);
         if (p == NULL) {
@@ -222,13 +257,27 @@ static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t l
     if (hdr_len - (uint32_t)(o - p->data) > 0)
         net_memcpy(o, opt, hdr_len - (uint32_t)(o - p->data));
     uint16_t wnd = window_field(c);
+    if (nchain)
+        more = chain_slots(c, p, sg, nchain);
     fill_hdr(p, c->laddr_be, c->raddr_be, c->lport, c->rport, seq, c->rcv_nxt, flags, wnd, hdr_len,
-             c->pseudo_sum);
+             c->pseudo_sum, p->len + more);
+    if (more) {
+        p->flags |= PKT_TX_TSO4 | PKT_F_CHAIN;
+        p->tso_mss = c->seg_size;
+    }
     c->flags &= ~(uint32_t)TCP_CF_ACK_NOW;
     c->delack_segs = 0;
     c->delack_at = 0;
     c->last_ack_sent = c->rcv_nxt;
-    return frame_out(c, p, now_ns);
+    if (frame_out(c, p, more, now_ns) < 0)
+        return -1;
+    if (more) { /* each segment the NIC cuts counts as one */
+        uint32_t segs = (len + more + c->seg_size - 1u) / c->seg_size;
+        s->ctr.tcp_tx += segs - 1u;
+        s->ctr.ip4_tx += segs - 1u;
+        s->ctr.tcp_tso++;
+    }
+    return 0;
 }
 
 int tcp_send_syn(struct tcp_conn *c, uint64_t now_ns)
@@ -248,7 +297,7 @@ int tcp_send_syn(struct tcp_conn *c, uint64_t now_ns)
     p->len = (uint16_t)(TCP_HDR_LEN + optlen);
     fill_hdr(p, c->laddr_be, c->raddr_be, c->lport, c->rport, c->iss, c->rcv_nxt,
              synack ? TCP_SYN | TCP_ACK : TCP_SYN, (uint16_t)(wnd > 0xffff ? 0xffff : wnd),
-             TCP_HDR_LEN + optlen, 0);
+             TCP_HDR_LEN + optlen, 0, p->len);
     if (synack) {
         c->rcv_adv = c->rcv_nxt + (wnd > 0xffff ? 0xffff : wnd);
         c->last_ack_sent = c->rcv_nxt;
@@ -258,19 +307,19 @@ int tcp_send_syn(struct tcp_conn *c, uint64_t now_ns)
 
 void tcp_send_ack(struct tcp_conn *c, uint64_t now_ns)
 {
-    xmit(c, NULL, c->snd_nxt, 0, TCP_ACK, now_ns);
+    xmit(c, NULL, c->snd_nxt, 0, TCP_ACK, now_ns, 0);
 }
 
 void tcp_send_probe(struct tcp_conn *c, uint64_t now_ns)
 {
     /* One already acknowledged: the peer answers with its window. */
-    xmit(c, NULL, c->snd_una - 1, 0, TCP_ACK, now_ns);
+    xmit(c, NULL, c->snd_una - 1, 0, TCP_ACK, now_ns, 0);
 }
 
 void tcp_send_rst(struct tcp_conn *c, uint64_t now_ns)
 {
     c->t->s->ctr.tcp_rst_tx++;
-    xmit(c, NULL, c->snd_nxt, 0, TCP_RST | TCP_ACK, now_ns);
+    xmit(c, NULL, c->snd_nxt, 0, TCP_RST | TCP_ACK, now_ns, 0);
 }
 
 static void send_raw(struct tcp_stack *t, const struct tcp_in *seg, uint32_t seq, uint32_t ack,
@@ -285,7 +334,7 @@ static void send_raw(struct tcp_stack *t, const struct tcp_in *seg, uint32_t seq
     net_memcpy(p->data + TCP_HDR_LEN, opt, optlen);
     p->len = (uint16_t)(TCP_HDR_LEN + optlen);
     fill_hdr(p, seg->dst_be, seg->src_be, seg->dport, seg->sport, seq, ack, flags, wnd,
-             TCP_HDR_LEN + optlen, 0);
+             TCP_HDR_LEN + optlen, 0, p->len);
     ip_out(s, p, seg->dst_be, seg->src_be, now_ns);
 }
 
@@ -466,7 +515,7 @@ static bool send_range(struct tcp_conn *c, struct tcp_seg *sg, uint32_t from, ui
     while (SEQ_LT(from, to)) {
         uint32_t n = to - from < c->seg_size ? to - from : c->seg_size;
         uint8_t fl = TCP_ACK | (from + n == to ? extra : 0);
-        if (xmit(c, sg, from, n, fl, now_ns) < 0)
+        if (xmit(c, sg, from, n, fl, now_ns, 0) < 0)
             return false;
         from += n;
     }
@@ -519,10 +568,54 @@ static uint32_t send_lost(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
     if ((c->flags & TCP_CF_FIN_LOST) && c->snd_una == c->snd_end && pipe < c->cwnd) {
         c->flags &= ~(uint32_t)TCP_CF_FIN_LOST;
         c->t->s->ctr.tcp_retransmit++;
-        xmit(c, NULL, c->snd_end, 0, TCP_ACK | TCP_FIN, now_ns);
+        xmit(c, NULL, c->snd_end, 0, TCP_ACK | TCP_FIN, now_ns, 0);
         pipe++;
     }
     return pipe;
+}
+
+/* With TSO (NETDEV_OFF_TSO4 and TX checksums): how many whole, unshared
+ * slots from sq_nxt on go out as one frame within room bytes, the first
+ * with headroom for the headers; their payload in *bytes. Under 2: send
+ * plain segments. Not while SACK blocks ride on our segments. */
+static uint32_t tso_gather(struct tcp_conn *c, uint32_t room, uint64_t now_ns, uint32_t *bytes)
+{
+    const struct netdev *dev = c->t->s->iface[c->route_port].dev;
+    uint32_t want = NETDEV_OFF_TSO4 | NETDEV_OFF_TX_CSUM;
+    if (dev == NULL || (dev->offloads & want) != want || now_ns >= c->route_until_ns ||
+        ((c->flags & TCP_CF_SACK) && c->ooo))
+        return 0;
+    uint32_t hdr_len = TCP_HDR_LEN + ((c->flags & TCP_CF_TS) ? TCP_TS_ALIGNED_LEN : 0);
+    const struct tcp_seg *sg = tcp_sq_at(c, c->sq_nxt);
+    if (sg->seq != c->snd_nxt || sg->off < hdr_len + TCP_LINK_RESERVE)
+        return 0;
+    if (room > TCP_TSO_MAX)
+        room = TCP_TSO_MAX;
+    uint32_t n = 0, sum = 0;
+    for (uint32_t i = c->sq_nxt; i < c->sq_n && n < TCP_TSO_SLOTS; i++, n++) {
+        const struct tcp_seg *e = tcp_sq_at(c, i);
+        if (pkt_shared(e->p) || sum + e->len > room)
+            break;
+        sum += e->len;
+    }
+    *bytes = sum;
+    return n;
+}
+
+/* len new bytes (and the FIN) went out at snd_nxt. */
+static void sent_new(struct tcp_conn *c, uint32_t len, bool fin, uint64_t now_ns)
+{
+    c->flags &= ~(uint32_t)TCP_CF_FORCE;
+    if (!(c->flags & TCP_CF_RTT_TIMING)) {
+        c->flags |= TCP_CF_RTT_TIMING;
+        c->rtt_seq = c->snd_nxt + len;
+        c->rtt_start_ns = now_ns;
+    }
+    c->snd_nxt += len;
+    if (fin) {
+        c->flags |= TCP_CF_FIN_SENT;
+        c->snd_nxt++;
+    }
 }
 
 /* New data from snd_nxt on, as the peer's window and cwnd allow. A short
@@ -549,6 +642,18 @@ static void send_new(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
         bool force = (c->flags & TCP_CF_FORCE) != 0;
         if (len == 0)
             break;
+        uint32_t bytes, nslots = off == 0 ? tso_gather(c, wroom < croom ? wroom : croom, now_ns, &bytes) : 0;
+        if (nslots >= 2) {
+            bool last = c->sq_nxt + nslots == c->sq_n;
+            bool fin = last && (c->flags & TCP_CF_FIN_QUEUED) && !(c->flags & TCP_CF_FIN_SENT);
+            uint8_t fl = TCP_ACK | (last ? TCP_PSH : 0) | (fin ? TCP_FIN : 0);
+            if (xmit(c, sg, c->snd_nxt, sg->len, fl, now_ns, nslots - 1u) < 0)
+                break;
+            sent_new(c, bytes, fin, now_ns);
+            pipe += bytes;
+            c->sq_nxt = (uint16_t)(c->sq_nxt + nslots);
+            continue;
+        }
         if (len < avail) {
             if (!force && len < c->max_snd_wnd / 2)
                 break;
@@ -558,20 +663,10 @@ static void send_new(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
         bool last = len == avail && c->sq_nxt + 1u == c->sq_n && off + len == sg->len;
         bool fin = last && (c->flags & TCP_CF_FIN_QUEUED) && !(c->flags & TCP_CF_FIN_SENT);
         uint8_t fl = TCP_ACK | (last ? TCP_PSH : 0) | (fin ? TCP_FIN : 0);
-        if (xmit(c, sg, c->snd_nxt, len, fl, now_ns) < 0)
+        if (xmit(c, sg, c->snd_nxt, len, fl, now_ns, 0) < 0)
             break;
-        c->flags &= ~(uint32_t)TCP_CF_FORCE;
-        if (!(c->flags & TCP_CF_RTT_TIMING)) {
-            c->flags |= TCP_CF_RTT_TIMING;
-            c->rtt_seq = c->snd_nxt + len;
-            c->rtt_start_ns = now_ns;
-        }
-        c->snd_nxt += len;
+        sent_new(c, len, fin, now_ns);
         pipe += len;
-        if (fin) {
-            c->flags |= TCP_CF_FIN_SENT;
-            c->snd_nxt++;
-        }
         if (SEQ_GEQ(c->snd_nxt, sg->seq + sg->len))
             c->sq_nxt++;
     }
@@ -593,7 +688,7 @@ void tcp_output(struct tcp_conn *c, uint64_t now_ns)
     if ((c->flags & TCP_CF_FIN_QUEUED) && !(c->flags & TCP_CF_FIN_SENT) && c->snd_nxt == c->snd_end &&
         c->sq_nxt == c->sq_n) {
         /* Sent or not (no buffer), it is in flight: the RTO resends it. */
-        xmit(c, NULL, c->snd_nxt, 0, TCP_ACK | TCP_FIN, now_ns);
+        xmit(c, NULL, c->snd_nxt, 0, TCP_ACK | TCP_FIN, now_ns, 0);
         c->flags |= TCP_CF_FIN_SENT;
         c->snd_nxt++;
     }

@@ -58,6 +58,7 @@ enum {
     TX_KICK_BATCH = 32,         /* frames worth a doorbell at once */
 };
 #define TX_KICK_DELAY_NS 100000ull /* the longest a published frame waits (DPDK's usual TX drain) */
+#define TX_CHAIN_MAX 64 /* descriptors of one TX frame (a TSO frame of 44 buffers fits) */
 
 struct virtio_net_hdr {
     uint8_t flags, gso_type;
@@ -161,7 +162,7 @@ static void release_ring(struct virtqueue *vq)
 {
     for (uint16_t id = 0; id < vq->size; id++)
         if (vq->slot[id]) {
-            pkt_free(vq->slot[id]);
+            pkt_free_frame(vq->slot[id]);
             vq->slot[id] = NULL;
         }
 }
@@ -246,7 +247,27 @@ static void tx_reclaim(struct virtqueue *tx)
     uint32_t len;
     struct pkt *p;
     while ((p = vq_get_used(tx, &len, used)) != NULL)
-        pkt_free(p);
+        pkt_free_frame(p);
+}
+
+/* A frame over several buffers (a TSO frame, PKT_F_CHAIN) as one chain of
+ * descriptors, the virtio-net header in front of the first (virtio 1.2,
+ * 5.1.6.2: the device takes the chain as one packet). False when the ring
+ * lacks the room. */
+static bool tx_add_chain(struct virtqueue *tx, struct pkt *p)
+{
+    uint64_t addr[TX_CHAIN_MAX];
+    uint32_t len[TX_CHAIN_MAX];
+    uint16_t n = 0;
+    for (struct pkt *e = p;; e = e->next) {
+        if (n == TX_CHAIN_MAX)
+            return false;
+        addr[n] = pkt_data_phys(e);
+        len[n++] = e->len;
+        if (!(e->flags & PKT_F_CHAIN))
+            break;
+    }
+    return vq_add_chain(tx, p, addr, len, n, 0);
 }
 
 /* Fills the TX header (h sits just before the frame) from the buffer's
@@ -283,14 +304,24 @@ static uint16_t vnet_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts
         struct pkt *p = pkts[sent];
         if ((p->flags & PKT_TX_L4_CSUM) && !hw_csum)
             csum_pkt_finish(p); /* the device will not: do it here */
-        uint16_t frame_len = p->len;
+        uint32_t frame_len = p->len;
+        if (p->flags & PKT_F_CHAIN) {
+            frame_len = pkt_frame_len(p);
+            if (q->tx.nfree < TX_CHAIN_MAX)
+                tx_reclaim(&q->tx);
+        }
         struct virtio_net_hdr *h = (struct virtio_net_hdr *)pkt_push(p, sizeof *h);
         if (!h) { /* no headroom: not with our pools */
             st->tx_error++;
             break;
         }
         tx_header(p, h);
-        vq_add(&q->tx, p, pkt_data_phys(p), p->len, false);
+        if (!(p->flags & PKT_F_CHAIN)) {
+            vq_add(&q->tx, p, pkt_data_phys(p), p->len, false);
+        } else if (!tx_add_chain(&q->tx, p)) {
+            pkt_pull(p, sizeof *h); /* the caller drops it, or sends it again */
+            break;
+        }
         bytes += frame_len;
     }
     if (sent) {

@@ -8,6 +8,7 @@
 
 #include "../../net/arp.h"
 #include "../../net/csum.h"
+#include "../../net/tcp_wire.h"
 #include "../../net/wire.h"
 
 static const uint8_t tl_mac[2][6] = {{0x02, 0, 0, 0, 0x10, 0x01}, {0x02, 0, 0, 0, 0x10, 0x02}};
@@ -109,19 +110,93 @@ static void wire_put(struct tl *l, int from, struct pkt *p)
     heap_push(l, (struct tl_frame){at, l->order++, p, to});
 }
 
+/* One frame from side `from` onto the wire, through the tap. Takes p. */
+static void send_one(struct tl *l, int from, struct pkt *p)
+{
+    if ((p->flags & PKT_TX_L4_CSUM) && !(l->nd[from].dev.offloads & NETDEV_OFF_TX_CSUM))
+        abort(); /* ip4_output must have summed it */
+    if (l->tap && !l->tap(l->tap_ctx, l, from, p)) {
+        pkt_free(p);
+        return;
+    }
+    wire_put(l, from, p);
+}
+
+/* Copy n bytes from offset off of the payload that starts at byte `start`
+ * of frame p (its buffers, PKT_F_CHAIN). */
+static void frame_copy(const struct pkt *p, uint32_t start, uint32_t off, uint8_t *to, uint32_t n)
+{
+    off += start;
+    for (; n; p = p->next) {
+        if (off >= p->len) {
+            off -= p->len;
+            continue;
+        }
+        uint32_t k = p->len - off < n ? p->len - off : n;
+        memcpy(to, p->data + off, k);
+        to += k;
+        n -= k;
+        off = 0;
+    }
+}
+
+/* What a TSO NIC does with a frame (Ethernet, IPv4, TCP headers, payload
+ * over chained buffers): segments of tso_mss payload bytes, each with the
+ * headers copied, IPv4 length, id and checksum, TCP sequence number and
+ * pseudo-header sum set, FIN and PSH only on the last. Takes p. */
+static void tso_split(struct tl *l, int from, struct pkt *p)
+{
+    uint32_t th = p->csum_start, hdr = th + (p->data[th + 12] >> 4) * 4u;
+    uint32_t total = pkt_frame_len(p) - hdr, mss = p->tso_mss, seq0, src, dst;
+    uint16_t id0;
+    memcpy(&seq0, p->data + th + 4, 4);
+    memcpy(&id0, p->data + 14 + 4, 2);
+    memcpy(&src, p->data + 14 + 12, 4);
+    memcpy(&dst, p->data + 14 + 16, 4);
+    l->tso_frames++;
+    for (uint32_t off = 0, k = 0; off < total; off += mss, k++) {
+        uint32_t n = total - off < mss ? total - off : mss;
+        struct pkt *q = pkt_alloc(&l->pool[from]);
+        if (q == NULL) {
+            l->no_buf++;
+            break;
+        }
+        memcpy(q->data, p->data, hdr);
+        frame_copy(p, hdr, off, q->data + hdr, n);
+        q->len = (uint16_t)(hdr + n);
+        uint8_t *ip = q->data + 14, *tcp = q->data + th;
+        uint16_t tot = net_htons((uint16_t)(q->len - 14)), id = net_htons((uint16_t)(net_ntohs(id0) + k));
+        uint32_t seq = net_htonl(net_ntohl(seq0) + off);
+        memcpy(ip + 2, &tot, 2);
+        memcpy(ip + 4, &id, 2);
+        memset(ip + 10, 0, 2);
+        uint16_t ipsum = csum_finish(csum_partial(ip, 20, 0));
+        memcpy(ip + 10, &ipsum, 2);
+        memcpy(tcp + 4, &seq, 4);
+        if (off + n < total)
+            tcp[13] &= (uint8_t)~(TCP_FIN | TCP_PSH);
+        uint16_t pseudo = csum_fold(csum_pseudo4(src, dst, IP4_PROTO_TCP, (uint16_t)(q->len - th)));
+        memcpy(tcp + 16, &pseudo, 2);
+        q->flags = PKT_TX_L4_CSUM;
+        q->csum_start = (uint16_t)th;
+        q->csum_offset = 16;
+        send_one(l, from, q);
+    }
+    pkt_free_frame(p);
+}
+
 static uint16_t tl_tx(struct netdev *dev, uint16_t queue, struct pkt **pkts, uint16_t n)
 {
     struct tl_dev *d = (struct tl_dev *)dev;
-    struct tl *l = d->l;
     for (uint16_t i = 0; i < n; i++) {
         struct pkt *p = pkts[i];
-        if ((p->flags & PKT_TX_L4_CSUM) && !(dev->offloads & NETDEV_OFF_TX_CSUM))
-            abort(); /* ip4_output must have summed it */
-        if (l->tap && !l->tap(l->tap_ctx, l, d->side, p)) {
-            pkt_free(p);
+        if (!(p->flags & PKT_TX_TSO4)) {
+            send_one(d->l, d->side, p);
             continue;
         }
-        wire_put(l, d->side, p);
+        if (!(dev->offloads & NETDEV_OFF_TSO4) || !(p->flags & PKT_F_CHAIN) || p->tso_mss == 0)
+            abort(); /* TSO frames only to a TSO device, and only multi-buffer ones */
+        tso_split(d->l, d->side, p);
     }
     return n;
 }

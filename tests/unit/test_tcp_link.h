@@ -7,7 +7,8 @@
  * held until then (as a TX ring holds it until the doorbell's work is
  * done), so a retransmission while it is "on the wire" meets a shared
  * buffer. TCP segments (not ARP) can be lost, duplicated and reordered with
- * seeded randomness, or filtered by a tap.
+ * seeded randomness, or filtered by a tap. With NETDEV_OFF_TSO4 the sending
+ * side cuts TSO frames into segments first, as a NIC would.
  *
  * Nothing here depends on check.h: tools/bench/tcp builds it too. */
 #ifndef TESTS_UNIT_TEST_TCP_LINK_H
@@ -75,6 +76,7 @@ struct tl {
     void *tap_ctx;
     /* What the wire did. */
     uint64_t frames, lost, duped, reordered, overflow, no_buf;
+    uint64_t tso_frames;        /* cut into segments by the sending "NIC" */
 };
 
 struct tl *tl_new(const struct tl_opts *o);

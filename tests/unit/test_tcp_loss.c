@@ -247,6 +247,29 @@ TEST(tcp_checksum_offload)
     CHECK(tl_free(l));
 }
 
+/* TSO: whole slots go out as one frame over their own buffers, cut by the
+ * "NIC"; intact through loss, for zero-copy slots and tcp_write's. */
+TEST(tcp_tso_frames_at_loss)
+{
+    for (int zc = 0; zc < 2; zc++) {
+        struct tl_opts o = {.offloads = NETDEV_OFF_TX_CSUM | NETDEV_OFF_RX_CSUM | NETDEV_OFF_TSO4,
+                            .loss_ppm = 10000, .reorder_ppm = 5000, .dup_ppm = 2000, .seed = 21 + (uint64_t)zc};
+        struct tl *l = tl_new(&o);
+        struct xfer *x = calloc(1, sizeof(*x));
+        transfer(l, x, 16u << 20, zc, TCP_CC_CUBIC);
+        no_malformed(l);
+        uint64_t tso = tl_ctr(l, 0, "tcp-tso");
+        CHECK(tso > 0);
+        CHECK_EQ(l->tso_frames, tso);
+        CHECK(tl_ctr(l, 0, "tcp-tx") >= 2 * tso); /* two slots a frame at least */
+        CHECK(tl_ctr(l, 0, "tcp-retransmit") > 0);
+        fprintf(stderr, "  16 MB (%s): %lu TSO frames for %lu segments\n", zc ? "tcp_send" : "tcp_write",
+                (unsigned long)tso, (unsigned long)tl_ctr(l, 0, "tcp-tx"));
+        free(x);
+        CHECK(tl_free(l));
+    }
+}
+
 TEST(tcp_congestion_control_per_connection)
 {
     /* A 100 Mb/s bottleneck with a 64-frame queue: drops come from
