@@ -642,7 +642,9 @@ static void send_new(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
         bool force = (c->flags & TCP_CF_FORCE) != 0;
         if (len == 0)
             break;
-        uint32_t bytes, nslots = off == 0 ? tso_gather(c, wroom < croom ? wroom : croom, now_ns, &bytes) : 0;
+        uint32_t bytes, nslots = 0;
+        if (off == 0 && c->sq_nxt + 1u < c->sq_n) /* two whole slots at least */
+            nslots = tso_gather(c, wroom < croom ? wroom : croom, now_ns, &bytes);
         if (nslots >= 2) {
             bool last = c->sq_nxt + nslots == c->sq_n;
             bool fin = last && (c->flags & TCP_CF_FIN_QUEUED) && !(c->flags & TCP_CF_FIN_SENT);
