@@ -288,9 +288,9 @@ static inline __attribute__((always_inline)) uint32_t
 r6_direct(_Atomic uint32_t *l1, _Atomic uint32_t *blocks, uint64_t hi)
 {
     uint32_t e1 = atomic_load_explicit(&l1[hi >> (64 - R6_L1_BITS)], memory_order_acquire);
-    uint32_t b = e1 & ROUTE_FIB_LEAF ? 0 : e1;
-    size_t i = (size_t)b << (R6_DIRECT_BITS - R6_L1_BITS) |
+    size_t i = (size_t)e1 << (R6_DIRECT_BITS - R6_L1_BITS) |
                ((hi >> (64 - R6_DIRECT_BITS)) & ((1u << (R6_DIRECT_BITS - R6_L1_BITS)) - 1));
+    i = e1 & ROUTE_FIB_LEAF ? 0 : i;
     uint32_t e2 = atomic_load_explicit(&blocks[i], memory_order_acquire);
     return e1 & ROUTE_FIB_LEAF ? e1 : e2;
 }
@@ -305,44 +305,51 @@ r6_lookup1(const struct route_fib_root *r, const uint8_t a[16])
     return r6_walk(r, e, hi, load_be64(a + 8), R6_DIRECT_BITS);
 }
 
+/* A node is 24 bytes: one in four straddles two cache lines, with its
+ * base_node (and maybe leafvec) on the second: fetch both. */
+static inline __attribute__((always_inline)) void r6_prefetch_node(const struct route_fib_node *n)
+{
+    __builtin_prefetch(n);
+    __builtin_prefetch((const char *)n + sizeof(*n) - 1);
+}
+
 /* Level by level over up to 32 addresses: every round moves each walk
  * still in a node one level down (all at the same key offset) and
  * prefetches the next node, so the misses of all the walks overlap. A walk
  * that reaches a leaf drops off the active list, branch-free; the leaves
- * are read in a last pass over every lane (lanes without one read node 0,
- * all zeros, and leaf 0: valid dummies). Rounds cover the high 64 bits;
- * the rare walks that go deeper finish one by one. */
+ * are read in a last pass over the lanes that entered a node (those still
+ * walking read a leaf of their node, valid, and overwrite it). Rounds cover
+ * the high 64 bits; the rare walks that go deeper finish one by one. */
 static inline __attribute__((always_inline)) void
 r6_burst32(const struct route_fib_root *r, const uint8_t (*a)[16], uint32_t *nh, unsigned b)
 {
     _Atomic uint32_t *l1 = r->direct, *blocks = r->blocks; /* once: acquire loads follow */
+    const struct route_fib_node *nodes = r->nodes;
     uint64_t kh[32];
     uint32_t node[32];
-    uint8_t sh[32], act[32], leafy[32];
+    uint8_t sh[32], act[32], walked[32];
     unsigned na = 0, off = R6_DIRECT_BITS;
     for (unsigned i = 0; i < b; i++) {
         uint64_t hi = load_be64(a[i]);
         uint32_t e = r6_direct(l1, blocks, hi);
-        bool in = !(e & ROUTE_FIB_LEAF);
         kh[i] = ~hi;
-        node[i] = in ? e : 0;
+        node[i] = e;
         nh[i] = e & ROUTE_NH_MAX;
-        sh[i] = 0;
-        leafy[i] = in;
-        __builtin_prefetch(&r->nodes[node[i]]);
-        act[na] = (uint8_t)i;
-        na += in;
+        r6_prefetch_node(&nodes[e & ROUTE_FIB_LEAF ? 0 : e]);
+        act[na] = walked[na] = (uint8_t)i;
+        na += !(e & ROUTE_FIB_LEAF);
     }
+    unsigned nw = na;
     for (; na && off <= 58; off += 6) {
         unsigned nn = 0;
         for (unsigned k = 0; k < na; k++) {
             unsigned i = act[k];
-            const struct route_fib_node *n = &r->nodes[node[i]];
+            const struct route_fib_node *n = &nodes[node[i]];
             unsigned s = (unsigned)((kh[i] << off) >> 58);
             uint64_t m = n->vec << s;
             uint32_t child = n->base_node + (uint32_t)__builtin_popcountll(m) - 1;
             bool down = (int64_t)m < 0;
-            __builtin_prefetch(&r->nodes[child]);
+            r6_prefetch_node(&nodes[child]);
             node[i] = down ? child : node[i];
             sh[i] = (uint8_t)s;
             act[nn] = (uint8_t)i;
@@ -350,13 +357,10 @@ r6_burst32(const struct route_fib_root *r, const uint8_t (*a)[16], uint32_t *nh,
         }
         na = nn;
     }
-    for (unsigned k = 0; k < na; k++)
-        leafy[act[k]] = 0;
-    for (unsigned i = 0; i < b; i++) {
-        const struct route_fib_node *n = &r->nodes[leafy[i] ? node[i] : 0];
-        uint32_t li = n->base_leaf + (uint32_t)__builtin_popcountll(n->leafvec << sh[i]) - 1;
-        uint32_t v = r->leaves[leafy[i] ? li : 0];
-        nh[i] = leafy[i] ? v : nh[i];
+    for (unsigned k = 0; k < nw; k++) {
+        unsigned i = walked[k];
+        const struct route_fib_node *n = &nodes[node[i]];
+        nh[i] = r->leaves[n->base_leaf + (uint32_t)__builtin_popcountll(n->leafvec << sh[i]) - 1];
     }
     for (unsigned k = 0; k < na; k++) {
         unsigned i = act[k];
