@@ -1,5 +1,5 @@
 /* userland/router_cmds.c: the router's console commands: show stats,
- * show arp, show route, route add/del, clear counters. Each core's
+ * show arp, show tcp, show route, route add/del, clear counters. Each core's
  * counters are read where they lie (a 64-bit load sees a recent value);
  * what is not plain counters (ARP caches) or is written (clearing) is done
  * by the owning core itself, asked through kernel/msg.h. */
@@ -14,6 +14,7 @@
 #include "kernel/time.h"
 
 #define ARP_SNAPSHOT_MAX 256
+#define TCP_SNAPSHOT_MAX 256 /* connections shown per core */
 
 
 static void fmt_ip(char *buf, size_t n, uint32_t addr_be)
@@ -145,6 +146,89 @@ static void cmd_show_arp(const struct cli_args *a)
         json_arr_end(&j);
         json_obj_end(&j);
         cli_json_end(&j);
+    }
+}
+
+struct tcp_snapshot {
+    struct router_core *rc;
+    unsigned n, total;
+    struct tcp_info e[TCP_SNAPSHOT_MAX];
+};
+
+static void take_tcp(void *arg)
+{
+    struct tcp_snapshot *s = arg;
+    uint32_t idx = 0;
+    const struct tcp_conn *c;
+    if (s->rc->stack.tcp == NULL)
+        return;
+    while ((c = tcp_conn_next(&s->rc->tcp, &idx)) != NULL) {
+        if (s->n < TCP_SNAPSHOT_MAX)
+            tcp_get_info(c, &s->e[s->n++]);
+        s->total++;
+    }
+}
+
+/* Every core's connections, as the owning core sees them (like ss -ti). */
+static void cmd_show_tcp(const struct cli_args *a)
+{
+    static struct tcp_snapshot snap; /* console only: one at a time */
+    struct json j;
+    char local[24], remote[24];
+    if (a->json) {
+        cli_json_begin(&j);
+        json_obj_begin(&j, 0);
+        json_arr_begin(&j, "connections");
+    } else {
+        kprintf("%-4s %-21s %-21s %-11s %6s %8s %8s %8s %8s %9s\n", "core", "local", "remote", "state", "mss",
+                "cwnd", "snd-wnd", "rcv-wnd", "queued", "srtt-us");
+    }
+    unsigned hidden = 0;
+    for (unsigned core = 0; core < router.ncores; core++) {
+        snap.rc = router.core[core];
+        snap.n = snap.total = 0;
+        if (on_core(core, take_tcp, &snap) != 0)
+            continue;
+        hidden += snap.total - snap.n;
+        for (unsigned i = 0; i < snap.n; i++) {
+            const struct tcp_info *e = &snap.e[i];
+            fmt_ip(local, sizeof local, e->laddr_be);
+            fmt_snprintf(local + strlen(local), sizeof local - strlen(local), ":%u", e->lport);
+            fmt_ip(remote, sizeof remote, e->raddr_be);
+            fmt_snprintf(remote + strlen(remote), sizeof remote - strlen(remote), ":%u", e->rport);
+            if (a->json) {
+                json_obj_begin(&j, 0);
+                json_u64(&j, "core", core);
+                json_str(&j, "local", local);
+                json_str(&j, "remote", remote);
+                json_str(&j, "state", tcp_state_name(e->state));
+                json_str(&j, "cc", e->cc_algo == TCP_CC_NEWRENO ? "newreno" : "cubic");
+                json_bool(&j, "sack", e->sack);
+                json_bool(&j, "timestamps", e->timestamps);
+                json_bool(&j, "wscale", e->wscale);
+                json_u64(&j, "mss", e->mss);
+                json_u64(&j, "cwnd", e->cwnd);
+                json_u64(&j, "ssthresh", e->ssthresh);
+                json_u64(&j, "snd_wnd", e->snd_wnd);
+                json_u64(&j, "rcv_wnd", e->rcv_wnd);
+                json_u64(&j, "snd_queued", e->snd_queued);
+                json_u64(&j, "srtt_us", e->srtt_ns / 1000);
+                json_u64(&j, "rto_ms", e->rto_ns / 1000000);
+                json_obj_end(&j);
+            } else {
+                kprintf("%-4u %-21s %-21s %-11s %6u %8u %8u %8u %8u %9lu\n", core, local, remote,
+                        tcp_state_name(e->state), e->mss, e->cwnd, e->snd_wnd, e->rcv_wnd, e->snd_queued,
+                        e->srtt_ns / 1000);
+            }
+        }
+    }
+    if (a->json) {
+        json_arr_end(&j);
+        json_u64(&j, "not_shown", hidden);
+        json_obj_end(&j);
+        cli_json_end(&j);
+    } else if (hidden) {
+        kprintf("(%u more not shown)\n", hidden);
     }
 }
 
@@ -290,6 +374,7 @@ void router_cmds_init(void)
 {
     cli_register("show stats", "show stats [json]", "stack and forwarding counters, all cores", cmd_show_stats);
     cli_register("show arp", "show arp [json]", "ARP caches of every core", cmd_show_arp);
+    cli_register("show tcp", "show tcp [json]", "TCP connections of every core", cmd_show_tcp);
     cli_register("show route", "show route A.B.C.D|summary [json]", "longest match and next hop; table size",
                  cmd_show_route);
     cli_register("route add", "route add A.B.C.D/LEN via A.B.C.D", "add or replace a route", cmd_route_add);

@@ -4,6 +4,7 @@ curls at once all succeed, keep-alive and /metrics, nc is echoed by
 tcp-echo."""
 import hashlib
 import os
+import subprocess
 import sys
 
 import pytest
@@ -87,3 +88,26 @@ def test_nc_echo(host):
     assert r.stdout == data
     r = peer.run(["bash", "-c", f"printf 'hello\\n' | timeout 20 nc -N {ADDR} 7"], timeout=30)
     assert r.stdout == "hello\n"
+
+
+def test_show_tcp_lists_a_live_connection(host):
+    """`show tcp` shows a connection as its core sees it, then its end."""
+    peer, m = host
+    nc = peer.popen(["nc", "-N", ADDR, "7"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        nc.stdin.write(b"hi\n")
+        nc.stdin.flush()
+        assert nc.stdout.readline() == b"hi\n"
+        conns = m.json("show tcp json")["connections"]
+        live = [c for c in conns if c["remote"].startswith("10.6.0.2:") and c["local"] == f"{ADDR}:7"]
+        assert len(live) == 1, conns
+        c = live[0]
+        assert c["state"] == "ESTABLISHED"
+        assert c["mss"] > 1000 and c["cwnd"] > 0 and c["rcv_wnd"] > 0 and c["snd_queued"] <= 3  # the echo, maybe unacked
+        assert c["sack"] and c["timestamps"] and c["wscale"]  # what Linux offers
+        assert "ESTABLISHED" in m.cmd("show tcp")
+    finally:
+        nc.stdin.close()
+        nc.wait(timeout=20)
+    left = [c for c in m.json("show tcp json")["connections"] if c["local"] == f"{ADDR}:7"]
+    assert all(c["state"] != "ESTABLISHED" for c in left), left
