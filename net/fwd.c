@@ -115,18 +115,6 @@ static const uint8_t odd_octet[256] = {
     [240] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-/* The header checksum (20 bytes) checks out: 32-bit words summed in 64
- * bits, folded (RFC 1071 section 2). */
-static inline bool csum20_ok(const uint8_t *h)
-{
-    uint32_t w[5];
-    net_memcpy(w, h, 20);
-    uint64_t sum = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
-    sum = (sum & 0xffffffffu) + (sum >> 32);
-    sum = (sum & 0xffffffffu) + (sum >> 32);
-    return csum_fold((uint32_t)sum) == 0xffff;
-}
-
 static inline uint64_t load64(const uint8_t *p)
 {
     uint64_t v;
@@ -166,7 +154,7 @@ static inline uint32_t classify(const struct fwd *f, struct pkt *p)
     net_memcpy(&dst, ip + 16, 4);
     if ((odd_octet[ip[12]] | odd_octet[ip[16]]) || is_local(f, src) || is_local(f, dst))
         return 0;
-    if (!(p->flags & PKT_RX_IP_CSUM_OK) && !csum20_ok(ip))
+    if (!(p->flags & PKT_RX_IP_CSUM_OK) && !csum_ip4_hdr20_ok(ip))
         return 0;
     if (NET_UNLIKELY(tot < ETH_MIN_LEN - ETH_HDR_LEN)) { /* the sender's padding, or ours */
         if (len < ETH_MIN_LEN)

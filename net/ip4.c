@@ -46,7 +46,8 @@ static bool header_ok(struct net_stack *s, struct pkt *p)
         s->ctr.ip4_bad_ihl++;
     else if (hlen > p->len)
         s->ctr.ip4_truncated++;
-    else if (!(p->flags & PKT_RX_IP_CSUM_OK) && csum_fold(csum_partial(h, hlen, 0)) != 0xffff)
+    else if (!(p->flags & PKT_RX_IP_CSUM_OK) &&
+             !(hlen == IP4_HDR_LEN ? csum_ip4_hdr20_ok(h) : csum_fold(csum_partial(h, hlen, 0)) == 0xffff))
         s->ctr.ip4_bad_checksum++;
     else if ((tot = net_ntohs(h->len_be)) < hlen)
         s->ctr.ip4_bad_length++;
@@ -154,7 +155,7 @@ void ip4_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64
     if (ip4_is_frag(h) && !frag_ok(s, h, p->len))
         goto drop;
     bool bcast = ip4_is_limited_bcast(dst_be) || (ifc->addr_be && dst_be == ifc->bcast_be);
-    if (bcast || net_addr_is_local(s, dst_be)) {
+    if (bcast || dst_be == ifc->addr_be || net_addr_is_local(s, dst_be)) {
         if (ip4_is_frag(h))
             ip4_reasm_input(s, p, now_ns);
         else

@@ -168,14 +168,6 @@ bool net_route(struct net_stack *s, uint32_t dst_be, uint16_t *port, uint32_t *n
     return true;
 }
 
-bool net_addr_is_local(const struct net_stack *s, uint32_t addr_be)
-{
-    for (uint16_t i = 0; i < s->nports; i++)
-        if (s->iface[i].dev && s->iface[i].addr_be == addr_be && addr_be != 0)
-            return true;
-    return false;
-}
-
 bool net_addr_is_bcast(const struct net_stack *s, uint32_t addr_be)
 {
     if (ip4_is_limited_bcast(addr_be))

@@ -136,8 +136,14 @@ void net_tx(struct net_stack *s, struct net_iface *ifc, struct pkt *p);
 /* Next hop for dst_be: connected subnets, then the route hook. */
 bool net_route(struct net_stack *s, uint32_t dst_be, uint16_t *port, uint32_t *nh_be);
 
-/* dst_be is one of our addresses. */
-bool net_addr_is_local(const struct net_stack *s, uint32_t addr_be);
+/* addr_be is one of our addresses (inline: every datagram in asks, twice). */
+static inline bool net_addr_is_local(const struct net_stack *s, uint32_t addr_be)
+{
+    for (uint16_t i = 0; i < s->nports; i++)
+        if (s->iface[i].addr_be == addr_be && addr_be != 0 && s->iface[i].dev)
+            return true;
+    return false;
+}
 
 /* 255.255.255.255 or the subnet broadcast of one of our ports. */
 bool net_addr_is_bcast(const struct net_stack *s, uint32_t addr_be);
