@@ -63,7 +63,8 @@ iso: $(BUILD)/hayate.iso
 
 # Host unit tests: tests/unit/*.c with net/ and the portable kernel files.
 # Applications written only against net/'s API, also host-tested.
-USER_PORTABLE := userland/udp_echo.c userland/tcp_echo.c userland/http.c userland/pingpong.c
+USER_PORTABLE := userland/udp_echo.c userland/tcp_echo.c userland/http.c userland/pingpong.c \
+           userland/iperf3_proto.c
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(NET_SRCS) $(KERNEL_PORTABLE) $(USER_PORTABLE)
 $(BUILD)/unit/tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h net/*.h kernel/*.h userland/*.h)
 	@mkdir -p $(dir $@)

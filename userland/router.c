@@ -29,6 +29,7 @@
 #include "kernel/time.h"
 #include "kernel/random.h"
 #include "userland/http.h"
+#include "userland/iperf3.h"
 #include "userland/pingpong.h"
 #include "userland/tcp_echo.h"
 #include "userland/udp_echo.h"
@@ -50,6 +51,7 @@ static const struct app_def app_defs[] = {
     {"tcp-echo", tcp_echo_start},
     {"http", http_start},
     {"pingpong", pingpong_server_start},
+    {"iperf3", iperf3_start},
 };
 
 static struct tcp_config tcp_cfg;

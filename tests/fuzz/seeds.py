@@ -140,10 +140,22 @@ def tcp_seeds():
     }
 
 
+def iperf3_seeds():
+    """What iperf3 3.12's client sends: a cookie, parameters, results."""
+    cookie = b"abcdefghijklmnopqrstuvwxyz0123456789\0"
+    params = (b'{"tcp":true,"omit":0,"time":10,"num":0,"blockcount":0,"parallel":4,"reverse":true,'
+              b'"len":131072,"pacing_timer":1000,"client_version":"3.12"}')
+    results = (b'{"cpu_util_total":1.5,"cpu_util_user":0.2,"cpu_util_system":1.3,"sender_has_retransmits":1,'
+               b'"congestion_used":"cubic","streams":[{"id":1,"bytes":251236688,"retransmits":0,"jitter":0,'
+               b'"errors":0,"omitted_errors":0,"packets":0,"omitted_packets":0,"start_time":0,"end_time":2.0}]}')
+    return {"cookie": cookie, "params": params, "results": results}
+
+
 def main():
     name, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    seeds = {"fuzz_frame": frame_seeds, "fuzz_reasm": reasm_seeds, "fuzz_tcp": tcp_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
+    seeds = {"fuzz_frame": frame_seeds, "fuzz_reasm": reasm_seeds, "fuzz_tcp": tcp_seeds,
+             "fuzz_iperf3": iperf3_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
     for k, v in seeds.items():
         with open(os.path.join(out, "seed_" + k), "wb") as f:
             f.write(v)

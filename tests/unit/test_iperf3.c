@@ -1,0 +1,174 @@
+/* tests/unit/test_iperf3.c: the iperf3 server's parsers of untrusted input
+ * (userland/iperf3_proto.c): the cookie, the client's parameters and
+ * results as iperf3 3.12 sends them, our results read back, and malformed
+ * JSON of every kind (each prefix, mutations, nesting) refused without a
+ * crash under ASan/UBSan. */
+#include <stdlib.h>
+
+#include "../../userland/iperf3.h"
+#include "check.h"
+
+static const char params_312[] =
+    "{\"tcp\":true,\"omit\":0,\"time\":2,\"num\":0,\"blockcount\":0,\"parallel\":4,\"reverse\":true,"
+    "\"len\":131072,\"pacing_timer\":1000,\"client_version\":\"3.12\"}";
+
+static const char results_312[] =
+    "{\"cpu_util_total\":1.2345678901234567,\"cpu_util_user\":0.5,\"cpu_util_system\":0.73456,"
+    "\"sender_has_retransmits\":1,\"congestion_used\":\"cubic\",\"streams\":["
+    "{\"id\":1,\"bytes\":272804648,\"retransmits\":0,\"jitter\":0,\"errors\":0,\"packets\":0,"
+    "\"start_time\":0,\"end_time\":2.000123},"
+    "{\"id\":3,\"bytes\":3e+09,\"retransmits\":0,\"jitter\":0,\"errors\":0,\"packets\":0,"
+    "\"start_time\":0,\"end_time\":2.000123}]}";
+
+TEST(iperf3_cookie)
+{
+    uint8_t c[IPERF3_COOKIE_LEN];
+    memset(c, 'a', sizeof(c));
+    c[IPERF3_COOKIE_LEN - 1] = 0;
+    CHECK(iperf3_cookie_ok(c));
+    c[5] = ' ';
+    CHECK(!iperf3_cookie_ok(c));
+    c[5] = 'z';
+    c[IPERF3_COOKIE_LEN - 1] = 'x';
+    CHECK(!iperf3_cookie_ok(c));
+    c[IPERF3_COOKIE_LEN - 1] = 0;
+    c[0] = 0;
+    CHECK(!iperf3_cookie_ok(c));
+}
+
+TEST(iperf3_params)
+{
+    struct iperf3_params p;
+    CHECK_EQ(iperf3_parse_params(params_312, strlen(params_312), &p), 0);
+    CHECK(p.tcp && p.reverse && !p.udp && !p.bidir && !p.sctp);
+    CHECK_EQ(p.parallel, 4);
+    CHECK_EQ(p.time_s, 2);
+    CHECK_EQ(p.len, 131072);
+    static const char udp[] =
+        " { \"udp\" : true , \"parallel\" : 1 , \"bidirectional\":true, \"title\":\"a\\\"\\u00e9\"}\n";
+    CHECK_EQ(iperf3_parse_params(udp, strlen(udp), &p), 0);
+    CHECK(p.udp && p.bidir && !p.tcp && !p.reverse);
+    static const char none[] = "{}";
+    CHECK_EQ(iperf3_parse_params(none, 2, &p), 0);
+    CHECK_EQ(p.parallel, 1);
+    static const char neg[] = "{\"parallel\":-3,\"time\":1e3,\"omit\":0.5}";
+    CHECK_EQ(iperf3_parse_params(neg, strlen(neg), &p), 0);
+    CHECK_EQ(p.parallel, 0);
+    CHECK_EQ(p.time_s, 1000);
+    CHECK_EQ(p.omit_s, 0);
+    static const char nested[] = "{\"x\":{\"parallel\":9},\"parallel\":2}";
+    CHECK_EQ(iperf3_parse_params(nested, strlen(nested), &p), 0);
+    CHECK_EQ(p.parallel, 2);
+}
+
+TEST(iperf3_results)
+{
+    struct iperf3_peer_results r;
+    CHECK_EQ(iperf3_parse_results(results_312, strlen(results_312), &r), 0);
+    CHECK_EQ(r.nstreams, 2);
+    CHECK_EQ(r.id[0], 1);
+    CHECK_EQ(r.id[1], 3);
+    CHECK_EQ(r.bytes[0], 272804648);
+    CHECK_EQ(r.bytes[1], 3000000000ull);
+    CHECK_EQ(r.total, 3272804648ull);
+    CHECK(!r.too_many);
+
+    /* Ours, read back. */
+    struct iperf3_report rep = {.sender = true, .nstreams = 3, .duration_us = 2000123};
+    for (int i = 0; i < 3; i++) {
+        rep.id[i] = iperf3_stream_id((uint32_t)i);
+        rep.bytes[i] = 1000000ull * (uint64_t)(i + 1);
+    }
+    char buf[IPERF3_JSON_MAX];
+    size_t n = iperf3_format_results(buf, sizeof(buf), &rep);
+    CHECK(n > 0 && n < sizeof(buf));
+    CHECK_EQ(iperf3_parse_results(buf, n, &r), 0);
+    CHECK_EQ(r.nstreams, 3);
+    CHECK_EQ(r.id[0], 1);
+    CHECK_EQ(r.id[1], 3);
+    CHECK_EQ(r.id[2], 4);
+    CHECK_EQ(r.total, 6000000);
+    buf[n] = 0;
+    CHECK(strstr(buf, "\"cpu_util_total\":0.000000") != NULL);
+    CHECK(strstr(buf, "\"sender_has_retransmits\":0") != NULL);
+    CHECK(strstr(buf, "\"end_time\":2.000123") != NULL);
+    CHECK(strstr(buf, "\"retransmits\":-1") != NULL);
+    CHECK_EQ(iperf3_format_results(buf, 10, &rep), 0); /* does not fit */
+}
+
+TEST(iperf3_results_too_many)
+{
+    char buf[8192];
+    size_t n = (size_t)snprintf(buf, sizeof(buf), "{\"streams\":[");
+    for (int i = 0; i < 20; i++)
+        n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s{\"id\":%d,\"bytes\":10}", i ? "," : "", i + 1);
+    n += (size_t)snprintf(buf + n, sizeof(buf) - n, "]}");
+    struct iperf3_peer_results r;
+    CHECK_EQ(iperf3_parse_results(buf, n, &r), 0);
+    CHECK(r.too_many);
+    CHECK_EQ(r.nstreams, IPERF3_MAX_STREAMS);
+    CHECK_EQ(r.total, 10 * IPERF3_MAX_STREAMS);
+}
+
+TEST(iperf3_json_malformed)
+{
+    static const char *bad[] = {
+        "", " ", "[]", "true", "{", "}", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{,}", "{\"a\":1 \"b\":2}",
+        "{\"a\":01}", "{\"a\":1.}", "{\"a\":.5}", "{\"a\":-}", "{\"a\":1e}", "{\"a\":tru}", "{\"a\":nul}",
+        "{\"a\":\"\\x\"}", "{\"a\":\"\\u12g4\"}", "{\"a\":\"\\u12\"}", "{\"a\":\"abc}", "{\"a\":[1,2}",
+        "{\"a\":[1,]}", "{\"a\":1}x", "{\"a\":1}{}", "{a:1}", "{\"a\":\"\x01\"}", "{\"a\":+1}",
+    };
+    struct iperf3_params p;
+    struct iperf3_peer_results r;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        if (iperf3_parse_params(bad[i], strlen(bad[i]), &p) != -1 ||
+            iperf3_parse_results(bad[i], strlen(bad[i]), &r) != -1) {
+            fprintf(stderr, "  accepted: %s\n", bad[i]);
+            unit_failures++;
+        }
+    }
+    /* Deeper than the scanner goes. */
+    char deep[64];
+    size_t n = 0;
+    deep[n++] = '{';
+    for (int i = 0; i < 10; i++) {
+        memcpy(deep + n, "\"a\":{", 5);
+        n += 5;
+    }
+    CHECK_EQ(iperf3_parse_params(deep, n, &p), -1);
+    /* Every proper prefix of a good message is refused; nothing is read
+     * past len (ASan: a heap copy of exactly len bytes). */
+    for (size_t len = 0; len < strlen(results_312); len++) {
+        char *cut = malloc(len ? len : 1);
+        memcpy(cut, results_312, len);
+        if (iperf3_parse_results(cut, len, &r) != -1) {
+            fprintf(stderr, "  prefix of %zu accepted\n", len);
+            unit_failures++;
+        }
+        free(cut);
+    }
+}
+
+TEST(iperf3_json_mutations)
+{
+    /* Random byte changes of real messages: any answer, but no crash, no
+     * read outside the buffer, and no more streams than there is room for. */
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int round = 0; round < 20000; round++) {
+        const char *src = round & 1 ? results_312 : params_312;
+        size_t mlen = strlen(src);
+        char *m = malloc(mlen);
+        memcpy(m, src, mlen);
+        for (int k = 0; k < 1 + round % 4; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            static const char alphabet[] = "{}[]\":,\\-+.eE0123456789truefalsn u";
+            m[x % mlen] = (x >> 32) & 1 ? (char)(x >> 40) : alphabet[(x >> 40) % (sizeof(alphabet) - 1)];
+        }
+        struct iperf3_params p;
+        struct iperf3_peer_results r;
+        iperf3_parse_params(m, mlen, &p);
+        if (iperf3_parse_results(m, mlen, &r) == 0)
+            CHECK(r.nstreams <= IPERF3_MAX_STREAMS);
+        free(m);
+    }
+}

@@ -1,0 +1,635 @@
+/* userland/iperf3.c: the iperf3 server application (userland/iperf3.h;
+ * protocol of esnet/iperf src/iperf_server_api.c and iperf_api.c).
+ *
+ * Every connection to the port opens with a 37-byte cookie. If a test in
+ * its stream-joining phase has that cookie, the connection is one of its
+ * data streams; otherwise it is a new test's control connection. RSS puts
+ * a test's connections on any cores, so a test lives in a static table
+ * (tests[]) shared by all of them, lock-free:
+ *   - state (enum test_state) and refs are atomics; the control's core
+ *     writes the state, the streams' cores read it;
+ *   - a stream's core claims a stream slot (atomic joined), owns that slot
+ *     from then on and publishes its byte counts with atomic stores;
+ *   - everything else in a test is the control core's;
+ *   - the control connection and each stream hold a reference; the last
+ *     one dropped frees the test.
+ * Nothing waits: the control side and each stream run a loop timer on
+ * their own core (1 ms while waiting on another core, else 100 ms) that
+ * checks for what other cores did and for deadlines.
+ *
+ * The control side, by phase:
+ *   PARAMS   read the parameters; refuse UDP, SCTP, --bidir or more than
+ *            IPERF3_MAX_STREAMS (SERVER_ERROR); send CREATE_STREAMS
+ *   JOIN     every stream joined: TEST_START, TEST_RUNNING
+ *   RUNNING  until the client's TEST_END; reverse mode: the streams send
+ *   ENDING   reverse: until what the streams sent is acknowledged (the
+ *            client drains until EXCHANGE_RESULTS), then EXCHANGE_RESULTS
+ *   RESULTS  read the client's results
+ *   DRAIN    normal: until we have received what the client says it sent
+ *            (bounded), then our results and DISPLAY_RESULTS
+ *   DONE     the client's IPERF_DONE, or its FIN: close. */
+#include "iperf3.h"
+
+#include <stdatomic.h>
+
+#include "kernel/cli.h"
+#include "kernel/console.h"
+#include "kernel/loop.h"
+#include "net/env.h"
+#include "net/net.h"
+#include "net/pkt.h"
+#include "net/tcp.h"
+
+#define MS 1000000ull
+#define SEC 1000000000ull
+#define JOIN_TIMEOUT_NS (10 * SEC)
+#define DRAIN_TIMEOUT_NS (3 * SEC)
+#define ACK_GRACE_NS (50 * MS)      /* reverse: the client reads what was acknowledged */
+#define RUN_SLACK_NS (30 * SEC)     /* past -t and --omit before we give up */
+#define IDLE_TIMEOUT_NS (30 * SEC)  /* a control connection that says nothing */
+
+/* T_DONE: finished, streams close; T_DEAD: given up, streams reset. */
+enum test_state { T_FREE, T_SETUP, T_JOIN, T_RUNNING, T_ENDED, T_DONE, T_DEAD };
+enum phase { PH_PARAMS, PH_JOIN, PH_RUNNING, PH_ENDING, PH_RESULTS, PH_DRAIN, PH_DONE };
+
+struct iperf3_test;
+
+struct stream {
+    struct iperf3_test *t;
+    struct tcp_conn *c;             /* the owning core's */
+    struct loop_timer timer;
+    _Atomic uint64_t bytes;         /* received, or queued to send */
+    _Atomic uint64_t acked;         /* reverse: acknowledged */
+    _Atomic bool ready;             /* joined and counting */
+};
+
+struct iperf3_test {
+    _Atomic uint32_t state;         /* enum test_state */
+    _Atomic uint32_t refs;
+    _Atomic uint32_t joined;        /* stream slots claimed */
+    uint8_t cookie[IPERF3_COOKIE_LEN];
+    bool reverse;                   /* set before T_JOIN is published */
+    uint32_t parallel;
+    /* The control core's. */
+    struct tcp_conn *ctl;
+    struct loop_timer timer;
+    uint8_t phase;
+    uint64_t deadline_ns, start_ns, end_ns, acked_ns;
+    uint32_t rx_len, json_len;
+    struct iperf3_params params;
+    struct iperf3_peer_results peer;
+    char rx[IPERF3_JSON_MAX + 4];
+    struct stream streams[IPERF3_MAX_STREAMS];
+};
+
+/* A connection until its cookie is complete: in one pool buffer. */
+struct pending {
+    struct pkt *self;
+    uint8_t have;
+    uint8_t cookie[IPERF3_COOKIE_LEN];
+};
+
+static struct iperf3_test tests[IPERF3_MAX_TESTS];
+static _Atomic uint64_t stat_tests, stat_refused, stat_bad, stat_streams;
+static _Atomic int64_t stat_open; /* connections we hold, every core */
+static uint8_t pattern[PKT_DATA_ROOM];
+static bool cli_done;
+
+static const struct tcp_callbacks pending_cb, ctl_cb, stream_cb, drop_cb;
+
+static uint32_t tstate(struct iperf3_test *t) { return atomic_load_explicit(&t->state, memory_order_acquire); }
+
+static void test_put(struct iperf3_test *t)
+{
+    if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    atomic_store_explicit(&t->joined, 0, memory_order_relaxed);
+    for (int i = 0; i < IPERF3_MAX_STREAMS; i++)
+        atomic_store_explicit(&t->streams[i].ready, false, memory_order_relaxed);
+    atomic_store_explicit(&t->state, T_FREE, memory_order_release);
+}
+
+/* ---- refusing and closing ---- */
+
+/* Close c, dropping whatever still comes in. */
+static void drop_conn(struct tcp_conn *c, uint64_t now_ns)
+{
+    atomic_fetch_add(&stat_open, 1);
+    tcp_set_ctx(c, &drop_cb, NULL);
+    tcp_close(c, now_ns);
+}
+
+static void drop_recv(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now_ns) { pkt_free(p); }
+static void drop_closed(void *ctx, struct tcp_conn *c, int reason, uint64_t now_ns)
+{
+    atomic_fetch_sub(&stat_open, 1);
+}
+static const struct tcp_callbacks drop_cb = {.recv = drop_recv, .closed = drop_closed};
+
+static void send_state(struct tcp_conn *c, int8_t state, uint64_t now_ns)
+{
+    uint8_t b = (uint8_t)state;
+    tcp_write(c, &b, 1, now_ns);
+}
+
+/* SERVER_ERROR, then i_errno and errno (iperf_exchange_parameters). */
+static void send_server_error(struct tcp_conn *c, uint32_t i_errno, uint64_t now_ns)
+{
+    uint8_t m[9] = {(uint8_t)IPERF3_SERVER_ERROR, (uint8_t)(i_errno >> 24), (uint8_t)(i_errno >> 16),
+                    (uint8_t)(i_errno >> 8), (uint8_t)i_errno, 0, 0, 0, 0};
+    tcp_write(c, m, sizeof(m), now_ns);
+}
+
+/* The control side is done with the test (end T_DONE or T_DEAD): the
+ * streams see it on their next tick. t may be freed: false, for callers to
+ * return with. */
+static bool ctl_end(struct iperf3_test *t, enum test_state end, uint64_t now_ns)
+{
+    atomic_store_explicit(&t->state, end, memory_order_release);
+    loop_timer_cancel(&t->timer);
+    struct tcp_conn *c = t->ctl;
+    t->ctl = NULL;
+    drop_conn(c, now_ns);
+    atomic_fetch_sub(&stat_open, 1); /* drop_conn counted it again */
+    test_put(t);
+    return false;
+}
+
+static bool ctl_refuse(struct iperf3_test *t, uint64_t now_ns)
+{
+    atomic_fetch_add(&stat_refused, 1);
+    send_server_error(t->ctl, IPERF3_IEUNIMP, now_ns);
+    return ctl_end(t, T_DEAD, now_ns);
+}
+
+static bool ctl_bad(struct iperf3_test *t, uint64_t now_ns)
+{
+    atomic_fetch_add(&stat_bad, 1);
+    return ctl_end(t, T_DEAD, now_ns);
+}
+
+/* ---- the control side ---- */
+
+static void ctl_arm(struct iperf3_test *t, uint64_t now_ns)
+{
+    bool waiting = t->phase == PH_JOIN || t->phase == PH_ENDING || t->phase == PH_DRAIN;
+    uint64_t at = now_ns + (waiting ? 1 * MS : 100 * MS);
+    loop_timer_arm(&t->timer, at < t->deadline_ns ? at : t->deadline_ns);
+}
+
+static void ctl_phase(struct iperf3_test *t, enum phase ph, uint64_t timeout_ns, uint64_t now_ns)
+{
+    t->phase = (uint8_t)ph;
+    t->deadline_ns = now_ns + timeout_ns;
+    t->rx_len = 0;
+    ctl_arm(t, now_ns);
+}
+
+static bool ctl_params(struct iperf3_test *t, uint64_t now_ns)
+{
+    struct iperf3_params *p = &t->params;
+    if (iperf3_parse_params(t->rx + 4, t->json_len, p) != 0)
+        return ctl_bad(t, now_ns);
+    if (p->udp || p->sctp || p->bidir || p->parallel == 0 || p->parallel > IPERF3_MAX_STREAMS)
+        return ctl_refuse(t, now_ns);
+    t->reverse = p->reverse;
+    t->parallel = p->parallel;
+    atomic_store_explicit(&t->state, T_JOIN, memory_order_release);
+    send_state(t->ctl, IPERF3_CREATE_STREAMS, now_ns);
+    ctl_phase(t, PH_JOIN, JOIN_TIMEOUT_NS, now_ns);
+    return true;
+}
+
+static uint64_t sum_bytes(struct iperf3_test *t, bool acked)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < t->parallel; i++)
+        n += atomic_load_explicit(acked ? &t->streams[i].acked : &t->streams[i].bytes, memory_order_acquire);
+    return n;
+}
+
+static bool ctl_send_results(struct iperf3_test *t, uint64_t now_ns)
+{
+    struct iperf3_report r = {.sender = t->reverse, .nstreams = t->parallel};
+    r.duration_us = (t->end_ns - t->start_ns) / 1000;
+    for (uint32_t i = 0; i < t->parallel; i++) {
+        r.id[i] = i < t->peer.nstreams ? t->peer.id[i] : iperf3_stream_id(i);
+        r.bytes[i] = atomic_load_explicit(&t->streams[i].bytes, memory_order_acquire);
+    }
+    size_t n = iperf3_format_results(t->rx + 4, IPERF3_JSON_MAX, &r);
+    if (n == 0)
+        return ctl_bad(t, now_ns);
+    uint8_t *h = (uint8_t *)t->rx;
+    h[0] = (uint8_t)(n >> 24), h[1] = (uint8_t)(n >> 16), h[2] = (uint8_t)(n >> 8), h[3] = (uint8_t)n;
+    tcp_write(t->ctl, t->rx, (uint32_t)n + 4, now_ns);
+    send_state(t->ctl, IPERF3_DISPLAY_RESULTS, now_ns);
+    ctl_phase(t, PH_DONE, IDLE_TIMEOUT_NS, now_ns);
+    return true;
+}
+
+static void ctl_tick(void *arg, uint64_t now_ns)
+{
+    struct iperf3_test *t = arg;
+    if (t->phase == PH_JOIN) {
+        uint32_t ready = 0;
+        for (uint32_t i = 0; i < t->parallel; i++)
+            ready += atomic_load_explicit(&t->streams[i].ready, memory_order_acquire);
+        if (ready == t->parallel) {
+            send_state(t->ctl, IPERF3_TEST_START, now_ns);
+            send_state(t->ctl, IPERF3_TEST_RUNNING, now_ns);
+            t->start_ns = now_ns;
+            atomic_store_explicit(&t->state, T_RUNNING, memory_order_release);
+            uint64_t run = ((uint64_t)t->params.time_s + t->params.omit_s) * SEC + RUN_SLACK_NS;
+            ctl_phase(t, PH_RUNNING, t->params.time_s ? run : 3600 * SEC, now_ns);
+            return;
+        }
+    } else if (t->phase == PH_ENDING) {
+        if (sum_bytes(t, true) == sum_bytes(t, false)) {
+            if (t->acked_ns == 0)
+                t->acked_ns = now_ns;
+            if (now_ns - t->acked_ns >= ACK_GRACE_NS) {
+                send_state(t->ctl, IPERF3_EXCHANGE_RESULTS, now_ns);
+                ctl_phase(t, PH_RESULTS, IDLE_TIMEOUT_NS, now_ns);
+                return;
+            }
+        }
+    } else if (t->phase == PH_DRAIN) {
+        if (sum_bytes(t, false) >= t->peer.total || now_ns >= t->deadline_ns) {
+            ctl_send_results(t, now_ns);
+            return;
+        }
+    }
+    if (now_ns >= t->deadline_ns) {
+        if (t->phase == PH_ENDING) { /* the client stopped reading: report what we have */
+            send_state(t->ctl, IPERF3_EXCHANGE_RESULTS, now_ns);
+            ctl_phase(t, PH_RESULTS, IDLE_TIMEOUT_NS, now_ns);
+            return;
+        }
+        ctl_bad(t, now_ns);
+        return;
+    }
+    ctl_arm(t, now_ns);
+}
+
+static void ctl_test_end(struct iperf3_test *t, uint64_t now_ns)
+{
+    t->end_ns = now_ns;
+    atomic_store_explicit(&t->state, T_ENDED, memory_order_release);
+    if (t->reverse) {
+        t->acked_ns = 0;
+        ctl_phase(t, PH_ENDING, DRAIN_TIMEOUT_NS, now_ns);
+    } else {
+        send_state(t->ctl, IPERF3_EXCHANGE_RESULTS, now_ns);
+        ctl_phase(t, PH_RESULTS, IDLE_TIMEOUT_NS, now_ns);
+    }
+}
+
+/* A length-prefixed JSON message is whole in t->rx: its handler. */
+static bool ctl_json(struct iperf3_test *t, uint64_t now_ns)
+{
+    if (t->phase == PH_PARAMS)
+        return ctl_params(t, now_ns);
+    if (iperf3_parse_results(t->rx + 4, t->json_len, &t->peer) != 0)
+        return ctl_bad(t, now_ns);
+    if (t->reverse)
+        return ctl_send_results(t, now_ns);
+    ctl_phase(t, PH_DRAIN, DRAIN_TIMEOUT_NS, now_ns);
+    return true;
+}
+
+/* Consume n bytes of the control stream; false once the test is gone. */
+static bool ctl_input(struct iperf3_test *t, const uint8_t *d, uint32_t n, uint64_t now_ns)
+{
+    while (n) {
+        if (t->phase == PH_PARAMS || t->phase == PH_RESULTS) {
+            uint32_t want = t->rx_len < 4 ? 4 : 4 + t->json_len;
+            uint32_t k = want - t->rx_len < n ? want - t->rx_len : n;
+            net_memcpy(t->rx + t->rx_len, d, k);
+            t->rx_len += k, d += k, n -= k;
+            if (t->rx_len == 4) {
+                const uint8_t *h = (const uint8_t *)t->rx;
+                uint32_t len = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
+                if (len == 0 || len > IPERF3_JSON_MAX)
+                    return ctl_bad(t, now_ns);
+                t->json_len = len;
+            } else if (t->rx_len == 4 + t->json_len && !ctl_json(t, now_ns)) {
+                return false;
+            }
+            continue;
+        }
+        int8_t b = (int8_t)*d++;
+        n--;
+        if (b == IPERF3_TEST_END && t->phase == PH_RUNNING) {
+            ctl_test_end(t, now_ns);
+        } else if (b == IPERF3_IPERF_DONE && t->phase == PH_DONE) {
+            return ctl_end(t, T_DONE, now_ns);
+        } else {
+            if (b != IPERF3_CLIENT_TERMINATE)
+                atomic_fetch_add(&stat_bad, 1);
+            return ctl_end(t, T_DEAD, now_ns);
+        }
+    }
+    return true;
+}
+
+static void ctl_recv(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
+{
+    ctl_input(ctx, p->data, p->len, now_ns);
+    pkt_free(p);
+}
+
+static void ctl_peer_fin(void *ctx, struct tcp_conn *c, uint64_t now_ns)
+{
+    struct iperf3_test *t = ctx;
+    ctl_end(t, t->phase == PH_DONE ? T_DONE : T_DEAD, now_ns);
+}
+
+/* Reset by the peer, or timed out: the test is over. */
+static void ctl_closed(void *ctx, struct tcp_conn *c, int reason, uint64_t now_ns)
+{
+    struct iperf3_test *t = ctx;
+    atomic_fetch_sub(&stat_open, 1);
+    atomic_store_explicit(&t->state, T_DEAD, memory_order_release);
+    loop_timer_cancel(&t->timer);
+    t->ctl = NULL;
+    test_put(t);
+}
+
+static const struct tcp_callbacks ctl_cb = {.recv = ctl_recv, .peer_fin = ctl_peer_fin, .closed = ctl_closed};
+
+/* A cookie no joining test has: a new test, or ACCESS_DENIED. */
+static void ctl_open(struct tcp_conn *c, const uint8_t *cookie, const uint8_t *rest, uint32_t n, uint64_t now_ns)
+{
+    struct iperf3_test *t = NULL;
+    for (int i = 0; i < IPERF3_MAX_TESTS && !t; i++) {
+        uint32_t free_state = T_FREE;
+        if (atomic_compare_exchange_strong(&tests[i].state, &free_state, T_SETUP))
+            t = &tests[i];
+    }
+    if (t == NULL) {
+        atomic_fetch_add(&stat_refused, 1);
+        send_state(c, IPERF3_ACCESS_DENIED, now_ns);
+        drop_conn(c, now_ns);
+        return;
+    }
+    atomic_fetch_add(&stat_tests, 1);
+    atomic_fetch_add(&stat_open, 1);
+    atomic_store(&t->refs, 1);
+    net_memcpy(t->cookie, cookie, IPERF3_COOKIE_LEN);
+    t->ctl = c;
+    t->parallel = 0;
+    t->reverse = false;
+    t->start_ns = t->end_ns = now_ns;
+    net_memset(&t->peer, 0, sizeof(t->peer));
+    loop_timer_init(&t->timer, ctl_tick, t);
+    tcp_set_ctx(c, &ctl_cb, t);
+    send_state(c, IPERF3_PARAM_EXCHANGE, now_ns);
+    ctl_phase(t, PH_PARAMS, IDLE_TIMEOUT_NS, now_ns);
+    ctl_input(t, rest, n, now_ns);
+}
+
+/* ---- data streams ---- */
+
+static void stream_pump(struct stream *st, uint64_t now_ns)
+{
+    struct tcp_conn *c = st->c;
+    uint32_t mss = tcp_mss(c);
+    if (mss > sizeof(pattern))
+        mss = sizeof(pattern);
+    uint64_t queued = atomic_load_explicit(&st->bytes, memory_order_relaxed);
+    while (tstate(st->t) == T_RUNNING && tcp_sndbuf(c) >= mss) {
+        struct pkt *p = pkt_alloc(tcp_conn_stack(c)->pool);
+        if (p == NULL)
+            break; /* the timer tries again */
+        net_memcpy(p->data, pattern, mss);
+        p->len = (uint16_t)mss;
+        if (tcp_send(c, p, now_ns) < 0) {
+            pkt_free(p);
+            break;
+        }
+        queued += mss;
+    }
+    atomic_store_explicit(&st->bytes, queued, memory_order_release);
+}
+
+/* Leave the test (the connection is gone or going). */
+static void stream_leave(struct stream *st)
+{
+    loop_timer_cancel(&st->timer);
+    st->c = NULL;
+    atomic_fetch_sub(&stat_open, 1);
+    test_put(st->t);
+}
+
+/* The test was given up: reset the stream and leave (true). Ended: close
+ * our side, after what is queued, as iperf3's server does on TEST_END (a
+ * reverse-mode client reads whole blocks until it sees the FIN). */
+static bool stream_dead(struct stream *st, uint64_t now_ns)
+{
+    uint32_t s = tstate(st->t);
+    if (s == T_ENDED || s == T_DONE)
+        tcp_close(st->c, now_ns); /* -1 when already closing: fine */
+    if (s != T_DEAD)
+        return false;
+    tcp_abort(st->c, now_ns);
+    stream_leave(st);
+    return true;
+}
+
+static void stream_tick(void *arg, uint64_t now_ns)
+{
+    struct stream *st = arg;
+    if (stream_dead(st, now_ns))
+        return;
+    uint32_t s = tstate(st->t);
+    if (st->t->reverse && s == T_RUNNING)
+        stream_pump(st, now_ns);
+    uint64_t period = st->t->reverse && s == T_JOIN ? 1 * MS /* to start sending */
+                      : s == T_RUNNING              ? 10 * MS
+                                                    : 100 * MS;
+    loop_timer_arm(&st->timer, now_ns + period);
+}
+
+static void stream_count(struct stream *st, uint32_t n)
+{
+    uint64_t b = atomic_load_explicit(&st->bytes, memory_order_relaxed);
+    atomic_store_explicit(&st->bytes, b + n, memory_order_release);
+}
+
+static void stream_recv(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
+{
+    struct stream *st = ctx;
+    if (!st->t->reverse)
+        stream_count(st, p->len);
+    pkt_free(p);
+    stream_dead(st, now_ns);
+}
+
+static void stream_acked(void *ctx, struct tcp_conn *c, uint32_t bytes, uint64_t now_ns)
+{
+    struct stream *st = ctx;
+    uint64_t a = atomic_load_explicit(&st->acked, memory_order_relaxed);
+    atomic_store_explicit(&st->acked, a + bytes, memory_order_release);
+    if (!stream_dead(st, now_ns) && st->t->reverse)
+        stream_pump(st, now_ns);
+}
+
+static void stream_peer_fin(void *ctx, struct tcp_conn *c, uint64_t now_ns) { tcp_close(c, now_ns); }
+
+static void stream_closed(void *ctx, struct tcp_conn *c, int reason, uint64_t now_ns) { stream_leave(ctx); }
+
+static const struct tcp_callbacks stream_cb = {
+    .recv = stream_recv,
+    .acked = stream_acked,
+    .peer_fin = stream_peer_fin,
+    .closed = stream_closed,
+};
+
+/* Join the test that is waiting for streams with this cookie: false when
+ * none is. */
+static bool stream_join(struct tcp_conn *c, const uint8_t *cookie, uint32_t rest, uint64_t now_ns)
+{
+    for (int i = 0; i < IPERF3_MAX_TESTS; i++) {
+        struct iperf3_test *t = &tests[i];
+        if (tstate(t) != T_JOIN || net_memcmp(t->cookie, cookie, IPERF3_COOKIE_LEN) != 0)
+            continue;
+        uint32_t r = atomic_load(&t->refs);
+        do {
+            if (r == 0)
+                return false;
+        } while (!atomic_compare_exchange_weak(&t->refs, &r, r + 1));
+        atomic_fetch_add(&stat_open, 1);
+        if (tstate(t) != T_JOIN || net_memcmp(t->cookie, cookie, IPERF3_COOKIE_LEN) != 0) {
+            drop_conn(c, now_ns); /* recycled meanwhile */
+            atomic_fetch_sub(&stat_open, 1);
+            test_put(t);
+            return true;
+        }
+        uint32_t idx = atomic_fetch_add(&t->joined, 1);
+        if (idx >= t->parallel) { /* more streams than announced */
+            atomic_fetch_add(&stat_bad, 1);
+            drop_conn(c, now_ns);
+            atomic_fetch_sub(&stat_open, 1);
+            test_put(t);
+            return true;
+        }
+        struct stream *st = &t->streams[idx];
+        st->t = t;
+        st->c = c;
+        atomic_store_explicit(&st->bytes, t->reverse ? 0 : rest, memory_order_relaxed);
+        atomic_store_explicit(&st->acked, 0, memory_order_relaxed);
+        loop_timer_init(&st->timer, stream_tick, st);
+        tcp_set_ctx(c, &stream_cb, st);
+        atomic_store_explicit(&st->ready, true, memory_order_release);
+        atomic_fetch_add(&stat_streams, 1);
+        stream_tick(st, now_ns);
+        return true;
+    }
+    return false;
+}
+
+/* ---- every connection: the cookie first ---- */
+
+static void accepted(void *ctx, struct tcp_conn *c, uint64_t now_ns)
+{
+    struct pkt *b = pkt_alloc(tcp_conn_stack(c)->pool);
+    if (b == NULL) {
+        tcp_abort(c, now_ns);
+        return;
+    }
+    struct pending *pd = (struct pending *)(void *)pkt_buf_start(b);
+    pd->self = b;
+    pd->have = 0;
+    atomic_fetch_add(&stat_open, 1);
+    tcp_set_ctx(c, &pending_cb, pd);
+}
+
+static void pending_recv(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
+{
+    struct pending *pd = ctx;
+    uint32_t k = IPERF3_COOKIE_LEN - pd->have;
+    if (k > p->len)
+        k = p->len;
+    net_memcpy(pd->cookie + pd->have, p->data, k);
+    pd->have = (uint8_t)(pd->have + k);
+    if (pd->have < IPERF3_COOKIE_LEN) {
+        pkt_free(p);
+        return;
+    }
+    uint8_t cookie[IPERF3_COOKIE_LEN];
+    net_memcpy(cookie, pd->cookie, sizeof(cookie));
+    pkt_free(pd->self);
+    atomic_fetch_sub(&stat_open, 1); /* counted again by what it becomes */
+    if (!iperf3_cookie_ok(cookie)) {
+        atomic_fetch_add(&stat_bad, 1);
+        drop_conn(c, now_ns);
+    } else if (!stream_join(c, cookie, p->len - k, now_ns)) {
+        ctl_open(c, cookie, p->data + k, p->len - k, now_ns);
+    }
+    pkt_free(p);
+}
+
+static void pending_peer_fin(void *ctx, struct tcp_conn *c, uint64_t now_ns) { tcp_close(c, now_ns); }
+
+static void pending_closed(void *ctx, struct tcp_conn *c, int reason, uint64_t now_ns)
+{
+    struct pending *pd = ctx;
+    atomic_fetch_sub(&stat_open, 1);
+    pkt_free(pd->self);
+}
+
+static const struct tcp_callbacks pending_cb = {
+    .recv = pending_recv,
+    .peer_fin = pending_peer_fin,
+    .closed = pending_closed,
+};
+
+static const struct tcp_callbacks listen_cb = {.accepted = accepted};
+
+/* ---- `show iperf3` ---- */
+
+static void cmd_show(const struct cli_args *a)
+{
+    uint32_t active = 0;
+    for (int i = 0; i < IPERF3_MAX_TESTS; i++)
+        active += tstate(&tests[i]) != T_FREE;
+    uint64_t nt = atomic_load(&stat_tests), nr = atomic_load(&stat_refused), nb = atomic_load(&stat_bad);
+    uint64_t ns = atomic_load(&stat_streams);
+    int64_t open = atomic_load(&stat_open);
+    if (a->json) {
+        struct json j;
+        cli_json_begin(&j);
+        json_obj_begin(&j, NULL);
+        json_u64(&j, "tests", nt);
+        json_u64(&j, "streams", ns);
+        json_u64(&j, "refused", nr);
+        json_u64(&j, "bad", nb);
+        json_u64(&j, "active", active);
+        json_i64(&j, "connections", open);
+        json_obj_end(&j);
+        cli_json_end(&j);
+    } else {
+        kprintf("iperf3: %lu tests, %lu streams, %lu refused, %lu bad; %u active, %ld connections open\n", nt, ns,
+                nr, nb, active, (long)open);
+        for (int i = 0; i < IPERF3_MAX_TESTS; i++) {
+            struct iperf3_test *t = &tests[i];
+            uint32_t st = tstate(t);
+            if (st == T_FREE)
+                continue;
+            kprintf("  test %d: state %u phase %u, %u streams%s, %lu bytes, %lu acknowledged\n", i, st, t->phase,
+                    t->parallel, t->reverse ? " (reverse)" : "", sum_bytes(t, false), sum_bytes(t, true));
+        }
+    }
+}
+
+int iperf3_start(struct net_stack *s, uint16_t port)
+{
+    for (uint32_t i = 0; i < sizeof(pattern); i++)
+        pattern[i] = (uint8_t)i;
+    if (!cli_done) {
+        cli_done = true;
+        cli_register("show iperf3", "show iperf3 [json]", "iperf3 server: tests, streams, open connections",
+                     cmd_show);
+    }
+    return tcp_listen(s, port, &listen_cb, NULL);
+}

@@ -1,0 +1,98 @@
+/* userland/iperf3.h: an iperf3 server (`app iperf3 port N`, usually 5201)
+ * that the stock iperf3 client (3.x) tests against: TCP, normal mode (the
+ * client sends, we count), reverse (-R, we send), parallel streams (-P),
+ * durations (-t), JSON output (-J) on the client's side. UDP, SCTP and
+ * --bidir are refused with SERVER_ERROR ("not implemented yet").
+ *
+ * The protocol (esnet/iperf, iperf_api.c, iperf_server_api.c,
+ * iperf_client_api.c): the client's control connection opens with a
+ * 37-byte cookie (36 characters, NUL); the server drives it with one state
+ * byte per step (enum iperf3_state); parameters and results are a 4-byte
+ * big-endian length and JSON. Each data stream opens with the same cookie.
+ *
+ * iperf3.c is the application (kernel: it uses loop timers); iperf3_proto.c
+ * the portable part, what parses the wire (host-tested, fuzzable): the
+ * cookie, the parameters, the client's results, and our results' JSON. */
+#ifndef USERLAND_IPERF3_H
+#define USERLAND_IPERF3_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct net_stack;
+
+#define IPERF3_COOKIE_LEN 37        /* 36 characters and a NUL */
+#define IPERF3_MAX_TESTS 8          /* at once, over every core */
+#define IPERF3_MAX_STREAMS 16       /* per test */
+#define IPERF3_JSON_MAX 4000        /* longest parameters / results we read */
+
+/* State bytes (iperf_api.h). */
+enum iperf3_state {
+    IPERF3_TEST_START = 1,
+    IPERF3_TEST_RUNNING = 2,
+    IPERF3_TEST_END = 4,
+    IPERF3_PARAM_EXCHANGE = 9,
+    IPERF3_CREATE_STREAMS = 10,
+    IPERF3_SERVER_TERMINATE = 11,
+    IPERF3_CLIENT_TERMINATE = 12,
+    IPERF3_EXCHANGE_RESULTS = 13,
+    IPERF3_DISPLAY_RESULTS = 14,
+    IPERF3_IPERF_DONE = 16,
+    IPERF3_ACCESS_DENIED = -1,
+    IPERF3_SERVER_ERROR = -2,
+};
+
+/* i_errno values sent after SERVER_ERROR (iperf_api.h). */
+#define IPERF3_IEUNIMP 13           /* "not implemented yet" */
+
+/* Serve port on s (once per core's stack): 0, or -1 (no TCP, port taken,
+ * listener table full). */
+int iperf3_start(struct net_stack *s, uint16_t port);
+
+/* ---- iperf3_proto.c: parsing what the client sends (untrusted) ---- */
+
+/* 36 printable ASCII characters, then a NUL. */
+bool iperf3_cookie_ok(const uint8_t *cookie);
+
+/* The parameters we act on; a flag is set when its key is present (as
+ * iperf3's server reads them). */
+struct iperf3_params {
+    bool tcp, udp, sctp, reverse, bidir;
+    uint32_t parallel;              /* 1 when absent */
+    uint32_t time_s, omit_s;
+    uint64_t len, num, blockcount;
+};
+
+/* What the client reports at the end: per stream, its id and bytes. */
+struct iperf3_peer_results {
+    uint32_t nstreams;              /* entries in id/bytes */
+    bool too_many;                  /* more than IPERF3_MAX_STREAMS */
+    int64_t id[IPERF3_MAX_STREAMS];
+    uint64_t bytes[IPERF3_MAX_STREAMS];
+    uint64_t total;                 /* sum of every stream's bytes */
+};
+
+/* Parse len bytes of JSON (RFC 8259; at most 8 levels deep): 0, or -1 when
+ * it is not one well-formed object. */
+int iperf3_parse_params(const char *json, size_t len, struct iperf3_params *out);
+int iperf3_parse_results(const char *json, size_t len, struct iperf3_peer_results *out);
+
+/* Our side's results, as get_results() in the client wants them. */
+struct iperf3_report {
+    bool sender;                    /* reverse mode: we sent */
+    uint32_t nstreams;
+    int64_t id[IPERF3_MAX_STREAMS];
+    uint64_t bytes[IPERF3_MAX_STREAMS];
+    uint64_t duration_us;           /* each stream's end_time */
+};
+
+/* Write the results JSON into buf (cap bytes); its length, or 0 when it
+ * does not fit. */
+size_t iperf3_format_results(char *buf, size_t cap, const struct iperf3_report *r);
+
+/* iperf_add_stream's numbering: the first stream is 1, the n-th (n > 1) is
+ * n + 1 (sic: 1, 3, 4, 5, ...). */
+static inline int64_t iperf3_stream_id(uint32_t idx) { return idx == 0 ? 1 : (int64_t)idx + 2; }
+
+#endif

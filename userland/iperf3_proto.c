@@ -1,0 +1,406 @@
+/* userland/iperf3_proto.c: the iperf3 wire formats that can be parsed
+ * without a network (userland/iperf3.h): the cookie, the parameters JSON
+ * (send_parameters in esnet/iperf src/iperf_api.c), the client's results
+ * JSON (send_results) and ours (what get_results reads).
+ *
+ * Everything here reads untrusted bytes: a small validating JSON scanner
+ * (RFC 8259: objects, arrays, strings with their escapes, numbers, true,
+ * false, null; at most SCAN_DEPTH levels) that calls back for each scalar
+ * with the path to it. Anything malformed is an error, never a crash. */
+#include "iperf3.h"
+
+#include "kernel/json.h"
+#include "net/env.h"
+
+#define SCAN_DEPTH 8
+
+struct jpath_elem {
+    const char *key;            /* NULL inside an array */
+    size_t key_len;
+    uint32_t idx;               /* inside an array */
+};
+
+struct jnum {
+    bool neg;
+    uint64_t value;             /* integral part, saturated */
+};
+
+enum jtype { J_NUM, J_STR, J_TRUE, J_FALSE, J_NULL };
+
+typedef void (*jscalar_fn)(void *ctx, const struct jpath_elem *path, int depth, enum jtype type,
+                           const struct jnum *num);
+
+struct jscan {
+    const char *s;
+    size_t n, i;
+    jscalar_fn fn;
+    void *ctx;
+    struct jpath_elem path[SCAN_DEPTH];
+};
+
+bool iperf3_cookie_ok(const uint8_t *cookie)
+{
+    for (int i = 0; i < IPERF3_COOKIE_LEN - 1; i++)
+        if (cookie[i] < 0x21 || cookie[i] > 0x7e)
+            return false;
+    return cookie[IPERF3_COOKIE_LEN - 1] == 0;
+}
+
+static void skip_ws(struct jscan *js)
+{
+    while (js->i < js->n && (js->s[js->i] == ' ' || js->s[js->i] == '\t' || js->s[js->i] == '\n' ||
+                             js->s[js->i] == '\r'))
+        js->i++;
+}
+
+static bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+
+/* A string at js->i; its raw bytes (escapes left as they are). */
+static bool scan_string(struct jscan *js, const char **start, size_t *len)
+{
+    if (js->i >= js->n || js->s[js->i] != '"')
+        return false;
+    size_t b = ++js->i;
+    while (js->i < js->n) {
+        unsigned char c = (unsigned char)js->s[js->i];
+        if (c == '"') {
+            *start = js->s + b;
+            *len = js->i - b;
+            js->i++;
+            return true;
+        }
+        if (c < 0x20)
+            return false;
+        if (c == '\\') {
+            if (js->i + 1 >= js->n)
+                return false;
+            char e = js->s[js->i + 1];
+            if (e == 'u') {
+                if (js->i + 6 > js->n)
+                    return false;
+                for (int k = 2; k < 6; k++)
+                    if (!is_hex(js->s[js->i + k]))
+                        return false;
+                js->i += 6;
+                continue;
+            }
+            if (e != '"' && e != '\\' && e != '/' && e != 'b' && e != 'f' && e != 'n' && e != 'r' && e != 't')
+                return false;
+            js->i += 2;
+            continue;
+        }
+        js->i++;
+    }
+    return false;
+}
+
+static bool digit(const struct jscan *js) { return js->i < js->n && js->s[js->i] >= '0' && js->s[js->i] <= '9'; }
+
+/* RFC 8259 section 6; value is the integral part (cJSON writes integral
+ * doubles like 3e+09 too), saturating at UINT64_MAX. */
+static bool scan_number(struct jscan *js, struct jnum *out)
+{
+    uint64_t mant = 0;
+    int frac = 0;
+    bool sat = false;
+    out->neg = false;
+    if (js->i < js->n && js->s[js->i] == '-') {
+        out->neg = true;
+        js->i++;
+    }
+    if (!digit(js))
+        return false;
+    if (js->s[js->i] == '0') {
+        js->i++;
+    } else {
+        for (; digit(js); js->i++) {
+            unsigned d = (unsigned)(js->s[js->i] - '0');
+            if (mant > (UINT64_MAX - d) / 10)
+                sat = true;
+            else
+                mant = mant * 10 + d;
+        }
+    }
+    if (js->i < js->n && js->s[js->i] == '.') {
+        js->i++;
+        if (!digit(js))
+            return false;
+        for (; digit(js); js->i++) {
+            unsigned d = (unsigned)(js->s[js->i] - '0');
+            if (!sat && mant <= (UINT64_MAX - d) / 10) {
+                mant = mant * 10 + d;
+                frac++;
+            }
+        }
+    }
+    int64_t exp = 0;
+    if (js->i < js->n && (js->s[js->i] == 'e' || js->s[js->i] == 'E')) {
+        bool eneg = false;
+        js->i++;
+        if (js->i < js->n && (js->s[js->i] == '+' || js->s[js->i] == '-'))
+            eneg = js->s[js->i++] == '-';
+        if (!digit(js))
+            return false;
+        for (; digit(js); js->i++)
+            if (exp < 100000)
+                exp = exp * 10 + (js->s[js->i] - '0');
+        if (eneg)
+            exp = -exp;
+    }
+    exp -= frac;
+    for (; exp < 0 && mant; exp++)
+        mant /= 10;
+    for (; exp > 0 && !sat; exp--) {
+        if (mant > UINT64_MAX / 10)
+            sat = true;
+        else
+            mant *= 10;
+    }
+    out->value = sat ? UINT64_MAX : mant;
+    return true;
+}
+
+static bool scan_word(struct jscan *js, const char *w)
+{
+    size_t k = 0;
+    for (; w[k]; k++)
+        if (js->i + k >= js->n || js->s[js->i + k] != w[k])
+            return false;
+    js->i += k;
+    return true;
+}
+
+static bool scan_value(struct jscan *js, int depth);
+
+static bool scan_object(struct jscan *js, int depth)
+{
+    js->i++; /* '{' */
+    skip_ws(js);
+    if (js->i < js->n && js->s[js->i] == '}') {
+        js->i++;
+        return true;
+    }
+    for (;;) {
+        const char *k;
+        size_t klen;
+        skip_ws(js);
+        if (!scan_string(js, &k, &klen))
+            return false;
+        skip_ws(js);
+        if (js->i >= js->n || js->s[js->i] != ':')
+            return false;
+        js->i++;
+        js->path[depth] = (struct jpath_elem){.key = k, .key_len = klen};
+        if (!scan_value(js, depth + 1))
+            return false;
+        skip_ws(js);
+        if (js->i >= js->n)
+            return false;
+        if (js->s[js->i] == '}') {
+            js->i++;
+            return true;
+        }
+        if (js->s[js->i] != ',')
+            return false;
+        js->i++;
+    }
+}
+
+static bool scan_array(struct jscan *js, int depth)
+{
+    js->i++; /* '[' */
+    skip_ws(js);
+    if (js->i < js->n && js->s[js->i] == ']') {
+        js->i++;
+        return true;
+    }
+    for (uint32_t idx = 0;; idx++) {
+        js->path[depth] = (struct jpath_elem){.key = NULL, .idx = idx};
+        if (!scan_value(js, depth + 1))
+            return false;
+        skip_ws(js);
+        if (js->i >= js->n)
+            return false;
+        if (js->s[js->i] == ']') {
+            js->i++;
+            return true;
+        }
+        if (js->s[js->i] != ',')
+            return false;
+        js->i++;
+    }
+}
+
+/* A value whose path is path[0..depth). */
+static bool scan_value(struct jscan *js, int depth)
+{
+    skip_ws(js);
+    if (js->i >= js->n)
+        return false;
+    char c = js->s[js->i];
+    struct jnum num = {0};
+    enum jtype type;
+    if (c == '{' || c == '[') {
+        if (depth >= SCAN_DEPTH)
+            return false;
+        return c == '{' ? scan_object(js, depth) : scan_array(js, depth);
+    }
+    if (c == '"') {
+        const char *s;
+        size_t len;
+        if (!scan_string(js, &s, &len))
+            return false;
+        type = J_STR;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+        if (!scan_number(js, &num))
+            return false;
+        type = J_NUM;
+    } else if (scan_word(js, "true")) {
+        type = J_TRUE;
+    } else if (scan_word(js, "false")) {
+        type = J_FALSE;
+    } else if (scan_word(js, "null")) {
+        type = J_NULL;
+    } else {
+        return false;
+    }
+    js->fn(js->ctx, js->path, depth, type, &num);
+    return true;
+}
+
+/* The whole of s[0..n) is one object. */
+static int scan(const char *s, size_t n, jscalar_fn fn, void *ctx)
+{
+    struct jscan js = {.s = s, .n = n, .fn = fn, .ctx = ctx};
+    skip_ws(&js);
+    if (js.i >= n || s[js.i] != '{' || !scan_value(&js, 0))
+        return -1;
+    skip_ws(&js);
+    return js.i == n ? 0 : -1;
+}
+
+static bool key_is(const struct jpath_elem *e, const char *k)
+{
+    size_t n = 0;
+    while (k[n])
+        n++;
+    return e->key && e->key_len == n && net_memcmp(e->key, k, n) == 0;
+}
+
+/* A non-negative integer, clamped to max; 0 for anything else. */
+static uint64_t num_u(enum jtype type, const struct jnum *num, uint64_t max)
+{
+    if (type != J_NUM || num->neg)
+        return 0;
+    return num->value > max ? max : num->value;
+}
+
+static void params_scalar(void *ctx, const struct jpath_elem *path, int depth, enum jtype type,
+                          const struct jnum *num)
+{
+    struct iperf3_params *p = ctx;
+    if (depth != 1)
+        return;
+    const struct jpath_elem *k = &path[0];
+    if (key_is(k, "tcp"))
+        p->tcp = true;
+    else if (key_is(k, "udp"))
+        p->udp = true;
+    else if (key_is(k, "sctp"))
+        p->sctp = true;
+    else if (key_is(k, "reverse"))
+        p->reverse = true;
+    else if (key_is(k, "bidirectional"))
+        p->bidir = true;
+    else if (key_is(k, "parallel"))
+        p->parallel = (uint32_t)num_u(type, num, UINT32_MAX);
+    else if (key_is(k, "time"))
+        p->time_s = (uint32_t)num_u(type, num, UINT32_MAX);
+    else if (key_is(k, "omit"))
+        p->omit_s = (uint32_t)num_u(type, num, UINT32_MAX);
+    else if (key_is(k, "len"))
+        p->len = num_u(type, num, UINT64_MAX);
+    else if (key_is(k, "num"))
+        p->num = num_u(type, num, UINT64_MAX);
+    else if (key_is(k, "blockcount"))
+        p->blockcount = num_u(type, num, UINT64_MAX);
+}
+
+int iperf3_parse_params(const char *json, size_t len, struct iperf3_params *out)
+{
+    net_memset(out, 0, sizeof(*out));
+    out->parallel = 1;
+    return scan(json, len, params_scalar, out);
+}
+
+static void results_scalar(void *ctx, const struct jpath_elem *path, int depth, enum jtype type,
+                           const struct jnum *num)
+{
+    struct iperf3_peer_results *r = ctx;
+    if (depth != 3 || !key_is(&path[0], "streams") || path[1].key != NULL)
+        return;
+    uint32_t i = path[1].idx;
+    if (i >= IPERF3_MAX_STREAMS) {
+        r->too_many = true;
+        return;
+    }
+    if (i >= r->nstreams)
+        r->nstreams = i + 1;
+    if (key_is(&path[2], "id") && type == J_NUM) {
+        uint64_t v = num->value > INT64_MAX ? INT64_MAX : num->value;
+        r->id[i] = num->neg ? -(int64_t)v : (int64_t)v;
+    } else if (key_is(&path[2], "bytes")) {
+        uint64_t b = num_u(type, num, UINT64_MAX / 2 / IPERF3_MAX_STREAMS);
+        r->total += b - r->bytes[i];
+        r->bytes[i] = b;
+    }
+}
+
+int iperf3_parse_results(const char *json, size_t len, struct iperf3_peer_results *out)
+{
+    net_memset(out, 0, sizeof(*out));
+    return scan(json, len, results_scalar, out);
+}
+
+struct buf_sink {
+    char *buf;
+    size_t cap, len;
+};
+
+static void buf_put(void *ctx, char c)
+{
+    struct buf_sink *b = ctx;
+    if (b->len < b->cap)
+        b->buf[b->len] = c;
+    b->len++;
+}
+
+size_t iperf3_format_results(char *buf, size_t cap, const struct iperf3_report *r)
+{
+    struct buf_sink b = {buf, cap, 0};
+    struct json j;
+    json_init(&j, buf_put, &b);
+    json_obj_begin(&j, NULL);
+    json_fixed(&j, "cpu_util_total", 0, 6); /* not measured */
+    json_fixed(&j, "cpu_util_user", 0, 6);
+    json_fixed(&j, "cpu_util_system", 0, 6);
+    /* -1: we received; 0: we sent, no per-stream retransmission count. */
+    json_i64(&j, "sender_has_retransmits", r->sender ? 0 : -1);
+    json_str(&j, "congestion_used", "cubic");
+    json_arr_begin(&j, "streams");
+    for (uint32_t i = 0; i < r->nstreams && i < IPERF3_MAX_STREAMS; i++) {
+        json_obj_begin(&j, NULL);
+        json_i64(&j, "id", r->id[i]);
+        json_u64(&j, "bytes", r->bytes[i]);
+        json_i64(&j, "retransmits", -1);
+        json_u64(&j, "jitter", 0);
+        json_u64(&j, "errors", 0);
+        json_u64(&j, "packets", 0);
+        json_u64(&j, "start_time", 0);
+        json_fixed(&j, "end_time", r->duration_us, 6);
+        json_obj_end(&j);
+    }
+    json_arr_end(&j);
+    json_obj_end(&j);
+    return b.len <= cap ? b.len : 0;
+}
