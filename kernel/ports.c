@@ -3,6 +3,7 @@
  * STATUS_PERIOD_NS: slow-path register reads never touch the data path. */
 #include "ports.h"
 
+#include "drivers/intel/igb.h"
 #include "drivers/pci/pci.h"
 #include "drivers/virtio/virtio_net.h"
 #include "kernel/cli.h"
@@ -190,6 +191,8 @@ void ports_init(unsigned ncpus)
         struct netdev *dev = 0;
         if (virtio_net_match(pci))
             dev = virtio_net_probe(pci, pairs, pools);
+        else if (igb_match(pci))
+            dev = igb_probe(pci, pairs, pools);
         if (!dev)
             continue;
         pci->claimed = true;

@@ -59,6 +59,10 @@ def nic_args(i, nic):
     netdev = f"tap,id=n{i},ifname={nic.tap},script=no,downscript=no,vhost=off"
     # romfile= : no iPXE option ROM (we boot from CD; it only costs time).
     dev = f"{nic.model},netdev=n{i},mac={nic.mac},romfile="
+    if nic.model == "igb":
+        # An 82576 reserves the functions of its 8 SR-IOV VFs 16 and 17
+        # slots above its own: PFs two slots apart keep those from colliding.
+        dev += f",addr={3 + 2 * i:#x}"
     if nic.queues > 1:
         netdev += f",queues={nic.queues}"
         if nic.model == "virtio-net-pci":

@@ -1,0 +1,155 @@
+/* drivers/intel/igb_regs.h: Intel 82576 GbE controller registers and
+ * descriptor formats, as the driver uses them. Section numbers are those of
+ * the 82576EB datasheet (rev. 2.x): 8 (register descriptions), 7.1.5
+ * (advanced receive descriptors), 7.2.2.3 (advanced transmit data
+ * descriptor). Only what drivers/intel/igb.c needs is named here. */
+#ifndef DRIVERS_INTEL_IGB_REGS_H
+#define DRIVERS_INTEL_IGB_REGS_H
+
+#include <stdint.h>
+
+/* General (8.2). */
+#define IGB_CTRL 0x00000
+#define IGB_STATUS 0x00008
+#define IGB_CTRL_EXT 0x00018
+#define IGB_MDIC 0x00020
+#define IGB_ICR 0x000c0
+#define IGB_IMC 0x000d8
+#define IGB_EIMC 0x01528
+#define IGB_RCTL 0x00100
+#define IGB_TCTL 0x00400
+#define IGB_RXCSUM 0x05000
+#define IGB_MTA(i) (0x05200 + 4 * (i)) /* 128 registers (8.10.14) */
+#define IGB_MTA_COUNT 128
+#define IGB_RAL0 0x05400
+#define IGB_RAH0 0x05404
+#define IGB_MRQC 0x05818
+#define IGB_RETA(i) (0x05c00 + 4 * (i)) /* 32 registers, 4 one-byte entries each (8.10.22) */
+#define IGB_RETA_REGS 32
+#define IGB_RSSRK(i) (0x05c80 + 4 * (i)) /* 10 registers, the 40-byte key (8.10.23) */
+#define IGB_RSSRK_REGS 10
+#define IGB_MPC 0x04010 /* missed packets, clear on read (8.19.14) */
+
+/* Per-queue registers, queue n = 0..15, at their non-aliased addresses
+ * (8.10.x RX queues at 0xC000, 8.12.x TX queues at 0xE000). */
+#define IGB_RDBAL(n) (0x0c000 + 0x40 * (n))
+#define IGB_RDBAH(n) (0x0c004 + 0x40 * (n))
+#define IGB_RDLEN(n) (0x0c008 + 0x40 * (n))
+#define IGB_SRRCTL(n) (0x0c00c + 0x40 * (n))
+#define IGB_RDH(n) (0x0c010 + 0x40 * (n))
+#define IGB_RDT(n) (0x0c018 + 0x40 * (n))
+#define IGB_RXDCTL(n) (0x0c028 + 0x40 * (n))
+#define IGB_TDBAL(n) (0x0e000 + 0x40 * (n))
+#define IGB_TDBAH(n) (0x0e004 + 0x40 * (n))
+#define IGB_TDLEN(n) (0x0e008 + 0x40 * (n))
+#define IGB_TDH(n) (0x0e010 + 0x40 * (n))
+#define IGB_TDT(n) (0x0e018 + 0x40 * (n))
+#define IGB_TXDCTL(n) (0x0e028 + 0x40 * (n))
+
+enum {
+    /* CTRL (8.2.1) */
+    IGB_CTRL_SLU = 1u << 6,  /* set link up */
+    IGB_CTRL_RST = 1u << 26, /* device reset, self-clearing */
+    /* STATUS (8.2.2) */
+    IGB_STATUS_LU = 1u << 1,
+    /* CTRL_EXT (8.2.3) */
+    IGB_CTRL_EXT_DRV_LOAD = 1u << 28,
+    /* MDIC (8.2.4): PHY register access; the internal PHY is at address 1 */
+    IGB_MDIC_REG_SHIFT = 16,
+    IGB_MDIC_PHY_SHIFT = 21,
+    IGB_MDIC_OP_WRITE = 1u << 26,
+    IGB_MDIC_OP_READ = 2u << 26,
+    IGB_MDIC_READY = 1u << 28,
+    IGB_MDIC_ERROR = 1u << 30,
+    IGB_PHY_ADDR = 1,
+    /* PHY control register 0 (8.23.1, IEEE 802.3 clause 22) */
+    IGB_PHY_BMCR = 0,
+    IGB_BMCR_RESTART_AN = 1u << 9,
+    IGB_BMCR_AN_ENABLE = 1u << 12,
+    /* RCTL (8.10.1) */
+    IGB_RCTL_EN = 1u << 1,
+    IGB_RCTL_UPE = 1u << 3,
+    IGB_RCTL_MPE = 1u << 4,
+    IGB_RCTL_LPE = 1u << 5,
+    IGB_RCTL_BAM = 1u << 15,
+    IGB_RCTL_BSIZE_2048 = 0u << 16,
+    IGB_RCTL_SECRC = 1u << 26,
+    /* SRRCTL (8.10.2): BSIZEPACKET in 1 KiB units, descriptor type */
+    IGB_SRRCTL_BSIZEPKT_SHIFT = 0,
+    IGB_SRRCTL_BSIZEHDR_SHIFT = 8, /* 64-byte units; unused with one buffer */
+    IGB_SRRCTL_DESCTYPE_ADV_ONEBUF = 1u << 25,
+    IGB_SRRCTL_DROP_EN = 1u << 31,
+    /* RXDCTL / TXDCTL (8.10.10, 8.12.13) */
+    IGB_XDCTL_ENABLE = 1u << 25,
+    IGB_XDCTL_WTHRESH_MASK = 0x1fu << 16,
+    /* RXCSUM (8.10.11) */
+    IGB_RXCSUM_IPOFLD = 1u << 8,
+    IGB_RXCSUM_TUOFLD = 1u << 9,
+    IGB_RXCSUM_PCSD = 1u << 13, /* descriptors carry the RSS hash */
+    /* MRQC (8.10.21) */
+    IGB_MRQC_RSS = 0x2,         /* multiple receive queues: RSS only */
+    IGB_MRQC_TCPIPV4 = 1u << 16,
+    IGB_MRQC_IPV4 = 1u << 17,
+    IGB_MRQC_TCPIPV6EX = 1u << 18, /* QEMU hashes TCP/IPv6 ports by this one */
+    IGB_MRQC_IPV6 = 1u << 20,
+    IGB_MRQC_TCPIPV6 = 1u << 21,
+    IGB_MRQC_UDPIPV4 = 1u << 22,
+    IGB_MRQC_UDPIPV6 = 1u << 23,
+    /* TCTL (8.12.1) */
+    IGB_TCTL_EN = 1u << 1,
+    IGB_TCTL_PSP = 1u << 3, /* pad short packets */
+};
+
+/* Advanced receive descriptor, one buffer (7.1.5.1 read, 7.1.5.2
+ * write-back). The device writes the write-back format over the read
+ * format; DD lands where the header address was, so posting a buffer with
+ * hdr_addr = 0 also clears DD. */
+union igb_rx_desc {
+    struct {
+        uint64_t pkt_addr;
+        uint64_t hdr_addr;
+    } read;
+    struct {
+        uint32_t info;         /* RSS type 3:0, packet type 16:4, header length */
+        uint32_t rss_hash;     /* with RXCSUM.PCSD (else IP id / fragment checksum) */
+        uint32_t status_error; /* extended status 19:0, extended errors 31:20 */
+        uint16_t length;
+        uint16_t vlan;
+    } wb;
+};
+_Static_assert(sizeof(union igb_rx_desc) == 16, "82576 7.1.5");
+_Static_assert(__builtin_offsetof(union igb_rx_desc, wb.status_error) == 8, "82576 7.1.5.2");
+_Static_assert(__builtin_offsetof(union igb_rx_desc, wb.length) == 12, "82576 7.1.5.2");
+
+enum {
+    IGB_RXD_DD = 1u << 0,
+    IGB_RXD_EOP = 1u << 1,
+    IGB_RXD_UDPCS = 1u << 4,
+    IGB_RXD_L4CS = 1u << 5, /* TCP/UDP checksum was computed */
+    IGB_RXD_IPCS = 1u << 6,
+    IGB_RXD_ERR_L4E = 1u << 29,
+    IGB_RXD_ERR_IPE = 1u << 30,
+    IGB_RXD_ERR_RXE = 1u << 31, /* CRC, symbol, sequence or length error */
+    IGB_RXD_RSS_TYPE_MASK = 0xf,
+};
+
+/* Advanced transmit data descriptor (7.2.2.3). Write-back (RS set): DD in
+ * the status nibble of the last dword, over olinfo_status. */
+struct igb_tx_desc {
+    uint64_t addr;
+    uint32_t cmd_type_len; /* DTALEN 15:0, DTYP 23:20, DCMD 31:24 */
+    uint32_t olinfo_status; /* STA 3:0 (DD bit 0), POPTS 13:8, PAYLEN 31:14 */
+};
+_Static_assert(sizeof(struct igb_tx_desc) == 16, "82576 7.2.2.3");
+
+enum {
+    IGB_TXD_DTYP_DATA = 3u << 20,
+    IGB_TXD_CMD_EOP = 1u << 24,
+    IGB_TXD_CMD_IFCS = 1u << 25, /* append the Ethernet CRC */
+    IGB_TXD_CMD_RS = 1u << 27,   /* report status: write DD back */
+    IGB_TXD_CMD_DEXT = 1u << 29, /* advanced descriptor */
+    IGB_TXD_PAYLEN_SHIFT = 14,
+    IGB_TXD_STAT_DD = 1u << 0,
+};
+
+#endif
