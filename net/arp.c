@@ -260,6 +260,8 @@ void arp_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64
     }
     if (e)
         learn(s, ifc, e, a->sha, now_ns);
+    if ((e || for_us) && a->spa_be && s->arp_seen)
+        s->arp_seen(s->arp_seen_ctx, ifc->port, a->spa_be, a->sha);
     if (!for_us) {
         s->ctr.arp_not_for_us++;
         goto drop;
@@ -281,6 +283,16 @@ void arp_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64
     return;
 drop:
     pkt_free(p);
+}
+
+void arp_learn_remote(struct net_stack *s, uint16_t port, uint32_t ip_be, const uint8_t *mac, uint64_t now_ns)
+{
+    struct net_iface *ifc = net_iface_get(s, port);
+    struct arp_entry *e = ifc && ifc->addr_be ? find(ifc, ip_be) : NULL;
+    if (e == NULL || eth_is_mcast(mac))
+        return;
+    s->ctr.arp_learned_remote++;
+    learn(s, ifc, e, mac, now_ns);
 }
 
 void arp_announce(struct net_stack *s, struct net_iface *ifc)

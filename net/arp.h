@@ -70,6 +70,11 @@ const uint8_t *arp_lookup(struct net_stack *s, uint16_t port, uint32_t nh_be, ui
  * Takes p: it is answered in place or freed. */
 void arp_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns);
 
+/* What another core's arp_input learned (net_arp_seen_fn): updates an
+ * entry of this stack's for ip_be on port if there is one (an incomplete
+ * one is resolved and its queue sent), creates none. */
+void arp_learn_remote(struct net_stack *s, uint16_t port, uint32_t ip_be, const uint8_t *mac, uint64_t now_ns);
+
 /* Broadcast a gratuitous ARP request for the port's address (link up). */
 void arp_announce(struct net_stack *s, struct net_iface *ifc);
 

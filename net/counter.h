@@ -78,6 +78,7 @@
     X(eth, tx_no_room, "eth-tx-no-room")        /* no headroom for header */  \
     X(arp, rx_request, "arp-rx-request")                                      \
     X(arp, rx_reply, "arp-rx-reply")                                          \
+    X(arp, learned_remote, "arp-learned-remote") /* from another core's input */ \
     X(arp, tx_request, "arp-tx-request")                                      \
     X(arp, tx_reply, "arp-tx-reply")                                          \
     X(arp, truncated, "arp-truncated")                                        \

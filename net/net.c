@@ -81,6 +81,12 @@ void net_set_forward(struct net_stack *s, net_forward_fn fn, void *ctx)
     s->forward_ctx = ctx;
 }
 
+void net_set_arp_seen(struct net_stack *s, net_arp_seen_fn fn, void *ctx)
+{
+    s->arp_seen = fn;
+    s->arp_seen_ctx = ctx;
+}
+
 void net_input(struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns)
 {
     for (uint16_t i = 0; i < n; i++)

@@ -59,6 +59,13 @@ typedef bool (*net_route_fn)(void *ctx, uint32_t dst_be, uint16_t *port, uint32_
  * and count). */
 typedef void (*net_forward_fn)(void *ctx, struct net_stack *s, struct pkt *p, uint64_t now_ns);
 
+/* An ARP packet this stack accepted told where ip_be is (mac, on port).
+ * Each core keeps its own ARP caches, but a NIC puts frames it cannot hash
+ * (ARP among them) on one queue, so the reply to one core's request may
+ * reach another: the embedder passes this on to the other cores'
+ * arp_learn_remote. */
+typedef void (*net_arp_seen_fn)(void *ctx, uint16_t port, uint32_t ip_be, const uint8_t *mac);
+
 struct net_iface {
     struct netdev *dev;         /* NULL: port not added */
     uint16_t port;              /* dev->index */
@@ -86,6 +93,8 @@ struct net_stack {
     void *route_ctx;
     net_forward_fn forward;
     void *forward_ctx;
+    net_arp_seen_fn arp_seen;
+    void *arp_seen_ctx;
     struct icmp4_limit icmp_limit;
     struct udp_table udp;
     struct tcp_stack *tcp;      /* NULL: no TCP (tcp_init attaches one) */
@@ -115,6 +124,7 @@ struct net_iface *net_iface_get(struct net_stack *s, uint16_t port);
 
 void net_set_route(struct net_stack *s, net_route_fn fn, void *ctx);
 void net_set_forward(struct net_stack *s, net_forward_fn fn, void *ctx);
+void net_set_arp_seen(struct net_stack *s, net_arp_seen_fn fn, void *ctx);
 
 /* A burst of received frames; takes every buffer in pkts[0..n). */
 void net_input(struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns);

@@ -14,10 +14,11 @@
  *   - NEXTHOP_ADJ_TTL_NS pass (the fill calls arp_lookup, which is what keeps
  *     a stale ARP entry refreshed while traffic uses it), or
  *   - the table's generation changes (a next hop was changed), or
- *   - this core's ARP input count changes: ARP input (arp_input) is the only
+ *   - this core's ARP input count changes: ARP input (arp_input, and
+ *     arp_learn_remote for what another core's input learned) is the only
  *     way an ARP entry learns or changes a MAC, and it counts every packet
- *     it looks at (arp-rx-request, arp-rx-reply), so their sum is a
- *     generation number for the MACs in the cache.
+ *     it looks at (arp-rx-request, arp-rx-reply, arp-learned-remote), so
+ *     their sum is a generation number for the MACs in the cache.
  * The fast path pays one compare per packet (now_ns < until_ns); the checks
  * of the two generations are once per burst. docs/fwd.md has the design. */
 #ifndef NET_NEXTHOP_H
@@ -115,7 +116,7 @@ const struct nexthop_adj *nexthop_cache_fill(struct nexthop_cache *c, struct net
 /* The generation of s's ARP MACs (see the top of this file). */
 static inline uint64_t nexthop_arp_gen(const struct net_stack *s)
 {
-    return s->ctr.arp_rx_request + s->ctr.arp_rx_reply;
+    return s->ctr.arp_rx_request + s->ctr.arp_rx_reply + s->ctr.arp_learned_remote;
 }
 
 /* Once per burst, before nexthop_cache_get: forget every adjacency when

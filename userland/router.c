@@ -321,6 +321,7 @@ static struct router_core *core_setup(unsigned cpu)
     fwd_init(&rc->fwd, router.rt4, &router.nht);
     fwd_attach(&rc->fwd, &rc->stack);
     fwd_sync(&rc->fwd, &rc->stack);
+    router_arp_share(rc);
     for (unsigned a = 0; a < napps; a++)
         if (apps[a].def->start(&rc->stack, apps[a].port) != 0)
             kprintf("app %s port %u: could not start on core %u\n", apps[a].def->name, apps[a].port, cpu);

@@ -4,6 +4,7 @@
 #ifndef USERLAND_ROUTER_H
 #define USERLAND_ROUTER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -16,6 +17,15 @@
 /* One core's share: its stack and forwarding state, serving queue `cpu` of
  * every routed port. Touched only by that core (the console asks it
  * through kernel/msg.h). */
+#define ROUTER_ARP_NOTES 64 /* what this core's ARP input learned, for the others */
+
+/* One thing an ARP packet told (router_arp.c), in two words so another core
+ * reads it with plain atomic loads; seq (0: being written) says which. */
+struct router_arp_note {
+    _Atomic uint64_t seq;
+    _Atomic uint64_t w0, w1; /* ip | port << 32 | mac[0..1] << 48; mac[2..5] */
+};
+
 struct router_core {
     struct net_stack stack;
     struct fwd fwd;
@@ -23,6 +33,8 @@ struct router_core {
     unsigned cpu;
     uint16_t nports;
     struct netdev *ports[NET_MAX_PORTS];
+    uint64_t arp_note_seq;
+    struct router_arp_note arp_notes[ROUTER_ARP_NOTES];
 };
 
 /* The shared state: written by core 0 (configuration, console), read by all. */
@@ -42,6 +54,8 @@ struct router {
 extern struct router router;
 
 void router_init(void);  /* route table, statements, console commands */
+/* ARP learned on rc's core goes to the other cores' caches (router_arp.c). */
+void router_arp_share(struct router_core *rc);
 void router_start(void); /* after the configuration: a stack per core */
 
 /* Routes (core 0 only). 0, or a negative ROUTE_E* / -1 with a message. */

@@ -27,13 +27,10 @@
 
 #define RX_RING 512u          /* descriptors (RDLEN: a multiple of 128 bytes) */
 #define TX_RING 512u
-/* Queue pairs used at most. The driver spreads flows over up to 8 with RSS
- * (7.1.2.8, setup_rss), but the 82576 steers every frame it cannot hash
- * (ARP) to queue 0 while the stack keeps one ARP cache per core: a core
- * other than 0 would never see the replies to its own requests, and its
- * flows would stall (docs/igb.md). One pair, on core 0, until ARP reaches
- * every core; then 8. */
-#define IGB_MAX_PAIRS 1u
+/* Queue pairs used at most: flows spread over them with RSS (7.1.2.8,
+ * setup_rss). The 82576 steers what it cannot hash (ARP) to queue 0; the
+ * router passes what core 0 learns to the others (userland/router_arp.c). */
+#define IGB_MAX_PAIRS 8u
 #define IGB_RSS_MAX_PAIRS 8u
 _Static_assert(IGB_MAX_PAIRS <= IGB_RSS_MAX_PAIRS && IGB_RSS_MAX_PAIRS <= NETDEV_MAX_QUEUES, "queue arrays");
 #define REFILL_BATCH 32u      /* refill once this many RX descriptors are empty */

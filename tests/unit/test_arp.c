@@ -186,6 +186,58 @@ TEST(arp_resolves_then_sends_queued)
     fake_net_free(&fn);
 }
 
+/* What one core's ARP input learns reaches the others (net_arp_seen_fn,
+ * arp_learn_remote): two stacks as two cores; the reply to B's request
+ * arrives at A, which passes it on. */
+struct seen_log {
+    int n;
+    uint16_t port;
+    uint32_t ip_be;
+    uint8_t mac[6];
+};
+
+static void log_seen(void *ctx, uint16_t port, uint32_t ip_be, const uint8_t *mac)
+{
+    struct seen_log *l = ctx;
+    l->n++;
+    l->port = port;
+    l->ip_be = ip_be;
+    memcpy(l->mac, mac, 6);
+}
+
+TEST(arp_learned_on_one_core_resolves_another)
+{
+    struct fake_net a, b;
+    fake_net_init(&a, 64);
+    fake_net_init(&b, 64);
+    struct seen_log log = {0};
+    net_set_arp_seen(a.s, log_seen, &log);
+    uint8_t f[64];
+    /* Nothing to learn from traffic that is neither ours nor known. */
+    fake_net_input(&a, 0, f, arp_frame(f, eth_bcast_addr, ARP_OP_REQUEST, mac_b, HOST_B, zero_mac,
+                                       NET_IP4(10, 0, 0, 77)));
+    CHECK_EQ(log.n, 0);
+    /* B's core asks; the reply reaches A's. */
+    send_udp(&b, HOST_B, 2);
+    CHECK_EQ(b.nd[0].nsent, 1);
+    fake_net_all_free(&b);
+    arp_learn_remote(b.s, 0, NET_IP4(10, 0, 0, 9), mac_b, 0); /* no entry: none made */
+    CHECK_EQ(entries(&b, 0), 1);
+    fake_net_input(&a, 0, f, arp_frame(f, fake_mac0, ARP_OP_REPLY, mac_b, HOST_B, fake_mac0, FAKE_ADDR0));
+    CHECK_EQ(log.n, 1);
+    CHECK(log.port == 0 && log.ip_be == HOST_B && memcmp(log.mac, mac_b, 6) == 0);
+    arp_learn_remote(b.s, log.port, log.ip_be, log.mac, 0);
+    net_flush(b.s);
+    CHECK_EQ(b.nd[0].nsent, 2); /* what waited went out to B's MAC */
+    for (uint32_t i = 0; i < b.nd[0].nsent; i++)
+        CHECK(memcmp(b.nd[0].sent[i]->data, mac_b, 6) == 0);
+    CHECK_EQ(fake_expect_counters(b.s, "arp-tx-request=1 arp-learned-remote=1 eth-tx=3 ip4-tx=2 udp-tx=2"), 0);
+    CHECK(fake_net_all_free(&a));
+    CHECK(fake_net_all_free(&b));
+    fake_net_free(&a);
+    fake_net_free(&b);
+}
+
 TEST(arp_retries_rate_limited_then_gives_up)
 {
     struct fake_net fn;
