@@ -111,3 +111,33 @@ def test_show_tcp_lists_a_live_connection(host):
         nc.wait(timeout=20)
     left = [c for c in m.json("show tcp json")["connections"] if c["local"] == f"{ADDR}:7"]
     assert all(c["state"] != "ESTABLISHED" for c in left), left
+
+
+def test_connections_on_every_core_with_rss(mkiso, request):
+    """-smp 2, two queues, the device's RSS: connections land on both cores
+    and each core answers its own (its ARP entry for the peer resolves
+    although the peer's ARP replies all arrive on queue 0)."""
+    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.6.0.2/24"])], iso=mkiso(CONF), smp=2, queues=2,
+                     extra=["-global", "virtio-net-pci.rss=on"])
+    lab.start()
+    try:
+        peer, m = lab.peers[0], lab.machine
+        assert m.json("show interfaces json")["interfaces"][0]["offloads"]["rss"]
+        script = (f"for p in $(seq 30000 30039); do curl -sS --local-port $p --max-time 60 -o /dev/null "
+                  f"-w '%{{http_code}}\\n' http://{ADDR}/bytes/20000 & done; wait")
+        r = peer.run(["bash", "-c", script], timeout=120)
+        codes = r.stdout.split()
+        assert len(codes) == 40 and set(codes) == {"200"}, r.stdout + r.stderr
+        nc = peer.popen(["nc", "-N", ADDR, "7"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        nc.stdin.write(b"x\n")
+        nc.stdin.flush()
+        assert nc.stdout.readline() == b"x\n"
+        nc.stdin.close()
+        nc.wait(timeout=20)
+        per_queue = [q["rx-packets"] for q in m.json("show interfaces json")["interfaces"][0]["per-queue"]]
+        assert min(per_queue) > 0, per_queue
+        c = counters(m)
+        assert c["tcp-accepted"] >= 41 and c["arp-learned-remote"] > 0, c
+        print(f"rss: RX per queue {per_queue}, arp-learned-remote {c['arp-learned-remote']}")
+    finally:
+        lab.close()
