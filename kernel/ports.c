@@ -180,6 +180,13 @@ static void cmd_debug_break(const struct cli_args *a)
     virtio_net_break(d);
 }
 
+void ports_note_link(struct netdev *dev, bool up)
+{
+    if (up != dev->link_up && dev->name[0])
+        kprintf("%s: link %s\n", dev->name, up ? "up" : "down");
+    dev->link_up = up;
+}
+
 void ports_init(unsigned ncpus)
 {
     struct pkt_pool *pools[NETDEV_MAX_QUEUES];

@@ -4,6 +4,7 @@
 #ifndef KERNEL_PORTS_H
 #define KERNEL_PORTS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "net/netdev.h"
@@ -21,6 +22,9 @@ void ports_start_status_polling(uint64_t now_ns);
 /* Who owns a port's address (the router) says what to show for it in
  * `show interfaces`: fn writes e.g. "10.0.0.1/24", or "" for none. */
 void ports_set_describe(void (*fn)(int port, char *buf, size_t n));
+/* A driver's status poll saw the link up or down: logged when it changed
+ * (not while probing, before the port has a name). */
+void ports_note_link(struct netdev *dev, bool up);
 /* Sums of a port's per-queue counters. */
 void ports_totals(const struct netdev *dev, struct netdev_qstats *sum);
 

@@ -13,7 +13,9 @@ addresses and routes, and nothing else on this machine can see the traffic.
 
 Needs root, /dev/net/tun and iproute2: see unavailable().
 """
+import hashlib
 import os
+import random
 import re
 import shlex
 import shutil
@@ -207,3 +209,27 @@ class Lab:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def curl_through(left, right, tmp_path, mb=10, timeout=240):
+    """curl mb MiB of random bytes from a Python HTTP server on right
+    (port 8080 of its first address) to left; asserts the SHA-256 matches
+    and returns the seconds the transfer took."""
+    blob = random.Random(7).randbytes(mb << 20)
+    (tmp_path / "blob").write_bytes(blob)
+    addr = right.addr()
+    srv = right.popen(f"python3 -m http.server 8080 --bind {addr} --directory {tmp_path}",
+                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        out = tmp_path / "got"
+        for _ in range(50):  # the server needs a moment
+            if right.run("ss -ltn", timeout=5).stdout.count(":8080"):
+                break
+            time.sleep(0.1)
+        t0 = time.monotonic()
+        left.run(f"curl -sS --max-time {timeout} -o {out} http://{addr}:8080/blob", timeout=timeout + 20)
+        elapsed = time.monotonic() - t0
+    finally:
+        srv.kill()
+    assert hashlib.sha256(out.read_bytes()).hexdigest() == hashlib.sha256(blob).hexdigest()
+    return elapsed

@@ -22,6 +22,7 @@
 #include "kernel/kalloc.h"
 #include "kernel/lib.h"
 #include "kernel/memmap.h"
+#include "kernel/ports.h"
 #include "kernel/time.h"
 #include "net/csum.h"
 
@@ -263,9 +264,7 @@ static void igb_poll_status(struct netdev *dev)
     struct igb *g = to_igb(dev);
     bool up = (rd32(g, IGB_STATUS) & IGB_STATUS_LU) != 0;
     dev->stats[0].rx_miss += rd32(g, IGB_MPC);
-    if (up != dev->link_up && dev->name[0]) /* not while probing */
-        kprintf("%s: link %s\n", dev->name, up ? "up" : "down");
-    dev->link_up = up;
+    ports_note_link(dev, up);
 }
 
 static const struct netdev_ops igb_ops = {

@@ -15,6 +15,7 @@
 #include "kernel/lib.h"
 #include "kernel/memmap.h"
 #include "kernel/percpu.h"
+#include "kernel/ports.h"
 #include "kernel/time.h"
 #include "net/csum.h"
 
@@ -354,9 +355,7 @@ static void vnet_poll_status(struct netdev *dev)
         virtio_pci_read_cfg(&v->vp, CFG_STATUS, &s, sizeof s);
         up = s & STATUS_LINK_UP;
     }
-    if (up != dev->link_up && dev->name[0]) /* not while probing */
-        kprintf("%s: link %s\n", dev->name, up ? "up" : "down");
-    dev->link_up = up;
+    ports_note_link(dev, up);
 }
 
 static const struct netdev_ops vnet_ops = {

@@ -8,7 +8,6 @@ router curled from a peer, a burst of 64-byte frames for the forwarding
 figure, then the buffer and interface checks. Again with -smp 2."""
 import hashlib
 import os
-import random
 import re
 import sys
 import time
@@ -56,26 +55,6 @@ def interfaces(m):
 def mac_of(peer):
     out = peer.ip(f"-j link show {peer.tap}").stdout
     return re.search(r'"address":"([0-9a-f:]{17})"', out).group(1)
-
-
-def curl_through(left, right, tmp_path):
-    blob = random.Random(7).randbytes(10 << 20)
-    (tmp_path / "blob").write_bytes(blob)
-    srv = right.popen(f"python3 -m http.server 8080 --bind 10.0.1.2 --directory {tmp_path}",
-                      stdout=open(os.devnull, "w"), stderr=open(os.devnull, "w"))
-    try:
-        out = tmp_path / "got"
-        for _ in range(50):  # the server needs a moment
-            if right.run("ss -ltn", timeout=5).stdout.count(":8080"):
-                break
-            time.sleep(0.1)
-        t0 = time.monotonic()
-        left.run(f"curl -sS --max-time 120 -o {out} http://10.0.1.2:8080/blob", timeout=130)
-        elapsed = time.monotonic() - t0
-    finally:
-        srv.kill()
-    assert hashlib.sha256(out.read_bytes()).hexdigest() == hashlib.sha256(blob).hexdigest()
-    return elapsed
 
 
 def forward_burst(m, left, right, frames=5000):
@@ -140,7 +119,7 @@ def run_router(lab, tmp_path, report, smp):
     right.run("ping -c 3 -i 0.2 -W 2 10.0.0.2", timeout=20)
     left.run("ping -c 2 -i 0.2 -W 2 10.0.0.1", timeout=20)
     right.run("ping -c 2 -i 0.2 -W 2 10.0.0.1", timeout=20)  # the far address is ours too
-    elapsed = curl_through(left, right, tmp_path)
+    elapsed = netlab.curl_through(left, right, tmp_path, timeout=120)
     r = right.run(["bash", "-c", "curl -sS --max-time 20 http://10.0.1.1/bytes/100000 | sha256sum"], timeout=30)
     want = hashlib.sha256(bytes(i % 251 for i in range(100000))).hexdigest()
     assert r.stdout.split()[0] == want

@@ -4,7 +4,6 @@ subnet; the hosts route through hayate. Traffic goes only to addresses
 inside those namespaces.
 """
 import gzip
-import hashlib
 import ipaddress
 import os
 import random
@@ -120,22 +119,7 @@ def test_no_route_gets_destination_unreachable(rlab):
 def test_curl_10mb_through_the_router(rlab, tmp_path, report):
     lab = rlab()
     left, right = lab.peers
-    blob = random.Random(7).randbytes(10 << 20)
-    (tmp_path / "blob").write_bytes(blob)
-    srv = right.popen(f"python3 -m http.server 8080 --bind 10.0.1.2 --directory {tmp_path}",
-                      stdout=open(os.devnull, "w"), stderr=open(os.devnull, "w"))
-    try:
-        out = tmp_path / "got"
-        for _ in range(50):  # the server needs a moment
-            if right.run("ss -ltn", timeout=5).stdout.count(":8080"):
-                break
-            time.sleep(0.1)
-        t0 = time.monotonic()
-        left.run(f"curl -sS --max-time 240 -o {out} http://10.0.1.2:8080/blob", timeout=260)
-        elapsed = time.monotonic() - t0
-    finally:
-        srv.kill()
-    assert hashlib.sha256(out.read_bytes()).hexdigest() == hashlib.sha256(blob).hexdigest()
+    elapsed = netlab.curl_through(left, right, tmp_path)
     report(f"router: curl 10 MB through hayate in {elapsed:.1f}s ({10 * 8 / elapsed:.1f} Mbit/s, TCG)")
 
 
