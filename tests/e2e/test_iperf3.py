@@ -29,7 +29,8 @@ def lab(iso, tmp_path_factory):
     conf, out = d / "iperf3.conf", d / "iperf3.iso"
     conf.write_text(CONF)
     subprocess.run([os.path.join(ROOT, "tools", "mkiso"), str(conf), str(out)], check=True, timeout=120)
-    lab = netlab.Lab("test_iperf3", [netlab.Peer(addrs=["10.7.0.2/24"])], iso=str(out), queues=2, smp=2)
+    lab = netlab.Lab("test_iperf3", [netlab.Peer(addrs=["10.7.0.2/24"])], iso=str(out), queues=2, smp=2,
+                     extra=["-global", "virtio-net-pci.rss=on"])
     lab.start()
     peer, m = lab.peers[0], lab.machine
     peer.run(["ping", "-c", "1", "-W", "5", ADDR], timeout=10)  # ARP both ways
@@ -82,6 +83,25 @@ def test_parallel(lab):
           f"per stream {[s['receiver']['bytes'] for s in streams]}")
     assert len(streams) == 4 and received == sent > 0
     assert all(s["receiver"]["bytes"] > 0 for s in streams)
+
+
+def rx_per_queue(m):
+    return [q["rx-packets"] for q in m.json("show interfaces json")["interfaces"][0]["per-queue"]]
+
+
+def test_streams_on_both_cores(lab):
+    """16 streams: the device's RSS puts some on each core (all on one: 1
+    in 2^15), so a test's control connection and its streams are spread
+    over cores, and the counts still agree."""
+    m = lab.machine
+    before = rx_per_queue(m)
+    rc, res, r = iperf3(lab.peers[0], "-t", "1", "-P", "16")
+    assert rc == 0, r.stdout + r.stderr
+    sent, received, _ = summary(res)
+    assert received == sent > 0
+    grew = [a - b for a, b in zip(rx_per_queue(m), before)]
+    print(f"-P 16: RX per queue {grew}")
+    assert len(grew) == 2 and min(grew) > 16, grew
 
 
 def test_text_output(lab):
