@@ -170,7 +170,7 @@ static int frame_out(struct tcp_conn *c, struct pkt *p, uint32_t more, uint64_t 
     p->csum_start = (uint16_t)hl;
     if (!(ifc->dev->offloads & NETDEV_OFF_TX_CSUM))
         csum_pkt_finish(p);
-    if (p->len < ETH_MIN_LEN) {
+    if (p->len < ETH_MIN_LEN && !more) { /* (a TSO frame is longer: padding its head would add data) */
         if (pkt_tailroom(p) < ETH_MIN_LEN - p->len) {
             s->ctr.eth_tx_no_room++;
             pkt_free(p);
@@ -645,6 +645,11 @@ static void send_new(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
         uint32_t bytes, nslots = 0;
         if (off == 0 && c->sq_nxt + 1u < c->sq_n) /* two whole slots at least */
             nslots = tso_gather(c, wroom < croom ? wroom : croom, now_ns, &bytes);
+        while (nslots >= 2 && (c->flags & TCP_CF_NAGLE) && c->snd_nxt != c->snd_una && bytes % c->seg_size) {
+            /* Nagle (RFC 9293 3.7.4): a short segment at the end waits. */
+            bytes -= tcp_sq_at(c, c->sq_nxt + nslots - 1u)->len;
+            nslots--;
+        }
         if (nslots >= 2) {
             bool last = c->sq_nxt + nslots == c->sq_n;
             bool fin = last && (c->flags & TCP_CF_FIN_QUEUED) && !(c->flags & TCP_CF_FIN_SENT);

@@ -47,6 +47,7 @@
 #define ACK_GRACE_NS (50 * MS)      /* reverse: the client reads what was acknowledged */
 #define RUN_SLACK_NS (30 * SEC)     /* past -t and --omit before we give up */
 #define IDLE_TIMEOUT_NS (30 * SEC)  /* a control connection that says nothing */
+#define PENDING_TIMEOUT_NS (10 * SEC) /* a connection that sends no cookie */
 
 /* T_DONE: finished, streams close; T_DEAD: given up, streams reset. */
 enum test_state { T_FREE, T_SETUP, T_JOIN, T_RUNNING, T_ENDED, T_DONE, T_DEAD };
@@ -85,6 +86,8 @@ struct iperf3_test {
 /* A connection until its cookie is complete: in one pool buffer. */
 struct pending {
     struct pkt *self;
+    struct tcp_conn *c;
+    struct loop_timer timer;        /* PENDING_TIMEOUT_NS to say who it is */
     uint8_t have;
     uint8_t cookie[IPERF3_COOKIE_LEN];
 };
@@ -530,6 +533,17 @@ static bool stream_join(struct tcp_conn *c, const uint8_t *cookie, uint32_t rest
 
 /* ---- every connection: the cookie first ---- */
 
+/* No cookie in time: give the connection and its buffer back. */
+static void pending_timeout(void *arg, uint64_t now_ns)
+{
+    struct pending *pd = arg;
+    struct tcp_conn *c = pd->c;
+    atomic_fetch_add(&stat_bad, 1);
+    atomic_fetch_sub(&stat_open, 1);
+    pkt_free(pd->self);
+    tcp_abort(c, now_ns); /* no callback follows */
+}
+
 static void accepted(void *ctx, struct tcp_conn *c, uint64_t now_ns)
 {
     struct pkt *b = pkt_alloc(tcp_conn_stack(c)->pool);
@@ -539,7 +553,10 @@ static void accepted(void *ctx, struct tcp_conn *c, uint64_t now_ns)
     }
     struct pending *pd = (struct pending *)(void *)pkt_buf_start(b);
     pd->self = b;
+    pd->c = c;
     pd->have = 0;
+    loop_timer_init(&pd->timer, pending_timeout, pd);
+    loop_timer_arm(&pd->timer, now_ns + PENDING_TIMEOUT_NS);
     atomic_fetch_add(&stat_open, 1);
     tcp_set_ctx(c, &pending_cb, pd);
 }
@@ -558,6 +575,7 @@ static void pending_recv(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t 
     }
     uint8_t cookie[IPERF3_COOKIE_LEN];
     net_memcpy(cookie, pd->cookie, sizeof(cookie));
+    loop_timer_cancel(&pd->timer);
     pkt_free(pd->self);
     atomic_fetch_sub(&stat_open, 1); /* counted again by what it becomes */
     if (!iperf3_cookie_ok(cookie)) {
@@ -574,6 +592,7 @@ static void pending_peer_fin(void *ctx, struct tcp_conn *c, uint64_t now_ns) { t
 static void pending_closed(void *ctx, struct tcp_conn *c, int reason, uint64_t now_ns)
 {
     struct pending *pd = ctx;
+    loop_timer_cancel(&pd->timer);
     atomic_fetch_sub(&stat_open, 1);
     pkt_free(pd->self);
 }

@@ -150,7 +150,7 @@ static bool scan_number(struct jscan *js, struct jnum *out)
     exp -= frac;
     for (; exp < 0 && mant; exp++)
         mant /= 10;
-    for (; exp > 0 && !sat; exp--) {
+    for (; exp > 0 && !sat && mant; exp--) { /* (0e99999 is 0, at once) */
         if (mant > UINT64_MAX / 10)
             sat = true;
         else

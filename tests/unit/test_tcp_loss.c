@@ -289,3 +289,51 @@ TEST(tcp_congestion_control_per_connection)
         CHECK(tl_free(l));
     }
 }
+
+static bool both_open(void *ctx)
+{
+    struct ta *a = ctx;
+    return a[0].connected && a[1].accepted;
+}
+
+static bool got_2003(void *ctx) { return ((struct ta *)ctx)[1].rx_bytes >= 2003; }
+
+/* TSO with a first slot too short for a minimum frame (no timestamps: a
+ * 3-byte slot makes a 57-byte head): the frame is not padded (the padding
+ * would be stream data), and Nagle holds a short tail while data is out. */
+TEST(tcp_tso_short_head_not_padded)
+{
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    cfg.timestamps = false;
+    struct tl_opts o = {.offloads = NETDEV_OFF_TX_CSUM | NETDEV_OFF_RX_CSUM | NETDEV_OFF_TSO4, .seed = 1,
+                        .cfg = {&cfg, &cfg}};
+    struct tl *l = tl_new(&o);
+    struct ta *a = calloc(2, sizeof(*a));
+    static uint8_t copy[4096];
+    a[1].rx_copy = copy;
+    a[1].rx_cap = sizeof copy;
+    CHECK_EQ(ta_listen(l, 1, 5001, &a[1]), 0);
+    CHECK(ta_connect(l, 0, 5001, &a[0]) != NULL);
+    CHECK(tl_run(l, both_open, a, 1000000000ull));
+    struct tcp_conn *c = a[0].c;
+    tcp_set_nagle(c, true);
+    struct pkt *p1 = pkt_alloc(&l->pool[0]);
+    memset(p1->data, 'A', 1000);
+    p1->len = 1000;
+    CHECK_EQ(tcp_send(c, p1, l->now_ns), 0);
+    CHECK_EQ(tcp_write(c, "xyz", 3, l->now_ns), 3);
+    struct pkt *p2 = pkt_alloc(&l->pool[0]);
+    memset(p2->data, 'B', 1000);
+    p2->len = 1000;
+    CHECK_EQ(tcp_send(c, p2, l->now_ns), 0);
+    tl_flush(l);
+    CHECK(tl_run(l, got_2003, a, 2000000000ull));
+    CHECK_EQ(a[1].rx_bytes, 2003);
+    CHECK(memcmp(copy + 1000, "xyzBBB", 6) == 0);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-tso"), 1); /* xyz and the B's, once the A's were acknowledged */
+    tcp_abort(a[0].c, l->now_ns);
+    tl_run(l, NULL, NULL, 1000000000ull);
+    free(a);
+    CHECK(tl_free(l));
+}
