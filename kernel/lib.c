@@ -51,6 +51,16 @@ int strcmp(const char *a, const char *b)
     return (unsigned char)*a - (unsigned char)*b;
 }
 
+char *strchr(const char *s, int c)
+{
+    for (;; s++) {
+        if (*s == (char)c)
+            return (char *)s;
+        if (!*s)
+            return 0;
+    }
+}
+
 int strncmp(const char *a, const char *b, size_t n)
 {
     for (; n; n--, a++, b++) {

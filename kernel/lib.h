@@ -11,6 +11,7 @@ int memcmp(const void *a, const void *b, size_t n);
 size_t strlen(const char *s);
 int strcmp(const char *a, const char *b);
 int strncmp(const char *a, const char *b, size_t n);
+char *strchr(const char *s, int c);
 /* Copies at most n-1 characters and always terminates (portable: inline so
  * host builds of portable kernel files have it too). */
 static inline char *strncpy_z(char *d, const char *s, size_t n)

@@ -137,6 +137,39 @@
     X(icmp4, tx_param_problem, "icmp4-tx-param-problem")                      \
     X(icmp4, error_suppressed, "icmp4-error-suppressed") /* RFC 1812 4.3.2.7 */ \
     X(icmp4, rate_limited, "icmp4-rate-limited")                              \
+    X(ip6, rx, "ip6-rx")                                                      \
+    X(ip6, runt, "ip6-runt")                    /* under 40 bytes */          \
+    X(ip6, bad_version, "ip6-bad-version")                                    \
+    X(ip6, bad_length, "ip6-bad-length")        /* payload past the frame */  \
+    X(ip6, bad_src, "ip6-bad-src")              /* multicast, loopback, ours */ \
+    X(ip6, bad_dst, "ip6-bad-dst")              /* unspecified, loopback */   \
+    X(ip6, not_for_us, "ip6-not-for-us")        /* multicast we are not in */ \
+    X(ip6, local, "ip6-local")                                                \
+    X(ip6, unknown_next, "ip6-unknown-next")    /* for us, not ICMPv6 */      \
+    X(ip6, forwarded, "ip6-forwarded")                                        \
+    X(ip6, no_route, "ip6-no-route")                                          \
+    X(ip6, hop_limit, "ip6-hop-limit")          /* expired in transit */      \
+    X(ip6, too_big, "ip6-too-big")              /* over the next hop's MTU */ \
+    X(ip6, no_forward, "ip6-no-forward")        /* transit, no routing here */ \
+    X(ip6, tx, "ip6-tx")                                                      \
+    X(icmp6, rx, "icmp6-rx")                                                  \
+    X(icmp6, runt, "icmp6-runt")                                              \
+    X(icmp6, bad_checksum, "icmp6-bad-checksum")                              \
+    X(icmp6, rx_echo, "icmp6-rx-echo")                                        \
+    X(icmp6, rx_other, "icmp6-rx-other")        /* consumed */                \
+    X(icmp6, tx_echo_reply, "icmp6-tx-echo-reply")                            \
+    X(icmp6, tx_error, "icmp6-tx-error")                                      \
+    X(icmp6, error_suppressed, "icmp6-error-suppressed") /* RFC 4443 2.4(e) */ \
+    X(icmp6, rate_limited, "icmp6-rate-limited")                              \
+    X(nd6, rx_ns, "nd6-rx-ns")                                                \
+    X(nd6, rx_na, "nd6-rx-na")                                                \
+    X(nd6, bad, "nd6-bad")                      /* hop limit, length, options */ \
+    X(nd6, tx_ns, "nd6-tx-ns")                                                \
+    X(nd6, tx_na, "nd6-tx-na")                                                \
+    X(nd6, queue_full, "nd6-queue-full")                                      \
+    X(nd6, cache_full, "nd6-cache-full")                                      \
+    X(nd6, failed, "nd6-failed")                /* no answer: queue dropped */ \
+    X(nd6, learned_remote, "nd6-learned-remote") /* from another core's input */ \
     X(udp, rx, "udp-rx")                                                      \
     X(udp, runt, "udp-runt")                    /* under 8 bytes */           \
     X(udp, bad_length, "udp-bad-length")        /* under 8 or past payload */ \

@@ -9,8 +9,7 @@
 #include "net.h"
 #include "wire.h"
 
-/* Token bucket: credit in nanoseconds, one error costs 1 s / rate. */
-static bool limit_ok(struct icmp4_limit *l, uint64_t now_ns)
+bool icmp_limit_take(struct icmp4_limit *l, uint64_t now_ns)
 {
     if (l->rate_per_s == 0)
         return false;
@@ -68,7 +67,7 @@ int icmp4_send_error(struct net_stack *s, const uint8_t *iph, uint32_t avail, ui
         s->ctr.icmp4_error_suppressed++;
         return -1;
     }
-    if (!limit_ok(&s->icmp_limit, now_ns)) {
+    if (!icmp_limit_take(&s->icmp_limit, now_ns)) {
         s->ctr.icmp4_rate_limited++;
         return -1;
     }

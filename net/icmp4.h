@@ -10,6 +10,7 @@
 #ifndef NET_ICMP4_H
 #define NET_ICMP4_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "pkt.h"
@@ -24,6 +25,10 @@ struct icmp4_limit {
     uint64_t credit_ns;
     uint64_t last_ns;
 };
+
+/* Take one error's worth of credit (one costs 1 s / rate); false when
+ * there is none. The stack's one bucket serves ICMP and ICMPv6. */
+bool icmp_limit_take(struct icmp4_limit *l, uint64_t now_ns);
 
 struct net_stack;
 struct ip4_rx;

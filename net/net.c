@@ -7,6 +7,8 @@
 #include "eth.h"
 #include "ip4.h"
 #include "ip4_reasm.h"
+#include "ip6.h"
+#include "nd6.h"
 #include "tcp.h"
 #include "wire.h"
 
@@ -31,6 +33,7 @@ void net_stack_release(struct net_stack *s)
         if (ifc->dev == NULL)
             continue;
         arp_release(s, ifc);
+        nd6_release(s, ifc);
         pkt_free_bulk(ifc->tx, ifc->ntx);
         ifc->ntx = 0;
     }
@@ -45,6 +48,7 @@ int net_iface_add(struct net_stack *s, struct netdev *dev, uint16_t queue, uint3
     struct net_iface *ifc = &s->iface[dev->index];
     if (ifc->dev) { /* again: let go of what the old one held */
         arp_release(s, ifc);
+        nd6_release(s, ifc);
         pkt_free_bulk(ifc->tx, ifc->ntx);
     }
     net_memset(ifc, 0, sizeof(*ifc));
@@ -57,8 +61,18 @@ int net_iface_add(struct net_stack *s, struct netdev *dev, uint16_t queue, uint3
     ifc->mask_be = prefix_len ? net_htonl(0xffffffffu << (32 - prefix_len)) : 0;
     /* /31 and /32 have no broadcast address (RFC 3021). */
     ifc->bcast_be = prefix_len <= 30 ? (addr_be | ~ifc->mask_be) : 0xffffffffu;
+    ip6_linklocal_from_mac(dev->mac, ifc->ll6);
     if (dev->index >= s->nports)
         s->nports = (uint16_t)(dev->index + 1);
+    return 0;
+}
+
+int net_iface_set_addr6(struct net_stack *s, uint16_t port, const uint8_t *addr, uint8_t plen)
+{
+    struct net_iface *ifc = net_iface_get(s, port);
+    if (ifc == NULL || plen > 128)
+        return -1;
+    ip6_iface_set(ifc, addr, plen);
     return 0;
 }
 
@@ -85,6 +99,18 @@ void net_set_arp_seen(struct net_stack *s, net_arp_seen_fn fn, void *ctx)
 {
     s->arp_seen = fn;
     s->arp_seen_ctx = ctx;
+}
+
+void net_set_route6(struct net_stack *s, net_route6_fn fn, void *ctx)
+{
+    s->route6 = fn;
+    s->route6_ctx = ctx;
+}
+
+void net_set_nd6_seen(struct net_stack *s, net_nd6_seen_fn fn, void *ctx)
+{
+    s->nd6_seen = fn;
+    s->nd6_seen_ctx = ctx;
 }
 
 void net_input(struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns)
@@ -141,6 +167,9 @@ uint64_t net_poll(struct net_stack *s, uint64_t now_ns)
         if (s->iface[i].dev == NULL)
             continue;
         uint64_t t = arp_timer(s, &s->iface[i], now_ns);
+        if (t < next)
+            next = t;
+        t = nd6_timer(s, &s->iface[i], now_ns);
         if (t < next)
             next = t;
     }

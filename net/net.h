@@ -30,6 +30,7 @@
 #include "counter.h"
 #include "icmp4.h"
 #include "ip4_reasm.h"
+#include "nd6.h"
 #include "netdev.h"
 #include "pkt.h"
 #include "udp.h"
@@ -66,6 +67,13 @@ typedef void (*net_forward_fn)(void *ctx, struct net_stack *s, struct pkt *p, ui
  * arp_learn_remote. */
 typedef void (*net_arp_seen_fn)(void *ctx, uint16_t port, uint32_t ip_be, const uint8_t *mac);
 
+/* IPv6 route lookup for dst: true with the output port and the gateway
+ * (all zero: dst is on the link), false when there is no route. */
+typedef bool (*net_route6_fn)(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw);
+
+/* Neighbour discovery learned where ip is (as net_arp_seen_fn). */
+typedef void (*net_nd6_seen_fn)(void *ctx, uint16_t port, const uint8_t *ip, const uint8_t *mac);
+
 struct net_iface {
     struct netdev *dev;         /* NULL: port not added */
     uint16_t port;              /* dev->index */
@@ -80,6 +88,11 @@ struct net_iface {
     uint16_t ntx;
     struct pkt *tx[NET_TX_BURST];
     struct arp_cache arp;
+    bool has6;                  /* addr6 is set */
+    uint8_t plen6;
+    uint8_t addr6[16];
+    uint8_t ll6[16];            /* link-local, from the MAC */
+    struct nd6_cache nd;
 };
 
 struct net_stack {
@@ -95,6 +108,10 @@ struct net_stack {
     void *forward_ctx;
     net_arp_seen_fn arp_seen;
     void *arp_seen_ctx;
+    net_route6_fn route6;       /* NULL: IPv6 is not forwarded */
+    void *route6_ctx;
+    net_nd6_seen_fn nd6_seen;
+    void *nd6_seen_ctx;
     struct icmp4_limit icmp_limit;
     struct udp_table udp;
     struct tcp_stack *tcp;      /* NULL: no TCP (tcp_init attaches one) */
@@ -125,6 +142,12 @@ struct net_iface *net_iface_get(struct net_stack *s, uint16_t port);
 void net_set_route(struct net_stack *s, net_route_fn fn, void *ctx);
 void net_set_forward(struct net_stack *s, net_forward_fn fn, void *ctx);
 void net_set_arp_seen(struct net_stack *s, net_arp_seen_fn fn, void *ctx);
+void net_set_route6(struct net_stack *s, net_route6_fn fn, void *ctx);
+void net_set_nd6_seen(struct net_stack *s, net_nd6_seen_fn fn, void *ctx);
+
+/* Give port an IPv6 address addr/plen (after net_iface_add); -1 on a bad
+ * port or length. */
+int net_iface_set_addr6(struct net_stack *s, uint16_t port, const uint8_t *addr, uint8_t plen);
 
 /* A burst of received frames; takes every buffer in pkts[0..n). */
 void net_input(struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns);

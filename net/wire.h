@@ -39,6 +39,7 @@ static inline uint32_t net_ntohl(uint32_t x) { return net_htonl(x); }
 #define ETH_MIN_LEN 60          /* shortest frame, FCS excluded */
 #define ETH_TYPE_IP4 0x0800
 #define ETH_TYPE_ARP 0x0806
+#define ETH_TYPE_IP6 0x86dd
 #define ETH_TYPE_VLAN 0x8100    /* 802.1Q C-tag */
 #define ETH_TYPE_QINQ 0x88a8    /* 802.1ad S-tag */
 #define ETH_VID_MASK 0x0fff
@@ -138,6 +139,39 @@ struct icmp4_hdr {
 } __attribute__((packed));
 _Static_assert(sizeof(struct icmp4_hdr) == ICMP4_HDR_LEN, "icmp4_hdr size");
 _Static_assert(offsetof(struct icmp4_hdr, csum) == 2, "icmp4 csum offset");
+
+/* ---- IPv6 (RFC 8200), ICMPv6 (RFC 4443), neighbour discovery (RFC 4861) ---- */
+#define IP6_HDR_LEN 40
+#define IP6_MIN_MTU 1280
+#define IP6_PROTO_ICMP6 58
+#define ICMP6_HDR_LEN 8
+#define ICMP6_UNREACH 1         /* codes: 0 no route, 3 address, 4 port */
+#define ICMP6_TOO_BIG 2         /* rest: MTU */
+#define ICMP6_TIME_EXCEEDED 3
+#define ICMP6_PARAM_PROBLEM 4   /* rest: pointer; code 1: unknown next header */
+#define ICMP6_ECHO 128
+#define ICMP6_ECHO_REPLY 129
+#define ND6_NS 135
+#define ND6_NA 136
+#define ND6_OPT_SLLA 1          /* source link-layer address */
+#define ND6_OPT_TLLA 2          /* target link-layer address */
+#define ND6_NA_ROUTER 0x80      /* flags byte of a neighbour advertisement */
+#define ND6_NA_SOLICITED 0x40
+#define ND6_NA_OVERRIDE 0x20
+
+struct ip6_hdr {
+    uint32_t vtf_be;            /* version(4) traffic class(8) flow label(20) */
+    uint16_t plen_be;           /* payload length, header excluded */
+    uint8_t next;
+    uint8_t hlim;
+    uint8_t src[16];
+    uint8_t dst[16];
+} __attribute__((packed));
+_Static_assert(sizeof(struct ip6_hdr) == IP6_HDR_LEN, "ip6_hdr size");
+
+/* An ICMPv6 message is struct icmp4_hdr's shape: type, code, checksum, a
+ * word. Neighbour solicitations and advertisements follow it with the
+ * target address, then options (type, length in 8-byte units, data). */
 
 /* ---- UDP (RFC 768) ---- */
 #define UDP_HDR_LEN 8

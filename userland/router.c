@@ -1,4 +1,5 @@
-/* userland/router.c: the router (DESIGN.md, "Configuration file").
+/* userland/router.c: the router (DESIGN.md, "Configuration file"); its
+ * IPv6 side is router6.c.
  *
  * Configuration: `interface ethN address A.B.C.D/LEN` gives a port its
  * address and a connected route; `route P/L via G` and `routes FILE via G`
@@ -192,13 +193,15 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
     unsigned len;
     int p = argc == 4 ? port_index(argv[1]) : -1;
     if (argc != 4 || strcmp(argv[2], "address") != 0) {
-        fmt_snprintf(err, errlen, "usage: interface PORT address A.B.C.D/LEN");
+        fmt_snprintf(err, errlen, "usage: interface PORT address A.B.C.D/LEN|X:X::X/LEN");
         return -1;
     }
     if (p < 0) {
         fmt_snprintf(err, errlen, "no port '%s'", argv[1]);
         return -1;
     }
+    if (strchr(argv[3], ':'))
+        return router6_interface(p, argv[3], err, errlen);
     if (!parse_ifaddr(argv[3], &a, &len) || len == 0 || len > 30) {
         fmt_snprintf(err, errlen, "bad address '%s' (A.B.C.D/LEN, LEN 1-30)", argv[3]);
         return -1;
@@ -221,6 +224,8 @@ static int stmt_route(int argc, char **argv, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "usage: route PREFIX/LEN via ADDRESS");
         return -1;
     }
+    if (strchr(argv[1], ':'))
+        return router6_route(argv[1], argv[3], err, errlen);
     if (!route4_parse(argv[1], strlen(argv[1]), &addr, &len)) {
         fmt_snprintf(err, errlen, "bad prefix '%s' (host bits must be zero)", argv[1]);
         return -1;
@@ -235,6 +240,8 @@ static int stmt_route(int argc, char **argv, char *err, size_t errlen)
 static int stmt_routes(int argc, char **argv, char *err, size_t errlen)
 {
     uint32_t gw;
+    if (argc == 4 && strcmp(argv[2], "via") == 0 && strchr(argv[3], ':'))
+        return router6_routes(argv[1], argv[3], err, errlen);
     if (argc != 4 || strcmp(argv[2], "via") != 0 || !parse_addr(argv[3], &gw)) {
         fmt_snprintf(err, errlen, "usage: routes FILE via ADDRESS");
         return -1;
@@ -309,7 +316,7 @@ static struct router_core *core_setup(unsigned cpu)
     net_stack_init(&rc->stack, pktmem_pool(cpu), cpu);
     for (int p = 0; p < ports_count() && p < NET_MAX_PORTS; p++) {
         struct netdev *dev = ports_get(p);
-        if (!router.addr[p].addr_be || cpu >= dev->nqueues)
+        if ((!router.addr[p].addr_be && !router6_port_has_addr(p)) || cpu >= dev->nqueues)
             continue;
         net_iface_add(&rc->stack, dev, (uint16_t)cpu, router.addr[p].addr_be, router.addr[p].prefix_len);
         rc->ports[rc->nports++] = dev;
@@ -321,6 +328,7 @@ static struct router_core *core_setup(unsigned cpu)
     fwd_init(&rc->fwd, router.rt4, &router.nht);
     fwd_attach(&rc->fwd, &rc->stack);
     fwd_sync(&rc->fwd, &rc->stack);
+    router6_core_setup(rc);
     router_arp_share(rc);
     for (unsigned a = 0; a < napps; a++)
         if (apps[a].def->start(&rc->stack, apps[a].port) != 0)
@@ -332,7 +340,7 @@ void router_start(void)
 {
     bool any = false;
     for (int p = 0; p < NET_MAX_PORTS; p++)
-        any |= router.addr[p].addr_be != 0;
+        any |= router.addr[p].addr_be != 0 || router6_port_has_addr(p);
     if (!any)
         return; /* no interface has an address: nothing to route */
     router.ncores = cpu_count() < 64 ? cpu_count() : 64;
@@ -366,6 +374,7 @@ void router_init(void)
     if (!router.rt4)
         panic("router: no memory for the route table");
     nexthop_init(&router.nht);
+    router6_init(&cfg);
     loop_timer_init(&reclaim_timer, reclaim_tick, 0);
     config_register("interface", stmt_interface);
     config_register("route", stmt_route);

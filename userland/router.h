@@ -19,11 +19,13 @@
  * through kernel/msg.h). */
 #define ROUTER_ARP_NOTES 64 /* what this core's ARP input learned, for the others */
 
-/* One thing an ARP packet told (router_arp.c), in two words so another core
- * reads it with plain atomic loads; seq (0: being written) says which. */
+/* One thing an ARP or neighbour discovery packet told (router_arp.c), in
+ * words another core reads with plain atomic loads; seq (0: being written)
+ * says which. */
 struct router_arp_note {
     _Atomic uint64_t seq;
-    _Atomic uint64_t w0, w1; /* ip | port << 32 | mac[0..1] << 48; mac[2..5] */
+    _Atomic uint64_t addr[2];   /* IPv4 in the first, or IPv6 */
+    _Atomic uint64_t link;      /* MAC | port << 48 | IPv6 << 56 */
 };
 
 struct router_core {
@@ -34,6 +36,7 @@ struct router_core {
     uint16_t nports;
     struct netdev *ports[NET_MAX_PORTS];
     uint64_t arp_note_seq;
+    struct icmp4_limit arp_note_limit; /* notes a second: a flood of ARP does not flood the other cores */
     struct router_arp_note arp_notes[ROUTER_ARP_NOTES];
 };
 
@@ -54,8 +57,21 @@ struct router {
 extern struct router router;
 
 void router_init(void);  /* route table, statements, console commands */
-/* ARP learned on rc's core goes to the other cores' caches (router_arp.c). */
+/* ARP and neighbour discovery learned on rc's core go to the other cores'
+ * caches (router_arp.c). */
 void router_arp_share(struct router_core *rc);
+
+/* IPv6 (router6.c): configuration statements' IPv6 forms, each core's
+ * addresses and route hook, `show route` for IPv6. */
+struct route_cfg;
+void router6_init(const struct route_cfg *cfg);
+int router6_interface(int port, const char *addr_len, char *err, size_t errlen);
+int router6_route(const char *prefix, const char *via, char *err, size_t errlen);
+int router6_routes(const char *file, const char *via, char *err, size_t errlen);
+bool router6_port_has_addr(int port);
+void router6_core_setup(struct router_core *rc);
+/* The longest match for dst: its next-hop index (0: none), length, port, gateway. */
+uint32_t router6_match(const uint8_t *dst, unsigned *len, uint16_t *port, uint8_t *gw);
 void router_start(void); /* after the configuration: a stack per core */
 
 /* Routes (core 0 only). 0, or a negative ROUTE_E* / -1 with a message. */

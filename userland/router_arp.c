@@ -1,27 +1,37 @@
-/* userland/router_arp.c: ARP shared across cores.
+/* userland/router_arp.c: ARP and IPv6 neighbour discovery shared across
+ * cores.
  *
- * Each core's stack keeps its own ARP caches (no locks on the data path),
- * but a NIC puts the frames it cannot hash, ARP among them, on one queue
- * (virtio 1.2 5.1.6.5.7.1's unclassified queue; the 82576 and 82599 send
- * them to queue 0): the reply to core 1's request reaches core 0. So what
- * a core's arp_input accepts about a sender (net_arp_seen_fn) is written to
- * a note of that core's and announced to every other core running the
+ * Each core's stack keeps its own ARP and neighbour caches (no locks on
+ * the data path), but a NIC puts the frames it cannot hash, ARP among
+ * them, on one queue (virtio 1.2 5.1.6.5.7.1's unclassified queue; the
+ * 82576 and 82599 send them to queue 0), and hashes an advertisement by
+ * its addresses, not by the flow that needed it: the answer to core 1's
+ * question reaches another core. So what a core's arp_input or nd6_input
+ * accepts about a neighbour (net_arp_seen_fn, net_nd6_seen_fn) is written
+ * to a note of that core's and announced to every other core running the
  * router (kernel/msg.h); each reads the note and updates its own entry, if
- * it has one (arp_learn_remote: an incomplete one resolves and sends what
- * waited).
+ * it has one (arp_learn_remote, nd6_learn_remote: an incomplete one
+ * resolves and sends what waited).
  *
  * A message carries only the sender's core and the note's sequence number:
  * notes are a ring of ROUTER_ARP_NOTES written by their core alone, seqlock
  * style (seq 0 while the words change, then the new seq with release); a
  * reader that finds another seq before or after reading (the ring wrapped:
  * 64 ARP packets before it ran) drops it, and that core's own request
- * retries. */
+ * retries. Notes are rate-limited (ARP_NOTES_PER_S, a token bucket), so
+ * a flood of ARP on one core does not fill the rings the console's
+ * messages use too. */
 #include "router.h"
 
 #include "kernel/msg.h"
 #include "kernel/percpu.h"
 #include "kernel/time.h"
+#include "kernel/lib.h"
 #include "net/arp.h"
+#include "net/nd6.h"
+
+#define ARP_NOTES_PER_S 20000
+#define ARP_NOTES_BURST 256
 
 static void apply_note(void *arg)
 {
@@ -33,29 +43,41 @@ static void apply_note(void *arg)
     struct router_arp_note *n = &router.core[from]->arp_notes[seq % ROUTER_ARP_NOTES];
     if (atomic_load_explicit(&n->seq, memory_order_acquire) != seq)
         return;
-    uint64_t w0 = atomic_load_explicit(&n->w0, memory_order_relaxed);
-    uint64_t w1 = atomic_load_explicit(&n->w1, memory_order_relaxed);
+    uint64_t addr[2] = {atomic_load_explicit(&n->addr[0], memory_order_relaxed),
+                        atomic_load_explicit(&n->addr[1], memory_order_relaxed)};
+    uint64_t link = atomic_load_explicit(&n->link, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
     if (atomic_load_explicit(&n->seq, memory_order_relaxed) != seq)
         return;
-    uint8_t mac[6] = {(uint8_t)(w0 >> 48), (uint8_t)(w0 >> 56), (uint8_t)w1, (uint8_t)(w1 >> 8),
-                      (uint8_t)(w1 >> 16), (uint8_t)(w1 >> 24)};
+    uint8_t mac[6];
+    for (int i = 0; i < 6; i++)
+        mac[i] = (uint8_t)(link >> (8 * i));
+    uint16_t port = (uint16_t)((link >> 48) & 0xff);
     struct net_stack *s = &router.core[me]->stack;
-    arp_learn_remote(s, (uint16_t)(w0 >> 32), (uint32_t)w0, mac, time_now_ns());
+    if (link >> 56) {
+        uint8_t ip[16];
+        memcpy(ip, addr, 16);
+        nd6_learn_remote(s, port, ip, mac, time_now_ns());
+    } else {
+        arp_learn_remote(s, port, (uint32_t)addr[0], mac, time_now_ns());
+    }
     net_flush(s); /* what waited on the entry */
 }
 
-static void seen(void *ctx, uint16_t port, uint32_t ip_be, const uint8_t *mac)
+/* Write the next note of rc's and tell the other cores that have port. */
+static void publish(struct router_core *rc, uint16_t port, uint64_t a0, uint64_t a1, const uint8_t *mac, bool v6)
 {
-    struct router_core *rc = ctx;
-    uint64_t seq = ++rc->arp_note_seq;
+    if (!icmp_limit_take(&rc->arp_note_limit, time_now_ns()))
+        return; /* the asking core's own retry will learn it */
+    uint64_t seq = ++rc->arp_note_seq, link = (uint64_t)port << 48 | (uint64_t)v6 << 56;
+    for (int i = 0; i < 6; i++)
+        link |= (uint64_t)mac[i] << (8 * i);
     struct router_arp_note *n = &rc->arp_notes[seq % ROUTER_ARP_NOTES];
     atomic_store_explicit(&n->seq, 0, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    atomic_store_explicit(&n->w0, ip_be | (uint64_t)port << 32 | (uint64_t)mac[0] << 48 | (uint64_t)mac[1] << 56,
-                          memory_order_relaxed);
-    atomic_store_explicit(&n->w1, mac[2] | (uint64_t)mac[3] << 8 | (uint64_t)mac[4] << 16 | (uint64_t)mac[5] << 24,
-                          memory_order_relaxed);
+    atomic_store_explicit(&n->addr[0], a0, memory_order_relaxed);
+    atomic_store_explicit(&n->addr[1], a1, memory_order_relaxed);
+    atomic_store_explicit(&n->link, link, memory_order_relaxed);
     atomic_store_explicit(&n->seq, seq, memory_order_release);
     for (unsigned c = 0; c < router.ncores; c++) {
         const struct router_core *other = router.core[c];
@@ -64,8 +86,24 @@ static void seen(void *ctx, uint16_t port, uint32_t ip_be, const uint8_t *mac)
     }
 }
 
+static void seen4(void *ctx, uint16_t port, uint32_t ip_be, const uint8_t *mac)
+{
+    publish(ctx, port, ip_be, 0, mac, false);
+}
+
+static void seen6(void *ctx, uint16_t port, const uint8_t *ip, const uint8_t *mac)
+{
+    uint64_t a[2];
+    memcpy(a, ip, 16);
+    publish(ctx, port, a[0], a[1], mac, true);
+}
+
 void router_arp_share(struct router_core *rc)
 {
-    if (router.ncores > 1)
-        net_set_arp_seen(&rc->stack, seen, rc);
+    rc->arp_note_limit = (struct icmp4_limit){.rate_per_s = ARP_NOTES_PER_S, .burst = ARP_NOTES_BURST,
+                                              .credit_ns = ARP_NOTES_BURST * (1000000000ull / ARP_NOTES_PER_S)};
+    if (router.ncores > 1) {
+        net_set_arp_seen(&rc->stack, seen4, rc);
+        net_set_nd6_seen(&rc->stack, seen6, rc);
+    }
 }

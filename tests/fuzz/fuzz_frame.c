@@ -1,10 +1,11 @@
 /* tests/fuzz/fuzz_frame.c: whole frames into net_input, through Ethernet,
- * ARP, IPv4, reassembly, ICMP and UDP, with the forwarding and route hooks
- * set, time moving, UDP callbacks sending.
+ * ARP, IPv4, reassembly, ICMP and UDP, IPv6, ICMPv6 and neighbour
+ * discovery, with the forwarding and route hooks set (both families), time
+ * moving, UDP callbacks sending.
  *
  * Input: records of [ctl][len lo][len hi][frame...]. ctl bit 0: port;
- * bit 1: fix up the IPv4 header and ICMP/UDP checksums so mutations get
- * past them; bit 2: PKT_RX_IP_CSUM_OK; bit 3: PKT_RX_L4_CSUM_OK; bits 4-7:
+ * bit 1: fix up the IPv4 header and ICMP/UDP checksums, and ICMPv6's, so
+ * mutations get past them; bit 2: PKT_RX_IP_CSUM_OK; bit 3: PKT_RX_L4_CSUM_OK; bits 4-7:
  * time advance in 250 ms steps. After the input every timer is run out and
  * every buffer must be back in the pool, or the target aborts. */
 #include <stdlib.h>
@@ -34,6 +35,17 @@ static bool route_cb(void *ctx, uint32_t dst_be, uint16_t *port, uint32_t *gw_be
         return false;
     *port = 1;
     *gw_be = FAKE_PEER1;
+    return true;
+}
+
+/* IPv6: 2001:db8:99::/48 via 2001:db8:1::2 on port 1. */
+static bool route6_cb(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
+{
+    static const uint8_t net[6] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x99}, via[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 2};
+    if (memcmp(dst, net, 6) != 0)
+        return false;
+    *port = 1;
+    memcpy(gw, via, 16);
     return true;
 }
 
@@ -72,6 +84,10 @@ static void setup(void)
     fn.nd[1].dev.offloads = NETDEV_OFF_TX_CSUM;
     fn.nd[1].tx_accept = 3;
     net_set_route(fn.s, route_cb, NULL);
+    static const uint8_t a0[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1}, a1[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 1};
+    net_iface_set_addr6(fn.s, 0, a0, 64);
+    net_iface_set_addr6(fn.s, 1, a1, 64);
+    net_set_route6(fn.s, route6_cb, NULL);
     net_set_forward(fn.s, forward_cb, NULL);
     udp_bind(fn.s, 7, udp_cb, NULL);
     udp_bind(fn.s, 9, udp_cb, NULL);
@@ -85,6 +101,21 @@ static void fix_checksums(uint8_t *f, size_t len)
     size_t l3 = 14;
     if (len >= 18 && f[12] == 0x81 && f[13] == 0x00)
         l3 = 18;
+    if (len >= l3 + 48 && (f[l3] >> 4) == 6 && f[l3 + 6] == IP6_PROTO_ICMP6) {
+        uint8_t *ip6 = f + l3, *m = ip6 + 40;
+        size_t plen = (size_t)(ip6[4] << 8 | ip6[5]);
+        if (l3 + 40 + plen > len || plen < 4)
+            return;
+        uint32_t sum = 0;
+        for (int i = 8; i < 40; i += 2)
+            sum += (uint32_t)(ip6[i] << 8 | ip6[i + 1]);
+        sum += (uint32_t)plen + IP6_PROTO_ICMP6;
+        m[2] = m[3] = 0;
+        uint16_t c6 = fake_csum(m, plen, sum);
+        m[2] = (uint8_t)(c6 >> 8);
+        m[3] = (uint8_t)c6;
+        return;
+    }
     if (len < l3 + 20 || (f[l3] >> 4) != 4)
         return;
     uint8_t *ip = f + l3;

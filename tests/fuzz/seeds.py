@@ -54,6 +54,20 @@ def arp(op, sha, spa, tha, tpa):
     return struct.pack("!HHBBH", 1, 0x0800, 6, 4, op) + sha + spa + tha + tpa
 
 
+def ip6(src, dst, nxt, payload, hlim=64):
+    return struct.pack(">IHBB", 6 << 28, len(payload), nxt, hlim) + src + dst + payload
+
+
+def icmp6(typ, code, rest, data):
+    """Checksum left 0: the fix bit fills it in."""
+    return struct.pack(">BBHI", typ, code, 0, rest) + data
+
+
+A6_0 = bytes.fromhex("20010db8000000000000000000000001")
+PEER6 = bytes.fromhex("20010db8000000000000000000000002")
+FAR6 = bytes.fromhex("20010db8009900000000000000000009")
+
+
 def rec(frame, port=0, fix=True, time=0):
     return bytes([port | (2 if fix else 0) | time << 4]) + struct.pack("<H", len(frame)) + frame
 
@@ -67,7 +81,14 @@ def frame_seeds():
         mf = 0x2000 if off + 1480 < len(big) else 0
         frags.append(rec(eth(MAC0, PEER_MAC, 0x800) + ip4(PEER, ADDR0, 1, part, 9, mf | off // 8)))
     arp_req = rec(eth(BCAST, PEER_MAC, 0x806) + arp(1, PEER_MAC, PEER, b"\0" * 6, ADDR0))
+    sn = bytes.fromhex("ff0200000000000000000001ff") + A6_0[13:]
+    ns6 = rec(eth(b"\x33\x33" + sn[12:], PEER_MAC, 0x86dd)
+              + ip6(PEER6, sn, 58, icmp6(135, 0, 0, A6_0 + b"\x01\x01" + PEER_MAC), hlim=255))
     return {
+        "ns6": ns6,
+        "ping6": ns6 + rec(eth(MAC0, PEER_MAC, 0x86dd) + ip6(PEER6, A6_0, 58, icmp6(128, 0, 0x10001, b"abcd" * 8))),
+        "forward6": ns6 + rec(eth(MAC0, PEER_MAC, 0x86dd) + ip6(PEER6, FAR6, 58, icmp6(128, 0, 1, b"x" * 16))),
+        "forward6_hlim1": ns6 + rec(eth(MAC0, PEER_MAC, 0x86dd) + ip6(PEER6, FAR6, 58, icmp6(128, 0, 1, b"y"), hlim=1)),
         "arp": arp_req,
         "arp_reply": rec(eth(MAC0, PEER_MAC, 0x806) + arp(2, PEER_MAC, PEER, MAC0, ADDR0)),
         "ping": arp_req + rec(eth(MAC0, PEER_MAC, 0x800) + ip4(PEER, ADDR0, 1, ping)),

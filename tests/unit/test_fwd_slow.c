@@ -402,9 +402,9 @@ TEST(fwd_malformed_dropped_and_counted)
     f[5] ^= 0x40;
     fwd_fix_one(&x, 0, f, n); /* another station's MAC */
     AGAIN();
-    f[12] = 0x86;
-    f[13] = 0xdd;
-    fwd_fix_one(&x, 0, f, n); /* IPv6: no stack for it yet */
+    f[12] = 0x88;
+    f[13] = 0xb5;
+    fwd_fix_one(&x, 0, f, n); /* IEEE 802 local experimental: no stack for it */
     AGAIN();
     ip[6] = 0;
     ip[7] = 1;

@@ -1,0 +1,103 @@
+/* net/icmp6.c: ICMPv6 echo and errors (RFC 4443; net/icmp6.h). */
+#include "icmp6.h"
+
+#include "env.h"
+#include "icmp4.h"
+#include "ip6.h"
+#include "nd6.h"
+#include "net.h"
+#include "wire.h"
+
+#define QUOTE_MAX (IP6_MIN_MTU - IP6_HDR_LEN - ICMP6_HDR_LEN) /* 2.4(c) */
+
+void icmp6_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns)
+{
+    struct ip6_hdr *h = (struct ip6_hdr *)p->data;
+    uint8_t *m = p->data + IP6_HDR_LEN;
+    uint32_t len = p->len - IP6_HDR_LEN;
+    s->ctr.icmp6_rx++;
+    if (len < ICMP6_HDR_LEN) {
+        s->ctr.icmp6_runt++;
+        goto drop;
+    }
+    if (ip6_l4_csum(h->src, h->dst, IP6_PROTO_ICMP6, m, len) != 0) { /* the sum over it all checks out */
+        s->ctr.icmp6_bad_checksum++;
+        goto drop;
+    }
+    if (m[0] == ND6_NS || m[0] == ND6_NA) {
+        nd6_input(s, ifc, h->src, h->dst, h->hlim, m, len, now_ns);
+        goto drop;
+    }
+    if (m[0] != ICMP6_ECHO || m[1] != 0) {
+        s->ctr.icmp6_rx_other++; /* errors and replies to us: nothing asked for them */
+        goto drop;
+    }
+    s->ctr.icmp6_rx_echo++;
+    /* 4.2: the reply to a multicast request comes from our unicast address. */
+    uint8_t src[16];
+    net_memcpy(src, ip6_is_mcast(h->dst) ? (ifc->has6 ? ifc->addr6 : ifc->ll6) : h->dst, 16);
+    net_memcpy(h->dst, h->src, 16);
+    net_memcpy(h->src, src, 16);
+    h->hlim = 64;
+    m[0] = ICMP6_ECHO_REPLY;
+    net_memset(m + 2, 0, 2);
+    uint16_t c = ip6_l4_csum(h->src, h->dst, IP6_PROTO_ICMP6, m, len);
+    net_memcpy(m + 2, &c, 2);
+    p->flags = 0;
+    s->ctr.icmp6_tx_echo_reply++;
+    ip6_output(s, ifc, NULL, p, now_ns);
+    return;
+drop:
+    pkt_free(p);
+}
+
+/* 2.4(e): packets an error must not be sent about. */
+static bool must_not_answer(const struct ip6_hdr *h, const uint8_t *after, uint32_t avail, uint8_t type,
+                            uint32_t l2_flags)
+{
+    if (ip6_is_unspec(h->src) || ip6_is_mcast(h->src) || ip6_is_loopback(h->src))
+        return true;
+    if ((ip6_is_mcast(h->dst) || (l2_flags & (NET_PKT_L2_MCAST | NET_PKT_L2_BCAST))) && type != ICMP6_TOO_BIG)
+        return true;
+    /* An ICMPv6 error (types under 128), or one we cannot tell. */
+    return h->next == IP6_PROTO_ICMP6 && (avail < 1 || after[0] < 128);
+}
+
+int icmp6_send_error(struct net_stack *s, struct net_iface *ifc, const struct pkt *p, uint8_t type, uint8_t code,
+                     uint32_t rest, uint64_t now_ns)
+{
+    const struct ip6_hdr *h = (const struct ip6_hdr *)p->data;
+    if (p->len < IP6_HDR_LEN ||
+        must_not_answer(h, p->data + IP6_HDR_LEN, p->len - IP6_HDR_LEN, type, p->user)) {
+        s->ctr.icmp6_error_suppressed++;
+        return -1;
+    }
+    if (!icmp_limit_take(&s->icmp_limit, now_ns)) {
+        s->ctr.icmp6_rate_limited++;
+        return -1;
+    }
+    struct pkt *e = pkt_alloc(s->pool);
+    if (e == NULL)
+        return -1;
+    uint32_t quote = p->len < QUOTE_MAX ? p->len : QUOTE_MAX;
+    struct ip6_hdr *eh = (struct ip6_hdr *)e->data;
+    uint8_t *m = e->data + IP6_HDR_LEN;
+    eh->vtf_be = net_htonl(6u << 28);
+    eh->plen_be = net_htons((uint16_t)(ICMP6_HDR_LEN + quote));
+    eh->next = IP6_PROTO_ICMP6;
+    eh->hlim = 64;
+    net_memcpy(eh->src, ifc->has6 && !ip6_is_linklocal(h->src) ? ifc->addr6 : ifc->ll6, 16);
+    net_memcpy(eh->dst, h->src, 16);
+    m[0] = type;
+    m[1] = code;
+    m[2] = m[3] = 0;
+    uint32_t rest_be = net_htonl(rest);
+    net_memcpy(m + 4, &rest_be, 4);
+    net_memcpy(m + ICMP6_HDR_LEN, p->data, quote);
+    uint16_t c = ip6_l4_csum(eh->src, eh->dst, IP6_PROTO_ICMP6, m, ICMP6_HDR_LEN + quote);
+    net_memcpy(m + 2, &c, 2);
+    e->len = (uint16_t)(IP6_HDR_LEN + ICMP6_HDR_LEN + quote);
+    s->ctr.icmp6_tx_error++;
+    /* Back where it came from: the source's next hop, by the routes. */
+    return ip6_output(s, ifc, NULL, e, now_ns) < 0 ? -1 : 0;
+}

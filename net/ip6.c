@@ -1,0 +1,242 @@
+/* net/ip6.c: IPv6 input, forwarding and output (RFC 8200; net/ip6.h). */
+#include "ip6.h"
+
+#include "csum.h"
+#include "env.h"
+#include "icmp6.h"
+#include "nd6.h"
+#include "net.h"
+#include "wire.h"
+
+void ip6_linklocal_from_mac(const uint8_t *mac, uint8_t *a)
+{
+    static const uint8_t prefix[8] = {0xfe, 0x80};
+    net_memcpy(a, prefix, 8);
+    a[8] = mac[0] ^ 0x02; /* the universal/local bit, inverted (RFC 4291 appendix A) */
+    a[9] = mac[1];
+    a[10] = mac[2];
+    a[11] = 0xff;
+    a[12] = 0xfe;
+    a[13] = mac[3];
+    a[14] = mac[4];
+    a[15] = mac[5];
+}
+
+void ip6_iface_set(struct net_iface *ifc, const uint8_t *addr, uint8_t plen)
+{
+    ifc->has6 = addr != NULL;
+    ifc->plen6 = addr ? plen : 0;
+    if (addr)
+        net_memcpy(ifc->addr6, addr, 16);
+    else
+        net_memset(ifc->addr6, 0, 16);
+}
+
+static bool prefix_eq(const uint8_t *a, const uint8_t *b, unsigned plen)
+{
+    unsigned bytes = plen / 8, bits = plen % 8;
+    if (net_memcmp(a, b, bytes) != 0)
+        return false;
+    return bits == 0 || ((a[bytes] ^ b[bytes]) & (0xff00u >> bits) & 0xff) == 0;
+}
+
+bool ip6_on_link(const struct net_iface *ifc, const uint8_t *addr)
+{
+    return ip6_is_linklocal(addr) || (ifc->has6 && prefix_eq(addr, ifc->addr6, ifc->plen6));
+}
+
+static uint32_t pseudo_sum(const uint8_t *src, const uint8_t *dst, uint8_t next, uint32_t len)
+{
+    uint32_t sum = csum_partial(src, 16, 0);
+    sum = csum_partial(dst, 16, sum);
+    sum = csum_add(sum, net_htons((uint16_t)(len >> 16)));
+    sum = csum_add(sum, net_htons((uint16_t)len));
+    return csum_add(sum, net_htons(next));
+}
+
+uint16_t ip6_l4_csum(const uint8_t *src, const uint8_t *dst, uint8_t next, const uint8_t *l4, uint32_t len)
+{
+    return csum_finish(csum_partial(l4, len, pseudo_sum(src, dst, next, len)));
+}
+
+/* The interface and next hop for dst: an on-link prefix (longest), else
+ * the route hook. False when there is none. */
+static bool route(struct net_stack *s, const uint8_t *dst, struct net_iface **out, uint8_t *nh)
+{
+    struct net_iface *best = NULL;
+    for (uint16_t i = 0; i < s->nports; i++) {
+        struct net_iface *ifc = &s->iface[i];
+        if (ifc->dev && ifc->has6 && prefix_eq(dst, ifc->addr6, ifc->plen6) &&
+            (best == NULL || ifc->plen6 > best->plen6))
+            best = ifc;
+    }
+    if (best) {
+        *out = best;
+        net_memcpy(nh, dst, 16);
+        return true;
+    }
+    uint16_t port;
+    uint8_t gw[16];
+    if (s->route6 == NULL || !s->route6(s->route6_ctx, dst, &port, gw) || (*out = net_iface_get(s, port)) == NULL)
+        return false;
+    net_memcpy(nh, ip6_is_unspec(gw) ? dst : gw, 16);
+    return true;
+}
+
+int ip6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t *nh, struct pkt *p, uint64_t now_ns)
+{
+    const struct ip6_hdr *h = (const struct ip6_hdr *)p->data;
+    uint8_t hop[16];
+    if (ip6_is_linklocal(h->dst) || ip6_is_mcast(h->dst)) {
+        nh = h->dst; /* never leaves the link it is about */
+    } else if (nh == NULL) {
+        if (!route(s, h->dst, &ifc, hop)) {
+            s->ctr.ip6_no_route++;
+            pkt_free(p);
+            return -1;
+        }
+        nh = hop;
+    }
+    if (ifc == NULL) {
+        s->ctr.ip6_no_route++;
+        pkt_free(p);
+        return -1;
+    }
+    return nd6_output(s, ifc, nh, p, now_ns);
+}
+
+/* One of our addresses, on any port. */
+static bool is_ours(const struct net_stack *s, const uint8_t *a)
+{
+    for (uint16_t i = 0; i < s->nports; i++) {
+        const struct net_iface *ifc = &s->iface[i];
+        if (ifc->dev && ((ifc->has6 && ip6_eq(a, ifc->addr6)) || ip6_eq(a, ifc->ll6)))
+            return true;
+    }
+    return false;
+}
+
+/* A group ifc listens to: all nodes, or the solicited-node group of one
+ * of its addresses. */
+static bool in_group(const struct net_iface *ifc, const uint8_t *g)
+{
+    static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1};
+    uint8_t sn[16];
+    if (ip6_eq(g, all_nodes))
+        return true;
+    ip6_solicited_node(ifc->ll6, sn);
+    if (ip6_eq(g, sn))
+        return true;
+    if (!ifc->has6)
+        return false;
+    ip6_solicited_node(ifc->addr6, sn);
+    return ip6_eq(g, sn);
+}
+
+static void deliver(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns)
+{
+    const struct ip6_hdr *h = (const struct ip6_hdr *)p->data;
+    s->ctr.ip6_local++;
+    if (h->next == IP6_PROTO_ICMP6) {
+        icmp6_input(s, ifc, p, now_ns);
+        return;
+    }
+    /* No IPv6 transport here: port unreachable for TCP and UDP (RFC 4443
+     * 3.1 code 4), else an unknown next header (4.4 code 1, pointer 6). */
+    s->ctr.ip6_unknown_next++;
+    if (h->next == IP4_PROTO_TCP || h->next == IP4_PROTO_UDP)
+        icmp6_send_error(s, ifc, p, ICMP6_UNREACH, 4, 0, now_ns);
+    else
+        icmp6_send_error(s, ifc, p, ICMP6_PARAM_PROBLEM, 1, 6, now_ns);
+    pkt_free(p);
+}
+
+static void forward(struct net_stack *s, struct net_iface *in, struct pkt *p, uint64_t now_ns)
+{
+    struct ip6_hdr *h = (struct ip6_hdr *)p->data;
+    struct net_iface *out;
+    uint8_t nh[16];
+    if (s->route6 == NULL) {
+        s->ctr.ip6_no_forward++;
+        goto drop;
+    }
+    if (ip6_is_linklocal(h->src)) { /* RFC 4291 2.5.6: never beyond the link */
+        icmp6_send_error(s, in, p, ICMP6_UNREACH, 2, 0, now_ns);
+        s->ctr.ip6_no_route++;
+        goto drop;
+    }
+    if (h->hlim <= 1) {
+        s->ctr.ip6_hop_limit++;
+        icmp6_send_error(s, in, p, ICMP6_TIME_EXCEEDED, 0, 0, now_ns);
+        goto drop;
+    }
+    if (!route(s, h->dst, &out, nh)) {
+        s->ctr.ip6_no_route++;
+        icmp6_send_error(s, in, p, ICMP6_UNREACH, 0, 0, now_ns);
+        goto drop;
+    }
+    if (p->len > out->mtu) {
+        s->ctr.ip6_too_big++;
+        icmp6_send_error(s, in, p, ICMP6_TOO_BIG, 0, out->mtu, now_ns);
+        goto drop;
+    }
+    h->hlim--;
+    p->flags &= PKT_TX_L4_CSUM; /* a partial checksum from the NIC is still the next one's to fill */
+    s->ctr.ip6_forwarded++;
+    nd6_output(s, out, nh, p, now_ns);
+    return;
+drop:
+    pkt_free(p);
+}
+
+void ip6_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns)
+{
+    const struct ip6_hdr *h = (const struct ip6_hdr *)p->data;
+    s->ctr.ip6_rx++;
+    if (p->len < IP6_HDR_LEN) {
+        s->ctr.ip6_runt++;
+        goto drop;
+    }
+    if ((p->data[0] >> 4) != 6) {
+        s->ctr.ip6_bad_version++;
+        goto drop;
+    }
+    uint32_t tot = IP6_HDR_LEN + net_ntohs(h->plen_be);
+    if (tot > p->len) { /* (a payload length of 0 is a jumbogram: not on Ethernet) */
+        s->ctr.ip6_bad_length++;
+        goto drop;
+    }
+    p->len = (uint16_t)tot; /* link padding */
+    if (ip6_is_mcast(h->src) || ip6_is_loopback(h->src) || (!ip6_is_unspec(h->src) && is_ours(s, h->src))) {
+        s->ctr.ip6_bad_src++;
+        goto drop;
+    }
+    if (ip6_is_unspec(h->dst) || ip6_is_loopback(h->dst)) {
+        s->ctr.ip6_bad_dst++;
+        goto drop;
+    }
+    if (ip6_is_mcast(h->dst)) {
+        if (!in_group(ifc, h->dst)) {
+            s->ctr.ip6_not_for_us++;
+            goto drop;
+        }
+        deliver(s, ifc, p, now_ns);
+        return;
+    }
+    if (ip6_is_unspec(h->src)) { /* only duplicate address detection, to a group */
+        s->ctr.ip6_bad_src++;
+        goto drop;
+    }
+    if (is_ours(s, h->dst)) {
+        deliver(s, ifc, p, now_ns);
+        return;
+    }
+    if (ip6_is_linklocal(h->dst)) {
+        s->ctr.ip6_not_for_us++;
+        goto drop;
+    }
+    forward(s, ifc, p, now_ns);
+    return;
+drop:
+    pkt_free(p);
+}

@@ -1,0 +1,106 @@
+"""tests/e2e/test_router6.py: the router's IPv6 side (net/ip6.c, nd6.c,
+icmp6.c, userland/router6.c) with Linux hosts in namespaces: neighbour
+discovery both ways, ping6 to the router's addresses (global and
+link-local) and through it, the hop limit going down by one, time
+exceeded and no-route unreachable from the router, TCP across it with
+matching bytes, and the counters; IPv4 keeps working beside it. Then the
+same on two cores with the device's RSS, where neighbour advertisements
+reach another core than the one that asked."""
+import hashlib
+import ipaddress
+import os
+import re
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import netlab  # noqa: E402
+
+pytestmark = pytest.mark.skipif(netlab.unavailable() is not None, reason=str(netlab.unavailable()))
+
+CONF = """hostname r6
+interface eth0 address 10.0.0.1/24
+interface eth0 address 2001:db8::1/64
+interface eth1 address 10.0.1.1/24
+interface eth1 address 2001:db8:1::1/64
+route 2001:db8:99::/48 via 2001:db8:1::2
+"""
+
+
+def peers():
+    return [netlab.Peer(addrs=["10.0.0.2/24", "2001:db8::2/64"],
+                        routes=["default via 10.0.0.1", "default via 2001:db8::1"]),
+            netlab.Peer(addrs=["10.0.1.2/24", "2001:db8:1::2/64", "2001:db8:99::2/64"],
+                        routes=["default via 10.0.1.1", "default via 2001:db8:1::1"])]
+
+
+@pytest.fixture
+def r6lab(mkiso, request):
+    labs = []
+
+    def start(**kw):
+        lab = netlab.Lab(request.node.name, peers(), iso=mkiso(CONF), **kw)
+        labs.append(lab)
+        lab.start()
+        return lab
+    yield start
+    for lab in labs:
+        lab.close()
+
+
+def stats(m):
+    return m.json("show stats json")["counters"]
+
+
+def check_router6(lab, tmp_path):
+    left, right = lab.peers
+    m = lab.machine
+    left.run("ping -6 -c 3 -i 0.2 -W 3 2001:db8::1", timeout=30)
+    # Through, by the route, before the right host has said anything: we
+    # solicit its gateway address ourselves.
+    r = left.run("ping -6 -c 3 -i 0.2 -W 3 2001:db8:99::2", timeout=30)
+    assert re.search(r"ttl=63", r.stdout), r.stdout  # one hop: 64 - 1
+    right.run("ping -6 -c 2 -i 0.2 -W 3 2001:db8::1", timeout=30)  # our far address, routed inside
+    ll = left.run(f"ip -6 neigh show dev {left.tap}").stdout
+    mac = m.json("show interfaces json")["interfaces"][0]["mac"]
+    assert "2001:db8::1" in ll and mac in ll, ll  # it learned our MAC by neighbour discovery
+    b = bytes.fromhex(mac.replace(":", ""))
+    eui = ipaddress.IPv6Address(b"\xfe\x80" + bytes(6) + bytes([b[0] ^ 2, b[1], b[2], 0xff, 0xfe, b[3], b[4], b[5]]))
+    left.run(f"ping -6 -c 2 -i 0.2 -W 3 {eui}%{left.tap}", timeout=30)  # the link-local one (RFC 4291 2.5.6)
+    right.run("ping -6 -c 3 -i 0.2 -W 3 2001:db8::2", timeout=30)  # through, on-link both sides
+    r = left.run("ping -6 -c 1 -t 1 -W 3 2001:db8:99::2", check=False, timeout=20)
+    assert "Time exceeded" in r.stdout and "2001:db8::1" in r.stdout, r.stdout
+    r = left.run("ping -6 -c 1 -W 3 2001:db8:77::1", check=False, timeout=20)
+    assert "unreachable" in r.stdout.lower() and "2001:db8::1" in r.stdout, r.stdout
+    left.run("ping -c 2 -i 0.2 -W 3 10.0.1.2", timeout=20)  # IPv4 beside it
+    # TCP across, IPv6 both ways of the router: a Python server on the right.
+    blob = os.urandom(2 << 20)
+    (tmp_path / "blob").write_bytes(blob)
+    srv = right.popen(f"python3 -m http.server 8080 --bind 2001:db8:1::2 --directory {tmp_path}",
+                      stdout=open(os.devnull, "w"), stderr=open(os.devnull, "w"))
+    try:
+        for _ in range(50):
+            if right.run("ss -ltn", timeout=5).stdout.count(":8080"):
+                break
+        r = left.run(["bash", "-c", "curl -sS --max-time 60 http://[2001:db8:1::2]:8080/blob | sha256sum"], timeout=70)
+    finally:
+        srv.kill()
+    assert r.stdout.split()[0] == hashlib.sha256(blob).hexdigest()
+    c = stats(m)
+    assert c["ip6-forwarded"] > 100 and c["icmp6-rx-echo"] >= 7 and c["icmp6-tx-error"] >= 2, c
+    assert c["nd6-rx-ns"] > 0 and c["nd6-tx-na"] > 0 and c["nd6-tx-ns"] > 0 and c["nd6-rx-na"] > 0, c
+    assert c["ip6-hop-limit"] >= 1 and c["ip6-no-route"] >= 1 and c["nd6-bad"] == 0, c
+    return c
+
+
+def test_ipv6_router(r6lab, tmp_path):
+    lab = r6lab()
+    check_router6(lab, tmp_path)
+
+
+def test_ipv6_router_two_cores_rss(r6lab, tmp_path):
+    lab = r6lab(smp=2, queues=2, extra=["-global", "virtio-net-pci.rss=on"])
+    c = check_router6(lab, tmp_path)
+    pq = [q["rx-packets"] for q in lab.machine.json("show interfaces json")["interfaces"][0]["per-queue"]]
+    print(f"ipv6 -smp 2: eth0 RX per queue {pq}, nd6-learned-remote {c['nd6-learned-remote']}")

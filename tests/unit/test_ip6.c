@@ -1,0 +1,264 @@
+/* tests/unit/test_ip6.c: IPv6 input checks, ICMPv6 echo, neighbour
+ * discovery and forwarding with its errors (net/ip6.c, nd6.c, icmp6.c),
+ * every counter exact and every buffer back. */
+#include "check.h"
+#include "fake_netdev.h"
+
+#include "../../net/ip6.h"
+#include "../../net/nd6.h"
+
+static const uint8_t A0[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1};        /* eth0: 2001:db8::1/64 */
+static const uint8_t A1[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 1};  /* eth1: 2001:db8:1::1/64 */
+static const uint8_t PEER0[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 2};     /* on eth0 */
+static const uint8_t PEER1[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 2}; /* on eth1 */
+static const uint8_t FAR[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x99, [15] = 9}; /* routed via PEER1 */
+static const uint8_t peer1_mac[6] = {0x02, 0, 0, 0, 0x11, 0x22};
+
+/* Routes: 2001:db8:99::/48 via PEER1 on eth1; nothing else. */
+static bool route6(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
+{
+    if (memcmp(dst, FAR, 6) != 0)
+        return false;
+    *port = 1;
+    memcpy(gw, PEER1, 16);
+    return true;
+}
+
+static void setup(struct fake_net *fn)
+{
+    fake_net_init(fn, 256);
+    net_iface_set_addr6(fn->s, 0, A0, 64);
+    net_iface_set_addr6(fn->s, 1, A1, 64);
+    net_set_route6(fn->s, route6, NULL);
+}
+
+/* An IPv6 packet with an ICMPv6 message (type, code, rest, data) from src
+ * to dst, hop limit hlim, in an Ethernet frame to dmac from smac. */
+static size_t frame6(uint8_t *f, const uint8_t *dmac, const uint8_t *smac, const uint8_t *src, const uint8_t *dst,
+                     uint8_t hlim, uint8_t next, const uint8_t *l4, uint32_t len)
+{
+    size_t n = fake_eth(f, dmac, smac, ETH_TYPE_IP6);
+    struct ip6_hdr h = {.vtf_be = net_htonl(6u << 28), .plen_be = net_htons((uint16_t)len), .next = next,
+                        .hlim = hlim};
+    memcpy(h.src, src, 16);
+    memcpy(h.dst, dst, 16);
+    memcpy(f + n, &h, sizeof h);
+    memcpy(f + n + IP6_HDR_LEN, l4, len);
+    if (next == IP6_PROTO_ICMP6) {
+        uint8_t *m = f + n + IP6_HDR_LEN;
+        m[2] = m[3] = 0;
+        uint16_t c = ip6_l4_csum(src, dst, next, m, len);
+        memcpy(m + 2, &c, 2);
+    }
+    return n + IP6_HDR_LEN + len;
+}
+
+static size_t echo(uint8_t *f, const uint8_t *dmac, const uint8_t *src, const uint8_t *dst, uint8_t hlim,
+                   uint32_t payload)
+{
+    uint8_t m[1500] = {ICMP6_ECHO, 0, 0, 0, 0x12, 0x34, 0, 1};
+    for (uint32_t i = 0; i < payload; i++)
+        m[8 + i] = (uint8_t)i;
+    return frame6(f, dmac, fake_peer_mac, src, dst, hlim, IP6_PROTO_ICMP6, m, 8 + payload);
+}
+
+/* A neighbour solicitation for target from src (with its link-layer
+ * address option unless mac is NULL), to dst. */
+static size_t ns(uint8_t *f, const uint8_t *dmac, const uint8_t *smac, const uint8_t *src, const uint8_t *dst,
+                 const uint8_t *target, const uint8_t *mac)
+{
+    uint8_t m[32] = {ND6_NS};
+    memcpy(m + 8, target, 16);
+    uint32_t len = 24;
+    if (mac) {
+        m[24] = ND6_OPT_SLLA;
+        m[25] = 1;
+        memcpy(m + 26, mac, 6);
+        len = 32;
+    }
+    return frame6(f, dmac, smac, src, dst, 255, IP6_PROTO_ICMP6, m, len);
+}
+
+static size_t na(uint8_t *f, const uint8_t *dmac, const uint8_t *smac, const uint8_t *src, const uint8_t *dst,
+                 const uint8_t *target, uint8_t flags)
+{
+    uint8_t m[32] = {ND6_NA, 0, 0, 0, flags};
+    memcpy(m + 8, target, 16);
+    m[24] = ND6_OPT_TLLA;
+    m[25] = 1;
+    memcpy(m + 26, smac, 6);
+    return frame6(f, dmac, smac, src, dst, 255, IP6_PROTO_ICMP6, m, 32);
+}
+
+static const struct ip6_hdr *hdr_of(const struct pkt *p) { return (const struct ip6_hdr *)(p->data + ETH_HDR_LEN); }
+static const uint8_t *icmp_of(const struct pkt *p) { return p->data + ETH_HDR_LEN + IP6_HDR_LEN; }
+
+/* The sent frame is an ICMPv6 message with a correct checksum. */
+static bool icmp_ok(const struct pkt *p)
+{
+    const struct ip6_hdr *h = hdr_of(p);
+    return h->next == IP6_PROTO_ICMP6 &&
+           ip6_l4_csum(h->src, h->dst, IP6_PROTO_ICMP6, icmp_of(p), net_ntohs(h->plen_be)) == 0;
+}
+
+/* The peer on eth0 asks for our address and learns it; we learn its. */
+static void resolve_peer0(struct fake_net *fn)
+{
+    uint8_t f[128], sn[16], gmac[6] = {0x33, 0x33, 0xff};
+    ip6_solicited_node(A0, sn);
+    memcpy(gmac + 3, sn + 13, 3);
+    fake_net_input(fn, 0, f, ns(f, gmac, fake_peer_mac, PEER0, sn, A0, fake_peer_mac));
+}
+
+TEST(ip6_ns_answered_and_echo_replied)
+{
+    struct fake_net fn;
+    setup(&fn);
+    resolve_peer0(&fn);
+    CHECK_EQ(fn.nd[0].nsent, 1);
+    if (fn.nd[0].nsent == 1) {
+        const struct pkt *p = fn.nd[0].sent[0];
+        CHECK(memcmp(p->data, fake_peer_mac, 6) == 0 && memcmp(p->data + 6, fake_mac0, 6) == 0);
+        CHECK(icmp_ok(p) && icmp_of(p)[0] == ND6_NA && hdr_of(p)->hlim == 255);
+        CHECK(icmp_of(p)[4] == (ND6_NA_ROUTER | ND6_NA_SOLICITED | ND6_NA_OVERRIDE));
+        CHECK(memcmp(icmp_of(p) + 8, A0, 16) == 0 && memcmp(icmp_of(p) + 26, fake_mac0, 6) == 0);
+    }
+    fake_net_all_free(&fn);
+    uint8_t f[1600];
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, A0, 64, 100));
+    CHECK_EQ(fn.nd[0].nsent, 1);
+    if (fn.nd[0].nsent == 1) {
+        const struct pkt *p = fn.nd[0].sent[0];
+        CHECK(icmp_ok(p) && icmp_of(p)[0] == ICMP6_ECHO_REPLY);
+        CHECK(memcmp(hdr_of(p)->src, A0, 16) == 0 && memcmp(hdr_of(p)->dst, PEER0, 16) == 0);
+        CHECK(memcmp(p->data, fake_peer_mac, 6) == 0 && icmp_of(p)[8 + 99] == 99);
+    }
+    CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=2 eth-tx=2 ip6-rx=2 ip6-local=2 ip6-tx=2 icmp6-rx=2 "
+                                        "icmp6-rx-echo=1 icmp6-tx-echo-reply=1 nd6-rx-ns=1 nd6-tx-na=1"),
+             0);
+    CHECK(fake_net_all_free(&fn));
+    fake_net_free(&fn);
+}
+
+TEST(ip6_forwarded_after_resolution_with_queue)
+{
+    struct fake_net fn;
+    setup(&fn);
+    resolve_peer0(&fn);
+    fake_net_all_free(&fn);
+    uint8_t f[1600], sn[16];
+    for (int i = 0; i < 3; i++) /* to FAR, via PEER1: unresolved, so queued */
+        fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, FAR, 64, 10));
+    CHECK_EQ(fn.nd[1].nsent, 1); /* one solicitation, to PEER1's group */
+    ip6_solicited_node(PEER1, sn);
+    if (fn.nd[1].nsent == 1) {
+        const struct pkt *p = fn.nd[1].sent[0];
+        CHECK(icmp_ok(p) && icmp_of(p)[0] == ND6_NS && memcmp(hdr_of(p)->dst, sn, 16) == 0);
+        CHECK(p->data[0] == 0x33 && p->data[1] == 0x33 && p->data[2] == 0xff);
+        CHECK(memcmp(hdr_of(p)->src, A1, 16) == 0 && memcmp(icmp_of(p) + 8, PEER1, 16) == 0);
+    }
+    fake_net_all_free(&fn);
+    fake_net_input(&fn, 1, f, na(f, fake_mac1, peer1_mac, PEER1, A1, PEER1, ND6_NA_SOLICITED | ND6_NA_OVERRIDE));
+    CHECK_EQ(fn.nd[1].nsent, 3); /* what waited */
+    for (uint32_t i = 0; i < fn.nd[1].nsent; i++) {
+        const struct pkt *p = fn.nd[1].sent[i];
+        CHECK(memcmp(p->data, peer1_mac, 6) == 0 && memcmp(p->data + 6, fake_mac1, 6) == 0);
+        CHECK(hdr_of(p)->hlim == 63 && icmp_ok(p)); /* one hop less, ICMPv6 untouched */
+    }
+    fake_net_all_free(&fn);
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, FAR, 64, 10)); /* now straight through */
+    CHECK_EQ(fn.nd[1].nsent, 1);
+    CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=6 eth-tx=6 ip6-rx=6 ip6-local=2 ip6-forwarded=4 ip6-tx=6 "
+                                        "icmp6-rx=2 nd6-rx-ns=1 nd6-tx-na=1 nd6-tx-ns=1 nd6-rx-na=1"),
+             0);
+    CHECK(fake_net_all_free(&fn));
+    fake_net_free(&fn);
+}
+
+TEST(ip6_forward_errors)
+{
+    struct fake_net fn;
+    setup(&fn);
+    resolve_peer0(&fn);
+    fake_net_all_free(&fn);
+    uint8_t f[1600];
+    static const uint8_t nowhere[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x77, [15] = 1};
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, FAR, 1, 10));     /* hop limit 1 */
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, nowhere, 64, 10)); /* no route */
+    uint8_t expect[2][2] = {{ICMP6_TIME_EXCEEDED, 0}, {ICMP6_UNREACH, 0}};
+    CHECK_EQ(fn.nd[0].nsent, 2);
+    for (uint32_t i = 0; i < fn.nd[0].nsent && i < 2; i++) {
+        const struct pkt *p = fn.nd[0].sent[i];
+        CHECK(icmp_ok(p) && icmp_of(p)[0] == expect[i][0] && icmp_of(p)[1] == expect[i][1]);
+        CHECK(memcmp(hdr_of(p)->src, A0, 16) == 0 && memcmp(hdr_of(p)->dst, PEER0, 16) == 0);
+        CHECK(memcmp(icmp_of(p) + 8 + 8, PEER0, 16) == 0); /* the quote: the offending header, its source */
+    }
+    CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=3 eth-tx=3 ip6-rx=3 ip6-local=1 ip6-tx=3 icmp6-rx=1 nd6-rx-ns=1 "
+                                        "nd6-tx-na=1 ip6-hop-limit=1 ip6-no-route=1 icmp6-tx-error=2"),
+             0);
+    CHECK(fake_net_all_free(&fn));
+    fake_net_free(&fn);
+}
+
+TEST(ip6_malformed_dropped_and_counted)
+{
+    struct fake_net fn;
+    setup(&fn);
+    uint8_t f[1600], sn[16];
+    size_t n = echo(f, fake_mac0, PEER0, A0, 64, 10);
+    fake_net_input(&fn, 0, f, ETH_HDR_LEN + 39); /* runt */
+    f[ETH_HDR_LEN] = 0x45;
+    fake_net_input(&fn, 0, f, n); /* version 4 in an IPv6 frame */
+    n = echo(f, fake_mac0, PEER0, A0, 64, 10);
+    fake_net_input(&fn, 0, f, n - 1); /* payload past the frame */
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, A1, A0, 64, 10));  /* from ourselves */
+    static const uint8_t group[16] = {0xff, 0x02, [15] = 5};
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, group, A0, 64, 10)); /* from a group */
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, group, 64, 10)); /* a group we are not in */
+    n = echo(f, fake_mac0, PEER0, A0, 64, 10);
+    f[n - 1] ^= 1;
+    fake_net_input(&fn, 0, f, n); /* bad ICMPv6 checksum */
+    ip6_solicited_node(A0, sn);
+    n = ns(f, fake_mac0, fake_peer_mac, PEER0, A0, A0, fake_peer_mac);
+    f[ETH_HDR_LEN + 7] = 64; /* a solicitation that crossed a router */
+    fake_net_input(&fn, 0, f, n);
+    n = ns(f, fake_mac0, fake_peer_mac, PEER0, A0, A0, fake_peer_mac);
+    uint8_t *m = f + ETH_HDR_LEN + IP6_HDR_LEN;
+    m[25] = 0; /* an option of length 0 */
+    m[2] = m[3] = 0;
+    uint16_t c = ip6_l4_csum(PEER0, A0, IP6_PROTO_ICMP6, m, 32);
+    memcpy(m + 2, &c, 2);
+    fake_net_input(&fn, 0, f, n);
+    uint8_t udp[8] = {0, 7, 0, 7, 0, 8};
+    fake_net_input(&fn, 0, f, frame6(f, fake_mac0, fake_peer_mac, PEER0, A0, 64, IP4_PROTO_UDP, udp, 8));
+    CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=10 ip6-rx=10 ip6-runt=1 ip6-bad-version=1 ip6-bad-length=1 "
+                                        "ip6-bad-src=2 ip6-not-for-us=1 ip6-local=4 icmp6-rx=3 "
+                                        "icmp6-bad-checksum=1 nd6-rx-ns=2 nd6-bad=2 ip6-unknown-next=1 "
+                                        "icmp6-tx-error=1 nd6-tx-ns=1 eth-tx=1 ip6-tx=1"),
+             0);
+    /* The port unreachable for the UDP datagram waits on resolving PEER0. */
+    CHECK_EQ(fn.nd[0].nsent, 1);
+    fake_net_all_free(&fn);
+    nd6_release(fn.s, &fn.s->iface[0]);
+    CHECK(fake_net_all_free(&fn));
+    fake_net_free(&fn);
+}
+
+TEST(ip6_resolution_gives_up)
+{
+    struct fake_net fn;
+    setup(&fn);
+    resolve_peer0(&fn);
+    uint8_t f[1600];
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, FAR, 64, 10));
+    fake_net_all_free(&fn);
+    for (int i = 0; i < ND6_RETRIES + 1; i++) {
+        fn.now_ns += ND6_RETRY_NS;
+        net_poll(fn.s, fn.now_ns);
+        net_flush(fn.s);
+    }
+    CHECK_EQ(fn.nd[1].nsent, ND6_RETRIES - 1); /* the retries after the first */
+    CHECK_EQ(fn.s->ctr.nd6_failed, 1);
+    CHECK(fake_net_all_free(&fn));
+    fake_net_free(&fn);
+}

@@ -1,0 +1,184 @@
+/* userland/router6.c: the router's IPv6 side (userland/router.h).
+ *
+ * Configuration: `interface ethN address 2001:db8::1/64` gives a port its
+ * IPv6 address (the on-link prefix follows from it; every port also has a
+ * link-local address from its MAC); `route 2001:db8:2::/48 via
+ * 2001:db8::2` and `routes FILE via 2001:db8::2` add routes through a
+ * gateway on a port's prefix. The route table is net/route6.h, written
+ * only while the configuration is read; next hops (port, gateway) are a
+ * small table beside it, shared read-only by every core's stack
+ * (net_set_route6). Forwarding itself is net/ip6.c, per packet, on the
+ * core that received it. */
+#include "router.h"
+
+#include "kernel/config.h"
+#include "kernel/console.h"
+#include "kernel/fmt.h"
+#include "kernel/lib.h"
+#include "kernel/memmap.h"
+#include "kernel/multiboot.h"
+#include "kernel/time.h"
+#include "net/ip6.h"
+#include "net/route6.h"
+
+#define NH6_MAX 256
+
+static struct route6 *rt6;
+static struct {
+    uint8_t port;
+    uint8_t gw[16];             /* all zero: on-link (unused: connected prefixes are the stack's) */
+} nh6[NH6_MAX];
+static uint32_t nnh6 = 1;       /* 0 is "no route" */
+static struct {
+    bool set;
+    uint8_t plen;
+    uint8_t addr[16];
+} addr6[NET_MAX_PORTS];
+
+bool router6_port_has_addr(int port) { return port >= 0 && port < NET_MAX_PORTS && addr6[port].set; }
+
+/* "ADDRESS/LEN" with host bits allowed. */
+static bool parse_ifaddr6(const char *s, uint8_t *a, unsigned *len)
+{
+    const char *slash = strchr(s, '/');
+    unsigned long l;
+    if (!slash || config_parse_u32(slash + 1, 128, &l) != 0)
+        return false;
+    *len = (unsigned)l;
+    return route6_parse_addr(s, (size_t)(slash - s), a);
+}
+
+static bool prefix_holds(const uint8_t *p, unsigned plen, const uint8_t *a)
+{
+    unsigned bytes = plen / 8, bits = plen % 8;
+    if (memcmp(p, a, bytes) != 0)
+        return false;
+    return bits == 0 || ((p[bytes] ^ a[bytes]) & (0xff00u >> bits) & 0xff) == 0;
+}
+
+int router6_interface(int port, const char *arg, char *err, size_t errlen)
+{
+    uint8_t a[16];
+    unsigned len;
+    if (!parse_ifaddr6(arg, a, &len) || len == 0 || len > 127 || ip6_is_mcast(a) || ip6_is_unspec(a) ||
+        ip6_is_linklocal(a)) {
+        fmt_snprintf(err, errlen, "bad address '%s' (a global or unique-local ADDRESS/LEN, LEN 1-127)", arg);
+        return -1;
+    }
+    addr6[port].set = true;
+    addr6[port].plen = (uint8_t)len;
+    memcpy(addr6[port].addr, a, 16);
+    return 0;
+}
+
+static uint32_t nexthop6_for(const uint8_t *gw, char *err, size_t errlen)
+{
+    int port = -1;
+    for (int p = 0; p < NET_MAX_PORTS && port < 0; p++)
+        if (addr6[p].set && prefix_holds(addr6[p].addr, addr6[p].plen, gw))
+            port = p;
+    if (port < 0) {
+        fmt_snprintf(err, errlen, "no interface's prefix holds the gateway");
+        return 0;
+    }
+    for (uint32_t i = 1; i < nnh6; i++)
+        if (nh6[i].port == port && memcmp(nh6[i].gw, gw, 16) == 0)
+            return i;
+    if (nnh6 == NH6_MAX) {
+        fmt_snprintf(err, errlen, "IPv6 next-hop table full");
+        return 0;
+    }
+    nh6[nnh6].port = (uint8_t)port;
+    memcpy(nh6[nnh6].gw, gw, 16);
+    return nnh6++;
+}
+
+static bool parse_gw(const char *s, uint8_t *gw, char *err, size_t errlen)
+{
+    if (!route6_parse_addr(s, strlen(s), gw) || ip6_is_mcast(gw) || ip6_is_unspec(gw)) {
+        fmt_snprintf(err, errlen, "bad gateway '%s'", s);
+        return false;
+    }
+    return true;
+}
+
+int router6_route(const char *prefix, const char *via, char *err, size_t errlen)
+{
+    uint8_t a[16], gw[16];
+    unsigned len;
+    if (!route6_parse(prefix, strlen(prefix), a, &len)) {
+        fmt_snprintf(err, errlen, "bad prefix '%s' (host bits must be zero)", prefix);
+        return -1;
+    }
+    if (!parse_gw(via, gw, err, errlen))
+        return -1;
+    uint32_t nh = nexthop6_for(gw, err, errlen);
+    if (!nh)
+        return -1;
+    if (route6_add(rt6, a, len, nh) != ROUTE_OK) {
+        fmt_snprintf(err, errlen, "could not add the route");
+        return -1;
+    }
+    return 0;
+}
+
+int router6_routes(const char *file, const char *via, char *err, size_t errlen)
+{
+    uint8_t gw[16];
+    if (!parse_gw(via, gw, err, errlen))
+        return -1;
+    const struct boot_module *m = multiboot_module(file);
+    if (!m) {
+        fmt_snprintf(err, errlen, "no module '%s' (tools/mkiso CONFIG OUT.iso FILE)", file);
+        return -1;
+    }
+    uint32_t nh = nexthop6_for(gw, err, errlen);
+    if (!nh)
+        return -1;
+    struct route_load_stats st = {0};
+    uint64_t t0 = time_now_ns();
+    int rc = route6_load_text(rt6, phys_to_virt(m->start), m->end - m->start, nh, &st);
+    kprintf("routes: %s: %u IPv6 prefixes from %u lines in %lu ms, %u bad lines%s\n", file, st.added, st.lines,
+            (time_now_ns() - t0) / 1000000, st.bad, st.bad ? " (skipped)" : "");
+    if (rc != ROUTE_OK) {
+        fmt_snprintf(err, errlen, "could not load the routes");
+        return -1;
+    }
+    return 0;
+}
+
+/* net_route6_fn: the longest match's port and gateway. */
+static bool lookup(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
+{
+    uint32_t nh = route6_lookup(rt6, dst);
+    if (nh == ROUTE_NH_NONE || nh >= nnh6)
+        return false;
+    *port = nh6[nh].port;
+    memcpy(gw, nh6[nh].gw, 16);
+    return true;
+}
+
+uint32_t router6_match(const uint8_t *dst, unsigned *len, uint16_t *port, uint8_t *gw)
+{
+    uint32_t nh = route6_match(rt6, dst, len);
+    if (nh != ROUTE_NH_NONE && nh < nnh6) {
+        *port = nh6[nh].port;
+        memcpy(gw, nh6[nh].gw, 16);
+    }
+    return nh;
+}
+
+void router6_core_setup(struct router_core *rc)
+{
+    for (int p = 0; p < NET_MAX_PORTS; p++)
+        if (addr6[p].set)
+            net_iface_set_addr6(&rc->stack, (uint16_t)p, addr6[p].addr, addr6[p].plen);
+    net_set_route6(&rc->stack, lookup, NULL);
+}
+
+void router6_init(const struct route_cfg *cfg)
+{
+    rt6 = route6_create(cfg);
+    if (!rt6)
+        panic("router: no memory for the IPv6 route table");
+}
