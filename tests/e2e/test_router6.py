@@ -25,22 +25,26 @@ interface eth0 address 2001:db8::1/64
 interface eth1 address 10.0.1.1/24
 interface eth1 address 2001:db8:1::1/64
 route 2001:db8:99::/48 via 2001:db8:1::2
+routes r6.txt via 2001:db8:1::2
 """
+ROUTES = "# a routes file: IPv6 prefixes\n2001:db8:98::/48\n2001:db8:97::/48\nnot a prefix\n"
 
 
 def peers():
     return [netlab.Peer(addrs=["10.0.0.2/24", "2001:db8::2/64"],
                         routes=["default via 10.0.0.1", "default via 2001:db8::1"]),
-            netlab.Peer(addrs=["10.0.1.2/24", "2001:db8:1::2/64", "2001:db8:99::2/64"],
+            netlab.Peer(addrs=["10.0.1.2/24", "2001:db8:1::2/64", "2001:db8:99::2/64", "2001:db8:98::2/64"],
                         routes=["default via 10.0.1.1", "default via 2001:db8:1::1"])]
 
 
 @pytest.fixture
-def r6lab(mkiso, request):
+def r6lab(mkiso, request, tmp_path):
     labs = []
+    routes = tmp_path / "r6.txt"
+    routes.write_text(ROUTES)
 
     def start(**kw):
-        lab = netlab.Lab(request.node.name, peers(), iso=mkiso(CONF), **kw)
+        lab = netlab.Lab(request.node.name, peers(), iso=mkiso(CONF, [routes]), **kw)
         labs.append(lab)
         lab.start()
         return lab
@@ -62,6 +66,8 @@ def check_router6(lab, tmp_path):
     r = left.run("ping -6 -c 3 -i 0.2 -W 3 2001:db8:99::2", timeout=30)
     assert re.search(r"ttl=63", r.stdout), r.stdout  # one hop: 64 - 1
     right.run("ping -6 -c 2 -i 0.2 -W 3 2001:db8::1", timeout=30)  # our far address, routed inside
+    left.run("ping -6 -c 2 -i 0.2 -W 3 2001:db8:98::2", timeout=30)  # by a route from the routes file
+    assert "2 IPv6 prefixes from 4 lines" in m.log and "1 bad lines" in m.log, m.tail()
     ll = left.run(f"ip -6 neigh show dev {left.tap}").stdout
     mac = m.json("show interfaces json")["interfaces"][0]["mac"]
     assert "2001:db8::1" in ll and mac in ll, ll  # it learned our MAC by neighbour discovery
