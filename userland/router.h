@@ -70,8 +70,9 @@ int router6_route(const char *prefix, const char *via, char *err, size_t errlen)
 int router6_routes(const char *file, const char *via, char *err, size_t errlen);
 bool router6_port_has_addr(int port);
 void router6_core_setup(struct router_core *rc);
-/* The longest match for dst: its next-hop index (0: none), length, port, gateway. */
-uint32_t router6_match(const uint8_t *dst, unsigned *len, uint16_t *port, uint8_t *gw);
+/* The route dst takes: its prefix and length, port and gateway (all
+ * zero: connected); false when there is none. */
+bool router6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16_t *port, uint8_t *gw);
 void router_start(void); /* after the configuration: a stack per core */
 
 /* Routes (core 0 only). 0, or a negative ROUTE_E* / -1 with a message. */

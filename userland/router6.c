@@ -158,14 +158,30 @@ static bool lookup(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
     return true;
 }
 
-uint32_t router6_match(const uint8_t *dst, unsigned *len, uint16_t *port, uint8_t *gw)
+bool router6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16_t *port, uint8_t *gw)
 {
-    uint32_t nh = route6_match(rt6, dst, len);
-    if (nh != ROUTE_NH_NONE && nh < nnh6) {
+    int best = -1;
+    for (int p = 0; p < NET_MAX_PORTS; p++) /* connected prefixes first, as the stack does */
+        if (addr6[p].set && prefix_holds(addr6[p].addr, addr6[p].plen, dst) &&
+            (best < 0 || addr6[p].plen > addr6[best].plen))
+            best = p;
+    uint32_t nh = ROUTE_NH_NONE;
+    if (best >= 0) {
+        *len = addr6[best].plen;
+        *port = (uint16_t)best;
+        memset(gw, 0, 16);
+    } else {
+        nh = route6_match(rt6, dst, len);
+        if (nh == ROUTE_NH_NONE || nh >= nnh6)
+            return false;
         *port = nh6[nh].port;
         memcpy(gw, nh6[nh].gw, 16);
     }
-    return nh;
+    memset(prefix, 0, 16);
+    memcpy(prefix, dst, *len / 8);
+    if (*len % 8)
+        prefix[*len / 8] = (uint8_t)(dst[*len / 8] & (0xff00u >> (*len % 8)));
+    return true;
 }
 
 void router6_core_setup(struct router_core *rc)

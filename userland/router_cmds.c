@@ -1,8 +1,9 @@
 /* userland/router_cmds.c: the router's console commands: show stats,
- * show arp, show tcp, show route, route add/del, clear counters. Each core's
- * counters are read where they lie (a 64-bit load sees a recent value);
- * what is not plain counters (ARP caches) or is written (clearing) is done
- * by the owning core itself, asked through kernel/msg.h. */
+ * show arp, show neighbors, show tcp, show route, route add/del, clear
+ * counters. Each core's counters are read where they lie (a 64-bit load
+ * sees a recent value); what is not plain counters (ARP and neighbour
+ * caches, connections) or is written (clearing) is done by the owning core
+ * itself, asked through kernel/msg.h. */
 #include "router.h"
 
 #include "kernel/cli.h"
@@ -12,6 +13,8 @@
 #include "kernel/percpu.h"
 #include "kernel/ports.h"
 #include "kernel/time.h"
+#include "net/nd6.h"
+#include "net/route6.h"
 
 #define ARP_SNAPSHOT_MAX 256
 #define TCP_SNAPSHOT_MAX 256 /* connections shown per core */
@@ -21,6 +24,36 @@ static void fmt_ip(char *buf, size_t n, uint32_t addr_be)
 {
     uint32_t a = net_ntohl(addr_be);
     fmt_snprintf(buf, n, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);
+}
+
+/* RFC 5952: lowercase, no leading zeros, the longest run of two or more
+ * zero groups (the first of equals) as "::". */
+static void fmt_ip6(char *buf, size_t n, const uint8_t *a)
+{
+    uint16_t g[8];
+    int best = -1, best_len = 1;
+    for (int i = 0; i < 8; i++)
+        g[i] = (uint16_t)(a[2 * i] << 8 | a[2 * i + 1]);
+    for (int i = 0; i < 8;) {
+        int j = i;
+        while (j < 8 && g[j] == 0)
+            j++;
+        if (j - i > best_len) {
+            best = i;
+            best_len = j - i;
+        }
+        i = j > i ? j : i + 1;
+    }
+    size_t o = 0;
+    buf[0] = 0;
+    for (int i = 0; i < 8 && o + 6 < n; i++) {
+        if (i == best) {
+            o += (size_t)fmt_snprintf(buf + o, n - o, "::");
+            i += best_len - 1;
+            continue;
+        }
+        o += (size_t)fmt_snprintf(buf + o, n - o, "%s%x", o && buf[o - 1] != ':' ? ":" : "", g[i]);
+    }
 }
 
 static const char *port_name(unsigned port)
@@ -232,6 +265,75 @@ static void cmd_show_tcp(const struct cli_args *a)
     }
 }
 
+struct nd6_snapshot {
+    struct router_core *rc;
+    unsigned n;
+    struct {
+        uint16_t port;
+        struct nd6_entry e;
+    } e[ARP_SNAPSHOT_MAX];
+};
+
+static void take_nd6(void *arg)
+{
+    struct nd6_snapshot *s = arg;
+    for (uint16_t p = 0; p < NET_MAX_PORTS; p++) {
+        uint32_t idx = 0;
+        while (s->n < ARP_SNAPSHOT_MAX && nd6_entry_next(&s->rc->stack, p, &idx, &s->e[s->n].e))
+            s->e[s->n++].port = p;
+    }
+}
+
+static const char *nd6_state_name(uint8_t state)
+{
+    return state == ND6_INCOMPLETE ? "incomplete" : state == ND6_REACHABLE ? "reachable" : "stale";
+}
+
+/* Every core's IPv6 neighbour caches (like show arp). */
+static void cmd_show_neighbors(const struct cli_args *a)
+{
+    static struct nd6_snapshot snap;
+    struct json j;
+    char ip[48], mac[18];
+    if (a->json) {
+        cli_json_begin(&j);
+        json_obj_begin(&j, 0);
+        json_arr_begin(&j, "entries");
+    } else {
+        kprintf("%-4s %-6s %-40s %-18s %s\n", "core", "port", "address", "mac", "state");
+    }
+    for (unsigned c = 0; c < router.ncores; c++) {
+        snap.rc = router.core[c];
+        snap.n = 0;
+        if (on_core(c, take_nd6, &snap) != 0)
+            continue;
+        for (unsigned i = 0; i < snap.n; i++) {
+            const struct nd6_entry *e = &snap.e[i].e;
+            fmt_ip6(ip, sizeof ip, e->ip);
+            fmt_snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x", e->mac[0], e->mac[1], e->mac[2], e->mac[3],
+                         e->mac[4], e->mac[5]);
+            if (a->json) {
+                json_obj_begin(&j, 0);
+                json_u64(&j, "core", c);
+                json_str(&j, "port", port_name(snap.e[i].port));
+                json_str(&j, "address", ip);
+                json_str(&j, "mac", e->state == ND6_INCOMPLETE ? "" : mac);
+                json_str(&j, "state", nd6_state_name(e->state));
+                json_u64(&j, "queued", e->qlen);
+                json_obj_end(&j);
+            } else {
+                kprintf("%-4u %-6s %-40s %-18s %s\n", c, port_name(snap.e[i].port), ip,
+                        e->state == ND6_INCOMPLETE ? "-" : mac, nd6_state_name(e->state));
+            }
+        }
+    }
+    if (a->json) {
+        json_arr_end(&j);
+        json_obj_end(&j);
+        cli_json_end(&j);
+    }
+}
+
 static void describe_nexthop(uint32_t nh_idx, char *buf, size_t n, const char **port)
 {
     struct nexthop nh = nexthop_get(&router.nht, nh_idx);
@@ -242,6 +344,46 @@ static void describe_nexthop(uint32_t nh_idx, char *buf, size_t n, const char **
         fmt_snprintf(buf, n, "connected");
     else
         fmt_ip(buf, n, nh.gw_be);
+}
+
+static void show_route6(const struct cli_args *a)
+{
+    uint8_t dst[16], prefix[16], gw[16];
+    unsigned len;
+    uint16_t port;
+    char pfx[48], via[48];
+    if (!route6_parse_addr(a->argv[0], strlen(a->argv[0]), dst)) {
+        kprintf("usage: show route X:X::X [json]\n");
+        return;
+    }
+    bool found = router6_route_of(dst, prefix, &len, &port, gw);
+    if (found) {
+        fmt_ip6(pfx, sizeof pfx, prefix);
+        fmt_snprintf(pfx + strlen(pfx), sizeof pfx - strlen(pfx), "/%u", len);
+        static const uint8_t zero[16];
+        if (memcmp(gw, zero, 16) == 0)
+            fmt_snprintf(via, sizeof via, "connected");
+        else
+            fmt_ip6(via, sizeof via, gw);
+    }
+    if (a->json) {
+        struct json j;
+        cli_json_begin(&j);
+        json_obj_begin(&j, 0);
+        json_str(&j, "address", a->argv[0]);
+        if (found) {
+            json_str(&j, "prefix", pfx);
+            json_str(&j, "nexthop", via);
+            json_str(&j, "port", port_name(port));
+        }
+        json_bool(&j, "found", found);
+        json_obj_end(&j);
+        cli_json_end(&j);
+    } else if (found) {
+        kprintf("%s via %s dev %s\n", pfx, via, port_name(port));
+    } else {
+        kprintf("no route to %s\n", a->argv[0]);
+    }
 }
 
 static void cmd_show_route(const struct cli_args *a)
@@ -267,8 +409,12 @@ static void cmd_show_route(const struct cli_args *a)
         }
         return;
     }
+    if (a->argc == 1 && strchr(a->argv[0], ':')) {
+        show_route6(a);
+        return;
+    }
     if (a->argc != 1 || !route4_parse_addr(a->argv[0], strlen(a->argv[0]), &addr)) {
-        kprintf("usage: show route A.B.C.D [json] | show route summary [json]\n");
+        kprintf("usage: show route A.B.C.D|X:X::X [json] | show route summary [json]\n");
         return;
     }
     unsigned len = 0;
@@ -375,6 +521,8 @@ void router_cmds_init(void)
     cli_register("show stats", "show stats [json]", "stack and forwarding counters, all cores", cmd_show_stats);
     cli_register("show arp", "show arp [json]", "ARP caches of every core", cmd_show_arp);
     cli_register("show tcp", "show tcp [json]", "TCP connections of every core", cmd_show_tcp);
+    cli_register("show neighbors", "show neighbors [json]", "IPv6 neighbour caches of every core",
+                 cmd_show_neighbors);
     cli_register("show route", "show route A.B.C.D|summary [json]", "longest match and next hop; table size",
                  cmd_show_route);
     cli_register("route add", "route add A.B.C.D/LEN via A.B.C.D", "add or replace a route", cmd_route_add);

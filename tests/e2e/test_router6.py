@@ -93,6 +93,14 @@ def check_router6(lab, tmp_path):
     finally:
         srv.kill()
     assert r.stdout.split()[0] == hashlib.sha256(blob).hexdigest()
+    r = m.json("show route 2001:db8:99::5 json")
+    assert (r["found"], r["prefix"], r["nexthop"], r["port"]) == (True, "2001:db8:99::/48", "2001:db8:1::2", "eth1"), r
+    r = m.json("show route 2001:db8::7 json")
+    assert (r["prefix"], r["nexthop"], r["port"]) == ("2001:db8::/64", "connected", "eth0"), r
+    assert m.json("show route 2001:db8:77::1 json")["found"] is False
+    right_mac = right.run(f"cat /sys/class/net/{right.tap}/address").stdout.strip()
+    nb = [e for e in m.json("show neighbors json")["entries"] if e["address"] == "2001:db8:1::2"]
+    assert nb and all(e["mac"] == right_mac and e["port"] == "eth1" for e in nb), nb
     c = stats(m)
     assert c["ip6-forwarded"] > 100 and c["icmp6-rx-echo"] >= 7 and c["icmp6-tx-error"] >= 2, c
     assert c["nd6-rx-ns"] > 0 and c["nd6-tx-na"] > 0 and c["nd6-tx-ns"] > 0 and c["nd6-rx-na"] > 0, c
