@@ -31,6 +31,7 @@ static struct nd6_entry *find(struct net_iface *ifc, const uint8_t *ip)
 
 static void forget(struct net_stack *s, struct nd6_entry *e)
 {
+    s->arp_queued -= e->qlen;
     for (struct pkt *q = e->q_head, *next; q; q = next) {
         next = q->next;
         pkt_free(q);
@@ -149,6 +150,7 @@ static void resolved(struct net_stack *s, struct net_iface *ifc, struct nd6_entr
     e->expire_ns = now_ns + (state == ND6_REACHABLE ? ND6_REACHABLE_NS : ND6_STALE_NS);
     net_timer_at(s, e->expire_ns);
     struct pkt *q = e->q_head;
+    s->arp_queued -= e->qlen;
     e->q_head = e->q_tail = NULL;
     e->qlen = 0;
     while (q) {
@@ -193,7 +195,7 @@ int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16],
         net_timer_at(s, e->expire_ns);
         send_ns(s, ifc, nh, NULL);
     }
-    if (e->qlen >= ND6_QUEUE_PER_DEST) {
+    if (e->qlen >= ND6_QUEUE_PER_DEST || s->arp_queued >= ARP_QUEUE_MAX) { /* one budget with ARP */
         s->ctr.nd6_queue_full++;
         pkt_free(p);
         return -1;
@@ -205,6 +207,7 @@ int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16],
         e->q_head = p;
     e->q_tail = p;
     e->qlen++;
+    s->arp_queued++;
     return 1;
 }
 

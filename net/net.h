@@ -100,7 +100,7 @@ struct net_stack {
     uint32_t core;
     uint16_t nports;            /* highest added port + 1 */
     uint16_t ip_id;
-    uint32_t arp_queued;        /* buffers waiting on ARP, all ports */
+    uint32_t arp_queued;        /* buffers waiting on ARP or ND, all ports (ARP_QUEUE_MAX) */
     uint64_t timer_ns;          /* next deadline */
     net_route_fn route;
     void *route_ctx;
