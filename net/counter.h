@@ -138,6 +138,7 @@
     X(icmp4, error_suppressed, "icmp4-error-suppressed") /* RFC 1812 4.3.2.7 */ \
     X(icmp4, rate_limited, "icmp4-rate-limited")                              \
     X(ip6, rx, "ip6-rx")                                                      \
+    X(ip6, disabled, "ip6-disabled")            /* on a port without IPv6 */  \
     X(ip6, runt, "ip6-runt")                    /* under 40 bytes */          \
     X(ip6, bad_version, "ip6-bad-version")                                    \
     X(ip6, bad_length, "ip6-bad-length")        /* payload past the frame */  \

@@ -78,14 +78,8 @@ void eth_input(struct net_stack *s, struct pkt *p, uint64_t now_ns)
         pkt_free(p);
         return;
     }
-    pkt_pull(p, hlen);
+    pkt_pull_l2(p, hlen);
     p->l3_off = 0;
-    if (p->flags & PKT_TX_L4_CSUM) { /* a checksum still to fill: its start is from p->data */
-        if (p->csum_start >= hlen)
-            p->csum_start = (uint16_t)(p->csum_start - hlen);
-        else
-            p->flags &= (uint16_t)~(PKT_TX_L4_CSUM | PKT_RX_L4_CSUM_OK);
-    }
     if (NET_LIKELY(type == ETH_TYPE_IP4))
         ip4_input(s, ifc, p, now_ns);
     else if (type == ETH_TYPE_ARP)

@@ -175,7 +175,7 @@ static inline void put_tx(struct fwd *f, uint16_t port, struct pkt *p)
  * as the stack would hand it over. */
 static void exception(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, uint64_t now_ns)
 {
-    pkt_pull(p, ETH_HDR_LEN);
+    pkt_pull_l2(p, ETH_HDR_LEN);
     p->len = net_ntohs(((const struct ip4_hdr *)p->data)->len_be);
     p->l3_off = 0;
     p->user = 0;

@@ -28,7 +28,7 @@ void icmp6_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint
         nd6_input(s, ifc, h->src, h->dst, h->hlim, m, len, now_ns);
         goto drop;
     }
-    if (m[0] != ICMP6_ECHO || m[1] != 0) {
+    if (m[0] != ICMP6_ECHO || m[1] != 0 || ip6_is_unspec(h->src)) {
         s->ctr.icmp6_rx_other++; /* errors and replies to us: nothing asked for them */
         goto drop;
     }
@@ -86,7 +86,12 @@ int icmp6_send_error(struct net_stack *s, struct net_iface *ifc, const struct pk
     eh->plen_be = net_htons((uint16_t)(ICMP6_HDR_LEN + quote));
     eh->next = IP6_PROTO_ICMP6;
     eh->hlim = 64;
-    net_memcpy(eh->src, ifc->has6 && !ip6_is_linklocal(h->src) ? ifc->addr6 : ifc->ll6, 16);
+    /* 2.2: from the address it was sent to when that is ours, else the
+     * input port's, of the offender's scope. */
+    const uint8_t *src = ifc->has6 && !ip6_is_linklocal(h->src) ? ifc->addr6 : ifc->ll6;
+    if (!ip6_is_mcast(h->dst) && ip6_is_ours(s, h->dst))
+        src = h->dst;
+    net_memcpy(eh->src, src, 16);
     net_memcpy(eh->dst, h->src, 16);
     m[0] = type;
     m[1] = code;

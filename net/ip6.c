@@ -105,8 +105,7 @@ int ip6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t *nh, st
     return nd6_output(s, ifc, nh, p, now_ns);
 }
 
-/* One of our addresses, on any port. */
-static bool is_ours(const struct net_stack *s, const uint8_t *a)
+bool ip6_is_ours(const struct net_stack *s, const uint8_t *a)
 {
     for (uint16_t i = 0; i < s->nports; i++) {
         const struct net_iface *ifc = &s->iface[i];
@@ -142,9 +141,13 @@ static void deliver(struct net_stack *s, struct net_iface *ifc, struct pkt *p, u
         return;
     }
     /* No IPv6 transport here: port unreachable for TCP and UDP (RFC 4443
-     * 3.1 code 4), else an unknown next header (4.4 code 1, pointer 6). */
+     * 3.1 code 4); nothing for "no next header" (59) and fragments (44: no
+     * reassembly), which are known; else an unknown next header (4.4 code
+     * 1, pointer 6). */
     s->ctr.ip6_unknown_next++;
-    if (h->next == IP4_PROTO_TCP || h->next == IP4_PROTO_UDP)
+    if (h->next == 59 || h->next == 44)
+        ;
+    else if (h->next == IP4_PROTO_TCP || h->next == IP4_PROTO_UDP)
         icmp6_send_error(s, ifc, p, ICMP6_UNREACH, 4, 0, now_ns);
     else
         icmp6_send_error(s, ifc, p, ICMP6_PARAM_PROBLEM, 1, 6, now_ns);
@@ -193,6 +196,10 @@ void ip6_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64
 {
     const struct ip6_hdr *h = (const struct ip6_hdr *)p->data;
     s->ctr.ip6_rx++;
+    if (!ifc->has6) { /* IPv6 is on where a port has an IPv6 address */
+        s->ctr.ip6_disabled++;
+        goto drop;
+    }
     if (p->len < IP6_HDR_LEN) {
         s->ctr.ip6_runt++;
         goto drop;
@@ -207,7 +214,7 @@ void ip6_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64
         goto drop;
     }
     p->len = (uint16_t)tot; /* link padding */
-    if (ip6_is_mcast(h->src) || ip6_is_loopback(h->src) || (!ip6_is_unspec(h->src) && is_ours(s, h->src))) {
+    if (ip6_is_mcast(h->src) || ip6_is_loopback(h->src) || (!ip6_is_unspec(h->src) && ip6_is_ours(s, h->src))) {
         s->ctr.ip6_bad_src++;
         goto drop;
     }
@@ -227,12 +234,12 @@ void ip6_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64
         s->ctr.ip6_bad_src++;
         goto drop;
     }
-    if (is_ours(s, h->dst)) {
+    if (ip6_is_ours(s, h->dst)) {
         deliver(s, ifc, p, now_ns);
         return;
     }
-    if (ip6_is_linklocal(h->dst)) {
-        s->ctr.ip6_not_for_us++;
+    if (ip6_is_linklocal(h->dst) || (p->user & (NET_PKT_L2_BCAST | NET_PKT_L2_MCAST))) {
+        s->ctr.ip6_not_for_us++; /* another link's, or sent to a group at the link layer */
         goto drop;
     }
     forward(s, ifc, p, now_ns);

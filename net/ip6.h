@@ -2,7 +2,8 @@
  * ICMPv6 to us, forwarding through the route hook (net_set_route6), and
  * output of what the stack makes (echo replies, errors, neighbour
  * discovery). A port has one configured address and the link-local one
- * made from its MAC (RFC 4291 2.5.1, 2.5.6).
+ * made from its MAC (RFC 4291 2.5.1, 2.5.6); a port without an IPv6
+ * address drops IPv6 (ip6-disabled).
  *
  * Input (6.x are RFC 8200 sections): at least 40 bytes, version 6, the
  * payload within the frame (link padding is cut); a source that is not
@@ -55,6 +56,9 @@ void ip6_linklocal_from_mac(const uint8_t *mac, uint8_t *a);
 
 /* Give ifc its address (addr/plen; NULL: none). */
 void ip6_iface_set(struct net_iface *ifc, const uint8_t *addr, uint8_t plen);
+
+/* One of s's addresses, on any port. */
+bool ip6_is_ours(const struct net_stack *s, const uint8_t *a);
 
 /* addr on ifc's link (its prefix, or link-local). */
 bool ip6_on_link(const struct net_iface *ifc, const uint8_t *addr);

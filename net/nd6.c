@@ -39,20 +39,30 @@ static void forget(struct net_stack *s, struct nd6_entry *e)
     net_memset(e, 0, sizeof(*e));
 }
 
-/* A free way of ip's set, else its stalest resolved one; NULL when every
- * way is being resolved. */
-static struct nd6_entry *make(struct net_stack *s, struct net_iface *ifc, const uint8_t *ip)
+/* A way of ip's set for a new entry: a free one, else the stalest STALE
+ * one, else (for an entry whose MAC we have) the oldest REACHABLE one.
+ * Entries being resolved never take more than WAYS - 1 ways of a set, nor
+ * push out a reachable neighbour: packets sent to many addresses of a
+ * /64 cannot evict the gateway (RFC 6583). NULL when none may go. */
+static struct nd6_entry *make(struct net_stack *s, struct net_iface *ifc, const uint8_t *ip, bool resolving)
 {
-    struct nd6_entry *e = set_of(ifc, ip), *victim = NULL;
+    struct nd6_entry *e = set_of(ifc, ip), *stale = NULL, *reach = NULL;
+    int incomplete = 0;
     for (int w = 0; w < WAYS; w++) {
         if (e[w].state == ND6_FREE) {
-            victim = &e[w];
+            stale = &e[w];
+            incomplete = 0;
             break;
         }
-        if (e[w].state != ND6_INCOMPLETE && (!victim || e[w].expire_ns < victim->expire_ns))
-            victim = &e[w];
+        if (e[w].state == ND6_INCOMPLETE)
+            incomplete++;
+        else if (e[w].state == ND6_STALE && (!stale || e[w].expire_ns < stale->expire_ns))
+            stale = &e[w];
+        else if (e[w].state == ND6_REACHABLE && (!reach || e[w].expire_ns < reach->expire_ns))
+            reach = &e[w];
     }
-    if (victim == NULL)
+    struct nd6_entry *victim = stale ? stale : resolving ? NULL : reach;
+    if (victim == NULL || (resolving && incomplete >= WAYS - 1))
         return NULL;
     forget(s, victim);
     net_memcpy(victim->ip, ip, 16);
@@ -173,16 +183,19 @@ int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16],
     }
     struct nd6_entry *e = find(ifc, nh);
     if (e && e->state != ND6_INCOMPLETE) {
-        if (e->state == ND6_STALE && now_ns >= e->probe_ns + ND6_DELAY_NS) {
-            e->probe_ns = now_ns;
-            send_ns(s, ifc, nh, e->mac); /* its answer makes it reachable again */
+        if (e->state == ND6_STALE) {
+            e->expire_ns = now_ns + ND6_STALE_NS; /* kept while used */
+            if (now_ns >= e->probe_ns + ND6_DELAY_NS) {
+                e->probe_ns = now_ns;
+                send_ns(s, ifc, nh, e->mac); /* its answer makes it reachable again */
+            }
         }
         s->ctr.ip6_tx++;
         eth_output(s, ifc, e->mac, ETH_TYPE_IP6, p);
         return 0;
     }
     if (e == NULL) {
-        e = make(s, ifc, nh);
+        e = make(s, ifc, nh, true);
         if (e == NULL) {
             s->ctr.nd6_cache_full++;
             pkt_free(p);
@@ -277,7 +290,7 @@ void nd6_input(struct net_stack *s, struct net_iface *ifc, const uint8_t src[16]
             return;
         if (!dad && lla) { /* 7.2.3: the sender's address, stale until confirmed */
             struct nd6_entry *e = find(ifc, src);
-            if (e == NULL && (e = make(s, ifc, src)) == NULL)
+            if (e == NULL && (e = make(s, ifc, src, false)) == NULL)
                 s->ctr.nd6_cache_full++;
             if (e && (e->state == ND6_INCOMPLETE || e->state == ND6_FREE || net_memcmp(e->mac, mac, 6) != 0))
                 resolved(s, ifc, e, mac, ND6_STALE, now_ns);
@@ -297,11 +310,30 @@ void nd6_input(struct net_stack *s, struct net_iface *ifc, const uint8_t src[16]
         s->ctr.nd6_bad++;
         return;
     }
+    if (lla) /* another core may be the one that asked */
+        seen(s, ifc, target, mac);
     struct nd6_entry *e = find(ifc, target);
-    if (e == NULL || !lla)
-        return; /* 7.2.5: unsolicited news about strangers, or nothing to learn */
-    resolved(s, ifc, e, mac, (icmp[4] & ND6_NA_SOLICITED) ? ND6_REACHABLE : ND6_STALE, now_ns);
-    seen(s, ifc, target, mac);
+    if (e == NULL)
+        return; /* 7.2.5: news about a stranger makes no entry */
+    bool solicited = icmp[4] & ND6_NA_SOLICITED, changed = lla && net_memcmp(e->mac, mac, ETH_ALEN) != 0;
+    if (e->state == ND6_INCOMPLETE) {
+        if (lla)
+            resolved(s, ifc, e, mac, solicited ? ND6_REACHABLE : ND6_STALE, now_ns);
+        return;
+    }
+    if (changed && !(icmp[4] & ND6_NA_OVERRIDE)) { /* keep the address we have, but doubt it */
+        if (e->state == ND6_REACHABLE) {
+            e->state = ND6_STALE;
+            e->probe_ns = now_ns;
+            e->expire_ns = now_ns + ND6_STALE_NS;
+        }
+        return;
+    }
+    if (changed || solicited) { /* a solicited answer confirms it, option or not */
+        uint8_t m[ETH_ALEN];
+        net_memcpy(m, changed ? mac : e->mac, ETH_ALEN);
+        resolved(s, ifc, e, m, solicited ? ND6_REACHABLE : ND6_STALE, now_ns);
+    }
 }
 
 void nd6_learn_remote(struct net_stack *s, uint16_t port, const uint8_t ip[16], const uint8_t mac[6],

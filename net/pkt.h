@@ -184,4 +184,18 @@ static inline uint8_t *pkt_pull(struct pkt *p, uint32_t n)
     return p->data;
 }
 
+/* Strip an n-byte link header from a received frame: a checksum the NIC
+ * left to fill (PKT_TX_L4_CSUM, from a virtio NEEDS_CSUM) keeps its start
+ * relative to p->data, where output expects it. */
+static inline void pkt_pull_l2(struct pkt *p, uint32_t n)
+{
+    pkt_pull(p, n);
+    if (p->flags & PKT_TX_L4_CSUM) {
+        if (p->csum_start >= n)
+            p->csum_start = (uint16_t)(p->csum_start - n);
+        else
+            p->flags &= (uint16_t)~(PKT_TX_L4_CSUM | PKT_RX_L4_CSUM_OK);
+    }
+}
+
 #endif

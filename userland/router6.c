@@ -186,10 +186,14 @@ bool router6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16
 
 void router6_core_setup(struct router_core *rc)
 {
+    bool any = false;
     for (int p = 0; p < NET_MAX_PORTS; p++)
-        if (addr6[p].set)
+        if (addr6[p].set && net_iface_get(&rc->stack, (uint16_t)p)) {
             net_iface_set_addr6(&rc->stack, (uint16_t)p, addr6[p].addr, addr6[p].plen);
-    net_set_route6(&rc->stack, lookup, NULL);
+            any = true;
+        }
+    if (any) /* IPv6 forwarding only where it is configured */
+        net_set_route6(&rc->stack, lookup, NULL);
 }
 
 void router6_init(const struct route_cfg *cfg)

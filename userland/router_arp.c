@@ -31,7 +31,7 @@
 #include "net/nd6.h"
 
 #define ARP_NOTES_PER_S 20000
-#define ARP_NOTES_BURST 256
+#define ARP_NOTES_BURST 32 /* no more than a message ring holds */
 
 static void apply_note(void *arg)
 {

@@ -446,3 +446,33 @@ TEST(fwd_hook_forwards_what_the_stack_hands_over)
     CHECK(fake_net_all_free(&x.fn));
     fwd_fix_free(&x);
 }
+
+/* A frame whose UDP checksum the NIC left to fill (virtio NEEDS_CSUM,
+ * csum_start from the frame's start) leaves the fast path on an ARP miss:
+ * after waiting on ARP it goes out with the checksum start where it was. */
+TEST(fwd_partial_checksum_survives_the_slow_path)
+{
+    struct fwd_fix x;
+    fwd_fix_init(&x, 256);
+    fake_net_learn_peer(&x.fn);
+    uint8_t fr[2048];
+    size_t len = fwd_fix_frame(fr, 0, FAKE_PEER, NET_IP4(192, 168, 1, 1), 64, 0, 100, 1);
+    struct pkt *p = fake_net_rx(&x.fn, 0, fr, len);
+    p->flags |= PKT_TX_L4_CSUM | PKT_RX_L4_CSUM_OK;
+    p->csum_start = ETH_HDR_LEN + IP4_HDR_LEN;
+    p->csum_offset = 6;
+    fwd_burst(x.f, x.fn.s, &p, 1, x.fn.now_ns); /* 192.168/16 via 10.0.1.2: not resolved */
+    fake_netdev_clear(&x.fn.nd[1]);
+    static const uint8_t zero[6];
+    size_t n = fake_eth(fr, eth_bcast_addr, fwd_peer1_mac, ETH_TYPE_ARP);
+    n += fake_arp(fr + n, ARP_OP_REQUEST, fwd_peer1_mac, FAKE_PEER1, zero, FAKE_ADDR1);
+    fake_net_input(&x.fn, 1, fr, n); /* the gateway speaks: what waited goes, then our ARP reply */
+    CHECK_EQ(x.fn.nd[1].nsent, 2);
+    if (x.fn.nd[1].nsent == 2) {
+        const struct pkt *q = x.fn.nd[1].sent[0];
+        CHECK(q->data[12] == 0x08 && q->data[13] == 0x00);
+        CHECK((q->flags & PKT_TX_L4_CSUM) && q->csum_start == ETH_HDR_LEN + IP4_HDR_LEN);
+    }
+    fake_net_all_free(&x.fn);
+    fwd_fix_free(&x);
+}

@@ -262,3 +262,75 @@ TEST(ip6_resolution_gives_up)
     CHECK(fake_net_all_free(&fn));
     fake_net_free(&fn);
 }
+
+static int seen_calls;
+static void count_seen(void *ctx, uint16_t port, const uint8_t *ip, const uint8_t *mac) { seen_calls++; }
+
+static int state_of(struct fake_net *fn, uint16_t port, const uint8_t *ip)
+{
+    struct nd6_entry e;
+    uint32_t idx = 0;
+    while (nd6_entry_next(fn->s, port, &idx, &e))
+        if (memcmp(e.ip, ip, 16) == 0)
+            return e.state;
+    return -1;
+}
+
+/* The core that asked may not be the one the advertisement reaches: an
+ * advertisement with the target's address is passed on even where no
+ * entry waits; and Linux's answer to a unicast probe (S, no option)
+ * confirms a stale entry. */
+TEST(ip6_na_shared_and_confirms)
+{
+    struct fake_net fn;
+    setup(&fn);
+    seen_calls = 0;
+    net_set_nd6_seen(fn.s, count_seen, NULL);
+    uint8_t f[1600];
+    fake_net_input(&fn, 1, f, na(f, fake_mac1, peer1_mac, PEER1, A1, PEER1, ND6_NA_SOLICITED | ND6_NA_OVERRIDE));
+    CHECK_EQ(seen_calls, 1);
+    CHECK_EQ(state_of(&fn, 1, PEER1), -1); /* and no entry made here */
+    resolve_peer0(&fn);
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, FAR, 64, 10));
+    fake_net_input(&fn, 1, f, na(f, fake_mac1, peer1_mac, PEER1, A1, PEER1, ND6_NA_SOLICITED | ND6_NA_OVERRIDE));
+    CHECK_EQ(state_of(&fn, 1, PEER1), ND6_REACHABLE);
+    fn.now_ns += ND6_REACHABLE_NS + 1;
+    net_poll(fn.s, fn.now_ns);
+    CHECK_EQ(state_of(&fn, 1, PEER1), ND6_STALE);
+    uint8_t m[24] = {ND6_NA, 0, 0, 0, ND6_NA_SOLICITED};
+    memcpy(m + 8, PEER1, 16);
+    fake_net_input(&fn, 1, f, frame6(f, fake_mac1, peer1_mac, PEER1, A1, 255, IP6_PROTO_ICMP6, m, 24));
+    CHECK_EQ(state_of(&fn, 1, PEER1), ND6_REACHABLE);
+    fake_net_all_free(&fn);
+    nd6_release(fn.s, &fn.s->iface[1]);
+    CHECK(fake_net_all_free(&fn));
+    fake_net_free(&fn);
+}
+
+/* Packets to many addresses of a /64 (a scan) cannot push a reachable
+ * neighbour out of the cache (RFC 6583): resolutions take at most all
+ * but one way of a set and never a reachable entry. */
+TEST(ip6_scan_does_not_evict_a_reachable_neighbour)
+{
+    struct fake_net fn;
+    setup(&fn);
+    resolve_peer0(&fn);
+    uint8_t f[1600], t[16];
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, FAR, 64, 10));
+    fake_net_input(&fn, 1, f, na(f, fake_mac1, peer1_mac, PEER1, A1, PEER1, ND6_NA_SOLICITED | ND6_NA_OVERRIDE));
+    memcpy(t, PEER1, 16);
+    for (uint32_t x = 100; x < 1100; x++) { /* every set, many times over */
+        t[14] = (uint8_t)(x >> 8);
+        t[15] = (uint8_t)x;
+        fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, t, 64, 10));
+    }
+    CHECK_EQ(state_of(&fn, 1, PEER1), ND6_REACHABLE);
+    fake_net_all_free(&fn);
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, FAR, 64, 10));
+    CHECK_EQ(fn.nd[1].nsent, 1); /* still forwarded at once */
+    CHECK(fn.s->ctr.nd6_cache_full > 0);
+    fake_net_all_free(&fn);
+    nd6_release(fn.s, &fn.s->iface[1]);
+    CHECK(fake_net_all_free(&fn));
+    fake_net_free(&fn);
+}
