@@ -4,6 +4,7 @@
 
 #include "env.h"
 #include "eth.h"
+#include "icmp6.h"
 #include "ip6.h"
 #include "net.h"
 #include "wire.h"
@@ -347,6 +348,27 @@ void nd6_learn_remote(struct net_stack *s, uint16_t port, const uint8_t ip[16], 
     resolved(s, ifc, e, mac, ND6_REACHABLE, now_ns);
 }
 
+/* No answer (or a stale entry unused for long): forget it; each packet
+ * that waited gets an address unreachable (RFC 4861 7.2.2, RFC 4443 3.1
+ * code 3), rate-limited like every error. */
+static void give_up(struct net_stack *s, struct net_iface *ifc, struct nd6_entry *e, uint64_t now_ns)
+{
+    struct pkt *q = e->q_head;
+    s->ctr.nd6_failed += e->qlen;
+    s->arp_queued -= e->qlen;
+    e->q_head = e->q_tail = NULL;
+    e->qlen = 0;
+    forget(s, e);
+    while (q) {
+        struct pkt *next = q->next;
+        q->next = NULL;
+        struct net_iface *in = net_iface_get(s, q->port);
+        icmp6_send_error(s, in && in->has6 ? in : ifc, q, ICMP6_UNREACH, 3, 0, now_ns);
+        pkt_free(q);
+        q = next;
+    }
+}
+
 uint64_t nd6_timer(struct net_stack *s, struct net_iface *ifc, uint64_t now_ns)
 {
     uint64_t next = UINT64_MAX;
@@ -365,8 +387,7 @@ uint64_t nd6_timer(struct net_stack *s, struct net_iface *ifc, uint64_t now_ns)
                 e->probe_ns = now_ns;
                 e->expire_ns = now_ns + ND6_STALE_NS;
             } else {
-                s->ctr.nd6_failed += e->qlen;
-                forget(s, e);
+                give_up(s, ifc, e, now_ns);
                 continue;
             }
         }

@@ -7,7 +7,8 @@
  * a unicast solicitation, at most once a second). Solicitations go to the target's solicited-node group
  * (7.2.2), ND6_RETRIES of them a second apart (what waits counts against
  * the stack's ARP_QUEUE_MAX too), then the entry and its
- * queue are dropped (nd6-failed). Entries are made by our own resolutions
+ * queue are dropped (nd6-failed), each packet answered with address
+ * unreachable. Entries are made by our own resolutions
  * and by solicitations for our addresses that carry the sender's
  * link-layer address (7.2.3); an advertisement only updates an entry that
  * exists (7.2.5). Router advertisements, redirects and duplicate address

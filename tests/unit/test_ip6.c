@@ -259,6 +259,10 @@ TEST(ip6_resolution_gives_up)
     }
     CHECK_EQ(fn.nd[1].nsent, ND6_RETRIES - 1); /* the retries after the first */
     CHECK_EQ(fn.s->ctr.nd6_failed, 1);
+    CHECK_EQ(fn.nd[0].nsent, 1); /* the sender hears: address unreachable (RFC 4861 7.2.2) */
+    if (fn.nd[0].nsent == 1)
+        CHECK(icmp_ok(fn.nd[0].sent[0]) && icmp_of(fn.nd[0].sent[0])[0] == ICMP6_UNREACH &&
+              icmp_of(fn.nd[0].sent[0])[1] == 3);
     CHECK(fake_net_all_free(&fn));
     fake_net_free(&fn);
 }
