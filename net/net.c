@@ -157,6 +157,9 @@ uint64_t net_poll(struct net_stack *s, uint64_t now_ns)
     }
     if (now_ns < s->timer_ns)
         return s->timer_ns;
+    /* Deadlines asked for while the timers run (an entry made by a packet
+     * a timer sent) lower it again. */
+    s->timer_ns = UINT64_MAX;
     uint64_t next = ip4_reasm_timer(s, now_ns);
     if (s->tcp) {
         uint64_t t = tcp_poll(s->tcp, now_ns);
@@ -173,8 +176,6 @@ uint64_t net_poll(struct net_stack *s, uint64_t now_ns)
         if (t < next)
             next = t;
     }
-    /* Timers above may have asked for an earlier deadline meanwhile. */
-    s->timer_ns = UINT64_MAX;
     net_timer_at(s, next);
     return s->timer_ns;
 }

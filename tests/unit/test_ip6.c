@@ -338,3 +338,28 @@ TEST(ip6_scan_does_not_evict_a_reachable_neighbour)
     CHECK(fake_net_all_free(&fn));
     fake_net_free(&fn);
 }
+
+/* The error about a packet whose neighbour never answered goes to a sender
+ * we have not resolved either: the entry made while the timers run gets
+ * its own deadline (net_poll keeps deadlines asked for meanwhile), and in
+ * the end everything is given back. */
+TEST(ip6_errors_from_timers_resolve_in_turn)
+{
+    struct fake_net fn;
+    setup(&fn);
+    uint8_t f[1600];
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, FAR, 64, 10)); /* PEER0 never said who it is */
+    uint64_t next = net_poll(fn.s, fn.now_ns);
+    for (int i = 0; i < 100 && next != UINT64_MAX; i++) {
+        fn.now_ns = next;
+        next = net_poll(fn.s, fn.now_ns);
+        net_flush(fn.s);
+        fake_netdev_clear(&fn.nd[0]);
+        fake_netdev_clear(&fn.nd[1]);
+    }
+    CHECK_EQ(next, UINT64_MAX);
+    CHECK_EQ(fn.s->ctr.nd6_failed, 2); /* FAR's gateway, then PEER0 with the error */
+    CHECK_EQ(fn.s->arp_queued, 0);
+    CHECK(fake_net_all_free(&fn));
+    fake_net_free(&fn);
+}
