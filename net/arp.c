@@ -122,12 +122,7 @@ static int enqueue(struct net_stack *s, struct arp_entry *e, struct pkt *p)
         pkt_free(p);
         return -1;
     }
-    p->next = NULL;
-    if (e->q_tail)
-        e->q_tail->next = p;
-    else
-        e->q_head = p;
-    e->q_tail = p;
+    pkt_list_append(&e->q_head, &e->q_tail, p);
     e->qlen++;
     s->arp_queued++;
     return 1;

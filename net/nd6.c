@@ -214,12 +214,7 @@ int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16],
         pkt_free(p);
         return -1;
     }
-    p->next = NULL;
-    if (e->q_tail)
-        e->q_tail->next = p;
-    else
-        e->q_head = p;
-    e->q_tail = p;
+    pkt_list_append(&e->q_head, &e->q_tail, p);
     e->qlen++;
     s->arp_queued++;
     return 1;

@@ -184,6 +184,18 @@ static inline uint8_t *pkt_pull(struct pkt *p, uint32_t n)
     return p->data;
 }
 
+/* Append p to the list head..tail, linked through next (queues waiting on
+ * address resolution). */
+static inline void pkt_list_append(struct pkt **head, struct pkt **tail, struct pkt *p)
+{
+    p->next = NULL;
+    if (*tail)
+        (*tail)->next = p;
+    else
+        *head = p;
+    *tail = p;
+}
+
 /* Strip an n-byte link header from a received frame: a checksum the NIC
  * left to fill (PKT_TX_L4_CSUM, from a virtio NEEDS_CSUM) keeps its start
  * relative to p->data, where output expects it. */
