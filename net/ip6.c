@@ -59,10 +59,20 @@ uint16_t ip6_l4_csum(const uint8_t *src, const uint8_t *dst, uint8_t next, const
     return csum_finish(csum_partial(l4, len, pseudo_sum(src, dst, next, len)));
 }
 
-/* The interface and next hop for dst: an on-link prefix (longest), else
- * the route hook. False when there is none. */
+/* The interface and next hop for dst: the route hook's longest match when
+ * there is a hook (its table holds the connected prefixes too, so a more
+ * specific route inside one wins), else the longest on-link prefix. False
+ * when there is none. */
 static bool route(struct net_stack *s, const uint8_t *dst, struct net_iface **out, uint8_t *nh)
 {
+    if (s->route6) {
+        uint16_t port;
+        uint8_t gw[16];
+        if (!s->route6(s->route6_ctx, dst, &port, gw) || (*out = net_iface_get(s, port)) == NULL)
+            return false;
+        net_memcpy(nh, ip6_is_unspec(gw) ? dst : gw, 16);
+        return true;
+    }
     struct net_iface *best = NULL;
     for (uint16_t i = 0; i < s->nports; i++) {
         struct net_iface *ifc = &s->iface[i];
@@ -70,16 +80,10 @@ static bool route(struct net_stack *s, const uint8_t *dst, struct net_iface **ou
             (best == NULL || ifc->plen6 > best->plen6))
             best = ifc;
     }
-    if (best) {
-        *out = best;
-        net_memcpy(nh, dst, 16);
-        return true;
-    }
-    uint16_t port;
-    uint8_t gw[16];
-    if (s->route6 == NULL || !s->route6(s->route6_ctx, dst, &port, gw) || (*out = net_iface_get(s, port)) == NULL)
+    if (best == NULL)
         return false;
-    net_memcpy(nh, ip6_is_unspec(gw) ? dst : gw, 16);
+    *out = best;
+    net_memcpy(nh, dst, 16);
     return true;
 }
 

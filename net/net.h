@@ -68,7 +68,8 @@ typedef void (*net_forward_fn)(void *ctx, struct net_stack *s, struct pkt *p, ui
 typedef void (*net_arp_seen_fn)(void *ctx, uint16_t port, uint32_t ip_be, const uint8_t *mac);
 
 /* IPv6 route lookup for dst: true with the output port and the gateway
- * (all zero: dst is on the link), false when there is no route. */
+ * (all zero: dst is on the link), false when there is no route. With a
+ * hook, it alone decides (its table holds the connected prefixes). */
 typedef bool (*net_route6_fn)(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw);
 
 /* Neighbour discovery learned where ip is (as net_arp_seen_fn). */

@@ -5,7 +5,8 @@
  * link-local address from its MAC); `route 2001:db8:2::/48 via
  * 2001:db8::2` and `routes FILE via 2001:db8::2` add routes through a
  * gateway on a port's prefix. The route table is net/route6.h, written
- * only while the configuration is read; next hops (port, gateway) are a
+ * only while the configuration is read, and holds the connected prefixes
+ * too (gateway all zero), so one longest match decides; next hops (port, gateway) are a
  * small table beside it, shared read-only by every core's stack
  * (net_set_route6). Forwarding itself is net/ip6.c, per packet, on the
  * core that received it. */
@@ -26,7 +27,7 @@
 static struct route6 *rt6;
 static struct {
     uint8_t port;
-    uint8_t gw[16];             /* all zero: on-link (unused: connected prefixes are the stack's) */
+    uint8_t gw[16];             /* all zero: on-link (a connected prefix) */
 } nh6[NH6_MAX];
 static uint32_t nnh6 = 1;       /* 0 is "no route" */
 static struct {
@@ -56,19 +57,27 @@ static bool prefix_holds(const uint8_t *p, unsigned plen, const uint8_t *a)
     return bits == 0 || ((p[bytes] ^ a[bytes]) & (0xff00u >> bits) & 0xff) == 0;
 }
 
-int router6_interface(int port, const char *arg, char *err, size_t errlen)
+static void prefix_of(const uint8_t *a, unsigned plen, uint8_t *net)
 {
-    uint8_t a[16];
-    unsigned len;
-    if (!parse_ifaddr6(arg, a, &len) || len == 0 || len > 127 || ip6_is_mcast(a) || ip6_is_unspec(a) ||
-        ip6_is_linklocal(a)) {
-        fmt_snprintf(err, errlen, "bad address '%s' (a global or unique-local ADDRESS/LEN, LEN 1-127)", arg);
-        return -1;
+    memset(net, 0, 16);
+    memcpy(net, a, plen / 8);
+    if (plen % 8)
+        net[plen / 8] = (uint8_t)(a[plen / 8] & (0xff00u >> (plen % 8)));
+}
+
+/* The next-hop index of (port, gw), made if new. */
+static uint32_t nexthop6_on(int port, const uint8_t *gw, char *err, size_t errlen)
+{
+    for (uint32_t i = 1; i < nnh6; i++)
+        if (nh6[i].port == port && memcmp(nh6[i].gw, gw, 16) == 0)
+            return i;
+    if (nnh6 == NH6_MAX) {
+        fmt_snprintf(err, errlen, "IPv6 next-hop table full");
+        return 0;
     }
-    addr6[port].set = true;
-    addr6[port].plen = (uint8_t)len;
-    memcpy(addr6[port].addr, a, 16);
-    return 0;
+    nh6[nnh6].port = (uint8_t)port;
+    memcpy(nh6[nnh6].gw, gw, 16);
+    return nnh6++;
 }
 
 static uint32_t nexthop6_for(const uint8_t *gw, char *err, size_t errlen)
@@ -81,16 +90,33 @@ static uint32_t nexthop6_for(const uint8_t *gw, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "no interface's prefix holds the gateway");
         return 0;
     }
-    for (uint32_t i = 1; i < nnh6; i++)
-        if (nh6[i].port == port && memcmp(nh6[i].gw, gw, 16) == 0)
-            return i;
-    if (nnh6 == NH6_MAX) {
-        fmt_snprintf(err, errlen, "IPv6 next-hop table full");
-        return 0;
+    return nexthop6_on(port, gw, err, errlen);
+}
+
+int router6_interface(int port, const char *arg, char *err, size_t errlen)
+{
+    uint8_t a[16];
+    unsigned len;
+    if (!parse_ifaddr6(arg, a, &len) || len == 0 || len > 127 || ip6_is_mcast(a) || ip6_is_unspec(a) ||
+        ip6_is_linklocal(a)) {
+        fmt_snprintf(err, errlen, "bad address '%s' (a global or unique-local ADDRESS/LEN, LEN 1-127)", arg);
+        return -1;
     }
-    nh6[nnh6].port = (uint8_t)port;
-    memcpy(nh6[nnh6].gw, gw, 16);
-    return nnh6++;
+    addr6[port].set = true;
+    addr6[port].plen = (uint8_t)len;
+    memcpy(addr6[port].addr, a, 16);
+    /* The connected prefix, in the table with the routes: one longest
+     * match decides (a more specific static route inside it wins). */
+    static const uint8_t on_link[16];
+    uint32_t nh = nexthop6_on(port, on_link, err, errlen);
+    uint8_t net[16];
+    prefix_of(a, len, net);
+    if (!nh || route6_add(rt6, net, len, nh) != ROUTE_OK) {
+        if (nh)
+            fmt_snprintf(err, errlen, "could not add the connected route");
+        return -1;
+    }
+    return 0;
 }
 
 static bool parse_gw(const char *s, uint8_t *gw, char *err, size_t errlen)
@@ -160,27 +186,12 @@ static bool lookup(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
 
 bool router6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16_t *port, uint8_t *gw)
 {
-    int best = -1;
-    for (int p = 0; p < NET_MAX_PORTS; p++) /* connected prefixes first, as the stack does */
-        if (addr6[p].set && prefix_holds(addr6[p].addr, addr6[p].plen, dst) &&
-            (best < 0 || addr6[p].plen > addr6[best].plen))
-            best = p;
-    uint32_t nh = ROUTE_NH_NONE;
-    if (best >= 0) {
-        *len = addr6[best].plen;
-        *port = (uint16_t)best;
-        memset(gw, 0, 16);
-    } else {
-        nh = route6_match(rt6, dst, len);
-        if (nh == ROUTE_NH_NONE || nh >= nnh6)
-            return false;
-        *port = nh6[nh].port;
-        memcpy(gw, nh6[nh].gw, 16);
-    }
-    memset(prefix, 0, 16);
-    memcpy(prefix, dst, *len / 8);
-    if (*len % 8)
-        prefix[*len / 8] = (uint8_t)(dst[*len / 8] & (0xff00u >> (*len % 8)));
+    uint32_t nh = route6_match(rt6, dst, len);
+    if (nh == ROUTE_NH_NONE || nh >= nnh6)
+        return false;
+    *port = nh6[nh].port;
+    memcpy(gw, nh6[nh].gw, 16);
+    prefix_of(dst, *len, prefix);
     return true;
 }
 

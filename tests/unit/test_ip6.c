@@ -14,9 +14,15 @@ static const uint8_t PEER1[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 2}; /* on
 static const uint8_t FAR[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x99, [15] = 9}; /* routed via PEER1 */
 static const uint8_t peer1_mac[6] = {0x02, 0, 0, 0, 0x11, 0x22};
 
-/* Routes: 2001:db8:99::/48 via PEER1 on eth1; nothing else. */
+/* Routes, as the router's table has them: the two connected /64s, and
+ * 2001:db8:99::/48 via PEER1 on eth1. */
 static bool route6(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
 {
+    memset(gw, 0, 16);
+    if (memcmp(dst, A0, 8) == 0 || memcmp(dst, A1, 8) == 0) {
+        *port = memcmp(dst, A0, 8) == 0 ? 0 : 1;
+        return true;
+    }
     if (memcmp(dst, FAR, 6) != 0)
         return false;
     *port = 1;
