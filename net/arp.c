@@ -117,13 +117,12 @@ const uint8_t *arp_lookup(struct net_stack *s, uint16_t port, uint32_t nh_be, ui
 
 static int enqueue(struct net_stack *s, struct arp_entry *e, struct pkt *p)
 {
-    if (e->qlen >= ARP_QUEUE_PER_DEST || s->arp_queued >= ARP_QUEUE_MAX) {
+    if (e->q.len >= ARP_QUEUE_PER_DEST || s->arp_queued >= ARP_QUEUE_MAX) {
         s->ctr.arp_queue_full++;
         pkt_free(p);
         return -1;
     }
-    pkt_list_append(&e->q_head, &e->q_tail, p);
-    e->qlen++;
+    pkt_queue_push(&e->q, p);
     s->arp_queued++;
     return 1;
 }
@@ -176,16 +175,8 @@ static void learn(struct net_stack *s, struct net_iface *ifc, struct arp_entry *
     e->req_sent = false;
     e->expire_ns = now_ns + ARP_REACHABLE_NS;
     net_timer_at(s, e->expire_ns);
-    struct pkt *q = e->q_head;
-    s->arp_queued -= e->qlen;
-    e->q_head = e->q_tail = NULL;
-    e->qlen = 0;
-    while (q) {
-        struct pkt *next = q->next;
-        q->next = NULL;
-        eth_output(s, ifc, e->mac, ETH_TYPE_IP4, q);
-        q = next;
-    }
+    s->arp_queued -= e->q.len;
+    eth_output_list(s, ifc, e->mac, ETH_TYPE_IP4, pkt_queue_take(&e->q));
 }
 
 /* Fixed-format checks; false when p is to be dropped (counted). */
@@ -298,11 +289,8 @@ void arp_announce(struct net_stack *s, struct net_iface *ifc)
 
 static void forget(struct net_stack *s, struct arp_entry *e)
 {
-    for (struct pkt *q = e->q_head, *next; q; q = next) {
-        next = q->next;
-        pkt_free(q);
-    }
-    s->arp_queued -= e->qlen;
+    s->arp_queued -= e->q.len;
+    pkt_queue_free(&e->q);
     net_memset(e, 0, sizeof(*e));
 }
 
@@ -320,7 +308,7 @@ uint64_t arp_timer(struct net_stack *s, struct net_iface *ifc, uint64_t now_ns)
                 e->expire_ns = now_ns + ARP_RETRY_NS;
                 send_request(s, ifc, e->ip_be);
             } else if (e->state == ARP_INCOMPLETE) {
-                s->ctr.arp_timeout_drop += e->qlen;
+                s->ctr.arp_timeout_drop += e->q.len;
                 forget(s, e);
                 continue;
             } else if (e->state == ARP_REACHABLE) {
@@ -356,7 +344,7 @@ bool arp_entry_next(const struct net_stack *s, uint16_t port, uint32_t *idx, str
         out->ip_be = e->ip_be;
         net_memcpy(out->mac, e->mac, ETH_ALEN);
         out->state = e->state;
-        out->qlen = e->qlen;
+        out->qlen = e->q.len;
         out->expire_ns = e->expire_ns;
         (*idx)++;
         return true;

@@ -32,8 +32,7 @@ struct arp_entry {
     uint8_t mac[6];
     uint8_t state;              /* enum arp_state */
     uint8_t tries;              /* requests sent while INCOMPLETE */
-    uint16_t qlen;
-    struct pkt *q_head, *q_tail; /* waiting IPv4 datagrams, oldest first */
+    struct pkt_queue q;         /* waiting IPv4 datagrams */
     uint64_t expire_ns;         /* next retry / turns stale / forgotten */
     uint64_t req_ns;            /* last request sent for it */
     bool req_sent;

@@ -121,3 +121,15 @@ void eth_output(struct net_stack *s, struct net_iface *ifc, const uint8_t *dst, 
     }
     net_tx(s, ifc, p);
 }
+
+uint32_t eth_output_list(struct net_stack *s, struct net_iface *ifc, const uint8_t *dst, uint16_t type,
+                         struct pkt *list)
+{
+    uint32_t n = 0;
+    for (struct pkt *next; list; list = next, n++) {
+        next = list->next;
+        list->next = NULL;
+        eth_output(s, ifc, dst, type, list);
+    }
+    return n;
+}

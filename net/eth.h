@@ -20,6 +20,10 @@ void eth_input(struct net_stack *s, struct pkt *p, uint64_t now_ns);
 /* Prepend an Ethernet header (dst, the port's MAC, type; the port's VLAN
  * tag) to p, pad it to the minimum frame and put it on the port's burst.
  * Takes p. */
+/* eth_output each of list (linked through next: a resolved entry's queue);
+ * returns how many. */
+uint32_t eth_output_list(struct net_stack *s, struct net_iface *ifc, const uint8_t *dst, uint16_t type,
+                         struct pkt *list);
 void eth_output(struct net_stack *s, struct net_iface *ifc, const uint8_t *dst, uint16_t type,
                 struct pkt *p);
 

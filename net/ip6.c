@@ -32,7 +32,7 @@ void ip6_iface_set(struct net_iface *ifc, const uint8_t *addr, uint8_t plen)
         net_memset(ifc->addr6, 0, 16);
 }
 
-static bool prefix_eq(const uint8_t *a, const uint8_t *b, unsigned plen)
+bool ip6_prefix_eq(const uint8_t *a, const uint8_t *b, unsigned plen)
 {
     unsigned bytes = plen / 8, bits = plen % 8;
     if (net_memcmp(a, b, bytes) != 0)
@@ -42,7 +42,7 @@ static bool prefix_eq(const uint8_t *a, const uint8_t *b, unsigned plen)
 
 bool ip6_on_link(const struct net_iface *ifc, const uint8_t *addr)
 {
-    return ip6_is_linklocal(addr) || (ifc->has6 && prefix_eq(addr, ifc->addr6, ifc->plen6));
+    return ip6_is_linklocal(addr) || (ifc->has6 && ip6_prefix_eq(addr, ifc->addr6, ifc->plen6));
 }
 
 static uint32_t pseudo_sum(const uint8_t *src, const uint8_t *dst, uint8_t next, uint32_t len)
@@ -76,7 +76,7 @@ static bool route(struct net_stack *s, const uint8_t *dst, struct net_iface **ou
     struct net_iface *best = NULL;
     for (uint16_t i = 0; i < s->nports; i++) {
         struct net_iface *ifc = &s->iface[i];
-        if (ifc->dev && ifc->has6 && prefix_eq(dst, ifc->addr6, ifc->plen6) &&
+        if (ifc->dev && ifc->has6 && ip6_prefix_eq(dst, ifc->addr6, ifc->plen6) &&
             (best == NULL || ifc->plen6 > best->plen6))
             best = ifc;
     }

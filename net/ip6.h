@@ -57,6 +57,9 @@ void ip6_linklocal_from_mac(const uint8_t *mac, uint8_t *a);
 /* Give ifc its address (addr/plen; NULL: none). */
 void ip6_iface_set(struct net_iface *ifc, const uint8_t *addr, uint8_t plen);
 
+/* The first plen bits of a and b agree. */
+bool ip6_prefix_eq(const uint8_t *a, const uint8_t *b, unsigned plen);
+
 /* One of s's addresses, on any port. */
 bool ip6_is_ours(const struct net_stack *s, const uint8_t *a);
 

@@ -32,11 +32,8 @@ static struct nd6_entry *find(struct net_iface *ifc, const uint8_t *ip)
 
 static void forget(struct net_stack *s, struct nd6_entry *e)
 {
-    s->arp_queued -= e->qlen;
-    for (struct pkt *q = e->q_head, *next; q; q = next) {
-        next = q->next;
-        pkt_free(q);
-    }
+    s->arp_queued -= e->q.len;
+    pkt_queue_free(&e->q);
     net_memset(e, 0, sizeof(*e));
 }
 
@@ -160,17 +157,8 @@ static void resolved(struct net_stack *s, struct net_iface *ifc, struct nd6_entr
     e->probe_ns = now_ns;
     e->expire_ns = now_ns + (state == ND6_REACHABLE ? ND6_REACHABLE_NS : ND6_STALE_NS);
     net_timer_at(s, e->expire_ns);
-    struct pkt *q = e->q_head;
-    s->arp_queued -= e->qlen;
-    e->q_head = e->q_tail = NULL;
-    e->qlen = 0;
-    while (q) {
-        struct pkt *next = q->next;
-        q->next = NULL;
-        s->ctr.ip6_tx++;
-        eth_output(s, ifc, e->mac, ETH_TYPE_IP6, q);
-        q = next;
-    }
+    s->arp_queued -= e->q.len;
+    s->ctr.ip6_tx += eth_output_list(s, ifc, e->mac, ETH_TYPE_IP6, pkt_queue_take(&e->q));
 }
 
 int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16], struct pkt *p, uint64_t now_ns)
@@ -209,13 +197,12 @@ int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16],
         net_timer_at(s, e->expire_ns);
         send_ns(s, ifc, nh, NULL);
     }
-    if (e->qlen >= ND6_QUEUE_PER_DEST || s->arp_queued >= ARP_QUEUE_MAX) { /* one budget with ARP */
+    if (e->q.len >= ND6_QUEUE_PER_DEST || s->arp_queued >= ARP_QUEUE_MAX) { /* one budget with ARP */
         s->ctr.nd6_queue_full++;
         pkt_free(p);
         return -1;
     }
-    pkt_list_append(&e->q_head, &e->q_tail, p);
-    e->qlen++;
+    pkt_queue_push(&e->q, p);
     s->arp_queued++;
     return 1;
 }
@@ -348,11 +335,9 @@ void nd6_learn_remote(struct net_stack *s, uint16_t port, const uint8_t ip[16], 
  * code 3), rate-limited like every error. */
 static void give_up(struct net_stack *s, struct net_iface *ifc, struct nd6_entry *e, uint64_t now_ns)
 {
-    struct pkt *q = e->q_head;
-    s->ctr.nd6_failed += e->qlen;
-    s->arp_queued -= e->qlen;
-    e->q_head = e->q_tail = NULL;
-    e->qlen = 0;
+    s->ctr.nd6_failed += e->q.len;
+    s->arp_queued -= e->q.len;
+    struct pkt *q = pkt_queue_take(&e->q);
     forget(s, e);
     while (q) {
         struct pkt *next = q->next;
@@ -406,7 +391,7 @@ bool nd6_entry_next(const struct net_stack *s, uint16_t port, uint32_t *idx, str
         const struct nd6_entry *e = &s->iface[port].nd.e[*idx];
         if (e->state != ND6_FREE) {
             *out = *e;
-            out->q_head = out->q_tail = NULL;
+            out->q.head = out->q.tail = NULL;
             (*idx)++;
             return true;
         }

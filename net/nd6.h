@@ -36,8 +36,7 @@ struct nd6_entry {
     uint8_t mac[6];
     uint8_t state;              /* enum nd6_state */
     uint8_t tries;
-    uint16_t qlen;
-    struct pkt *q_head, *q_tail; /* IPv6 packets at p->data, oldest first */
+    struct pkt_queue q;         /* waiting IPv6 packets at p->data */
     uint64_t expire_ns;         /* next retry / turns stale / forgotten */
     uint64_t probe_ns;          /* last solicitation sent, or turned stale */
 };

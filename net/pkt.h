@@ -184,16 +184,38 @@ static inline uint8_t *pkt_pull(struct pkt *p, uint32_t n)
     return p->data;
 }
 
-/* Append p to the list head..tail, linked through next (queues waiting on
- * address resolution). */
-static inline void pkt_list_append(struct pkt **head, struct pkt **tail, struct pkt *p)
+/* Buffers waiting in order (on address resolution), linked through next. */
+struct pkt_queue {
+    struct pkt *head, *tail;
+    uint16_t len;
+};
+
+static inline void pkt_queue_push(struct pkt_queue *q, struct pkt *p)
 {
     p->next = NULL;
-    if (*tail)
-        (*tail)->next = p;
+    if (q->tail)
+        q->tail->next = p;
     else
-        *head = p;
-    *tail = p;
+        q->head = p;
+    q->tail = p;
+    q->len++;
+}
+
+/* Everything queued, oldest first (linked through next); q is left empty. */
+static inline struct pkt *pkt_queue_take(struct pkt_queue *q)
+{
+    struct pkt *p = q->head;
+    *q = (struct pkt_queue){0};
+    return p;
+}
+
+/* Free everything queued. */
+static inline void pkt_queue_free(struct pkt_queue *q)
+{
+    for (struct pkt *p = pkt_queue_take(q), *next; p; p = next) {
+        next = p->next;
+        pkt_free(p);
+    }
 }
 
 /* Strip an n-byte link header from a received frame: a checksum the NIC

@@ -49,14 +49,6 @@ static bool parse_ifaddr6(const char *s, uint8_t *a, unsigned *len)
     return route6_parse_addr(s, (size_t)(slash - s), a);
 }
 
-static bool prefix_holds(const uint8_t *p, unsigned plen, const uint8_t *a)
-{
-    unsigned bytes = plen / 8, bits = plen % 8;
-    if (memcmp(p, a, bytes) != 0)
-        return false;
-    return bits == 0 || ((p[bytes] ^ a[bytes]) & (0xff00u >> bits) & 0xff) == 0;
-}
-
 static void prefix_of(const uint8_t *a, unsigned plen, uint8_t *net)
 {
     memset(net, 0, 16);
@@ -84,7 +76,7 @@ static uint32_t nexthop6_for(const uint8_t *gw, char *err, size_t errlen)
 {
     int port = -1;
     for (int p = 0; p < NET_MAX_PORTS && port < 0; p++)
-        if (addr6[p].set && prefix_holds(addr6[p].addr, addr6[p].plen, gw))
+        if (addr6[p].set && ip6_prefix_eq(addr6[p].addr, gw, addr6[p].plen))
             port = p;
     if (port < 0) {
         fmt_snprintf(err, errlen, "no interface's prefix holds the gateway");

@@ -72,6 +72,42 @@ static int on_core(unsigned c, msg_fn fn, void *arg)
     return msg_call(c, fn, arg);
 }
 
+/* A list command's frame: {"KEY": [ ... ]} in JSON. */
+static void list_begin(struct json *j, const char *key)
+{
+    cli_json_begin(j);
+    json_obj_begin(j, 0);
+    json_arr_begin(j, key);
+}
+
+static void list_end(struct json *j)
+{
+    json_arr_end(j);
+    json_obj_end(j);
+    cli_json_end(j);
+}
+
+/* One neighbour-cache row (show arp, show neighbors); mac NULL: none yet. */
+static void neighbour_row(const struct cli_args *a, struct json *j, unsigned core, unsigned port, const char *ip,
+                          int ip_width, const uint8_t *mac, const char *state, unsigned queued)
+{
+    char m[18] = "";
+    if (mac)
+        fmt_snprintf(m, sizeof m, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
+    if (!a->json) {
+        kprintf("%-4u %-6s %-*s %-18s %s\n", core, port_name(port), ip_width, ip, mac ? m : "-", state);
+        return;
+    }
+    json_obj_begin(j, 0);
+    json_u64(j, "core", core);
+    json_str(j, "port", port_name(port));
+    json_str(j, "address", ip);
+    json_str(j, "mac", m);
+    json_str(j, "state", state);
+    json_u64(j, "queued", queued);
+    json_obj_end(j);
+}
+
 static void cmd_show_stats(const struct cli_args *a)
 {
     struct net_counters sum = {0};
@@ -142,14 +178,11 @@ static void cmd_show_arp(const struct cli_args *a)
 {
     static struct arp_snapshot snap; /* console only: one at a time */
     struct json j;
-    char ip[16], mac[18];
-    if (a->json) {
-        cli_json_begin(&j);
-        json_obj_begin(&j, 0);
-        json_arr_begin(&j, "entries");
-    } else {
+    char ip[16];
+    if (a->json)
+        list_begin(&j, "entries");
+    else
         kprintf("%-4s %-6s %-16s %-18s %s\n", "core", "port", "address", "mac", "state");
-    }
     for (unsigned c = 0; c < router.ncores; c++) {
         snap.rc = router.core[c];
         snap.n = 0;
@@ -158,28 +191,11 @@ static void cmd_show_arp(const struct cli_args *a)
         for (unsigned i = 0; i < snap.n; i++) {
             const struct arp_info *e = &snap.e[i].info;
             fmt_ip(ip, sizeof ip, e->ip_be);
-            fmt_snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x", e->mac[0], e->mac[1], e->mac[2], e->mac[3],
-                         e->mac[4], e->mac[5]);
-            if (a->json) {
-                json_obj_begin(&j, 0);
-                json_u64(&j, "core", c);
-                json_str(&j, "port", port_name(snap.e[i].port));
-                json_str(&j, "address", ip);
-                json_str(&j, "mac", mac);
-                json_str(&j, "state", arp_state_name(e->state));
-                json_u64(&j, "queued", e->qlen);
-                json_obj_end(&j);
-            } else {
-                kprintf("%-4u %-6s %-16s %-18s %s\n", c, port_name(snap.e[i].port), ip, mac,
-                        arp_state_name(e->state));
-            }
+            neighbour_row(a, &j, c, snap.e[i].port, ip, 16, e->mac, arp_state_name(e->state), e->qlen);
         }
     }
-    if (a->json) {
-        json_arr_end(&j);
-        json_obj_end(&j);
-        cli_json_end(&j);
-    }
+    if (a->json)
+        list_end(&j);
 }
 
 struct tcp_snapshot {
@@ -209,9 +225,7 @@ static void cmd_show_tcp(const struct cli_args *a)
     struct json j;
     char local[24], remote[24];
     if (a->json) {
-        cli_json_begin(&j);
-        json_obj_begin(&j, 0);
-        json_arr_begin(&j, "connections");
+        list_begin(&j, "connections");
     } else {
         kprintf("%-4s %-21s %-21s %-11s %6s %8s %8s %8s %8s %9s\n", "core", "local", "remote", "state", "mss",
                 "cwnd", "snd-wnd", "rcv-wnd", "queued", "srtt-us");
@@ -294,14 +308,11 @@ static void cmd_show_neighbors(const struct cli_args *a)
 {
     static struct nd6_snapshot snap;
     struct json j;
-    char ip[48], mac[18];
-    if (a->json) {
-        cli_json_begin(&j);
-        json_obj_begin(&j, 0);
-        json_arr_begin(&j, "entries");
-    } else {
+    char ip[48];
+    if (a->json)
+        list_begin(&j, "entries");
+    else
         kprintf("%-4s %-6s %-40s %-18s %s\n", "core", "port", "address", "mac", "state");
-    }
     for (unsigned c = 0; c < router.ncores; c++) {
         snap.rc = router.core[c];
         snap.n = 0;
@@ -310,28 +321,12 @@ static void cmd_show_neighbors(const struct cli_args *a)
         for (unsigned i = 0; i < snap.n; i++) {
             const struct nd6_entry *e = &snap.e[i].e;
             fmt_ip6(ip, sizeof ip, e->ip);
-            fmt_snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x", e->mac[0], e->mac[1], e->mac[2], e->mac[3],
-                         e->mac[4], e->mac[5]);
-            if (a->json) {
-                json_obj_begin(&j, 0);
-                json_u64(&j, "core", c);
-                json_str(&j, "port", port_name(snap.e[i].port));
-                json_str(&j, "address", ip);
-                json_str(&j, "mac", e->state == ND6_INCOMPLETE ? "" : mac);
-                json_str(&j, "state", nd6_state_name(e->state));
-                json_u64(&j, "queued", e->qlen);
-                json_obj_end(&j);
-            } else {
-                kprintf("%-4u %-6s %-40s %-18s %s\n", c, port_name(snap.e[i].port), ip,
-                        e->state == ND6_INCOMPLETE ? "-" : mac, nd6_state_name(e->state));
-            }
+            neighbour_row(a, &j, c, snap.e[i].port, ip, 40, e->state == ND6_INCOMPLETE ? NULL : e->mac,
+                          nd6_state_name(e->state), e->q.len);
         }
     }
-    if (a->json) {
-        json_arr_end(&j);
-        json_obj_end(&j);
-        cli_json_end(&j);
-    }
+    if (a->json)
+        list_end(&j);
 }
 
 static void describe_nexthop(uint32_t nh_idx, char *buf, size_t n, const char **port)
