@@ -120,7 +120,10 @@ void tcp_rcv_data(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns);
 /* seg's data is next in sequence, fits the window, nothing is out of
  * order (the header-prediction case): delivered; takes seg->p. */
 void tcp_rcv_in_order(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns);
-uint32_t tcp_rcv_window(const struct tcp_conn *c);
+static inline uint32_t tcp_rcv_window(const struct tcp_conn *c)
+{
+    return c->rcv_held < c->rcv_buf ? c->rcv_buf - c->rcv_held : 0;
+}
 uint32_t tcp_sack_blocks(const struct tcp_conn *c, uint32_t (*blocks)[2], uint32_t max);
 void tcp_ooo_free(struct tcp_conn *c);
 
@@ -173,12 +176,41 @@ void tcp_cc_rto(struct tcp_conn *c, uint64_t now_ns);
 void tcp_cc_recovery_end(struct tcp_conn *c, uint64_t now_ns);
 
 /* tcp_timer.c */
-void tcp_timer_update(struct tcp_conn *c);
+/* Put c on the wheel slot of its earliest deadline (want; 0: off the
+ * wheel). */
+void tcp_timer_move(struct tcp_conn *c, uint64_t want);
+/* After any deadline changed: a deadline that moved later leaves c where
+ * it is (tcp_poll finds nothing due and puts it back), so the usual case,
+ * the RTO restarted by an ACK, costs a few compares. */
+static inline uint64_t tcp_timer_earliest(const struct tcp_conn *c)
+{
+    uint64_t w = 0;
+    const uint64_t d[3] = {c->rto_at, c->delack_at, c->ka_at};
+    for (int i = 0; i < 3; i++)
+        if (d[i] && (w == 0 || d[i] < w))
+            w = d[i];
+    return w;
+}
+static inline void tcp_timer_update(struct tcp_conn *c)
+{
+    uint64_t want = tcp_timer_earliest(c);
+    if (want && c->timer_at && c->timer_at <= want)
+        return;
+    tcp_timer_move(c, want);
+}
 void tcp_timer_remove(struct tcp_conn *c);
 void tcp_rtt_sample(struct tcp_conn *c, uint64_t rtt_ns);
-void tcp_rto_arm(struct tcp_conn *c, uint64_t now_ns);
-void tcp_rto_stop(struct tcp_conn *c);
-void tcp_delack_arm(struct tcp_conn *c, uint64_t now_ns);
+static inline void tcp_rto_arm(struct tcp_conn *c, uint64_t now_ns) { c->rto_at = now_ns + c->rto_ns; }
+static inline void tcp_rto_stop(struct tcp_conn *c)
+{
+    c->rto_at = 0;
+    c->flags &= ~(uint32_t)TCP_CF_PERSIST;
+}
+static inline void tcp_delack_arm(struct tcp_conn *c, uint64_t now_ns)
+{
+    if (c->delack_at == 0)
+        c->delack_at = now_ns + c->t->cfg.delack_ns;
+}
 void tcp_keepalive_touch(struct tcp_conn *c, uint64_t now_ns);
 uint64_t tcp_rto_backed_off(const struct tcp_conn *c);
 

@@ -332,18 +332,24 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now
 
 /* Header prediction (Van Jacobson's, as in 4.4BSD): on an established
  * connection with nothing unusual going on, a segment that is next in
- * sequence, carries at most ACK and PSH (and timestamps), leaves the
- * peer's window as it was and either acknowledges new data or brings data
- * that fits the window takes the short way through the checks of RFC 9293
- * 3.10.7.4; the outcome is what the full path would do. True when handled. */
+ * sequence, carries at most ACK and PSH (and timestamps), and either
+ * acknowledges new data or brings data that fits the window takes the
+ * short way through the checks of RFC 9293 3.10.7.4; the outcome is what
+ * the full path would do. Unlike 4.4BSD's, a new window is taken here too
+ * (a receiver that scales its window moves the field every few bytes it
+ * reads) when the update rule of 3.10.7.4 allows. True when handled. */
 static bool fast_path(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
 {
     const uint32_t unusual = TCP_CF_IN_RECOVERY | TCP_CF_FIN_QUEUED | TCP_CF_PEER_FIN | TCP_CF_KEEPALIVE |
                              TCP_CF_PERSIST | TCP_CF_FIN_OOO;
     uint32_t ack = seg->ack;
     if (c->state != TCP_ESTABLISHED || (seg->flags & (uint8_t)~TCP_PSH) != TCP_ACK || seg->seq != c->rcv_nxt ||
-        (c->flags & unusual) || c->ooo || c->nmarked || seg->opt.nsack || (seg->wnd << c->snd_wscale) != c->snd_wnd ||
-        SEQ_LT(ack, c->snd_una) || SEQ_GT(ack, c->snd_nxt))
+        (c->flags & unusual) || c->ooo || c->nmarked || seg->opt.nsack || SEQ_LT(ack, c->snd_una) ||
+        SEQ_GT(ack, c->snd_nxt))
+        return false;
+    uint32_t wnd = seg->wnd << c->snd_wscale;
+    bool update = SEQ_LT(c->snd_wl1, seg->seq) || (c->snd_wl1 == seg->seq && SEQ_LEQ(c->snd_wl2, ack));
+    if (wnd != c->snd_wnd && !update)
         return false;
     if ((c->flags & TCP_CF_TS) && (!seg->opt.has_ts || SEQ_LT(seg->opt.tsval, c->ts_recent)))
         return false;
@@ -356,8 +362,13 @@ static bool fast_path(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
     }
     if (c->flags & TCP_CF_TS)
         c->ts_recent = seg->opt.tsval; /* SEG.SEQ = RCV.NXT <= Last.ACK.sent */
-    c->snd_wl1 = seg->seq;
-    c->snd_wl2 = ack;
+    if (update) {
+        c->snd_wnd = wnd;
+        if (wnd > c->max_snd_wnd)
+            c->max_snd_wnd = wnd;
+        c->snd_wl1 = seg->seq;
+        c->snd_wl2 = ack;
+    }
     if (SEQ_GT(ack, c->snd_una) && !new_ack(c, ack, now_ns))
         return true;
     if (seg->len)

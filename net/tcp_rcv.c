@@ -12,11 +12,6 @@
 
 #define OOO_SEQ(p) ((p)->user)
 
-uint32_t tcp_rcv_window(const struct tcp_conn *c)
-{
-    return c->rcv_held < c->rcv_buf ? c->rcv_buf - c->rcv_held : 0;
-}
-
 void tcp_ooo_free(struct tcp_conn *c)
 {
     while (c->ooo) {

@@ -15,16 +15,6 @@
 #define SLOT_MASK (TCP_WHEEL_SLOTS - 1u)
 #define SLOT_LIMBO 0xffffu      /* taken off its slot by tcp_poll, not yet run */
 
-static uint64_t earliest(const struct tcp_conn *c)
-{
-    uint64_t w = 0;
-    const uint64_t d[3] = {c->rto_at, c->delack_at, c->ka_at};
-    for (int i = 0; i < 3; i++)
-        if (d[i] && (w == 0 || d[i] < w))
-            w = d[i];
-    return w;
-}
-
 void tcp_timer_remove(struct tcp_conn *c)
 {
     struct tcp_stack *t = c->t;
@@ -62,15 +52,12 @@ static void insert(struct tcp_conn *c, uint64_t at)
     t->wheel_n++;
 }
 
-void tcp_timer_update(struct tcp_conn *c)
+void tcp_timer_move(struct tcp_conn *c, uint64_t want)
 {
-    uint64_t want = earliest(c);
     if (want == 0) {
         tcp_timer_remove(c);
         return;
     }
-    if (c->timer_at && c->timer_at <= want)
-        return; /* fires early, finds nothing due, goes back later */
     tcp_timer_remove(c);
     insert(c, want);
     net_timer_at(c->t->s, want);
@@ -103,20 +90,6 @@ void tcp_rtt_sample(struct tcp_conn *c, uint64_t r)
     if (rto > cfg->rto_max_ns)
         rto = cfg->rto_max_ns;
     c->rto_ns = rto;
-}
-
-void tcp_rto_arm(struct tcp_conn *c, uint64_t now_ns) { c->rto_at = now_ns + c->rto_ns; }
-
-void tcp_rto_stop(struct tcp_conn *c)
-{
-    c->rto_at = 0;
-    c->flags &= ~(uint32_t)TCP_CF_PERSIST;
-}
-
-void tcp_delack_arm(struct tcp_conn *c, uint64_t now_ns)
-{
-    if (c->delack_at == 0)
-        c->delack_at = now_ns + c->t->cfg.delack_ns;
 }
 
 void tcp_keepalive_touch(struct tcp_conn *c, uint64_t now_ns)
@@ -286,7 +259,7 @@ uint64_t tcp_poll(struct tcp_stack *t, uint64_t now_ns)
         while (t->limbo) {
             struct tcp_conn *c = t->limbo;
             tcp_timer_remove(c);
-            uint64_t e = earliest(c);
+            uint64_t e = tcp_timer_earliest(c);
             if (e && e <= now_ns)
                 fire(c, now_ns);
             else
