@@ -205,12 +205,12 @@ struct tcp_conn {
     uint32_t rcv_buf, rcv_held;         /* rcv_held: manual window, not yet recved */
     uint32_t sndbuf, max_snd_wnd;
     uint32_t route_sum;                 /* IPv4 header's partial sum, length and id 0 */
-    uint32_t pseudo_sum;                /* TCP pseudo-header's, length 0 (0: not yet) */
+    uint32_t pseudo_sum;                /* TCP pseudo-header's, length 0 */
     uint16_t route_port;
-    uint8_t route_l2_len;
+    uint8_t hdr_l2_len, hdr_len;        /* of hdr: Ethernet; all of it */
     uint8_t retries;                    /* RTO / probes in a row */
     uint64_t route_until_ns;
-    uint8_t route_hdr[18 + 20];
+    uint8_t hdr[18 + 20 + 20 + 12];     /* Ethernet, VLAN, IPv4, TCP, timestamps */
 
     /* Less often. */
     uint16_t wslot;                     /* timer wheel slot */

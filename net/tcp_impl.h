@@ -171,6 +171,14 @@ void tcp_mark_all_lost(struct tcp_conn *c);
 /* tcp_cc.c */
 void tcp_cc_init(struct tcp_conn *c);
 void tcp_cc_ack(struct tcp_conn *c, uint32_t acked, uint64_t now_ns);
+/* The window was what held the sender back, with flight bytes out when an
+ * ACK came: only then may it grow (RFC 9438 5.8, RFC 7661; Linux's
+ * tcp_is_cwnd_limited). A request-response flow leaves it as it is. In
+ * slow start half a window out is enough, as the window doubles. */
+static inline bool tcp_cwnd_limited(const struct tcp_conn *c, uint32_t flight)
+{
+    return c->cwnd < c->ssthresh ? 2 * flight >= c->cwnd : flight + c->seg_size > c->cwnd;
+}
 void tcp_cc_loss(struct tcp_conn *c, uint64_t now_ns);
 void tcp_cc_rto(struct tcp_conn *c, uint64_t now_ns);
 void tcp_cc_recovery_end(struct tcp_conn *c, uint64_t now_ns);

@@ -50,6 +50,7 @@ static void negotiate(struct tcp_conn *c, const struct tcp_opts *o, bool offered
         c->rcv_wscale = 0;
     }
     c->flags = (c->flags & ~(uint32_t)(TCP_CF_SACK | TCP_CF_TS | TCP_CF_WS)) | keep;
+    c->route_until_ns = 0; /* the header template has the options agreed */
     tcp_conn_set_mss(c, o->has_mss ? o->mss : TCP_DEFAULT_MSS);
 }
 
@@ -239,7 +240,7 @@ static void enter_recovery(struct tcp_conn *c, uint64_t now_ns)
  * connection died in the acked callback. */
 static bool new_ack(struct tcp_conn *c, uint32_t ack, uint64_t now_ns)
 {
-    uint32_t acked = ack - c->snd_una;
+    uint32_t acked = ack - c->snd_una, flight = c->snd_nxt - c->snd_una;
     uint32_t queued_before = c->snd_queued;
     if ((c->flags & TCP_CF_RTT_TIMING) && SEQ_GEQ(ack, c->rtt_seq)) {
         c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
@@ -266,7 +267,8 @@ static bool new_ack(struct tcp_conn *c, uint32_t ack, uint64_t now_ns)
         }
     } else {
         c->dupacks = 0;
-        tcp_cc_ack(c, acked, now_ns);
+        if (tcp_cwnd_limited(c, flight))
+            tcp_cc_ack(c, acked, now_ns);
     }
     if (c->snd_una == c->snd_nxt) {
         tcp_rto_stop(c);

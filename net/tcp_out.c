@@ -60,11 +60,11 @@ static uint16_t window_field(struct tcp_conn *c)
     return (uint16_t)field;
 }
 
-/* pseudo: the pseudo-header's sum without the length (0: compute it);
- * tcp_len: header and payload, p->len but for a TSO frame. */
+/* A TCP header at p->data, for the segments that leave through ip4_output
+ * (SYNs, RSTs, anything while the next hop is not cached); the checksum
+ * field holds the pseudo-header's sum for the NIC or ip4_output to finish. */
 static void fill_hdr(struct pkt *p, uint32_t src_be, uint32_t dst_be, uint16_t sport, uint16_t dport,
-                     uint32_t seq, uint32_t ack, uint8_t flags, uint16_t wnd, uint32_t hdr_len, uint32_t pseudo,
-                     uint32_t tcp_len)
+                     uint32_t seq, uint32_t ack, uint8_t flags, uint16_t wnd, uint32_t hdr_len)
 {
     struct tcp_hdr *h = (struct tcp_hdr *)p->data;
     h->sport_be = net_htons(sport);
@@ -75,11 +75,7 @@ static void fill_hdr(struct pkt *p, uint32_t src_be, uint32_t dst_be, uint16_t s
     h->flags = flags;
     h->win_be = net_htons(wnd);
     h->urg_be = 0;
-    /* The NIC (or ip4_output, when it cannot) sums the rest. */
-    if (pseudo)
-        h->csum = csum_fold(csum_add(pseudo, net_htons((uint16_t)tcp_len)));
-    else
-        h->csum = csum_fold(csum_pseudo4(src_be, dst_be, IP4_PROTO_TCP, (uint16_t)tcp_len));
+    h->csum = csum_fold(csum_pseudo4(src_be, dst_be, IP4_PROTO_TCP, p->len));
     p->flags = PKT_TX_L4_CSUM;
     p->csum_start = 0;
     p->csum_offset = (uint16_t)offsetof(struct tcp_hdr, csum);
@@ -93,8 +89,10 @@ static int ip_out(struct net_stack *s, struct pkt *p, uint32_t src_be, uint32_t 
     return ip4_output(s, p, &o, now_ns);
 }
 
-/* Fill the connection's header template: the route, the next hop's MAC
- * (only when ARP has it: otherwise the slow path queues on ARP). */
+/* Fill the connection's header template: Ethernet (and VLAN) to the next
+ * hop, IPv4, and the TCP header with its ports and, when the connection
+ * uses them, the timestamps option's first bytes. Only when ARP has the
+ * next hop: otherwise the segment takes ip4_output, which queues on ARP. */
 static bool route_fill(struct tcp_conn *c, uint64_t now_ns)
 {
     struct net_stack *s = c->t->s;
@@ -104,10 +102,12 @@ static bool route_fill(struct tcp_conn *c, uint64_t now_ns)
         return false;
     struct net_iface *ifc = &s->iface[port];
     const uint8_t *mac = arp_lookup(s, port, nh_be, now_ns);
-    if (mac == NULL || eth_is_mcast(mac) || (c->laddr_be != ifc->addr_be && !net_addr_is_local(s, c->laddr_be)))
+    if (mac == NULL || eth_is_mcast(mac) || ifc->dev == NULL ||
+        (c->laddr_be != ifc->addr_be && !net_addr_is_local(s, c->laddr_be)))
         return false;
-    uint8_t *h = c->route_hdr;
+    uint8_t *h = c->hdr;
     uint32_t l2 = ETH_HDR_LEN;
+    net_memset(h, 0, sizeof(c->hdr));
     net_memcpy(h, mac, ETH_ALEN);
     net_memcpy(h + ETH_ALEN, ifc->dev->mac, ETH_ALEN);
     if (ifc->vlan_id) {
@@ -127,62 +127,21 @@ static bool route_fill(struct tcp_conn *c, uint64_t now_ns)
         .dst_be = c->raddr_be,
     };
     net_memcpy(h + l2, &ip, sizeof(ip));
+    struct tcp_hdr *th = (struct tcp_hdr *)(void *)(h + l2 + IP4_HDR_LEN);
+    th->sport_be = net_htons(c->lport);
+    th->dport_be = net_htons(c->rport);
+    uint32_t len = l2 + IP4_HDR_LEN + TCP_HDR_LEN;
+    if (c->flags & TCP_CF_TS) {
+        tcp_opt_ts(h + len, 0, 0);
+        len += TCP_TS_ALIGNED_LEN;
+    }
     c->route_sum = csum_partial(&ip, sizeof(ip), 0);
     c->pseudo_sum = csum_add(csum_add(c->laddr_be, c->raddr_be), net_htons(IP4_PROTO_TCP));
-    c->route_l2_len = (uint8_t)l2;
+    c->hdr_l2_len = (uint8_t)l2;
+    c->hdr_len = (uint8_t)len;
     c->route_port = port;
     c->route_until_ns = now_ns + TCP_ROUTE_CACHE_NS;
     return true;
-}
-
-/* A finished TCP segment at p->data out: with the cached headers straight
- * onto the port's burst (what ip4_output, arp_output and eth_output would
- * do, without the lookups), else through ip4_output. more: payload bytes in
- * buffers chained behind p (a TSO frame, which tso_gather sends only while
- * the cached headers are good). Takes p. */
-static int frame_out(struct tcp_conn *c, struct pkt *p, uint32_t more, uint64_t now_ns)
-{
-    struct net_stack *s = c->t->s;
-    if (NET_UNLIKELY(now_ns >= c->route_until_ns) && !route_fill(c, now_ns)) {
-        if (!more)
-            return ip_out(s, p, c->laddr_be, c->raddr_be, now_ns);
-        pkt_free_frame(p);
-        return -1;
-    }
-    struct net_iface *ifc = &s->iface[c->route_port];
-    uint32_t l2 = c->route_l2_len, hl = l2 + IP4_HDR_LEN;
-    uint8_t *h = pkt_push(p, hl);
-    if (NET_UNLIKELY(h == NULL || ifc->dev == NULL)) {
-        c->route_until_ns = 0;
-        s->ctr.eth_tx_no_room++;
-        pkt_free_frame(p);
-        return -1;
-    }
-    if (l2 == ETH_HDR_LEN) /* constant sizes: the compiler copies inline */
-        net_memcpy(h, c->route_hdr, ETH_HDR_LEN + IP4_HDR_LEN);
-    else
-        net_memcpy(h, c->route_hdr, ETH_HDR_LEN + ETH_VLAN_LEN + IP4_HDR_LEN);
-    struct ip4_hdr *ip = (struct ip4_hdr *)(void *)(h + l2);
-    uint16_t tot_be = net_htons((uint16_t)(p->len + more - l2)), id_be = net_htons(s->ip_id++);
-    ip->len_be = tot_be;
-    ip->id_be = id_be;
-    ip->csum = csum_finish(csum_add(c->route_sum, (uint32_t)tot_be + id_be));
-    p->csum_start = (uint16_t)hl;
-    if (!(ifc->dev->offloads & NETDEV_OFF_TX_CSUM))
-        csum_pkt_finish(p);
-    if (p->len < ETH_MIN_LEN && !more) { /* (a TSO frame is longer: padding its head would add data) */
-        if (pkt_tailroom(p) < ETH_MIN_LEN - p->len) {
-            s->ctr.eth_tx_no_room++;
-            pkt_free(p);
-            return -1;
-        }
-        net_memset(p->data + p->len, 0, ETH_MIN_LEN - p->len);
-        p->len = ETH_MIN_LEN;
-    }
-    s->ctr.tcp_tx++;
-    s->ctr.ip4_tx++;
-    net_tx(s, ifc, p);
-    return 0;
 }
 
 /* Chains the payload of the nchain slots after sg behind p, the head of a
@@ -206,77 +165,153 @@ static uint32_t chain_slots(struct tcp_conn *c, struct pkt *p, struct tcp_seg *s
     return more;
 }
 
-/* Send [seq, seq + len) of slot sg (NULL: no payload) with flags; with
- * nchain, also the whole slots after it, as one TSO frame (tso_gather has
- * checked them). */
-static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t len, uint8_t flags,
-                uint64_t now_ns, uint32_t nchain)
+/* SACK blocks for a segment carrying len bytes, within the MSS (RFC 6691):
+ * the option at o, its length returned. */
+static __attribute__((noinline)) uint32_t sack_opt(struct tcp_conn *c, uint8_t *o, uint32_t optlen, uint32_t len)
 {
-    struct net_stack *s = c->t->s;
-    uint8_t opt[TCP_MAX_OPT_LEN];
-    uint32_t optlen = 0;
-
-    if (c->flags & TCP_CF_TS)
-        optlen = TCP_TS_ALIGNED_LEN; /* written in place below */
-    if ((c->flags & TCP_CF_SACK) && c->ooo && !(flags & TCP_RST)) {
-        uint32_t blocks[TCP_SACK_MAX_BLOCKS][2];
-        uint32_t max = (TCP_MAX_OPT_LEN - optlen - 4) / 8;
-        if (len) { /* data and options within the MSS (RFC 6691) */
-            uint32_t room = c->mss > len + optlen + 4 ? c->mss - len - optlen - 4 : 0;
-            if (room / 8 < max)
-                max = room / 8;
-        }
-        uint32_t n = tcp_sack_blocks(c, blocks, max);
-        if (n)
-            optlen += tcp_opt_sack(opt, (const uint32_t(*)[2])blocks, n);
+    uint32_t blocks[TCP_SACK_MAX_BLOCKS][2];
+    uint32_t max = (TCP_MAX_OPT_LEN - optlen - 4) / 8;
+    if (len) {
+        uint32_t room = c->mss > len + optlen + 4 ? c->mss - len - optlen - 4 : 0;
+        if (room / 8 < max)
+            max = room / 8;
     }
-    uint32_t hdr_len = TCP_HDR_LEN + optlen, more = 0;
+    uint32_t n = tcp_sack_blocks(c, blocks, max);
+    return n ? tcp_opt_sack(o, (const uint32_t(*)[2])blocks, n) : 0;
+}
+
+/* The buffer for [seq, seq + len) of slot sg with hl bytes of headers in
+ * front: the slot's own when it goes whole and nobody else holds it (zero
+ * copy), else a fresh one with the payload copied. NULL: no buffer. */
+static struct pkt *seg_buffer(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t len, uint32_t hl,
+                              uint32_t tcp_hl)
+{
     struct pkt *p;
-    if (sg && len == sg->len && seq == sg->seq && !pkt_shared(sg->p) &&
-        sg->off >= hdr_len + TCP_LINK_RESERVE) {
+    if (sg && len == sg->len && seq == sg->seq && !pkt_shared(sg->p) && sg->off >= tcp_hl + TCP_LINK_RESERVE) {
         p = pkt_ref(sg->p);
-        p->data = pkt_buf_start(p) + sg->off - hdr_len;
-        p->len = (uint16_t)(hdr_len + len);
-    } else if (nchain) {
-        return -1; /* tso_gather has ruled this out */
+        p->data = pkt_buf_start(p) + sg->off - hl;
     } else {
-        p = pkt_alloc(s->pool);
+        p = pkt_alloc(c->t->s->pool);
         if (p == NULL) {
-            s->ctr.tcp_no_buf++;
-            return -1;
+            c->t->s->ctr.tcp_no_buf++;
+            return NULL;
         }
         if (len)
-            net_memcpy(p->data + hdr_len, pkt_buf_start(sg->p) + sg->off + (seq - sg->seq), len);
-        p->len = (uint16_t)(hdr_len + len);
+            net_memcpy(p->data + hl, pkt_buf_start(sg->p) + sg->off + (seq - sg->seq), len);
     }
-    uint8_t *o = p->data + TCP_HDR_LEN;
-    if (c->flags & TCP_CF_TS) {
-        tcp_opt_ts(o, tcp_ts_now(now_ns) + c->ts_offset, c->ts_recent);
-        o += TCP_TS_ALIGNED_LEN;
-    }
-    if (hdr_len - (uint32_t)(o - p->data) > 0)
-        net_memcpy(o, opt, hdr_len - (uint32_t)(o - p->data));
-    uint16_t wnd = window_field(c);
-    if (nchain)
-        more = chain_slots(c, p, sg, nchain);
-    fill_hdr(p, c->laddr_be, c->raddr_be, c->lport, c->rport, seq, c->rcv_nxt, flags, wnd, hdr_len,
-             c->pseudo_sum, p->len + more);
-    if (more) {
-        p->flags |= PKT_TX_TSO4 | PKT_F_CHAIN;
-        p->tso_mss = c->seg_size;
-    }
+    p->len = (uint16_t)(hl + len);
+    return p;
+}
+
+/* What every segment sent says of the receive side: our ACK went out. */
+static void acked_now(struct tcp_conn *c)
+{
     c->flags &= ~(uint32_t)TCP_CF_ACK_NOW;
     c->delack_segs = 0;
     c->delack_at = 0;
     c->last_ack_sent = c->rcv_nxt;
-    if (frame_out(c, p, more, now_ns) < 0)
+}
+
+/* xmit while the next hop is not cached: a TCP header only, through
+ * ip4_output (which resolves it). */
+static int xmit_unrouted(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t len, uint8_t flags,
+                         uint64_t now_ns)
+{
+    uint32_t optlen = (c->flags & TCP_CF_TS) ? TCP_TS_ALIGNED_LEN : 0;
+    uint8_t sack[TCP_MAX_OPT_LEN];
+    uint32_t sacklen = 0;
+    if ((c->flags & TCP_CF_SACK) && c->ooo && !(flags & TCP_RST))
+        sacklen = sack_opt(c, sack, optlen, len);
+    uint32_t hl = TCP_HDR_LEN + optlen + sacklen;
+    struct pkt *p = seg_buffer(c, sg, seq, len, hl, hl);
+    if (p == NULL)
         return -1;
-    if (more) { /* each segment the NIC cuts counts as one */
-        uint32_t segs = (len + more + c->seg_size - 1u) / c->seg_size;
-        s->ctr.tcp_tx += segs - 1u;
-        s->ctr.ip4_tx += segs - 1u;
-        s->ctr.tcp_tso++;
+    if (optlen)
+        tcp_opt_ts(p->data + TCP_HDR_LEN, tcp_ts_now(now_ns) + c->ts_offset, c->ts_recent);
+    if (sacklen)
+        net_memcpy(p->data + TCP_HDR_LEN + optlen, sack, sacklen);
+    fill_hdr(p, c->laddr_be, c->raddr_be, c->lport, c->rport, seq, c->rcv_nxt, flags, window_field(c), hl);
+    acked_now(c);
+    return ip_out(c->t->s, p, c->laddr_be, c->raddr_be, now_ns);
+}
+
+/* Send [seq, seq + len) of slot sg (NULL: no payload) with flags; with
+ * nchain, also the whole slots after it, as one TSO frame (tso_gather has
+ * checked them). The headers come from the connection's template
+ * (route_fill) and go straight onto the port's burst: what ip4_output,
+ * arp_output and eth_output would do, without their lookups. */
+static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t len, uint8_t flags,
+                uint64_t now_ns, uint32_t nchain)
+{
+    struct net_stack *s = c->t->s;
+    if (NET_UNLIKELY(now_ns >= c->route_until_ns) && !route_fill(c, now_ns))
+        return nchain ? -1 : xmit_unrouted(c, sg, seq, len, flags, now_ns);
+    uint32_t l2 = c->hdr_l2_len, tl = c->hdr_len; /* template: headers with timestamps, no SACK */
+    uint8_t sack[TCP_MAX_OPT_LEN];
+    uint32_t sacklen = 0;
+    if (NET_UNLIKELY((c->flags & TCP_CF_SACK) && c->ooo) && !(flags & TCP_RST))
+        sacklen = sack_opt(c, sack, tl - l2 - IP4_HDR_LEN - TCP_HDR_LEN, len);
+    uint32_t hl = tl + sacklen, tcp_hl = hl - l2 - IP4_HDR_LEN;
+    struct pkt *p = seg_buffer(c, sg, seq, len, hl, tcp_hl);
+    if (p == NULL)
+        return -1;
+    if (NET_UNLIKELY(nchain && p != sg->p)) { /* (tso_gather has ruled this out) */
+        pkt_free(p);
+        return -1;
     }
+    uint8_t *h = p->data;
+    /* The template is 54 to 70 bytes: two fixed-size copies that overlap. */
+    net_memcpy(h, c->hdr, 48);
+    net_memcpy(h + tl - 32, c->hdr + tl - 32, 32);
+    if (sacklen)
+        net_memcpy(h + tl, sack, sacklen);
+    uint32_t more = nchain ? chain_slots(c, p, sg, nchain) : 0;
+
+    struct ip4_hdr *ip = (struct ip4_hdr *)(void *)(h + l2);
+    uint16_t tot_be = net_htons((uint16_t)(p->len + more - l2)), id_be = net_htons(s->ip_id++);
+    ip->len_be = tot_be;
+    ip->id_be = id_be;
+    ip->csum = csum_finish(csum_add(c->route_sum, (uint32_t)tot_be + id_be));
+
+    uint8_t *t = h + l2 + IP4_HDR_LEN;
+    uint32_t seq_be = net_htonl(seq), ack_be = (flags & TCP_ACK) ? net_htonl(c->rcv_nxt) : 0;
+    uint16_t off_flags = (uint16_t)((tcp_hl / 4) << 4 | (uint32_t)flags << 8); /* bytes 12, 13 */
+    uint16_t wnd_be = net_htons(window_field(c));
+    uint16_t sum = csum_fold(csum_add(c->pseudo_sum, net_htons((uint16_t)(hl - l2 - IP4_HDR_LEN + len + more))));
+    net_memcpy(t + 4, &seq_be, 4);
+    net_memcpy(t + 8, &ack_be, 4);
+    net_memcpy(t + 12, &off_flags, 2);
+    net_memcpy(t + 14, &wnd_be, 2);
+    net_memcpy(t + 16, &sum, 2);
+    if (c->flags & TCP_CF_TS) {
+        uint32_t v = net_htonl(tcp_ts_now(now_ns) + c->ts_offset), e = net_htonl(c->ts_recent);
+        net_memcpy(t + TCP_HDR_LEN + 4, &v, 4);
+        net_memcpy(t + TCP_HDR_LEN + 8, &e, 4);
+    }
+    acked_now(c);
+
+    p->flags = more ? PKT_TX_L4_CSUM | PKT_TX_TSO4 | PKT_F_CHAIN : PKT_TX_L4_CSUM;
+    p->csum_start = (uint16_t)(l2 + IP4_HDR_LEN);
+    p->csum_offset = (uint16_t)offsetof(struct tcp_hdr, csum);
+    p->tso_mss = more ? c->seg_size : 0;
+    struct net_iface *ifc = &s->iface[c->route_port];
+    if (NET_UNLIKELY(!(ifc->dev->offloads & NETDEV_OFF_TX_CSUM)))
+        csum_pkt_finish(p);
+    if (NET_UNLIKELY(p->len < ETH_MIN_LEN) && !more) {
+        /* (A TSO frame is longer: padding its head would add data.) */
+        if (pkt_tailroom(p) < ETH_MIN_LEN - p->len) {
+            s->ctr.eth_tx_no_room++;
+            pkt_free(p);
+            return -1;
+        }
+        net_memset(p->data + p->len, 0, ETH_MIN_LEN - p->len);
+        p->len = ETH_MIN_LEN;
+    }
+    uint32_t segs = more ? (len + more + c->seg_size - 1u) / c->seg_size : 1; /* as the NIC cuts it */
+    s->ctr.tcp_tx += segs;
+    s->ctr.ip4_tx += segs;
+    s->ctr.tcp_tso += more != 0;
+    net_tx(s, ifc, p);
     return 0;
 }
 
@@ -297,7 +332,7 @@ int tcp_send_syn(struct tcp_conn *c, uint64_t now_ns)
     p->len = (uint16_t)(TCP_HDR_LEN + optlen);
     fill_hdr(p, c->laddr_be, c->raddr_be, c->lport, c->rport, c->iss, c->rcv_nxt,
              synack ? TCP_SYN | TCP_ACK : TCP_SYN, (uint16_t)(wnd > 0xffff ? 0xffff : wnd),
-             TCP_HDR_LEN + optlen, 0, p->len);
+             TCP_HDR_LEN + optlen);
     if (synack) {
         c->rcv_adv = c->rcv_nxt + (wnd > 0xffff ? 0xffff : wnd);
         c->last_ack_sent = c->rcv_nxt;
@@ -333,8 +368,7 @@ static void send_raw(struct tcp_stack *t, const struct tcp_in *seg, uint32_t seq
     }
     net_memcpy(p->data + TCP_HDR_LEN, opt, optlen);
     p->len = (uint16_t)(TCP_HDR_LEN + optlen);
-    fill_hdr(p, seg->dst_be, seg->src_be, seg->dport, seg->sport, seq, ack, flags, wnd,
-             TCP_HDR_LEN + optlen, 0, p->len);
+    fill_hdr(p, seg->dst_be, seg->src_be, seg->dport, seg->sport, seq, ack, flags, wnd, TCP_HDR_LEN + optlen);
     ip_out(s, p, seg->dst_be, seg->src_be, now_ns);
 }
 
@@ -625,6 +659,23 @@ static void sent_new(struct tcp_conn *c, uint32_t len, bool fin, uint64_t now_ns
  * fired. */
 static void send_new(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
 {
+    if (c->sq_nxt + 1u == c->sq_n) {
+        /* Request and response: the one slot queued goes whole, in one
+         * segment both windows take, and Nagle lets it (no TSO, SWS or
+         * partial slot to decide): what the loop below would do, sooner. */
+        struct tcp_seg *sg = tcp_sq_at(c, c->sq_nxt);
+        uint32_t len = sg->len;
+        if (sg->seq == c->snd_nxt && len <= c->seg_size && SEQ_LEQ(c->snd_nxt + len, c->snd_una + c->snd_wnd) &&
+            pipe + len <= c->cwnd &&
+            (!(c->flags & TCP_CF_NAGLE) || c->snd_nxt == c->snd_una || len == c->seg_size)) {
+            bool fin = (c->flags & (TCP_CF_FIN_QUEUED | TCP_CF_FIN_SENT)) == TCP_CF_FIN_QUEUED;
+            if (xmit(c, sg, c->snd_nxt, len, TCP_ACK | TCP_PSH | (fin ? TCP_FIN : 0), now_ns, 0) == 0) {
+                sent_new(c, len, fin, now_ns);
+                c->sq_nxt++;
+            }
+            return;
+        }
+    }
     while (c->sq_nxt < c->sq_n) {
         struct tcp_seg *sg = tcp_sq_at(c, c->sq_nxt);
         uint32_t off = c->snd_nxt - sg->seq;
