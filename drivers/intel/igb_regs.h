@@ -1,8 +1,9 @@
 /* drivers/intel/igb_regs.h: Intel 82576 GbE controller registers and
  * descriptor formats, as the driver uses them. Section numbers are those of
  * the 82576EB datasheet (rev. 2.x): 8 (register descriptions), 7.1.5
- * (advanced receive descriptors), 7.2.2.3 (advanced transmit data
- * descriptor). Only what drivers/intel/igb.c needs is named here. */
+ * (advanced receive descriptors), 7.2.2.2 and 7.2.2.3 (advanced transmit
+ * context and data descriptors). Only what drivers/intel/igb.c needs is
+ * named here. */
 #ifndef DRIVERS_INTEL_IGB_REGS_H
 #define DRIVERS_INTEL_IGB_REGS_H
 
@@ -143,13 +144,40 @@ struct igb_tx_desc {
 _Static_assert(sizeof(struct igb_tx_desc) == 16, "82576 7.2.2.3");
 
 enum {
+    IGB_TXD_DTYP_CTXT = 2u << 20,
     IGB_TXD_DTYP_DATA = 3u << 20,
     IGB_TXD_CMD_EOP = 1u << 24,
     IGB_TXD_CMD_IFCS = 1u << 25, /* append the Ethernet CRC */
     IGB_TXD_CMD_RS = 1u << 27,   /* report status: write DD back */
     IGB_TXD_CMD_DEXT = 1u << 29, /* advanced descriptor */
-    IGB_TXD_PAYLEN_SHIFT = 14,
+    IGB_TXD_CMD_TSE = 1u << 31,  /* TCP segmentation */
     IGB_TXD_STAT_DD = 1u << 0,
+    IGB_TXD_IDX_SHIFT = 4,       /* context slot (also in mss_l4len_idx) */
+    IGB_TXD_POPTS_IXSM = 1u << 8, /* insert the IPv4 header checksum */
+    IGB_TXD_POPTS_TXSM = 1u << 9, /* insert the TCP/UDP checksum */
+    IGB_TXD_PAYLEN_SHIFT = 14,   /* the frame's length; with TSE, the L4 payload's */
+};
+
+/* Advanced transmit context descriptor (7.2.2.2): offload parameters kept
+ * in one of the queue's two context slots (IDX) for the data descriptors
+ * that name that slot. It takes a ring slot and is never written back. */
+struct igb_tx_ctx_desc {
+    uint32_t vlan_macip_lens; /* IPLEN 8:0, MACLEN 15:9, VLAN 31:16 */
+    uint32_t seqnum_seed;     /* IPsec only: 0 */
+    uint32_t type_tucmd_mlhl; /* TUCMD 19:9, DTYP 23:20, DEXT bit 29 */
+    uint32_t mss_l4len_idx;   /* IDX 6:4, L4LEN 15:8, MSS 31:16 */
+};
+_Static_assert(sizeof(struct igb_tx_ctx_desc) == sizeof(struct igb_tx_desc), "82576 7.2.2.2");
+_Static_assert(__builtin_offsetof(struct igb_tx_ctx_desc, mss_l4len_idx) == 12, "82576 7.2.2.2");
+
+enum {
+    IGB_TXCTX_SLOTS = 2,
+    IGB_TXCTX_MACLEN_SHIFT = 9,       /* 14..127 */
+    IGB_TXCTX_IPLEN_MAX = 511,
+    IGB_TXCTX_TUCMD_IPV4 = 1u << 10,  /* else IPv6 */
+    IGB_TXCTX_TUCMD_L4T_TCP = 1u << 11, /* L4T 00b: UDP */
+    IGB_TXCTX_L4LEN_SHIFT = 8,
+    IGB_TXCTX_MSS_SHIFT = 16,
 };
 
 #endif
