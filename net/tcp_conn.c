@@ -91,26 +91,6 @@ uint32_t tcp_init(struct net_stack *s, struct tcp_stack *t, void *arena, size_t 
     return n;
 }
 
-static uint32_t bucket(const struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
-                       uint16_t lport, uint16_t rport)
-{
-    uint64_t x = ((uint64_t)raddr_be << 32 | (uint32_t)rport << 16 | lport) ^ t->hash_key;
-    x ^= (uint64_t)laddr_be * 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 31)) * 0x7fb5d329728ea185ull;
-    x ^= x >> 27;
-    return (uint32_t)x & t->hash_mask;
-}
-
-struct tcp_conn *tcp_conn_lookup(struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
-                                 uint16_t lport, uint16_t rport)
-{
-    struct tcp_conn *c = t->hash[bucket(t, laddr_be, raddr_be, lport, rport)];
-    for (; c; c = c->hnext)
-        if (c->lport == lport && c->rport == rport && c->raddr_be == raddr_be && c->laddr_be == laddr_be)
-            return c;
-    return NULL;
-}
-
 struct tcp_listener *tcp_listener_find(struct tcp_stack *t, uint16_t port)
 {
     for (uint32_t i = 0; i < TCP_MAX_LISTEN; i++)
@@ -198,7 +178,7 @@ struct tcp_conn *tcp_conn_alloc(struct tcp_stack *t, uint32_t laddr_be, uint32_t
         c->rcv_wscale++;
     c->ts_offset = tcp_ts_offset(t, laddr_be, raddr_be);
     tcp_conn_set_mss(c, TCP_DEFAULT_MSS);
-    uint32_t b = bucket(t, laddr_be, raddr_be, lport, rport);
+    uint32_t b = tcp_conn_bucket(t, laddr_be, raddr_be, lport, rport);
     c->hnext = t->hash[b];
     t->hash[b] = c;
     return c;
@@ -207,7 +187,7 @@ struct tcp_conn *tcp_conn_alloc(struct tcp_stack *t, uint32_t laddr_be, uint32_t
 void tcp_conn_free(struct tcp_conn *c)
 {
     struct tcp_stack *t = c->t;
-    struct tcp_conn **pp = &t->hash[bucket(t, c->laddr_be, c->raddr_be, c->lport, c->rport)];
+    struct tcp_conn **pp = &t->hash[tcp_conn_bucket(t, c->laddr_be, c->raddr_be, c->lport, c->rport)];
     while (*pp && *pp != c)
         pp = &(*pp)->hnext;
     if (*pp)

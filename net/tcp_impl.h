@@ -93,8 +93,26 @@ bool tcp_cookie_check(const struct tcp_stack *t, const struct tcp_in *seg, uint6
                       struct tcp_opts *syn);
 
 /* tcp_conn.c */
-struct tcp_conn *tcp_conn_lookup(struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
-                                 uint16_t lport, uint16_t rport);
+/* The hash chain of a 4-tuple: keyed (tcp_init's random key), so that
+ * nobody can aim many connections at one chain. */
+static inline uint32_t tcp_conn_bucket(const struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
+                                       uint16_t lport, uint16_t rport)
+{
+    uint64_t x = ((uint64_t)raddr_be << 32 | (uint32_t)rport << 16 | lport) ^ t->hash_key;
+    x ^= (uint64_t)laddr_be * 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 31)) * 0x7fb5d329728ea185ull;
+    x ^= x >> 27;
+    return (uint32_t)x & t->hash_mask;
+}
+static inline struct tcp_conn *tcp_conn_lookup(struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
+                                               uint16_t lport, uint16_t rport)
+{
+    struct tcp_conn *c = t->hash[tcp_conn_bucket(t, laddr_be, raddr_be, lport, rport)];
+    for (; c; c = c->hnext)
+        if (c->lport == lport && c->rport == rport && c->raddr_be == raddr_be && c->laddr_be == laddr_be)
+            return c;
+    return NULL;
+}
 struct tcp_listener *tcp_listener_find(struct tcp_stack *t, uint16_t port);
 /* A connection in the hash, from the free list, else reusing a TIME-WAIT
  * one, else (evict_half_open) a SYN-RECEIVED one; NULL (counted) if none. */
@@ -110,9 +128,6 @@ void tcp_conn_set_mss(struct tcp_conn *c, uint16_t peer_mss);
 uint16_t tcp_our_mss(struct tcp_stack *t, uint32_t raddr_be);
 /* Release the BUSY hold: output what is pending, free if it died. */
 void tcp_conn_unbusy(struct tcp_conn *c, uint64_t now_ns);
-
-/* tcp_in.c */
-void tcp_input_segment(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns);
 
 /* tcp_rcv.c */
 /* In-window data (and FIN) of an acceptable segment; takes seg->p. */

@@ -15,6 +15,8 @@
 #include "tcp_impl.h"
 #include "wire.h"
 
+static void tcp_input_segment(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns);
+
 static void challenge_ack(struct tcp_conn *c, uint64_t now_ns)
 {
     struct tcp_stack *t = c->t;
@@ -515,7 +517,7 @@ static void synced_input(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns
         tcp_rcv_data(c, seg, now_ns);
 }
 
-void tcp_input_segment(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns)
+static inline __attribute__((always_inline)) void tcp_input_segment(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns)
 {
     struct tcp_conn *c = tcp_conn_lookup(t, seg->dst_be, seg->src_be, seg->dport, seg->sport);
     if (c && !(c->flags & TCP_CF_BUSY) && c->state == TCP_TIME_WAIT &&

@@ -10,7 +10,7 @@
  * software, by either). Runs interleave the two stacks; medians are
  * printed as JSON lines for tools/bench.py.
  *
- *   tcp_bench [--reps N] [--seconds S]        timed figures
+ *   tcp_bench [--reps N] [--seconds S] [--pingpong-only]   timed figures
  *   tcp_bench --callgrind N                   instructions per transaction, both
  *                                             stacks, N transactions each under
  *                                             valgrind (runs itself with --count)
@@ -458,11 +458,14 @@ int main(int argc, char **argv)
 {
     int reps = 5;
     double seconds = 0.5;
+    bool pingpong_only = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--seconds") && i + 1 < argc)
             seconds = atof(argv[++i]);
+        else if (!strcmp(argv[i], "--pingpong-only"))
+            pingpong_only = true;
         else if (!strcmp(argv[i], "--callgrind") && i + 1 < argc)
             return run_callgrind(argv[0], strtoull(argv[i + 1], NULL, 10));
         else if (!strcmp(argv[i], "--count") && i + 2 < argc) {
@@ -488,6 +491,8 @@ int main(int argc, char **argv)
     }
     emit("tcp ping-pong, 1 byte, 32 connections, both ends on 1 core", "transactions/s", median(h, reps),
          median(l, reps));
+    if (pingpong_only)
+        return 0;
     static const uint32_t sizes[] = {1024, 65536, 1048576};
     static const char *const names[] = {"tcp bulk, 1 KB sends", "tcp bulk, 64 KB sends", "tcp bulk, 1 MB sends"};
     for (int k = 0; k < 3; k++) {
