@@ -14,8 +14,9 @@
 struct net_stack;
 struct net_iface;
 
-/* One received frame at p->data from port p->port. Takes p. */
-void eth_input(struct net_stack *s, struct pkt *p, uint64_t now_ns);
+/* One received frame at p->data from port p->port, whose interface is ifc
+ * (NULL: the port was not added; counted and dropped). Takes p. */
+void eth_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns);
 
 /* Prepend an Ethernet header (dst, the port's MAC, type; the port's VLAN
  * tag) to p, pad it to the minimum frame and put it on the port's burst.

@@ -116,7 +116,7 @@ void net_set_nd6_seen(struct net_stack *s, net_nd6_seen_fn fn, void *ctx)
 void net_input(struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns)
 {
     for (uint16_t i = 0; i < n; i++)
-        eth_input(s, pkts[i], now_ns);
+        eth_input(s, net_iface_get(s, pkts[i]->port), pkts[i], now_ns);
 }
 
 static void flush_port(struct net_stack *s, struct net_iface *ifc)

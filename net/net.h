@@ -171,10 +171,12 @@ void net_tx(struct net_stack *s, struct net_iface *ifc, struct pkt *p);
 bool net_route(struct net_stack *s, uint32_t dst_be, uint16_t *port, uint32_t *nh_be);
 
 /* addr_be is one of our addresses (inline: every datagram in asks, twice). */
-static inline bool net_addr_is_local(const struct net_stack *s, uint32_t addr_be)
+static inline __attribute__((always_inline)) bool net_addr_is_local(const struct net_stack *s, uint32_t addr_be)
 {
-    for (uint16_t i = 0; i < s->nports; i++)
-        if (s->iface[i].addr_be == addr_be && addr_be != 0 && s->iface[i].dev)
+    if (addr_be == 0)
+        return false;
+    for (const struct net_iface *i = s->iface, *end = i + s->nports; i < end; i++)
+        if (__builtin_expect(i->addr_be == addr_be, 0) && i->dev)
             return true;
     return false;
 }
