@@ -235,18 +235,6 @@ void tcp_enter_time_wait(struct tcp_conn *c, uint64_t now_ns)
     tcp_timer_update(c);
 }
 
-void tcp_conn_unbusy(struct tcp_conn *c, uint64_t now_ns)
-{
-    c->flags &= ~(uint32_t)TCP_CF_BUSY;
-    if (c->flags & TCP_CF_DEAD) {
-        tcp_conn_free(c);
-        return;
-    }
-    if (c->state != TCP_CLOSED)
-        tcp_output(c, now_ns);
-    tcp_timer_update(c);
-}
-
 void tcp_release(struct tcp_stack *t)
 {
     for (uint32_t i = 0; i < t->nconns; i++) {

@@ -126,15 +126,10 @@ void tcp_enter_time_wait(struct tcp_conn *c, uint64_t now_ns);
 /* Sizes from the MSS and options agreed. */
 void tcp_conn_set_mss(struct tcp_conn *c, uint16_t peer_mss);
 uint16_t tcp_our_mss(struct tcp_stack *t, uint32_t raddr_be);
-/* Release the BUSY hold: output what is pending, free if it died. */
-void tcp_conn_unbusy(struct tcp_conn *c, uint64_t now_ns);
 
 /* tcp_rcv.c */
 /* In-window data (and FIN) of an acceptable segment; takes seg->p. */
 void tcp_rcv_data(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns);
-/* seg's data is next in sequence, fits the window, nothing is out of
- * order (the header-prediction case): delivered; takes seg->p. */
-void tcp_rcv_in_order(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns);
 static inline uint32_t tcp_rcv_window(const struct tcp_conn *c)
 {
     return c->rcv_held < c->rcv_buf ? c->rcv_buf - c->rcv_held : 0;
@@ -208,7 +203,7 @@ void tcp_timer_move(struct tcp_conn *c, uint64_t want);
 static inline uint64_t tcp_timer_earliest(const struct tcp_conn *c)
 {
     uint64_t w = 0;
-    const uint64_t d[3] = {c->rto_at, c->delack_at, c->ka_at};
+    const uint64_t d[3] = {c->rto_at, c->delack_at, (c->flags & TCP_CF_KEEPALIVE) ? c->ka_at : 0};
     for (int i = 0; i < 3; i++)
         if (d[i] && (w == 0 || d[i] < w))
             w = d[i];
@@ -238,5 +233,49 @@ void tcp_keepalive_touch(struct tcp_conn *c, uint64_t now_ns);
 uint64_t tcp_rto_backed_off(const struct tcp_conn *c);
 
 static inline bool tcp_synchronized(uint8_t state) { return state >= TCP_ESTABLISHED; }
+
+/* Hand p (p->len bytes at rcv_nxt) to the application. */
+static inline void tcp_deliver(struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
+{
+    c->rcv_nxt += p->len;
+    p->next = NULL;
+    p->flags = 0;
+    if ((c->flags & TCP_CF_APP_CLOSED) || c->cb == NULL || c->cb->recv == NULL) {
+        pkt_free(p);
+        return;
+    }
+    if (c->flags & TCP_CF_MANUAL_WND)
+        c->rcv_held += p->len;
+    c->cb->recv(c->ctx, c, p, now_ns);
+}
+
+/* seg's data is next in sequence, fits the window, nothing is out of
+ * order (the header-prediction case): delivered, and an ACK every second
+ * segment (RFC 9293 3.8.6.3); takes seg->p. */
+static inline void tcp_rcv_in_order(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
+{
+    struct pkt *p = seg->p;
+    seg->p = NULL;
+    tcp_deliver(c, p, now_ns);
+    if (c->flags & TCP_CF_DEAD)
+        return;
+    if (++c->delack_segs >= 2)
+        c->flags |= TCP_CF_ACK_NOW;
+    else
+        tcp_delack_arm(c, now_ns);
+}
+
+/* Release the BUSY hold: output what is pending, free if it died. */
+static inline void tcp_conn_unbusy(struct tcp_conn *c, uint64_t now_ns)
+{
+    c->flags &= ~(uint32_t)TCP_CF_BUSY;
+    if (c->flags & TCP_CF_DEAD) {
+        tcp_conn_free(c);
+        return;
+    }
+    if (c->state != TCP_CLOSED)
+        tcp_output(c, now_ns);
+    tcp_timer_update(c);
+}
 
 #endif

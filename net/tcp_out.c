@@ -426,6 +426,8 @@ uint32_t tcp_sq_ack(struct tcp_conn *c, uint32_t ack)
         n++;
     }
     c->sq_nxt = (uint16_t)(c->sq_nxt > n ? c->sq_nxt - n : 0);
+    if (c->sq_n == 0)
+        c->sq_head = 0; /* request and response reuse one slot, its line warm */
     return n;
 }
 

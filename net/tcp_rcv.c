@@ -24,21 +24,6 @@ void tcp_ooo_free(struct tcp_conn *c)
     c->ooo_bytes = 0;
 }
 
-/* Hand p (p->len bytes at rcv_nxt) to the application. */
-static void deliver(struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
-{
-    c->rcv_nxt += p->len;
-    p->next = NULL;
-    p->flags = 0;
-    if ((c->flags & TCP_CF_APP_CLOSED) || c->cb == NULL || c->cb->recv == NULL) {
-        pkt_free(p);
-        return;
-    }
-    if (c->flags & TCP_CF_MANUAL_WND)
-        c->rcv_held += p->len;
-    c->cb->recv(c->ctx, c, p, now_ns);
-}
-
 /* Queue p ([seq, seq + p->len)) out of order, trimmed against its
  * neighbours; takes p. */
 static void ooo_insert(struct tcp_conn *c, struct pkt *p, uint32_t seq)
@@ -112,7 +97,7 @@ static bool ooo_drain(struct tcp_conn *c, uint64_t now_ns)
             continue;
         }
         pkt_pull(p, c->rcv_nxt - seq);
-        deliver(c, p, now_ns);
+        tcp_deliver(c, p, now_ns);
         if (c->flags & TCP_CF_DEAD)
             return false;
     }
@@ -184,19 +169,6 @@ static void rcv_fin(struct tcp_conn *c, uint64_t now_ns)
         c->cb->peer_fin(c->ctx, c, now_ns);
 }
 
-void tcp_rcv_in_order(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
-{
-    struct pkt *p = seg->p;
-    seg->p = NULL;
-    deliver(c, p, now_ns);
-    if (c->flags & TCP_CF_DEAD)
-        return;
-    if (++c->delack_segs >= 2)
-        c->flags |= TCP_CF_ACK_NOW;
-    else
-        tcp_delack_arm(c, now_ns);
-}
-
 void tcp_rcv_data(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
 {
     struct net_stack *s = c->t->s;
@@ -263,7 +235,7 @@ void tcp_rcv_data(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
     }
     bool had_ooo = c->ooo != NULL;
     if (p)
-        deliver(c, p, now_ns);
+        tcp_deliver(c, p, now_ns);
     if (c->flags & TCP_CF_DEAD)
         return;
     if (had_ooo) {
