@@ -208,6 +208,7 @@ struct tcp_conn {
     uint32_t pseudo_sum;                /* TCP pseudo-header's, length 0 */
     uint16_t route_port;
     uint8_t hdr_l2_len, hdr_len;        /* of hdr: Ethernet; all of it */
+    uint8_t hdr_sw_csum;                /* the port sums nothing: csum_pkt_finish */
     uint8_t retries;                    /* RTO / probes in a row */
     uint64_t route_until_ns;
     uint8_t hdr[18 + 20 + 20 + 12];     /* Ethernet, VLAN, IPv4, TCP, timestamps */
@@ -262,8 +263,8 @@ struct tcp_stack {
     uint32_t nconns, nfree;
     struct tcp_conn *free_list;
     struct tcp_conn **hash;
-    uint32_t hash_mask;
-    uint64_t hash_key;
+    uint32_t hash_shift;                /* 64 - log2(buckets) */
+    uint64_t hash_key, hash_mul;        /* random; hash_mul odd */
     uint64_t sip_key[2], cookie_key[2];
     struct tcp_listener listen[TCP_MAX_LISTEN];
     uint16_t port_next;                 /* ephemeral port cursor */

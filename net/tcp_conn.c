@@ -68,10 +68,11 @@ uint32_t tcp_init(struct net_stack *s, struct tcp_stack *t, void *arena, size_t 
     t->cookie_key[0] = tcp_siphash(t->sip_key, "syn-cookie-0", 12);
     t->cookie_key[1] = tcp_siphash(t->sip_key, "syn-cookie-1", 12);
     t->hash_key = tcp_siphash(t->sip_key, "conn-hash", 9);
+    t->hash_mul = tcp_siphash(t->sip_key, "conn-hash-mul", 13) | 1;
     uint32_t h = hash_size(n);
     uint8_t *m = arena;
     t->hash = (struct tcp_conn **)(void *)m;
-    t->hash_mask = h - 1;
+    t->hash_shift = 64u - (uint32_t)__builtin_ctz(h);
     net_memset(t->hash, 0, (size_t)h * sizeof(*t->hash));
     m += (size_t)h * sizeof(*t->hash);
     m += (64 - (uintptr_t)m % 64) % 64;

@@ -93,16 +93,14 @@ bool tcp_cookie_check(const struct tcp_stack *t, const struct tcp_in *seg, uint6
                       struct tcp_opts *syn);
 
 /* tcp_conn.c */
-/* The hash chain of a 4-tuple: keyed (tcp_init's random key), so that
- * nobody can aim many connections at one chain. */
+/* The hash chain of a 4-tuple: multiply-shift hashing (Dietzfelbinger et
+ * al.) under tcp_init's random keys, so that nobody can aim many
+ * connections at one chain. */
 static inline uint32_t tcp_conn_bucket(const struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
                                        uint16_t lport, uint16_t rport)
 {
-    uint64_t x = ((uint64_t)raddr_be << 32 | (uint32_t)rport << 16 | lport) ^ t->hash_key;
-    x ^= (uint64_t)laddr_be * 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 31)) * 0x7fb5d329728ea185ull;
-    x ^= x >> 27;
-    return (uint32_t)x & t->hash_mask;
+    uint64_t x = ((uint64_t)raddr_be << 32 | (uint32_t)rport << 16 | lport) + (uint64_t)laddr_be * t->hash_key;
+    return (uint32_t)((x * t->hash_mul) >> t->hash_shift);
 }
 static inline struct tcp_conn *tcp_conn_lookup(struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
                                                uint16_t lport, uint16_t rport)

@@ -139,6 +139,7 @@ static bool route_fill(struct tcp_conn *c, uint64_t now_ns)
     c->pseudo_sum = csum_add(csum_add(c->laddr_be, c->raddr_be), net_htons(IP4_PROTO_TCP));
     c->hdr_l2_len = (uint8_t)l2;
     c->hdr_len = (uint8_t)len;
+    c->hdr_sw_csum = !(ifc->dev->offloads & NETDEV_OFF_TX_CSUM);
     c->route_port = port;
     c->route_until_ns = now_ns + TCP_ROUTE_CACHE_NS;
     return true;
@@ -201,6 +202,19 @@ static struct pkt *seg_buffer(struct tcp_conn *c, struct tcp_seg *sg, uint32_t s
     }
     p->len = (uint16_t)(hl + len);
     return p;
+}
+
+/* Zeros up to the Ethernet minimum; false (p freed, counted) without room. */
+static bool pad(struct net_stack *s, struct pkt *p)
+{
+    if (pkt_tailroom(p) < ETH_MIN_LEN - p->len) {
+        s->ctr.eth_tx_no_room++;
+        pkt_free(p);
+        return false;
+    }
+    net_memset(p->data + p->len, 0, ETH_MIN_LEN - p->len);
+    p->len = ETH_MIN_LEN;
+    return true;
 }
 
 /* What every segment sent says of the receive side: our ACK went out. */
@@ -290,28 +304,24 @@ static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t l
     }
     acked_now(c);
 
-    p->flags = more ? PKT_TX_L4_CSUM | PKT_TX_TSO4 | PKT_F_CHAIN : PKT_TX_L4_CSUM;
+    p->flags = PKT_TX_L4_CSUM;
     p->csum_start = (uint16_t)(l2 + IP4_HDR_LEN);
     p->csum_offset = (uint16_t)offsetof(struct tcp_hdr, csum);
-    p->tso_mss = more ? c->seg_size : 0;
-    struct net_iface *ifc = &s->iface[c->route_port];
-    if (NET_UNLIKELY(!(ifc->dev->offloads & NETDEV_OFF_TX_CSUM)))
-        csum_pkt_finish(p);
-    if (NET_UNLIKELY(p->len < ETH_MIN_LEN) && !more) {
-        /* (A TSO frame is longer: padding its head would add data.) */
-        if (pkt_tailroom(p) < ETH_MIN_LEN - p->len) {
-            s->ctr.eth_tx_no_room++;
-            pkt_free(p);
-            return -1;
-        }
-        net_memset(p->data + p->len, 0, ETH_MIN_LEN - p->len);
-        p->len = ETH_MIN_LEN;
+    p->tso_mss = 0;
+    uint32_t segs = 1;
+    if (NET_UNLIKELY(more)) {
+        p->flags = PKT_TX_L4_CSUM | PKT_TX_TSO4 | PKT_F_CHAIN;
+        p->tso_mss = c->seg_size;
+        segs = (len + more + c->seg_size - 1u) / c->seg_size; /* as the NIC cuts it */
+        s->ctr.tcp_tso++;
+    } else if (NET_UNLIKELY(p->len < ETH_MIN_LEN) && !pad(s, p)) {
+        return -1; /* (a TSO frame is longer: padding its head would add data) */
     }
-    uint32_t segs = more ? (len + more + c->seg_size - 1u) / c->seg_size : 1; /* as the NIC cuts it */
+    if (NET_UNLIKELY(c->hdr_sw_csum))
+        csum_pkt_finish(p);
     s->ctr.tcp_tx += segs;
     s->ctr.ip4_tx += segs;
-    s->ctr.tcp_tso += more != 0;
-    net_tx(s, ifc, p);
+    net_tx(s, &s->iface[c->route_port], p);
     return 0;
 }
 
@@ -415,19 +425,19 @@ static void slot_free(struct tcp_conn *c, struct tcp_seg *sg)
 
 uint32_t tcp_sq_ack(struct tcp_conn *c, uint32_t ack)
 {
-    uint32_t n = 0;
-    while (c->sq_n) {
-        struct tcp_seg *sg = &c->sq[c->sq_head];
+    uint32_t n = 0, head = c->sq_head, left = c->sq_n;
+    for (; left; left--, n++) {
+        struct tcp_seg *sg = &c->sq[head];
         if (SEQ_GT(sg->seq + sg->len, ack))
             break;
         slot_free(c, sg);
-        c->sq_head = (uint16_t)(c->sq_head + 1 == c->sq_cap ? 0 : c->sq_head + 1);
-        c->sq_n--;
-        n++;
+        head = head + 1 == c->sq_cap ? 0 : head + 1;
     }
+    /* An empty queue starts again at slot 0: request and response reuse
+     * one slot, its line warm. */
+    c->sq_head = (uint16_t)(left ? head : 0);
+    c->sq_n = (uint16_t)left;
     c->sq_nxt = (uint16_t)(c->sq_nxt > n ? c->sq_nxt - n : 0);
-    if (c->sq_n == 0)
-        c->sq_head = 0; /* request and response reuse one slot, its line warm */
     return n;
 }
 
