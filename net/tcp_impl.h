@@ -146,8 +146,6 @@ void tcp_reply_rst(struct tcp_stack *t, const struct tcp_in *seg, uint64_t now_n
 /* SYN-ACK for a SYN cookie: no connection state. */
 void tcp_send_cookie_synack(struct tcp_stack *t, const struct tcp_in *seg, uint32_t iss,
                             uint16_t mss, uint64_t now_ns);
-/* Free acked slots up to ack; returns bytes freed. */
-uint32_t tcp_sq_ack(struct tcp_conn *c, uint32_t ack);
 void tcp_sq_free(struct tcp_conn *c);
 /* Retransmit the first unacknowledged slot now. */
 void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns);
@@ -215,7 +213,6 @@ static inline void tcp_timer_update(struct tcp_conn *c)
     tcp_timer_move(c, want);
 }
 void tcp_timer_remove(struct tcp_conn *c);
-void tcp_rtt_sample(struct tcp_conn *c, uint64_t rtt_ns);
 static inline void tcp_rto_arm(struct tcp_conn *c, uint64_t now_ns) { c->rto_at = now_ns + c->rto_ns; }
 static inline void tcp_rto_stop(struct tcp_conn *c)
 {
@@ -274,6 +271,57 @@ static inline void tcp_conn_unbusy(struct tcp_conn *c, uint64_t now_ns)
     if (c->state != TCP_CLOSED)
         tcp_output(c, now_ns);
     tcp_timer_update(c);
+}
+
+static inline void tcp_sq_slot_free(struct tcp_conn *c, struct tcp_seg *sg)
+{
+    if (sg->flags & (TCP_SEG_SACKED | TCP_SEG_LOST))
+        c->nmarked--;
+    pkt_free(sg->p);
+    sg->p = NULL;
+}
+
+/* Free the slots acked up to ack; returns how many. An empty queue starts
+ * again at slot 0: request and response reuse one slot, its line warm. */
+static inline uint32_t tcp_sq_ack(struct tcp_conn *c, uint32_t ack)
+{
+    uint32_t n = 0, head = c->sq_head, left = c->sq_n;
+    for (; left; left--, n++) {
+        struct tcp_seg *sg = &c->sq[head];
+        if (SEQ_GT(sg->seq + sg->len, ack))
+            break;
+        tcp_sq_slot_free(c, sg);
+        head = head + 1 == c->sq_cap ? 0 : head + 1;
+    }
+    c->sq_head = (uint16_t)(left ? head : 0);
+    c->sq_n = (uint16_t)left;
+    c->sq_nxt = (uint16_t)(c->sq_nxt > n ? c->sq_nxt - n : 0);
+    return n;
+}
+
+/* A round-trip time measured (RFC 6298 2.2, 2.3; the clock granularity
+ * G is the timer tick), and the RTO from it. */
+static inline void tcp_rtt_sample(struct tcp_conn *c, uint64_t r)
+{
+    const struct tcp_config *cfg = &c->t->cfg;
+    if (r == 0)
+        r = 1;
+    if (c->srtt_ns == 0) {
+        c->srtt_ns = r;
+        c->rttvar_ns = r / 2;
+    } else {
+        uint64_t d = c->srtt_ns > r ? c->srtt_ns - r : r - c->srtt_ns;
+        c->rttvar_ns = c->rttvar_ns - c->rttvar_ns / 4 + d / 4;
+        c->srtt_ns = c->srtt_ns - c->srtt_ns / 8 + r / 8;
+    }
+    uint64_t var = 4 * c->rttvar_ns;
+    uint64_t g = 1ull << TCP_TICK_SHIFT;
+    uint64_t rto = c->srtt_ns + (var > g ? var : g);
+    if (rto < cfg->rto_min_ns)
+        rto = cfg->rto_min_ns;
+    if (rto > cfg->rto_max_ns)
+        rto = cfg->rto_max_ns;
+    c->rto_ns = rto;
 }
 
 #endif

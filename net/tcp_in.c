@@ -240,7 +240,7 @@ static void enter_recovery(struct tcp_conn *c, uint64_t now_ns)
 /* SND.UNA moves to ack (RFC 9293 3.10.7.4 fifth check): the send queue,
  * RTT, congestion control, the timer, the application. False when the
  * connection died in the acked callback. */
-static bool new_ack(struct tcp_conn *c, uint32_t ack, uint64_t now_ns)
+static inline __attribute__((always_inline)) bool new_ack(struct tcp_conn *c, uint32_t ack, uint64_t now_ns)
 {
     uint32_t acked = ack - c->snd_una, flight = c->snd_nxt - c->snd_una;
     uint32_t queued_before = c->snd_queued;
@@ -342,7 +342,7 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now
  * the full path would do. Unlike 4.4BSD's, a new window is taken here too
  * (a receiver that scales its window moves the field every few bytes it
  * reads) when the update rule of 3.10.7.4 allows. True when handled. */
-static bool fast_path(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
+static inline __attribute__((always_inline)) bool fast_path(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
 {
     const uint32_t unusual = TCP_CF_IN_RECOVERY | TCP_CF_FIN_QUEUED | TCP_CF_PEER_FIN | TCP_CF_KEEPALIVE |
                              TCP_CF_PERSIST | TCP_CF_FIN_OOO;

@@ -415,36 +415,10 @@ void tcp_send_cookie_synack(struct tcp_stack *t, const struct tcp_in *seg, uint3
 
 /* ---- The send queue ---- */
 
-static void slot_free(struct tcp_conn *c, struct tcp_seg *sg)
-{
-    if (sg->flags & (TCP_SEG_SACKED | TCP_SEG_LOST))
-        c->nmarked--;
-    pkt_free(sg->p);
-    sg->p = NULL;
-}
-
-uint32_t tcp_sq_ack(struct tcp_conn *c, uint32_t ack)
-{
-    uint32_t n = 0, head = c->sq_head, left = c->sq_n;
-    for (; left; left--, n++) {
-        struct tcp_seg *sg = &c->sq[head];
-        if (SEQ_GT(sg->seq + sg->len, ack))
-            break;
-        slot_free(c, sg);
-        head = head + 1 == c->sq_cap ? 0 : head + 1;
-    }
-    /* An empty queue starts again at slot 0: request and response reuse
-     * one slot, its line warm. */
-    c->sq_head = (uint16_t)(left ? head : 0);
-    c->sq_n = (uint16_t)left;
-    c->sq_nxt = (uint16_t)(c->sq_nxt > n ? c->sq_nxt - n : 0);
-    return n;
-}
-
 void tcp_sq_free(struct tcp_conn *c)
 {
     for (uint32_t i = 0; i < c->sq_n; i++)
-        slot_free(c, tcp_sq_at(c, i));
+        tcp_sq_slot_free(c, tcp_sq_at(c, i));
     c->sq_n = c->sq_head = c->sq_nxt = 0;
     c->nmarked = 0;
     c->snd_queued = 0;

@@ -69,29 +69,6 @@ uint64_t tcp_rto_backed_off(const struct tcp_conn *c)
     return r < c->t->cfg.rto_max_ns ? r : c->t->cfg.rto_max_ns;
 }
 
-void tcp_rtt_sample(struct tcp_conn *c, uint64_t r)
-{
-    const struct tcp_config *cfg = &c->t->cfg;
-    if (r == 0)
-        r = 1;
-    if (c->srtt_ns == 0) {
-        c->srtt_ns = r; /* RFC 6298 2.2 */
-        c->rttvar_ns = r / 2;
-    } else {
-        uint64_t d = c->srtt_ns > r ? c->srtt_ns - r : r - c->srtt_ns;
-        c->rttvar_ns = c->rttvar_ns - c->rttvar_ns / 4 + d / 4; /* 2.3 */
-        c->srtt_ns = c->srtt_ns - c->srtt_ns / 8 + r / 8;
-    }
-    uint64_t var = 4 * c->rttvar_ns;
-    uint64_t g = 1ull << TCP_TICK_SHIFT; /* the clock's granularity */
-    uint64_t rto = c->srtt_ns + (var > g ? var : g);
-    if (rto < cfg->rto_min_ns)
-        rto = cfg->rto_min_ns;
-    if (rto > cfg->rto_max_ns)
-        rto = cfg->rto_max_ns;
-    c->rto_ns = rto;
-}
-
 void tcp_keepalive_touch(struct tcp_conn *c, uint64_t now_ns)
 {
     c->ka_sent = 0;
