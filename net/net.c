@@ -119,7 +119,7 @@ void net_input(struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_
         eth_input(s, net_iface_get(s, pkts[i]->port), pkts[i], now_ns);
 }
 
-static void flush_port(struct net_stack *s, struct net_iface *ifc)
+void net_flush_port(struct net_stack *s, struct net_iface *ifc)
 {
     uint16_t n = ifc->ntx;
     uint16_t sent = netdev_tx_burst(ifc->dev, ifc->queue, ifc->tx, n);
@@ -134,15 +134,7 @@ void net_flush(struct net_stack *s)
 {
     for (uint16_t i = 0; i < s->nports; i++)
         if (s->iface[i].ntx)
-            flush_port(s, &s->iface[i]);
-}
-
-void net_tx(struct net_stack *s, struct net_iface *ifc, struct pkt *p)
-{
-    if (ifc->ntx == NET_TX_BURST)
-        flush_port(s, ifc);
-    ifc->tx[ifc->ntx++] = p;
-    s->ctr.eth_tx++;
+            net_flush_port(s, &s->iface[i]);
 }
 
 uint64_t net_poll(struct net_stack *s, uint64_t now_ns)

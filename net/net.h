@@ -163,9 +163,19 @@ uint64_t net_poll(struct net_stack *s, uint64_t now_ns);
 
 /* For the files of net/. */
 
+/* Hand the port's burst to its driver; what it does not take is dropped
+ * (eth-tx-drop). */
+void net_flush_port(struct net_stack *s, struct net_iface *ifc);
+
 /* Put a finished frame on the port's burst (flushing it first when full).
  * Takes p. */
-void net_tx(struct net_stack *s, struct net_iface *ifc, struct pkt *p);
+static inline void net_tx(struct net_stack *s, struct net_iface *ifc, struct pkt *p)
+{
+    if (__builtin_expect(ifc->ntx == NET_TX_BURST, 0))
+        net_flush_port(s, ifc);
+    ifc->tx[ifc->ntx++] = p;
+    s->ctr.eth_tx++;
+}
 
 /* Next hop for dst_be: connected subnets, then the route hook. */
 bool net_route(struct net_stack *s, uint32_t dst_be, uint16_t *port, uint32_t *nh_be);
