@@ -226,6 +226,7 @@ struct tcp_conn {
     uint32_t cubic_wmax, cubic_origin, cubic_west;
     uint32_t cubic_k_ms;
     uint64_t cubic_epoch_ns;
+    uint64_t cubic_ack_ns;              /* the latest ACK congestion control saw */
     uint64_t ka_at, ka_idle_ns, ka_intvl_ns;
     uint8_t ka_count, ka_sent;
 } __attribute__((aligned(64)));

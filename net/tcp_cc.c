@@ -85,6 +85,7 @@ static void cubic_ack(struct tcp_conn *c, uint32_t acked, uint64_t now_ns)
     uint32_t m = smss(c);
     if (c->cubic_epoch_ns == 0)
         cubic_start_epoch(c, now_ns);
+    c->cubic_ack_ns = now_ns;
     int64_t t_ms = (int64_t)((now_ns - c->cubic_epoch_ns + c->srtt_ns) / 1000000u);
     uint64_t target = cubic_w(c, t_ms);
     if (target > c->cwnd + c->cwnd / 2)
@@ -125,6 +126,16 @@ void tcp_cc_ack(struct tcp_conn *c, uint32_t acked, uint64_t now_ns)
     }
     if (c->cwnd > CWND_MAX)
         c->cwnd = CWND_MAX;
+}
+
+void tcp_cc_app_limited(struct tcp_conn *c, uint64_t now_ns)
+{
+    /* RFC 9438 5.8: t of W_cubic(t) leaves out the time the application
+     * held the flow back (Linux moves the epoch on, bictcp_cwnd_event). */
+    if (c->cc_algo == TCP_CC_CUBIC && c->cubic_epoch_ns) {
+        c->cubic_epoch_ns += now_ns - c->cubic_ack_ns;
+        c->cubic_ack_ns = now_ns;
+    }
 }
 
 /* ssthresh on a congestion event, and CUBIC's W_max. */

@@ -177,6 +177,8 @@ void tcp_mark_all_lost(struct tcp_conn *c);
 /* tcp_cc.c */
 void tcp_cc_init(struct tcp_conn *c);
 void tcp_cc_ack(struct tcp_conn *c, uint32_t acked, uint64_t now_ns);
+/* An ACK of a flight the window did not limit, in congestion avoidance. */
+void tcp_cc_app_limited(struct tcp_conn *c, uint64_t now_ns);
 /* The window was what held the sender back, with flight bytes out when an
  * ACK came: only then may it grow (RFC 9438 5.8, RFC 7661; Linux's
  * tcp_is_cwnd_limited). A request-response flow leaves it as it is. In

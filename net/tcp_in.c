@@ -271,6 +271,8 @@ static inline __attribute__((always_inline)) bool new_ack(struct tcp_conn *c, ui
         c->dupacks = 0;
         if (tcp_cwnd_limited(c, flight))
             tcp_cc_ack(c, acked, now_ns);
+        else if (c->cwnd >= c->ssthresh)
+            tcp_cc_app_limited(c, now_ns);
     }
     if (c->snd_una == c->snd_nxt) {
         tcp_rto_stop(c);
@@ -319,7 +321,9 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now
             enter_recovery(c, now_ns);
         }
     }
-    if (SEQ_LT(c->snd_wl1, seg->seq) || (c->snd_wl1 == seg->seq && SEQ_LEQ(c->snd_wl2, ack))) {
+    /* SND.UNA =< SEG.ACK: an older ACK says nothing of the window now. */
+    if (SEQ_GEQ(ack, c->snd_una) &&
+        (SEQ_LT(c->snd_wl1, seg->seq) || (c->snd_wl1 == seg->seq && SEQ_LEQ(c->snd_wl2, ack)))) {
         bool opened = wnd > c->snd_wnd;
         c->snd_wnd = wnd;
         c->snd_wl1 = seg->seq;

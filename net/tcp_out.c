@@ -289,7 +289,7 @@ static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t l
 
     uint8_t *t = h + l2 + IP4_HDR_LEN;
     uint32_t seq_be = net_htonl(seq), ack_be = (flags & TCP_ACK) ? net_htonl(c->rcv_nxt) : 0;
-    uint16_t off_flags = (uint16_t)((tcp_hl / 4) << 4 | (uint32_t)flags << 8); /* bytes 12, 13 */
+    uint16_t off_flags = net_htons((uint16_t)((tcp_hl / 4) << 12 | flags)); /* bytes 12, 13 */
     uint16_t wnd_be = net_htons(window_field(c));
     uint16_t sum = csum_fold(csum_add(c->pseudo_sum, net_htons((uint16_t)(hl - l2 - IP4_HDR_LEN + len + more))));
     net_memcpy(t + 4, &seq_be, 4);
