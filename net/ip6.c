@@ -6,6 +6,7 @@
 #include "icmp6.h"
 #include "nd6.h"
 #include "net.h"
+#include "tcp.h"
 #include "wire.h"
 
 void ip6_linklocal_from_mac(const uint8_t *mac, uint8_t *a)
@@ -59,11 +60,7 @@ uint16_t ip6_l4_csum(const uint8_t *src, const uint8_t *dst, uint8_t next, const
     return csum_finish(csum_partial(l4, len, pseudo_sum(src, dst, next, len)));
 }
 
-/* The interface and next hop for dst: the route hook's longest match when
- * there is a hook (its table holds the connected prefixes too, so a more
- * specific route inside one wins), else the longest on-link prefix. False
- * when there is none. */
-static bool route(struct net_stack *s, const uint8_t *dst, struct net_iface **out, uint8_t *nh)
+bool ip6_route(struct net_stack *s, const uint8_t *dst, struct net_iface **out, uint8_t *nh)
 {
     if (s->route6) {
         uint16_t port;
@@ -94,7 +91,7 @@ int ip6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t *nh, st
     if (ip6_is_linklocal(h->dst) || ip6_is_mcast(h->dst)) {
         nh = h->dst; /* never leaves the link it is about */
     } else if (nh == NULL) {
-        if (!route(s, h->dst, &ifc, hop)) {
+        if (!ip6_route(s, h->dst, &ifc, hop)) {
             s->ctr.ip6_no_route++;
             pkt_free(p);
             return -1;
@@ -144,7 +141,11 @@ static void deliver(struct net_stack *s, struct net_iface *ifc, struct pkt *p, u
         icmp6_input(s, ifc, p, now_ns);
         return;
     }
-    /* No IPv6 transport here: port unreachable for TCP and UDP (RFC 4443
+    if (h->next == IP4_PROTO_TCP && s->tcp) {
+        tcp_input6(s, ifc, p, now_ns);
+        return;
+    }
+    /* No other IPv6 transport here: port unreachable for TCP and UDP (RFC 4443
      * 3.1 code 4); nothing for "no next header" (59) and fragments (44: no
      * reassembly), which are known; else an unknown next header (4.4 code
      * 1, pointer 6). */
@@ -177,7 +178,7 @@ static void forward(struct net_stack *s, struct net_iface *in, struct pkt *p, ui
         icmp6_send_error(s, in, p, ICMP6_TIME_EXCEEDED, 0, 0, now_ns);
         goto drop;
     }
-    if (!route(s, h->dst, &out, nh)) {
+    if (!ip6_route(s, h->dst, &out, nh)) {
         s->ctr.ip6_no_route++;
         icmp6_send_error(s, in, p, ICMP6_UNREACH, 0, 0, now_ns);
         goto drop;

@@ -161,6 +161,28 @@ static void resolved(struct net_stack *s, struct net_iface *ifc, struct nd6_entr
     s->ctr.ip6_tx += eth_output_list(s, ifc, e->mac, ETH_TYPE_IP6, pkt_queue_take(&e->q));
 }
 
+/* A resolved entry for nh is being used: a stale one is kept, and probed
+ * once it has been stale a while (7.3.3). */
+static void use(struct net_stack *s, struct net_iface *ifc, struct nd6_entry *e, const uint8_t *nh, uint64_t now_ns)
+{
+    if (e->state == ND6_STALE) {
+        e->expire_ns = now_ns + ND6_STALE_NS; /* kept while used */
+        if (now_ns >= e->probe_ns + ND6_DELAY_NS) {
+            e->probe_ns = now_ns;
+            send_ns(s, ifc, nh, e->mac); /* its answer makes it reachable again */
+        }
+    }
+}
+
+const uint8_t *nd6_lookup(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16], uint64_t now_ns)
+{
+    struct nd6_entry *e = ip6_is_mcast(nh) ? NULL : find(ifc, nh);
+    if (e == NULL || e->state == ND6_INCOMPLETE)
+        return NULL;
+    use(s, ifc, e, nh, now_ns);
+    return e->mac;
+}
+
 int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16], struct pkt *p, uint64_t now_ns)
 {
     uint8_t mac[6];
@@ -172,13 +194,7 @@ int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16],
     }
     struct nd6_entry *e = find(ifc, nh);
     if (e && e->state != ND6_INCOMPLETE) {
-        if (e->state == ND6_STALE) {
-            e->expire_ns = now_ns + ND6_STALE_NS; /* kept while used */
-            if (now_ns >= e->probe_ns + ND6_DELAY_NS) {
-                e->probe_ns = now_ns;
-                send_ns(s, ifc, nh, e->mac); /* its answer makes it reachable again */
-            }
-        }
+        use(s, ifc, e, nh, now_ns);
         s->ctr.ip6_tx++;
         eth_output(s, ifc, e->mac, ETH_TYPE_IP6, p);
         return 0;

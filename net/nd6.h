@@ -54,6 +54,11 @@ struct net_iface;
 int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16], struct pkt *p,
                uint64_t now_ns);
 
+/* The link-layer address of unicast neighbour nh on ifc when resolved
+ * (reachable or stale: a stale one is probed as nd6_output would), else
+ * NULL; sends nothing else, queues nothing. TCP's header template. */
+const uint8_t *nd6_lookup(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16], uint64_t now_ns);
+
 /* A solicitation or advertisement for us (ICMPv6 type 135/136) at
  * icmp (len bytes), from src, hop limit hlim, on ifc; the caller has
  * checked the checksum and still owns the buffer. */

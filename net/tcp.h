@@ -4,9 +4,9 @@
  * The embedder hands tcp_init a struct tcp_stack and an arena; every
  * connection, send queue and hash bucket is carved from that arena, and
  * every segment lives in a buffer of the stack's packet pool. Input comes
- * through net_input (ip4_deliver calls tcp_input), timers through net_poll
+ * through net_input (ip4_deliver calls tcp_input, ip6.c tcp_input6), timers through net_poll
  * (which calls tcp_poll; TCP asks for its deadlines with net_timer_at), and
- * output leaves through ip4_output into the port bursts that net_flush
+ * output leaves through ip4_output / ip6_output into the port bursts that net_flush
  * hands to the drivers. See docs/tcp.md.
  *
  * The application is a set of callbacks that run in the core's loop:
@@ -27,9 +27,13 @@
  * them into TCP's own buffers (iip: below a few hundred bytes a copy is
  * cheaper than anything else).
  *
- * Not here yet: IPv6, PMTU discovery (ICMP errors are not passed up), TSO
- * (needs multi-buffer frames), urgent data (URG is ignored: the data is
- * delivered in line). */
+ * IPv6 (RFC 8200 8.1 for the checksum) goes through the same state
+ * machine: a listener takes both families; an IPv6 connection has
+ * laddr_be = raddr_be = 0 and TCP_CF_IP6, its addresses in laddr6/raddr6
+ * (a cold line), so the IPv4 lookup never matches it.
+ *
+ * Not here yet: PMTU discovery (ICMP errors are not passed up), urgent data
+ * (URG is ignored: the data is delivered in line). */
 #ifndef NET_TCP_H
 #define NET_TCP_H
 
@@ -40,6 +44,7 @@
 #include "pkt.h"
 
 struct net_stack;
+struct net_iface;
 struct ip4_rx;
 struct tcp_conn;
 struct tcp_stack;
@@ -211,7 +216,7 @@ struct tcp_conn {
     uint8_t hdr_sw_csum;                /* the port sums nothing: csum_pkt_finish */
     uint8_t retries;                    /* RTO / probes in a row */
     uint64_t route_until_ns;
-    uint8_t hdr[18 + 20 + 20 + 12];     /* Ethernet, VLAN, IPv4, TCP, timestamps */
+    uint8_t hdr[18 + 40 + 20 + 12];     /* Ethernet, VLAN, IPv4 or IPv6, TCP, timestamps */
 
     /* Less often. */
     uint16_t wslot;                     /* timer wheel slot */
@@ -229,6 +234,9 @@ struct tcp_conn {
     uint64_t cubic_ack_ns;              /* the latest ACK congestion control saw */
     uint64_t ka_at, ka_idle_ns, ka_intvl_ns;
     uint8_t ka_count, ka_sent;
+    uint16_t port6;                     /* IPv6: the port a link-local peer is on */
+    uint8_t laddr6[16], raddr6[16];     /* IPv6 (TCP_CF_IP6) */
+    uint64_t route6_until_ns;           /* IPv6's template: route_until_ns stays 0 */
 } __attribute__((aligned(64)));
 
 /* struct tcp_conn.flags */
@@ -255,6 +263,7 @@ enum {
     TCP_CF_COOKIE = 1u << 19,           /* made from a SYN cookie */
     TCP_CF_FIN_OOO = 1u << 20,          /* fin_seq holds the peer's FIN */
     TCP_CF_ACTIVE = 1u << 21,           /* opened by tcp_connect */
+    TCP_CF_IP6 = 1u << 22,              /* over IPv6: laddr6, raddr6 */
 };
 
 struct tcp_stack {
@@ -278,11 +287,14 @@ struct tcp_stack {
     struct tcp_conn *limbo;             /* the slot tcp_poll is running */
     struct tcp_conn *wheel[TCP_WHEEL_SLOTS];
     uint64_t wheel_bits[TCP_WHEEL_SLOTS / 64];
+    uint64_t hash6_key[10];             /* IPv6 tuples: multilinear hash keys */
 };
 
 /* What `show tcp` and tests read about a connection. */
 struct tcp_info {
-    uint32_t laddr_be, raddr_be;
+    uint32_t laddr_be, raddr_be;        /* IPv4 */
+    bool v6;                            /* IPv6: laddr6, raddr6 instead */
+    uint8_t laddr6[16], raddr6[16];
     uint16_t lport, rport;
     uint8_t state;
     uint8_t cc_algo;
@@ -316,6 +328,10 @@ uint64_t tcp_poll(struct tcp_stack *t, uint64_t now_ns);
 /* A TCP segment for us (ip4_deliver calls it); takes rx->pkt. */
 void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns);
 
+/* The same over IPv6 (ip6.c calls it): p->data at the IPv6 header, whose
+ * next header is TCP, p->len its checked length; from ifc. Takes p. */
+void tcp_input6(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns);
+
 /* ---- The application's interface ---- */
 
 /* Accept connections to port on every address: 0, or -1 (taken, table
@@ -333,6 +349,15 @@ struct tcp_conn *tcp_connect(struct net_stack *s, uint32_t dst_be, uint16_t dpor
  * the pair; no RSS check. */
 struct tcp_conn *tcp_connect_from(struct net_stack *s, uint16_t lport, uint32_t dst_be, uint16_t dport,
                                   const struct tcp_callbacks *cb, void *ctx, uint64_t now_ns);
+
+/* tcp_connect_from over IPv6 to dst (16 bytes; lport 0: ephemeral): the
+ * source is the outgoing port's address (its link-local one for a
+ * link-local dst, on the first port with IPv6). No RSS check on the
+ * ephemeral port: tcp_rss_fn is IPv4's, so with several cores the SYN-ACK
+ * may reach another core (use one core, or pass a port known to hash
+ * here). */
+struct tcp_conn *tcp_connect6_from(struct net_stack *s, uint16_t lport, const uint8_t *dst, uint16_t dport,
+                                   const struct tcp_callbacks *cb, void *ctx, uint64_t now_ns);
 
 /* Queue p's payload (p->data, p->len; any length) behind what is queued.
  * Takes p and returns 0; or returns -1 and p stays the caller's (send

@@ -1,8 +1,10 @@
 /* net/tcp_conn.c: TCP connections: the arena they are carved from, the
- * 4-tuple hash, listeners, and the application's open and close calls
- * (RFC 9293 section 3.10.1 OPEN, 3.10.4 CLOSE, 3.10.5 ABORT). */
+ * 4-tuple hash (IPv4 and IPv6), listeners, and the application's open and
+ * close calls (RFC 9293 section 3.10.1 OPEN, 3.10.4 CLOSE, 3.10.5 ABORT). */
 #include "env.h"
 #include "ip4.h"
+#include "ip6.h"
+#include "wire.h"
 #include "net.h"
 #include "tcp_impl.h"
 
@@ -69,6 +71,10 @@ uint32_t tcp_init(struct net_stack *s, struct tcp_stack *t, void *arena, size_t 
     t->cookie_key[1] = tcp_siphash(t->sip_key, "syn-cookie-1", 12);
     t->hash_key = tcp_siphash(t->sip_key, "conn-hash", 9);
     t->hash_mul = tcp_siphash(t->sip_key, "conn-hash-mul", 13) | 1;
+    for (uint8_t i = 0; i < 10; i++) {
+        uint8_t m[11] = {'c', 'o', 'n', 'n', '-', 'h', 'a', 's', 'h', '6', i};
+        t->hash6_key[i] = tcp_siphash(t->sip_key, m, sizeof(m));
+    }
     uint32_t h = hash_size(n);
     uint8_t *m = arena;
     t->hash = (struct tcp_conn **)(void *)m;
@@ -112,9 +118,21 @@ uint16_t tcp_our_mss(struct tcp_stack *t, uint32_t raddr_be)
     return (uint16_t)(mss < room ? mss : room);
 }
 
+uint16_t tcp_our_mss6(struct tcp_stack *t, const uint8_t *raddr)
+{
+    struct net_iface *ifc;
+    uint8_t nh[16];
+    uint32_t mtu = NET_MTU_DEFAULT;
+    if (!ip6_is_linklocal(raddr) && ip6_route(t->s, raddr, &ifc, nh))
+        mtu = ifc->mtu;
+    uint32_t mss = mtu - IP6_HDR_LEN - TCP_HDR_LEN;
+    uint32_t room = PKT_DATA_ROOM - TCP_LINK_RESERVE6 - TCP_MAX_HDR_LEN;
+    return (uint16_t)(mss < room ? mss : room);
+}
+
 void tcp_conn_set_mss(struct tcp_conn *c, uint16_t peer_mss)
 {
-    uint16_t ours = tcp_our_mss(c->t, c->raddr_be);
+    uint16_t ours = tcp_conn_our_mss(c);
     c->mss = peer_mss < ours ? peer_mss : ours;
     if (c->mss < 64)
         c->mss = 64; /* RFC 9293 3.7.1 leaves tiny MSS to us: refuse to crawl */
@@ -140,8 +158,9 @@ static struct tcp_conn *victim(struct tcp_stack *t, bool half_open)
     return NULL;
 }
 
-struct tcp_conn *tcp_conn_alloc(struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
-                                uint16_t lport, uint16_t rport, bool evict_half_open, uint64_t now_ns)
+/* A connection off the free list (or a victim), zeroed but for its send
+ * queue, with the stack's defaults; not in the hash yet. */
+static struct tcp_conn *conn_take(struct tcp_stack *t, uint16_t lport, uint16_t rport, bool evict_half_open)
 {
     if (t->free_list == NULL) {
         struct tcp_conn *v = victim(t, evict_half_open);
@@ -164,8 +183,6 @@ struct tcp_conn *tcp_conn_alloc(struct tcp_stack *t, uint32_t laddr_be, uint32_t
     c->sq = sq;
     c->sq_cap = cap;
     c->t = t;
-    c->laddr_be = laddr_be;
-    c->raddr_be = raddr_be;
     c->lport = lport;
     c->rport = rport;
     c->cc_algo = t->cfg.cc;
@@ -177,18 +194,50 @@ struct tcp_conn *tcp_conn_alloc(struct tcp_stack *t, uint32_t laddr_be, uint32_t
         c->flags |= TCP_CF_NAGLE;
     while (c->rcv_wscale < TCP_WS_MAX && (c->rcv_buf >> c->rcv_wscale) > 0xffff)
         c->rcv_wscale++;
-    c->ts_offset = tcp_ts_offset(t, laddr_be, raddr_be);
+    return c;
+}
+
+static void hash_insert(struct tcp_stack *t, struct tcp_conn *c, uint32_t b)
+{
     tcp_conn_set_mss(c, TCP_DEFAULT_MSS);
-    uint32_t b = tcp_conn_bucket(t, laddr_be, raddr_be, lport, rport);
     c->hnext = t->hash[b];
     t->hash[b] = c;
+}
+
+struct tcp_conn *tcp_conn_alloc(struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
+                                uint16_t lport, uint16_t rport, bool evict_half_open, uint64_t now_ns)
+{
+    struct tcp_conn *c = conn_take(t, lport, rport, evict_half_open);
+    if (c == NULL)
+        return NULL;
+    c->laddr_be = laddr_be;
+    c->raddr_be = raddr_be;
+    c->ts_offset = tcp_ts_offset(t, laddr_be, raddr_be);
+    hash_insert(t, c, tcp_conn_bucket(t, laddr_be, raddr_be, lport, rport));
+    return c;
+}
+
+struct tcp_conn *tcp_conn_alloc6(struct tcp_stack *t, const uint8_t *laddr, const uint8_t *raddr, uint16_t lport,
+                                 uint16_t rport, uint16_t port, bool evict_half_open, uint64_t now_ns)
+{
+    struct tcp_conn *c = conn_take(t, lport, rport, evict_half_open);
+    if (c == NULL)
+        return NULL;
+    c->flags |= TCP_CF_IP6;
+    net_memcpy(c->laddr6, laddr, 16);
+    net_memcpy(c->raddr6, raddr, 16);
+    c->port6 = port;
+    c->ts_offset = tcp_ts_offset6(t, laddr, raddr);
+    hash_insert(t, c, tcp_conn_bucket6(t, laddr, raddr, lport, rport));
     return c;
 }
 
 void tcp_conn_free(struct tcp_conn *c)
 {
     struct tcp_stack *t = c->t;
-    struct tcp_conn **pp = &t->hash[tcp_conn_bucket(t, c->laddr_be, c->raddr_be, c->lport, c->rport)];
+    uint32_t b = tcp_conn_is6(c) ? tcp_conn_bucket6(t, c->laddr6, c->raddr6, c->lport, c->rport)
+                                 : tcp_conn_bucket(t, c->laddr_be, c->raddr_be, c->lport, c->rport);
+    struct tcp_conn **pp = &t->hash[b];
     while (*pp && *pp != c)
         pp = &(*pp)->hnext;
     if (*pp)
@@ -290,6 +339,9 @@ static uint16_t pick_port(struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr
     return 0;
 }
 
+static struct tcp_conn *active_open(struct tcp_conn *c, const struct tcp_callbacks *cb, void *ctx, uint32_t iss,
+                                    uint64_t now_ns);
+
 struct tcp_conn *tcp_connect(struct net_stack *s, uint32_t dst_be, uint16_t dport,
                              const struct tcp_callbacks *cb, void *ctx, uint64_t now_ns)
 {
@@ -317,6 +369,71 @@ struct tcp_conn *tcp_connect_from(struct net_stack *s, uint16_t lport, uint32_t 
     struct tcp_conn *c = tcp_conn_alloc(t, src_be, dst_be, lport, dport, false, now_ns);
     if (c == NULL)
         return NULL;
+    return active_open(c, cb, ctx, tcp_isn(t, src_be, dst_be, lport, dport, now_ns), now_ns);
+}
+
+/* The source for dst: the outgoing port's address, or its link-local one
+ * (a link-local dst: the first port with IPv6). False: no route. */
+static bool select_src6(struct net_stack *s, const uint8_t *dst, uint8_t *src, uint16_t *port)
+{
+    struct net_iface *ifc = NULL;
+    uint8_t nh[16];
+    if (ip6_is_linklocal(dst)) {
+        for (uint16_t i = 0; i < s->nports && ifc == NULL; i++)
+            if (s->iface[i].dev && s->iface[i].has6)
+                ifc = &s->iface[i];
+    } else if (!ip6_route(s, dst, &ifc, nh) || !ifc->has6) {
+        ifc = NULL;
+    }
+    if (ifc == NULL)
+        return false;
+    net_memcpy(src, ip6_is_linklocal(dst) ? ifc->ll6 : ifc->addr6, 16);
+    *port = ifc->port;
+    return true;
+}
+
+/* An ephemeral port free for the IPv6 pair (no RSS: see tcp_connect6_from). */
+static uint16_t pick_port6(struct tcp_stack *t, const uint8_t *laddr, const uint8_t *raddr, uint16_t dport)
+{
+    const uint32_t span = 65536u - TCP_EPHEMERAL_LO;
+    for (uint32_t i = 0; i < span; i++) {
+        uint16_t port = t->port_next;
+        t->port_next = (uint16_t)(port == 65535 ? TCP_EPHEMERAL_LO : port + 1u);
+        if (!tcp_conn_lookup6(t, laddr, raddr, port, dport) && !tcp_listener_find(t, port))
+            return port;
+    }
+    return 0;
+}
+
+struct tcp_conn *tcp_connect6_from(struct net_stack *s, uint16_t lport, const uint8_t *dst, uint16_t dport,
+                                   const struct tcp_callbacks *cb, void *ctx, uint64_t now_ns)
+{
+    struct tcp_stack *t = s->tcp;
+    uint8_t src[16];
+    uint16_t port;
+    if (t == NULL || dport == 0 || ip6_is_mcast(dst) || ip6_is_unspec(dst))
+        return NULL;
+    t->now_ns = now_ns;
+    if (!select_src6(s, dst, src, &port)) {
+        s->ctr.ip6_no_route++;
+        return NULL;
+    }
+    if (lport == 0)
+        lport = pick_port6(t, src, dst, dport);
+    else if (tcp_conn_lookup6(t, src, dst, lport, dport))
+        lport = 0;
+    if (lport == 0)
+        return NULL;
+    struct tcp_conn *c = tcp_conn_alloc6(t, src, dst, lport, dport, port, false, now_ns);
+    if (c == NULL)
+        return NULL;
+    return active_open(c, cb, ctx, tcp_isn6(t, src, dst, lport, dport, now_ns), now_ns);
+}
+
+static struct tcp_conn *active_open(struct tcp_conn *c, const struct tcp_callbacks *cb, void *ctx, uint32_t iss,
+                                    uint64_t now_ns)
+{
+    struct tcp_stack *t = c->t;
     c->cb = cb;
     c->ctx = ctx;
     c->state = TCP_SYN_SENT;
@@ -327,7 +444,7 @@ struct tcp_conn *tcp_connect_from(struct net_stack *s, uint16_t lport, uint32_t 
         c->flags |= TCP_CF_TS;
     if (t->cfg.wscale)
         c->flags |= TCP_CF_WS;
-    c->iss = tcp_isn(t, src_be, dst_be, lport, dport, now_ns);
+    c->iss = iss;
     c->snd_una = c->iss;
     c->snd_nxt = c->snd_end = c->iss + 1;
     c->rtt_start_ns = now_ns;
@@ -454,6 +571,7 @@ void tcp_get_info(const struct tcp_conn *c, struct tcp_info *out)
     *out = (struct tcp_info){
         .laddr_be = c->laddr_be,
         .raddr_be = c->raddr_be,
+        .v6 = tcp_conn_is6(c),
         .lport = c->lport,
         .rport = c->rport,
         .state = c->state,
@@ -470,6 +588,10 @@ void tcp_get_info(const struct tcp_conn *c, struct tcp_info *out)
         .srtt_ns = c->srtt_ns,
         .rto_ns = c->rto_ns,
     };
+    if (out->v6) {
+        net_memcpy(out->laddr6, c->laddr6, 16);
+        net_memcpy(out->raddr6, c->raddr6, 16);
+    }
 }
 
 const char *tcp_state_name(uint8_t state)

@@ -30,6 +30,7 @@
 
 #define TCP_DEFAULT_MSS 536             /* RFC 9293 3.7.1: no MSS option */
 #define TCP_LINK_RESERVE 64             /* headroom below TCP: IPv4, Ethernet, VLAN, driver */
+#define TCP_LINK_RESERVE6 (TCP_LINK_RESERVE + 20) /* the same with IPv6's 40-byte header */
 #define TCP_IW_SEGS 10                  /* RFC 6928 */
 #define TCP_TICK_SHIFT 20               /* timer wheel and timestamp tick, ~1.05 ms */
 #define TCP_EPHEMERAL_LO 49152u         /* RFC 6335 */
@@ -47,7 +48,7 @@ struct tcp_opts {
 };
 
 struct tcp_in {
-    uint32_t src_be, dst_be;
+    uint32_t src_be, dst_be;            /* IPv4; both 0 for IPv6 (tcp_in_is6) */
     uint16_t sport, dport;
     uint32_t seq, ack;
     uint32_t len;                       /* payload bytes */
@@ -56,7 +57,13 @@ struct tcp_in {
     uint16_t port;                      /* input interface */
     struct pkt *p;                      /* the payload (p->data, p->len == len), or NULL */
     struct tcp_opts opt;
+    uint8_t src6[16], dst6[16];         /* IPv6 */
 };
+
+/* An IPv6 segment: an IPv4 one always comes to one of our addresses,
+ * never 0, so the family costs the IPv4 path no field to set. */
+static inline bool tcp_in_is6(const struct tcp_in *seg) { return seg->dst_be == 0; }
+static inline bool tcp_conn_is6(const struct tcp_conn *c) { return (c->flags & TCP_CF_IP6) != 0; }
 
 /* tcp_opt.c */
 int tcp_opt_parse(const uint8_t *opt, uint32_t len, struct tcp_opts *o);
@@ -82,6 +89,9 @@ uint64_t tcp_siphash(const uint64_t key[2], const void *data, uint32_t len);
 uint32_t tcp_isn(const struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be, uint16_t lport,
                  uint16_t rport, uint64_t now_ns);
 uint32_t tcp_ts_offset(const struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be);
+uint32_t tcp_isn6(const struct tcp_stack *t, const uint8_t *laddr, const uint8_t *raddr, uint16_t lport,
+                  uint16_t rport, uint64_t now_ns);
+uint32_t tcp_ts_offset6(const struct tcp_stack *t, const uint8_t *laddr, const uint8_t *raddr);
 static inline uint32_t tcp_ts_now(uint64_t now_ns) { return (uint32_t)(now_ns >> TCP_TICK_SHIFT); }
 
 /* tcp_syncookie.c */
@@ -111,11 +121,41 @@ static inline struct tcp_conn *tcp_conn_lookup(struct tcp_stack *t, uint32_t lad
             return c;
     return NULL;
 }
+/* The same for IPv6: a multilinear hash (Lemire and Kaser, 2016) of the
+ * nine 32-bit words of the tuple under random 64-bit keys, top bits. IPv6
+ * connections share the table; their laddr_be of 0 keeps the IPv4 lookup
+ * from matching them. */
+static inline uint32_t tcp_conn_bucket6(const struct tcp_stack *t, const uint8_t *laddr, const uint8_t *raddr,
+                                        uint16_t lport, uint16_t rport)
+{
+    const uint64_t *k = t->hash6_key;
+    uint64_t x = k[0] + ((uint64_t)rport << 16 | lport) * k[1];
+    for (int i = 0; i < 4; i++) {
+        uint32_t a, b;
+        net_memcpy(&a, laddr + 4 * i, 4);
+        net_memcpy(&b, raddr + 4 * i, 4);
+        x += a * k[2 + i] + b * k[6 + i];
+    }
+    return (uint32_t)(x >> t->hash_shift);
+}
+static inline struct tcp_conn *tcp_conn_lookup6(struct tcp_stack *t, const uint8_t *laddr, const uint8_t *raddr,
+                                                uint16_t lport, uint16_t rport)
+{
+    struct tcp_conn *c = t->hash[tcp_conn_bucket6(t, laddr, raddr, lport, rport)];
+    for (; c; c = c->hnext)
+        if (c->lport == lport && c->rport == rport && (c->flags & TCP_CF_IP6) && net_memcmp(c->raddr6, raddr, 16) == 0 &&
+            net_memcmp(c->laddr6, laddr, 16) == 0)
+            return c;
+    return NULL;
+}
 struct tcp_listener *tcp_listener_find(struct tcp_stack *t, uint16_t port);
 /* A connection in the hash, from the free list, else reusing a TIME-WAIT
  * one, else (evict_half_open) a SYN-RECEIVED one; NULL (counted) if none. */
 struct tcp_conn *tcp_conn_alloc(struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
                                 uint16_t lport, uint16_t rport, bool evict_half_open, uint64_t now_ns);
+/* The same over IPv6; port: where a link-local peer is. */
+struct tcp_conn *tcp_conn_alloc6(struct tcp_stack *t, const uint8_t *laddr, const uint8_t *raddr, uint16_t lport,
+                                 uint16_t rport, uint16_t port, bool evict_half_open, uint64_t now_ns);
 void tcp_conn_free(struct tcp_conn *c);
 /* The end for the application: closed callback (once), then free unless busy. */
 void tcp_conn_close(struct tcp_conn *c, int reason, uint64_t now_ns);
@@ -124,6 +164,12 @@ void tcp_enter_time_wait(struct tcp_conn *c, uint64_t now_ns);
 /* Sizes from the MSS and options agreed. */
 void tcp_conn_set_mss(struct tcp_conn *c, uint16_t peer_mss);
 uint16_t tcp_our_mss(struct tcp_stack *t, uint32_t raddr_be);
+/* IPv6: the MTU towards raddr less 60 bytes of headers. */
+uint16_t tcp_our_mss6(struct tcp_stack *t, const uint8_t *raddr);
+static inline uint16_t tcp_conn_our_mss(struct tcp_conn *c)
+{
+    return tcp_conn_is6(c) ? tcp_our_mss6(c->t, c->raddr6) : tcp_our_mss(c->t, c->raddr_be);
+}
 
 /* tcp_rcv.c */
 /* In-window data (and FIN) of an acceptable segment; takes seg->p. */

@@ -11,11 +11,13 @@
 #include "csum.h"
 #include "env.h"
 #include "ip4.h"
+#include "ip6.h"
 #include "net.h"
 #include "tcp_impl.h"
 #include "wire.h"
 
 static void tcp_input_segment(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns);
+static void tcp_input_segment6(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns);
 
 static void challenge_ack(struct tcp_conn *c, uint64_t now_ns)
 {
@@ -52,7 +54,7 @@ static void negotiate(struct tcp_conn *c, const struct tcp_opts *o, bool offered
         c->rcv_wscale = 0;
     }
     c->flags = (c->flags & ~(uint32_t)(TCP_CF_SACK | TCP_CF_TS | TCP_CF_WS)) | keep;
-    c->route_until_ns = 0; /* the header template has the options agreed */
+    c->route_until_ns = c->route6_until_ns = 0; /* the header template has the options agreed */
     tcp_conn_set_mss(c, o->has_mss ? o->mss : TCP_DEFAULT_MSS);
 }
 
@@ -60,7 +62,9 @@ static void negotiate(struct tcp_conn *c, const struct tcp_opts *o, bool offered
 static struct tcp_conn *passive_open(struct tcp_stack *t, struct tcp_listener *l, const struct tcp_in *seg,
                                      const struct tcp_opts *o, uint32_t irs, bool cookie, uint64_t now_ns)
 {
-    struct tcp_conn *c = tcp_conn_alloc(t, seg->dst_be, seg->src_be, seg->dport, seg->sport, cookie, now_ns);
+    struct tcp_conn *c = tcp_in_is6(seg)
+                             ? tcp_conn_alloc6(t, seg->dst6, seg->src6, seg->dport, seg->sport, seg->port, cookie, now_ns)
+                             : tcp_conn_alloc(t, seg->dst_be, seg->src_be, seg->dport, seg->sport, cookie, now_ns);
     if (c == NULL)
         return NULL;
     c->cb = l->cb;
@@ -101,7 +105,10 @@ static void listen_input(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_n
             c->snd_nxt = c->snd_end = c->iss + 1;
             c->state = TCP_SYN_RECEIVED;
             c->snd_wl1 = seg->seq - 1; /* this ACK's window is taken below */
-            tcp_input_segment(t, seg, now_ns);
+            if (tcp_in_is6(seg))
+                tcp_input_segment6(t, seg, now_ns);
+            else
+                tcp_input_segment(t, seg, now_ns);
             return;
         }
         if (t->cookie_ns && now_ns - t->cookie_ns < 2ull << 36)
@@ -132,7 +139,8 @@ static void listen_input(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_n
     c->listener = l;
     l->pending++;
     c->state = TCP_SYN_RECEIVED;
-    c->iss = tcp_isn(t, c->laddr_be, c->raddr_be, c->lport, c->rport, now_ns);
+    c->iss = tcp_conn_is6(c) ? tcp_isn6(t, c->laddr6, c->raddr6, c->lport, c->rport, now_ns)
+                             : tcp_isn(t, c->laddr_be, c->raddr_be, c->lport, c->rport, now_ns);
     c->snd_una = c->iss;
     c->snd_nxt = c->snd_end = c->iss + 1;
     tcp_send_syn(c, now_ns);
@@ -521,9 +529,10 @@ static void synced_input(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns
         tcp_rcv_data(c, seg, now_ns);
 }
 
-static inline __attribute__((always_inline)) void tcp_input_segment(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns)
+ /* seg to its connection c (NULL: none, LISTEN). */
+static inline __attribute__((always_inline)) void segment_to(struct tcp_stack *t, struct tcp_conn *c, struct tcp_in *seg,
+                                                             uint64_t now_ns)
 {
-    struct tcp_conn *c = tcp_conn_lookup(t, seg->dst_be, seg->src_be, seg->dport, seg->sport);
     if (c && !(c->flags & TCP_CF_BUSY) && c->state == TCP_TIME_WAIT &&
         (seg->flags & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN && SEQ_GT(seg->seq, c->rcv_nxt)) {
         /* A new incarnation (RFC 9293 3.10.7.4 / RFC 6191 without timestamps). */
@@ -544,6 +553,16 @@ static inline __attribute__((always_inline)) void tcp_input_segment(struct tcp_s
         pkt_free(seg->p);
         seg->p = NULL;
     }
+}
+
+static inline __attribute__((always_inline)) void tcp_input_segment(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns)
+{
+    segment_to(t, tcp_conn_lookup(t, seg->dst_be, seg->src_be, seg->dport, seg->sport), seg, now_ns);
+}
+
+static __attribute__((noinline)) void tcp_input_segment6(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns)
+{
+    segment_to(t, tcp_conn_lookup6(t, seg->dst6, seg->src6, seg->dport, seg->sport), seg, now_ns);
 }
 
 /* Header checks; false when the segment is to be dropped (counted). */
@@ -601,6 +620,45 @@ static bool opts_ts_only(const uint8_t *opt, uint32_t len, struct tcp_opts *o)
     o->has_mss = o->has_ws = o->sack_ok = false;
     o->nsack = 0;
     return true;
+}
+
+/* The options and fields of the segment at l4 (n bytes, hlen of header)
+ * into seg, but for the addresses; false on a bad option (counted). */
+static inline __attribute__((always_inline)) bool seg_fields(struct net_stack *s, const uint8_t *l4, uint32_t n,
+                                                             uint32_t hlen, uint16_t port, struct tcp_in *seg)
+{
+    const struct tcp_hdr *h = (const struct tcp_hdr *)l4;
+    if (!opts_ts_only(l4 + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &seg->opt)) {
+        net_memset(&seg->opt, 0, sizeof(seg->opt));
+        if (tcp_opt_parse(l4 + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &seg->opt) < 0) {
+            s->ctr.tcp_bad_option++;
+            return false;
+        }
+    }
+    seg->sport = net_ntohs(h->sport_be);
+    seg->dport = net_ntohs(h->dport_be);
+    seg->seq = net_ntohl(h->seq_be);
+    seg->ack = net_ntohl(h->ack_be);
+    seg->wnd = net_ntohs(h->win_be);
+    seg->flags = h->flags;
+    seg->port = port;
+    seg->len = n - hlen;
+    seg->p = NULL;
+    return true;
+}
+
+/* The payload stays where it is, in p (from payload on): the application
+ * gets this buffer. Takes p. */
+static inline __attribute__((always_inline)) void seg_payload(struct tcp_in *seg, struct pkt *p, const uint8_t *payload)
+{
+    pkt_pull(p, (uint32_t)(payload - p->data));
+    p->len = (uint16_t)seg->len;
+    p->flags = 0;
+    p->next = NULL;
+    if (seg->len)
+        seg->p = p;
+    else
+        pkt_free(p);
 }
 
 void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns)
@@ -663,4 +721,58 @@ void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns)
 drop:
     if (p)
         pkt_free(p);
+}
+
+/* ---- IPv6 ---- */
+
+/* header_ok for IPv6: the checksum over the pseudo-header of RFC 8200 8.1
+ * unless the NIC checked it; no land, no multicast destination. */
+static bool header6_ok(struct net_stack *s, const struct pkt *p, const struct ip6_hdr *ip, const uint8_t *l4,
+                       uint32_t n, uint32_t *hlen)
+{
+    const struct tcp_hdr *h = (const struct tcp_hdr *)l4;
+    if (n < TCP_HDR_LEN) {
+        s->ctr.tcp_runt++;
+        return false;
+    }
+    *hlen = (uint32_t)(h->off >> 4) * 4;
+    uint8_t f = h->flags;
+    if (*hlen < TCP_HDR_LEN || *hlen > n)
+        s->ctr.tcp_bad_offset++;
+    else if ((p->flags & PKT_RX_L4_CSUM_BAD) ||
+             (!(p->flags & PKT_RX_L4_CSUM_OK) && ip6_l4_csum(ip->src, ip->dst, IP4_PROTO_TCP, l4, n) != 0))
+        s->ctr.tcp_bad_checksum++;
+    else if ((f & (TCP_SYN | TCP_FIN)) == (TCP_SYN | TCP_FIN) || (f & (TCP_SYN | TCP_RST)) == (TCP_SYN | TCP_RST) ||
+             !(f & (TCP_SYN | TCP_RST | TCP_ACK)))
+        s->ctr.tcp_bad_flags++;
+    else if (h->sport_be == 0 || h->dport_be == 0)
+        s->ctr.tcp_bad_port++;
+    else if (ip6_eq(ip->src, ip->dst) && h->sport_be == h->dport_be)
+        s->ctr.tcp_land++;
+    else if (ip6_is_mcast(ip->dst))
+        s->ctr.tcp_bcast++;
+    else
+        return true;
+    return false;
+}
+
+void tcp_input6(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns)
+{
+    struct tcp_stack *t = s->tcp;
+    const struct ip6_hdr *ip = (const struct ip6_hdr *)p->data;
+    const uint8_t *l4 = p->data + IP6_HDR_LEN;
+    uint32_t n = p->len - IP6_HDR_LEN, hlen = 0;
+    struct tcp_in seg;
+
+    s->ctr.tcp_rx++;
+    t->now_ns = now_ns;
+    if (!header6_ok(s, p, ip, l4, n, &hlen) || !seg_fields(s, l4, n, hlen, ifc->port, &seg)) {
+        pkt_free(p);
+        return;
+    }
+    seg.src_be = seg.dst_be = 0; /* tcp_in_is6 */
+    net_memcpy(seg.src6, ip->src, 16);
+    net_memcpy(seg.dst6, ip->dst, 16);
+    seg_payload(&seg, p, l4 + hlen);
+    tcp_input_segment6(t, &seg, now_ns);
 }

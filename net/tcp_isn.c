@@ -3,8 +3,8 @@
  *
  * ISN = M + F(localip, localport, remoteip, remoteport, secretkey), M a
  * 4-microsecond clock, F SipHash under the boot-time secret the embedder
- * passed to tcp_init. Timestamps start at a per-address-pair offset the
- * same way (RFC 7323 section 7.1). */
+ * passed to tcp_init, over the IPv4 or the IPv6 tuple. Timestamps start at
+ * a per-address-pair offset the same way (RFC 7323 section 7.1). */
 #include "env.h"
 #include "tcp_impl.h"
 
@@ -82,5 +82,29 @@ uint32_t tcp_isn(const struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be
 uint32_t tcp_ts_offset(const struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be)
 {
     uint32_t m[3] = {laddr_be, raddr_be, 0x7473u};
+    return (uint32_t)(tcp_siphash(t->sip_key, m, sizeof(m)) >> 32);
+}
+
+/* RFC 6528 over the IPv6 tuple: the same F over 36 bytes. */
+uint32_t tcp_isn6(const struct tcp_stack *t, const uint8_t *laddr, const uint8_t *raddr, uint16_t lport,
+                  uint16_t rport, uint64_t now_ns)
+{
+    uint8_t m[36];
+    net_memcpy(m, laddr, 16);
+    net_memcpy(m + 16, raddr, 16);
+    m[32] = (uint8_t)(lport >> 8);
+    m[33] = (uint8_t)lport;
+    m[34] = (uint8_t)(rport >> 8);
+    m[35] = (uint8_t)rport;
+    return (uint32_t)(now_ns >> 12) + (uint32_t)tcp_siphash(t->sip_key, m, sizeof(m));
+}
+
+uint32_t tcp_ts_offset6(const struct tcp_stack *t, const uint8_t *laddr, const uint8_t *raddr)
+{
+    uint8_t m[34];
+    net_memcpy(m, laddr, 16);
+    net_memcpy(m + 16, raddr, 16);
+    m[32] = 0x73;
+    m[33] = 0x74;
     return (uint32_t)(tcp_siphash(t->sip_key, m, sizeof(m)) >> 32);
 }

@@ -11,12 +11,19 @@
  * itself goes to the NIC, with a reference kept for retransmission. Anything
  * else (part of a slot, a buffer still on a NIC ring) is copied into a fresh
  * buffer. Slots from tcp_write are TCP's own buffers, filled by copying and
- * appended to until they are sent. */
+ * appended to until they are sent.
+ *
+ * IPv6 connections take the same paths: their template holds an IPv6
+ * header (RFC 8200 section 3: payload length patched per segment, no
+ * header checksum, flow label 0), the pseudo-header sum is section 8.1's,
+ * and TSO asks for NETDEV_OFF_TSO6. */
 #include "arp.h"
 #include "csum.h"
 #include "env.h"
 #include "eth.h"
 #include "ip4.h"
+#include "ip6.h"
+#include "nd6.h"
 #include "net.h"
 #include "tcp_impl.h"
 #include "wire.h"
@@ -25,6 +32,7 @@
 #define TCP_ROUTE_CACHE_NS 1000000000ull /* how long a cached next hop's MAC is used */
 #define TCP_TSO_SLOTS 44        /* buffers in one TSO frame (a NIC ring takes them all) */
 #define TCP_TSO_MAX (65535u - IP4_HDR_LEN - 60u) /* payload of one: IPv4's total length */
+#define TCP_HOP_LIMIT 64        /* IPv6 (RFC 8200 3; as IPv4's TTL) */
 
 static bool can_queue(const struct tcp_conn *c)
 {
@@ -60,10 +68,35 @@ static uint16_t window_field(struct tcp_conn *c)
     return (uint16_t)field;
 }
 
+/* Where a segment that leaves through ip4_output / ip6_output goes: IPv4
+ * addresses, or (src6 set) IPv6 ones and the port of a link-local peer. */
+struct seg_addrs {
+    uint32_t src_be, dst_be;
+    const uint8_t *src6, *dst6;
+    uint16_t port;
+};
+
+static struct seg_addrs conn_addrs(const struct tcp_conn *c)
+{
+    if (tcp_conn_is6(c))
+        return (struct seg_addrs){.src6 = c->laddr6, .dst6 = c->raddr6, .port = c->port6};
+    return (struct seg_addrs){.src_be = c->laddr_be, .dst_be = c->raddr_be};
+}
+
+/* The pseudo-header's sum for len bytes of TCP (RFC 9293 3.1, RFC 8200 8.1). */
+static uint32_t pseudo_sum(const struct seg_addrs *a, uint32_t len)
+{
+    if (a->src6 == NULL)
+        return csum_pseudo4(a->src_be, a->dst_be, IP4_PROTO_TCP, (uint16_t)len);
+    uint32_t sum = csum_partial(a->dst6, 16, csum_partial(a->src6, 16, 0));
+    return csum_add(sum, net_htons((uint16_t)len) + net_htons(IP4_PROTO_TCP));
+}
+
 /* A TCP header at p->data, for the segments that leave through ip4_output
- * (SYNs, RSTs, anything while the next hop is not cached); the checksum
- * field holds the pseudo-header's sum for the NIC or ip4_output to finish. */
-static void fill_hdr(struct pkt *p, uint32_t src_be, uint32_t dst_be, uint16_t sport, uint16_t dport,
+ * or ip6_output (SYNs, RSTs, anything while the next hop is not cached);
+ * the checksum field holds the pseudo-header's sum for the NIC or
+ * ip_out to finish. */
+static void fill_hdr(struct pkt *p, const struct seg_addrs *a, uint16_t sport, uint16_t dport,
                      uint32_t seq, uint32_t ack, uint8_t flags, uint16_t wnd, uint32_t hdr_len)
 {
     struct tcp_hdr *h = (struct tcp_hdr *)p->data;
@@ -75,36 +108,47 @@ static void fill_hdr(struct pkt *p, uint32_t src_be, uint32_t dst_be, uint16_t s
     h->flags = flags;
     h->win_be = net_htons(wnd);
     h->urg_be = 0;
-    h->csum = csum_fold(csum_pseudo4(src_be, dst_be, IP4_PROTO_TCP, p->len));
+    h->csum = csum_fold(pseudo_sum(a, p->len));
     p->flags = PKT_TX_L4_CSUM;
     p->csum_start = 0;
     p->csum_offset = (uint16_t)offsetof(struct tcp_hdr, csum);
     p->tso_mss = 0;
 }
 
-static int ip_out(struct net_stack *s, struct pkt *p, uint32_t src_be, uint32_t dst_be, uint64_t now_ns)
+/* IPv6: the checksum is summed here (these few segments do not know
+ * their port's offloads), the header pushed, ip6_output routes and
+ * resolves. */
+static int ip6_out(struct net_stack *s, struct pkt *p, const struct seg_addrs *a, uint64_t now_ns)
 {
-    struct ip4_out o = {.src_be = src_be, .dst_be = dst_be, .proto = IP4_PROTO_TCP, .df = true};
+    csum_pkt_finish(p);
+    struct ip6_hdr *h = (struct ip6_hdr *)(void *)pkt_push(p, IP6_HDR_LEN);
+    if (h == NULL) {
+        s->ctr.eth_tx_no_room++;
+        pkt_free(p);
+        return -1;
+    }
+    h->vtf_be = net_htonl(6u << 28);
+    h->plen_be = net_htons((uint16_t)(p->len - IP6_HDR_LEN));
+    h->next = IP4_PROTO_TCP;
+    h->hlim = TCP_HOP_LIMIT;
+    net_memcpy(h->src, a->src6, 16);
+    net_memcpy(h->dst, a->dst6, 16);
+    struct net_iface *ifc = ip6_is_linklocal(a->dst6) ? net_iface_get(s, a->port) : NULL;
+    return ip6_output(s, ifc, NULL, p, now_ns);
+}
+
+static int ip_out(struct net_stack *s, struct pkt *p, const struct seg_addrs *a, uint64_t now_ns)
+{
     s->ctr.tcp_tx++;
+    if (a->src6)
+        return ip6_out(s, p, a, now_ns);
+    struct ip4_out o = {.src_be = a->src_be, .dst_be = a->dst_be, .proto = IP4_PROTO_TCP, .df = true};
     return ip4_output(s, p, &o, now_ns);
 }
 
-/* Fill the connection's header template: Ethernet (and VLAN) to the next
- * hop, IPv4, and the TCP header with its ports and, when the connection
- * uses them, the timestamps option's first bytes. Only when ARP has the
- * next hop: otherwise the segment takes ip4_output, which queues on ARP. */
-static bool route_fill(struct tcp_conn *c, uint64_t now_ns)
+/* The template's Ethernet (and VLAN) header to mac, of type; its length. */
+static uint32_t tmpl_l2(struct tcp_conn *c, const struct net_iface *ifc, const uint8_t *mac, uint16_t type)
 {
-    struct net_stack *s = c->t->s;
-    uint16_t port = 0;
-    uint32_t nh_be;
-    if (!net_route(s, c->raddr_be, &port, &nh_be) || net_addr_is_local(s, c->raddr_be))
-        return false;
-    struct net_iface *ifc = &s->iface[port];
-    const uint8_t *mac = arp_lookup(s, port, nh_be, now_ns);
-    if (mac == NULL || eth_is_mcast(mac) || ifc->dev == NULL ||
-        (c->laddr_be != ifc->addr_be && !net_addr_is_local(s, c->laddr_be)))
-        return false;
     uint8_t *h = c->hdr;
     uint32_t l2 = ETH_HDR_LEN;
     net_memset(h, 0, sizeof(c->hdr));
@@ -116,8 +160,82 @@ static bool route_fill(struct tcp_conn *c, uint64_t now_ns)
         net_memcpy(h + 14, &tci_be, 2);
         l2 += ETH_VLAN_LEN;
     }
-    uint16_t type_be = net_htons(ETH_TYPE_IP4);
+    uint16_t type_be = net_htons(type);
     net_memcpy(h + l2 - 2, &type_be, 2);
+    return l2;
+}
+
+/* The template's TCP header after l2 + iphl bytes, and what goes with it. */
+static void tmpl_finish(struct tcp_conn *c, const struct net_iface *ifc, uint32_t l2, uint32_t iphl, uint64_t now_ns)
+{
+    uint8_t *h = c->hdr;
+    struct tcp_hdr *th = (struct tcp_hdr *)(void *)(h + l2 + iphl);
+    th->sport_be = net_htons(c->lport);
+    th->dport_be = net_htons(c->rport);
+    uint32_t len = l2 + iphl + TCP_HDR_LEN;
+    if (c->flags & TCP_CF_TS) {
+        tcp_opt_ts(h + len, 0, 0);
+        len += TCP_TS_ALIGNED_LEN;
+    }
+    c->hdr_l2_len = (uint8_t)l2;
+    c->hdr_len = (uint8_t)len;
+    c->hdr_sw_csum = !(ifc->dev->offloads & NETDEV_OFF_TX_CSUM);
+    c->route_port = ifc->port;
+    if (tcp_conn_is6(c))
+        c->route6_until_ns = now_ns + TCP_ROUTE_CACHE_NS;
+    else
+        c->route_until_ns = now_ns + TCP_ROUTE_CACHE_NS;
+}
+
+/* route_fill for IPv6: the route table or the link-local peer's port, the
+ * neighbour cache (nd6_lookup), an IPv6 header. */
+static bool route_fill6(struct tcp_conn *c, uint64_t now_ns)
+{
+    struct net_stack *s = c->t->s;
+    struct net_iface *ifc = NULL;
+    uint8_t nh[16];
+    if (ip6_is_linklocal(c->raddr6)) {
+        ifc = net_iface_get(s, c->port6);
+        net_memcpy(nh, c->raddr6, 16);
+    } else if (!ip6_route(s, c->raddr6, &ifc, nh)) {
+        return false;
+    }
+    if (ifc == NULL || ifc->dev == NULL || ip6_is_ours(s, c->raddr6) || !ip6_is_ours(s, c->laddr6))
+        return false;
+    const uint8_t *mac = nd6_lookup(s, ifc, nh, now_ns);
+    if (mac == NULL)
+        return false;
+    uint32_t l2 = tmpl_l2(c, ifc, mac, ETH_TYPE_IP6);
+    struct ip6_hdr ip = {.vtf_be = net_htonl(6u << 28), .next = IP4_PROTO_TCP, .hlim = TCP_HOP_LIMIT};
+    net_memcpy(ip.src, c->laddr6, 16);
+    net_memcpy(ip.dst, c->raddr6, 16);
+    net_memcpy(c->hdr + l2, &ip, sizeof(ip));
+    struct seg_addrs a = conn_addrs(c);
+    c->route_sum = 0;
+    c->pseudo_sum = pseudo_sum(&a, 0);
+    tmpl_finish(c, ifc, l2, IP6_HDR_LEN, now_ns);
+    return true;
+}
+
+/* Fill the connection's header template: Ethernet (and VLAN) to the next
+ * hop, IPv4, and the TCP header with its ports and, when the connection
+ * uses them, the timestamps option's first bytes. Only when ARP has the
+ * next hop: otherwise the segment takes ip4_output, which queues on ARP. */
+static bool route_fill(struct tcp_conn *c, uint64_t now_ns)
+{
+    if (tcp_conn_is6(c))
+        return route_fill6(c, now_ns);
+    struct net_stack *s = c->t->s;
+    uint16_t port = 0;
+    uint32_t nh_be;
+    if (!net_route(s, c->raddr_be, &port, &nh_be) || net_addr_is_local(s, c->raddr_be))
+        return false;
+    struct net_iface *ifc = &s->iface[port];
+    const uint8_t *mac = arp_lookup(s, port, nh_be, now_ns);
+    if (mac == NULL || eth_is_mcast(mac) || ifc->dev == NULL ||
+        (c->laddr_be != ifc->addr_be && !net_addr_is_local(s, c->laddr_be)))
+        return false;
+    uint32_t l2 = tmpl_l2(c, ifc, mac, ETH_TYPE_IP4);
     struct ip4_hdr ip = {
         .ver_ihl = 0x45,
         .frag_be = net_htons(IP4_DF),
@@ -126,22 +244,10 @@ static bool route_fill(struct tcp_conn *c, uint64_t now_ns)
         .src_be = c->laddr_be,
         .dst_be = c->raddr_be,
     };
-    net_memcpy(h + l2, &ip, sizeof(ip));
-    struct tcp_hdr *th = (struct tcp_hdr *)(void *)(h + l2 + IP4_HDR_LEN);
-    th->sport_be = net_htons(c->lport);
-    th->dport_be = net_htons(c->rport);
-    uint32_t len = l2 + IP4_HDR_LEN + TCP_HDR_LEN;
-    if (c->flags & TCP_CF_TS) {
-        tcp_opt_ts(h + len, 0, 0);
-        len += TCP_TS_ALIGNED_LEN;
-    }
+    net_memcpy(c->hdr + l2, &ip, sizeof(ip));
     c->route_sum = csum_partial(&ip, sizeof(ip), 0);
     c->pseudo_sum = csum_add(csum_add(c->laddr_be, c->raddr_be), net_htons(IP4_PROTO_TCP));
-    c->hdr_l2_len = (uint8_t)l2;
-    c->hdr_len = (uint8_t)len;
-    c->hdr_sw_csum = !(ifc->dev->offloads & NETDEV_OFF_TX_CSUM);
-    c->route_port = port;
-    c->route_until_ns = now_ns + TCP_ROUTE_CACHE_NS;
+    tmpl_finish(c, ifc, l2, IP4_HDR_LEN, now_ns);
     return true;
 }
 
@@ -237,36 +343,48 @@ static int xmit_unrouted(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, u
     if ((c->flags & TCP_CF_SACK) && c->ooo && !(flags & TCP_RST))
         sacklen = sack_opt(c, sack, optlen, len);
     uint32_t hl = TCP_HDR_LEN + optlen + sacklen;
-    struct pkt *p = seg_buffer(c, sg, seq, len, hl, hl);
+    struct pkt *p = seg_buffer(c, sg, seq, len, hl, hl + (tcp_conn_is6(c) ? IP6_HDR_LEN - IP4_HDR_LEN : 0));
     if (p == NULL)
         return -1;
     if (optlen)
         tcp_opt_ts(p->data + TCP_HDR_LEN, tcp_ts_now(now_ns) + c->ts_offset, c->ts_recent);
     if (sacklen)
         net_memcpy(p->data + TCP_HDR_LEN + optlen, sack, sacklen);
-    fill_hdr(p, c->laddr_be, c->raddr_be, c->lport, c->rport, seq, c->rcv_nxt, flags, window_field(c), hl);
+    struct seg_addrs a = conn_addrs(c);
+    fill_hdr(p, &a, c->lport, c->rport, seq, c->rcv_nxt, flags, window_field(c), hl);
     acked_now(c);
-    return ip_out(c->t->s, p, c->laddr_be, c->raddr_be, now_ns);
+    return ip_out(c->t->s, p, &a, now_ns);
 }
 
 /* Send [seq, seq + len) of slot sg (NULL: no payload) with flags; with
  * nchain, also the whole slots after it, as one TSO frame (tso_gather has
  * checked them). The headers come from the connection's template
  * (route_fill) and go straight onto the port's burst: what ip4_output,
- * arp_output and eth_output would do, without their lookups. */
-static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t len, uint8_t flags,
-                uint64_t now_ns, uint32_t nchain)
+ * arp_output and eth_output would do, without their lookups. v6 is a
+ * constant: each family gets its own copy. */
+static int xmit6(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t len, uint8_t flags,
+                 uint64_t now_ns, uint32_t nchain);
+
+static inline __attribute__((always_inline)) int xmit_ip(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq,
+                                                         uint32_t len, uint8_t flags, uint64_t now_ns,
+                                                         uint32_t nchain, bool v6)
 {
     struct net_stack *s = c->t->s;
-    if (NET_UNLIKELY(now_ns >= c->route_until_ns) && !route_fill(c, now_ns))
-        return nchain ? -1 : xmit_unrouted(c, sg, seq, len, flags, now_ns);
+    const uint32_t iphl = v6 ? IP6_HDR_LEN : IP4_HDR_LEN;
+    if (NET_UNLIKELY(now_ns >= (v6 ? c->route6_until_ns : c->route_until_ns))) {
+        if (!v6 && (c->flags & TCP_CF_IP6)) /* (its route_until_ns is 0) */
+            return xmit6(c, sg, seq, len, flags, now_ns, nchain);
+        if (!route_fill(c, now_ns))
+            return nchain ? -1 : xmit_unrouted(c, sg, seq, len, flags, now_ns);
+    }
     uint32_t l2 = c->hdr_l2_len, tl = c->hdr_len; /* template: headers with timestamps, no SACK */
     uint8_t sack[TCP_MAX_OPT_LEN];
     uint32_t sacklen = 0;
     if (NET_UNLIKELY((c->flags & TCP_CF_SACK) && c->ooo) && !(flags & TCP_RST))
-        sacklen = sack_opt(c, sack, tl - l2 - IP4_HDR_LEN - TCP_HDR_LEN, len);
-    uint32_t hl = tl + sacklen, tcp_hl = hl - l2 - IP4_HDR_LEN;
-    struct pkt *p = seg_buffer(c, sg, seq, len, hl, tcp_hl);
+        sacklen = sack_opt(c, sack, tl - l2 - iphl - TCP_HDR_LEN, len);
+    uint32_t hl = tl + sacklen, tcp_hl = hl - l2 - iphl;
+    /* (IPv6's 20 more bytes of header count against the link's reserve) */
+    struct pkt *p = seg_buffer(c, sg, seq, len, hl, tcp_hl + (v6 ? IP6_HDR_LEN - IP4_HDR_LEN : 0));
     if (p == NULL)
         return -1;
     if (NET_UNLIKELY(nchain && p != sg->p)) { /* (tso_gather has ruled this out) */
@@ -274,24 +392,30 @@ static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t l
         return -1;
     }
     uint8_t *h = p->data;
-    /* The template is 54 to 70 bytes: two fixed-size copies that overlap. */
-    net_memcpy(h, c->hdr, 48);
+    /* The template is 54 to 70 bytes (IPv6: 74 to 90): two fixed-size
+     * copies that overlap. */
+    net_memcpy(h, c->hdr, v6 ? 64 : 48);
     net_memcpy(h + tl - 32, c->hdr + tl - 32, 32);
     if (sacklen)
         net_memcpy(h + tl, sack, sacklen);
     uint32_t more = nchain ? chain_slots(c, p, sg, nchain) : 0;
 
-    struct ip4_hdr *ip = (struct ip4_hdr *)(void *)(h + l2);
-    uint16_t tot_be = net_htons((uint16_t)(p->len + more - l2)), id_be = net_htons(s->ip_id++);
-    ip->len_be = tot_be;
-    ip->id_be = id_be;
-    ip->csum = csum_finish(csum_add(c->route_sum, (uint32_t)tot_be + id_be));
+    if (v6) {
+        uint16_t plen_be = net_htons((uint16_t)(p->len + more - l2 - IP6_HDR_LEN));
+        net_memcpy(h + l2 + 4, &plen_be, 2);
+    } else {
+        struct ip4_hdr *ip = (struct ip4_hdr *)(void *)(h + l2);
+        uint16_t tot_be = net_htons((uint16_t)(p->len + more - l2)), id_be = net_htons(s->ip_id++);
+        ip->len_be = tot_be;
+        ip->id_be = id_be;
+        ip->csum = csum_finish(csum_add(c->route_sum, (uint32_t)tot_be + id_be));
+    }
 
-    uint8_t *t = h + l2 + IP4_HDR_LEN;
+    uint8_t *t = h + l2 + iphl;
     uint32_t seq_be = net_htonl(seq), ack_be = (flags & TCP_ACK) ? net_htonl(c->rcv_nxt) : 0;
     uint16_t off_flags = net_htons((uint16_t)((tcp_hl / 4) << 12 | flags)); /* bytes 12, 13 */
     uint16_t wnd_be = net_htons(window_field(c));
-    uint16_t sum = csum_fold(csum_add(c->pseudo_sum, net_htons((uint16_t)(hl - l2 - IP4_HDR_LEN + len + more))));
+    uint16_t sum = csum_fold(csum_add(c->pseudo_sum, net_htons((uint16_t)(hl - l2 - iphl + len + more))));
     net_memcpy(t + 4, &seq_be, 4);
     net_memcpy(t + 8, &ack_be, 4);
     net_memcpy(t + 12, &off_flags, 2);
@@ -305,12 +429,12 @@ static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t l
     acked_now(c);
 
     p->flags = PKT_TX_L4_CSUM;
-    p->csum_start = (uint16_t)(l2 + IP4_HDR_LEN);
+    p->csum_start = (uint16_t)(l2 + iphl);
     p->csum_offset = (uint16_t)offsetof(struct tcp_hdr, csum);
     p->tso_mss = 0;
     uint32_t segs = 1;
     if (NET_UNLIKELY(more)) {
-        p->flags = PKT_TX_L4_CSUM | PKT_TX_TSO4 | PKT_F_CHAIN;
+        p->flags = PKT_TX_L4_CSUM | (v6 ? PKT_TX_TSO6 : PKT_TX_TSO4) | PKT_F_CHAIN;
         p->tso_mss = c->seg_size;
         segs = (len + more + c->seg_size - 1u) / c->seg_size; /* as the NIC cuts it */
         s->ctr.tcp_tso++;
@@ -320,9 +444,26 @@ static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t l
     if (NET_UNLIKELY(c->hdr_sw_csum))
         csum_pkt_finish(p);
     s->ctr.tcp_tx += segs;
-    s->ctr.ip4_tx += segs;
+    if (v6)
+        s->ctr.ip6_tx += segs;
+    else
+        s->ctr.ip4_tx += segs;
     net_tx(s, &s->iface[c->route_port], p);
     return 0;
+}
+
+static __attribute__((noinline)) int xmit6(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t len,
+                                           uint8_t flags, uint64_t now_ns, uint32_t nchain)
+{
+    return xmit_ip(c, sg, seq, len, flags, now_ns, nchain, true);
+}
+
+/* IPv4's copy; an IPv6 connection, whose route_until_ns is always 0,
+ * goes on to xmit6 from the template check, costing IPv4 nothing. */
+static int xmit(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t len, uint8_t flags,
+                uint64_t now_ns, uint32_t nchain)
+{
+    return xmit_ip(c, sg, seq, len, flags, now_ns, nchain, false);
 }
 
 int tcp_send_syn(struct tcp_conn *c, uint64_t now_ns)
@@ -334,20 +475,21 @@ int tcp_send_syn(struct tcp_conn *c, uint64_t now_ns)
         return -1;
     }
     bool synack = c->state == TCP_SYN_RECEIVED;
-    uint32_t optlen = tcp_opt_syn(p->data + TCP_HDR_LEN, tcp_our_mss(c->t, c->raddr_be),
+    uint32_t optlen = tcp_opt_syn(p->data + TCP_HDR_LEN, tcp_conn_our_mss(c),
                                   (c->flags & TCP_CF_SACK) != 0, (c->flags & TCP_CF_TS) != 0,
                                   (c->flags & TCP_CF_WS) ? c->rcv_wscale : -1,
                                   tcp_ts_now(now_ns) + c->ts_offset, synack ? c->ts_recent : 0);
     uint32_t wnd = tcp_rcv_window(c);
     p->len = (uint16_t)(TCP_HDR_LEN + optlen);
-    fill_hdr(p, c->laddr_be, c->raddr_be, c->lport, c->rport, c->iss, c->rcv_nxt,
+    struct seg_addrs a = conn_addrs(c);
+    fill_hdr(p, &a, c->lport, c->rport, c->iss, c->rcv_nxt,
              synack ? TCP_SYN | TCP_ACK : TCP_SYN, (uint16_t)(wnd > 0xffff ? 0xffff : wnd),
              TCP_HDR_LEN + optlen);
     if (synack) {
         c->rcv_adv = c->rcv_nxt + (wnd > 0xffff ? 0xffff : wnd);
         c->last_ack_sent = c->rcv_nxt;
     }
-    return ip_out(s, p, c->laddr_be, c->raddr_be, now_ns);
+    return ip_out(s, p, &a, now_ns);
 }
 
 void tcp_send_ack(struct tcp_conn *c, uint64_t now_ns)
@@ -378,8 +520,13 @@ static void send_raw(struct tcp_stack *t, const struct tcp_in *seg, uint32_t seq
     }
     net_memcpy(p->data + TCP_HDR_LEN, opt, optlen);
     p->len = (uint16_t)(TCP_HDR_LEN + optlen);
-    fill_hdr(p, seg->dst_be, seg->src_be, seg->dport, seg->sport, seq, ack, flags, wnd, TCP_HDR_LEN + optlen);
-    ip_out(s, p, seg->dst_be, seg->src_be, now_ns);
+    struct seg_addrs a = {.src_be = seg->dst_be, .dst_be = seg->src_be, .port = seg->port};
+    if (tcp_in_is6(seg)) {
+        a.src6 = seg->dst6;
+        a.dst6 = seg->src6;
+    }
+    fill_hdr(p, &a, seg->dport, seg->sport, seq, ack, flags, wnd, TCP_HDR_LEN + optlen);
+    ip_out(s, p, &a, now_ns);
 }
 
 void tcp_reply_rst(struct tcp_stack *t, const struct tcp_in *seg, uint64_t now_ns)
@@ -407,7 +554,8 @@ void tcp_send_cookie_synack(struct tcp_stack *t, const struct tcp_in *seg, uint3
     }
     bool ts = seg->opt.has_ts && t->cfg.timestamps;
     uint32_t optlen = tcp_opt_syn(opt, mss, seg->opt.sack_ok && t->cfg.sack, ts, ws,
-                                  tcp_ts_now(now_ns) + tcp_ts_offset(t, seg->dst_be, seg->src_be),
+                                  tcp_ts_now(now_ns) + (tcp_in_is6(seg) ? tcp_ts_offset6(t, seg->dst6, seg->src6)
+                                                                        : tcp_ts_offset(t, seg->dst_be, seg->src_be)),
                                   seg->opt.tsval);
     uint32_t wnd = t->cfg.rcvbuf > 0xffff ? 0xffff : t->cfg.rcvbuf;
     send_raw(t, seg, iss, seg->seq + 1, TCP_SYN | TCP_ACK, opt, optlen, (uint16_t)wnd, now_ns);
@@ -594,20 +742,21 @@ static uint32_t send_lost(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
     return pipe;
 }
 
-/* With TSO (NETDEV_OFF_TSO4 and TX checksums): how many whole, unshared
+/* With TSO (NETDEV_OFF_TSO4, or TSO6, and TX checksums): how many whole, unshared
  * slots from sq_nxt on go out as one frame within room bytes, the first
  * with headroom for the headers; their payload in *bytes. Under 2: send
  * plain segments. Not while SACK blocks ride on our segments. */
 static uint32_t tso_gather(struct tcp_conn *c, uint32_t room, uint64_t now_ns, uint32_t *bytes)
 {
     const struct netdev *dev = c->t->s->iface[c->route_port].dev;
-    uint32_t want = NETDEV_OFF_TSO4 | NETDEV_OFF_TX_CSUM;
-    if (dev == NULL || (dev->offloads & want) != want || now_ns >= c->route_until_ns ||
+    bool v6 = tcp_conn_is6(c);
+    uint32_t want = (v6 ? NETDEV_OFF_TSO6 : NETDEV_OFF_TSO4) | NETDEV_OFF_TX_CSUM;
+    if (dev == NULL || (dev->offloads & want) != want || now_ns >= (v6 ? c->route6_until_ns : c->route_until_ns) ||
         ((c->flags & TCP_CF_SACK) && c->ooo))
         return 0;
     uint32_t hdr_len = TCP_HDR_LEN + ((c->flags & TCP_CF_TS) ? TCP_TS_ALIGNED_LEN : 0);
     const struct tcp_seg *sg = tcp_sq_at(c, c->sq_nxt);
-    if (sg->seq != c->snd_nxt || sg->off < hdr_len + TCP_LINK_RESERVE)
+    if (sg->seq != c->snd_nxt || sg->off < hdr_len + (v6 ? TCP_LINK_RESERVE6 : TCP_LINK_RESERVE))
         return 0;
     if (room > TCP_TSO_MAX)
         room = TCP_TSO_MAX;

@@ -8,7 +8,8 @@
  *   28..27  MSS, an index into mss_table
  *   26      SACK permitted
  *   25..22  the peer's window scale + 1 (0: none)
- *   21..0   SipHash(cookie key; addresses, ports, full counter, bits 31..22)
+ *   21..0   SipHash(cookie key; addresses (IPv4 or IPv6), ports, full
+ *           counter, bits 31..22)
  *
  * Timestamps need no bits: the ACK carries the option exactly when both
  * sides offered it. */
@@ -23,6 +24,13 @@ static uint32_t cookie_hash(const struct tcp_stack *t, const struct tcp_in *seg,
 {
     uint32_t m[6] = {seg->dst_be, seg->src_be, (uint32_t)seg->dport << 16 | seg->sport,
                      (uint32_t)tc, (uint32_t)(tc >> 32), top};
+    if (tcp_in_is6(seg)) { /* the IPv6 tuple: both addresses in front */
+        uint8_t m6[32 + sizeof(m)];
+        net_memcpy(m6, seg->dst6, 16);
+        net_memcpy(m6 + 16, seg->src6, 16);
+        net_memcpy(m6 + 32, m, sizeof(m));
+        return (uint32_t)tcp_siphash(t->cookie_key, m6, sizeof(m6)) & 0x3fffffu;
+    }
     return (uint32_t)tcp_siphash(t->cookie_key, m, sizeof(m)) & 0x3fffffu;
 }
 
@@ -31,7 +39,8 @@ uint32_t tcp_cookie_make(const struct tcp_stack *t, const struct tcp_in *seg, ui
 {
     uint64_t tc = now_ns >> COOKIE_T_SHIFT;
     uint16_t want = seg->opt.has_mss ? seg->opt.mss : TCP_DEFAULT_MSS;
-    uint16_t ours = tcp_our_mss((struct tcp_stack *)t, seg->src_be);
+    uint16_t ours = tcp_in_is6(seg) ? tcp_our_mss6((struct tcp_stack *)t, seg->src6)
+                                    : tcp_our_mss((struct tcp_stack *)t, seg->src_be);
     if (want > ours)
         want = ours;
     uint32_t idx = 0;

@@ -218,12 +218,25 @@ static void take_tcp(void *arg)
     }
 }
 
+/* addr:port, IPv6 as [addr]:port (RFC 5952 6). */
+static void fmt_endpoint(char *buf, size_t n, bool v6, uint32_t addr_be, const uint8_t *addr6, uint16_t port)
+{
+    if (v6) {
+        buf[0] = '[';
+        fmt_ip6(buf + 1, n - 1, addr6);
+        fmt_snprintf(buf + strlen(buf), n - strlen(buf), "]:%u", port);
+    } else {
+        fmt_ip(buf, n, addr_be);
+        fmt_snprintf(buf + strlen(buf), n - strlen(buf), ":%u", port);
+    }
+}
+
 /* Every core's connections, as the owning core sees them (like ss -ti). */
 static void cmd_show_tcp(const struct cli_args *a)
 {
     static struct tcp_snapshot snap; /* console only: one at a time */
     struct json j;
-    char local[24], remote[24];
+    char local[56], remote[56];
     if (a->json) {
         list_begin(&j, "connections");
     } else {
@@ -239,10 +252,8 @@ static void cmd_show_tcp(const struct cli_args *a)
         hidden += snap.total - snap.n;
         for (unsigned i = 0; i < snap.n; i++) {
             const struct tcp_info *e = &snap.e[i];
-            fmt_ip(local, sizeof local, e->laddr_be);
-            fmt_snprintf(local + strlen(local), sizeof local - strlen(local), ":%u", e->lport);
-            fmt_ip(remote, sizeof remote, e->raddr_be);
-            fmt_snprintf(remote + strlen(remote), sizeof remote - strlen(remote), ":%u", e->rport);
+            fmt_endpoint(local, sizeof local, e->v6, e->laddr_be, e->laddr6, e->lport);
+            fmt_endpoint(remote, sizeof remote, e->v6, e->raddr_be, e->raddr6, e->rport);
             if (a->json) {
                 json_obj_begin(&j, 0);
                 json_u64(&j, "core", core);

@@ -1,20 +1,35 @@
 /* tests/fuzz/fuzz_frame.c: whole frames into net_input, through Ethernet,
  * ARP, IPv4, reassembly, ICMP and UDP, IPv6, ICMPv6 and neighbour
- * discovery, with the forwarding and route hooks set (both families), time
- * moving, UDP callbacks sending.
+ * discovery, and TCP over both (a listener on port 80 that echoes), with
+ * the forwarding and route hooks set (both families), time moving, UDP
+ * callbacks sending.
  *
  * Input: records of [ctl][len lo][len hi][frame...]. ctl bit 0: port;
- * bit 1: fix up the IPv4 header and ICMP/UDP checksums, and ICMPv6's, so
+ * bit 1: fix up the IPv4 header and ICMP/UDP/TCP checksums, and ICMPv6's
+ * and TCP's over IPv6, so
  * mutations get past them; bit 2: PKT_RX_IP_CSUM_OK; bit 3: PKT_RX_L4_CSUM_OK; bits 4-7:
  * time advance in 250 ms steps. After the input every timer is run out and
  * every buffer must be back in the pool, or the target aborts. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../net/tcp.h"
 #include "../unit/fake_netdev.h"
 
 static struct fake_net fn;
 static bool ready;
+static struct tcp_stack tcp;
+static uint8_t arena[256 << 10] __attribute__((aligned(64)));
+
+static void tcp_recv(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
+{
+    if (tcp_send(c, p, now_ns) != 0)
+        pkt_free(p);
+}
+
+static void tcp_fin(void *ctx, struct tcp_conn *c, uint64_t now_ns) { tcp_close(c, now_ns); }
+
+static const struct tcp_callbacks tcp_cb = {.recv = tcp_recv, .peer_fin = tcp_fin};
 
 static void udp_cb(void *ctx, struct net_stack *s, const struct udp_meta *m, const uint8_t *data,
                    uint16_t len, struct pkt *p, uint64_t now_ns)
@@ -98,6 +113,13 @@ static void setup(void)
     net_set_forward(fn.s, forward_cb, NULL);
     udp_bind(fn.s, 7, udp_cb, NULL);
     udp_bind(fn.s, 9, udp_cb, NULL);
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    cfg.sq_slots = 8;
+    cfg.backlog = 2;
+    if (tcp_init(fn.s, &tcp, arena, tcp_arena_size(&cfg, 16), &cfg) == 0)
+        abort();
+    tcp_listen(fn.s, 80, &tcp_cb, NULL);
     fn.now_ns = 1000000000ull;
     net_poll(fn.s, fn.now_ns);
     net_flush(fn.s);
@@ -108,19 +130,19 @@ static void fix_checksums(uint8_t *f, size_t len)
     size_t l3 = 14;
     if (len >= 18 && f[12] == 0x81 && f[13] == 0x00)
         l3 = 18;
-    if (len >= l3 + 48 && (f[l3] >> 4) == 6 && f[l3 + 6] == IP6_PROTO_ICMP6) {
+    if (len >= l3 + 48 && (f[l3] >> 4) == 6 && (f[l3 + 6] == IP6_PROTO_ICMP6 || f[l3 + 6] == IP4_PROTO_TCP)) {
         uint8_t *ip6 = f + l3, *m = ip6 + 40;
-        size_t plen = (size_t)(ip6[4] << 8 | ip6[5]);
-        if (l3 + 40 + plen > len || plen < 4)
+        size_t plen = (size_t)(ip6[4] << 8 | ip6[5]), field = f[l3 + 6] == IP4_PROTO_TCP ? 16 : 2;
+        if (l3 + 40 + plen > len || plen < field + 2)
             return;
         uint32_t sum = 0;
         for (int i = 8; i < 40; i += 2)
             sum += (uint32_t)(ip6[i] << 8 | ip6[i + 1]);
-        sum += (uint32_t)plen + IP6_PROTO_ICMP6;
-        m[2] = m[3] = 0;
+        sum += (uint32_t)plen + f[l3 + 6];
+        m[field] = m[field + 1] = 0;
         uint16_t c6 = fake_csum(m, plen, sum);
-        m[2] = (uint8_t)(c6 >> 8);
-        m[3] = (uint8_t)c6;
+        m[field] = (uint8_t)(c6 >> 8);
+        m[field + 1] = (uint8_t)c6;
         return;
     }
     if (len < l3 + 20 || (f[l3] >> 4) != 4)
@@ -142,7 +164,12 @@ static void fix_checksums(uint8_t *f, size_t len)
         return;
     if (ip[9] == IP4_PROTO_ICMP)
         field = 2;
-    else if (ip[9] == IP4_PROTO_UDP) {
+    else if (ip[9] == IP4_PROTO_TCP && l4_len >= 20) {
+        for (int i = 12; i < 20; i += 2)
+            sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+        sum += IP4_PROTO_TCP + (uint32_t)l4_len;
+        field = 16;
+    } else if (ip[9] == IP4_PROTO_UDP) {
         l4_len = (size_t)(l4[4] << 8 | l4[5]);
         if (l4_len < 8 || l4_len > tot - hlen)
             return;
@@ -170,7 +197,11 @@ static void drain(void)
             break;
         fn.now_ns = next > fn.now_ns ? next : fn.now_ns + 1;
     }
-    if (fn.pool.nfree != fn.pool.total || fn.s->arp_queued || fn.s->reasm.bufs)
+    net_stack_release(fn.s); /* TCP's connections too */
+    net_flush(fn.s);
+    fake_netdev_clear(&fn.nd[0]);
+    fake_netdev_clear(&fn.nd[1]);
+    if (fn.pool.nfree != fn.pool.total || fn.s->arp_queued || fn.s->reasm.bufs || tcp.nfree != tcp.nconns)
         abort();
 }
 

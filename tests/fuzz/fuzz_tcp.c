@@ -1,9 +1,11 @@
 /* tests/fuzz/fuzz_tcp.c: TCP segments from the wire into a stack with a
- * listener (port 80) and an active open (port 40000 to 10.0.0.2:9000),
- * applications that write, echo zero-copy and close, and time moving.
+ * listener (port 80) and active opens (port 40000 to 10.0.0.2:9000, and
+ * over IPv6 to [2001:db8::2]:9000), applications that write, echo
+ * zero-copy and close, and time moving.
  *
  * Input: records of [ctl][len lo][len hi][TCP segment...], each wrapped in
- * Ethernet and IPv4 from 10.0.0.2 to 10.0.0.1. ctl bit 0: fix the TCP
+ * Ethernet and IPv4 from 10.0.0.2 to 10.0.0.1, or, with bit 7 of len hi,
+ * in IPv6 from 2001:db8::2 to 2001:db8::1. ctl bit 0: fix the TCP
  * checksum; bit 1: sequence and acknowledgment numbers are relative to the
  * connection of that 4-tuple (rcv_nxt, snd_una), so mutations land in the
  * window; bit 2: PKT_RX_L4_CSUM_OK; bit 3: the applications write a little
@@ -15,10 +17,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../net/icmp6.h"
+#include "../../net/ip6.h"
 #include "../../net/tcp_impl.h"
 #include "../unit/fake_netdev.h"
 
 #define NCONNS 32
+
+static const uint8_t addr6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1};
+static const uint8_t peer6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 2};
 
 static struct fake_net fn;
 static struct tcp_stack tcp;
@@ -45,10 +52,25 @@ static void on_fin(void *ctx, struct tcp_conn *c, uint64_t now_ns) { tcp_close(c
 static const struct tcp_callbacks cb = {
     .accepted = on_open, .connected = on_open, .recv = on_recv, .peer_fin = on_fin};
 
+/* Ethernet and IPv6 from peer6 to dst around len bytes at l4. */
+static size_t wrap6(uint8_t *f, const uint8_t *dmac, const uint8_t *dst, uint8_t hlim, uint8_t next,
+                    const uint8_t *l4, size_t len)
+{
+    size_t n = fake_eth(f, dmac, fake_peer_mac, ETH_TYPE_IP6);
+    struct ip6_hdr h = {.vtf_be = net_htonl(6u << 28), .plen_be = net_htons((uint16_t)len), .next = next,
+                        .hlim = hlim};
+    memcpy(h.src, peer6, 16);
+    memcpy(h.dst, dst, 16);
+    memcpy(f + n, &h, sizeof(h));
+    memmove(f + n + IP6_HDR_LEN, l4, len);
+    return n + IP6_HDR_LEN + len;
+}
+
 static void setup(void)
 {
     net_stack_init(fn.s, &fn.pool, 0);
     net_iface_add(fn.s, &fn.nd[0].dev, 0, FAKE_ADDR0, 24);
+    net_iface_set_addr6(fn.s, 0, addr6, 64);
     fn.nd[0].dev.link_up = true;
     fn.now_ns = 1000000000ull;
     net_poll(fn.s, fn.now_ns);
@@ -64,11 +86,26 @@ static void setup(void)
     tcp_listen(fn.s, 80, &cb, NULL);
     tcp_connect_from(fn.s, 40000, FAKE_PEER, 9000, &cb, NULL, fn.now_ns);
     /* The peer's MAC, so segments leave at once. */
-    uint8_t f[64];
+    uint8_t f[128];
     static const uint8_t zero[6];
     size_t n = fake_eth(f, eth_bcast_addr, fake_peer_mac, ETH_TYPE_ARP);
     n += fake_arp(f + n, ARP_OP_REQUEST, fake_peer_mac, FAKE_PEER, zero, FAKE_ADDR0);
     fake_net_input(&fn, 0, f, n);
+    /* And over IPv6: a solicitation for our address with the peer's
+     * link-layer address teaches it (RFC 4861 7.2.3). */
+    uint8_t m[32] = {ND6_NS};
+    memcpy(m + 8, addr6, 16);
+    m[24] = ND6_OPT_SLLA;
+    m[25] = 1;
+    memcpy(m + 26, fake_peer_mac, 6);
+    uint8_t sn[16];
+    ip6_solicited_node(addr6, sn);
+    uint8_t dmac[6] = {0x33, 0x33, sn[12], sn[13], sn[14], sn[15]};
+    n = wrap6(f, dmac, sn, 255, IP6_PROTO_ICMP6, m, sizeof(m));
+    uint16_t c6 = ip6_l4_csum(peer6, sn, IP6_PROTO_ICMP6, f + 54, sizeof(m));
+    memcpy(f + 54 + 2, &c6, 2);
+    fake_net_input(&fn, 0, f, n);
+    tcp_connect6_from(fn.s, 40000, peer6, 9000, &cb, NULL, fn.now_ns);
     fake_netdev_clear(&fn.nd[0]);
 }
 
@@ -82,24 +119,31 @@ static void put32(uint8_t *p, uint32_t v)
 
 static uint32_t get32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
 
-static void relative(uint8_t *t, size_t len)
+static void relative(uint8_t *t, size_t len, bool v6)
 {
     if (len < 20)
         return;
     uint16_t sport = (uint16_t)(t[0] << 8 | t[1]), dport = (uint16_t)(t[2] << 8 | t[3]);
-    struct tcp_conn *c = tcp_conn_lookup(&tcp, FAKE_ADDR0, FAKE_PEER, dport, sport);
+    struct tcp_conn *c = v6 ? tcp_conn_lookup6(&tcp, addr6, peer6, dport, sport)
+                            : tcp_conn_lookup(&tcp, FAKE_ADDR0, FAKE_PEER, dport, sport);
     if (c == NULL)
         return;
     put32(t + 4, get32(t + 4) + c->rcv_nxt);
     put32(t + 8, get32(t + 8) + c->snd_una);
 }
 
-static void fix_csum(uint8_t *t, size_t len)
+static void fix_csum(uint8_t *t, size_t len, bool v6)
 {
     uint8_t ph[12];
     uint32_t src = FAKE_PEER, dst = FAKE_ADDR0, sum = 0;
     if (len < 18)
         return;
+    if (v6) {
+        t[16] = t[17] = 0;
+        uint16_t c6 = ip6_l4_csum(peer6, addr6, IP4_PROTO_TCP, t, (uint32_t)len);
+        memcpy(t + 16, &c6, 2);
+        return;
+    }
     memcpy(ph, &src, 4);
     memcpy(ph + 4, &dst, 4);
     ph[8] = 0;
@@ -165,22 +209,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     setup();
     while (size >= 3) {
         uint8_t ctl = data[0];
-        size_t len = (size_t)(data[1] | data[2] << 8);
+        bool v6 = (data[2] & 0x80) != 0;
+        size_t len = (size_t)(data[1] | (data[2] & 0x7f) << 8);
         data += 3;
         size -= 3;
         if (len > size)
             len = size;
-        if (len > PKT_DATA_ROOM - 34)
-            len = PKT_DATA_ROOM - 34;
-        uint8_t *t = frame + 34;
+        if (len > PKT_DATA_ROOM - 54)
+            len = PKT_DATA_ROOM - 54;
+        uint8_t *t = frame + (v6 ? 54 : 34);
         memcpy(t, data, len);
         data += len;
         size -= len;
         if (ctl & 2)
-            relative(t, len);
+            relative(t, len, v6);
         if (ctl & 1)
-            fix_csum(t, len);
-        size_t n = fake_frame_ip4(frame, IP4_PROTO_TCP, 1, 0x4000, t, len);
+            fix_csum(t, len, v6);
+        size_t n = v6 ? wrap6(frame, fn.nd[0].dev.mac, addr6, 64, IP4_PROTO_TCP, t, len)
+                      : fake_frame_ip4(frame, IP4_PROTO_TCP, 1, 0x4000, t, len);
         struct pkt *p = fake_net_rx(&fn, 0, frame, n);
         if (p == NULL)
             abort();

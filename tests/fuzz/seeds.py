@@ -81,6 +81,7 @@ def frame_seeds():
         mf = 0x2000 if off + 1480 < len(big) else 0
         frags.append(rec(eth(MAC0, PEER_MAC, 0x800) + ip4(PEER, ADDR0, 1, part, 9, mf | off // 8)))
     arp_req = rec(eth(BCAST, PEER_MAC, 0x806) + arp(1, PEER_MAC, PEER, b"\0" * 6, ADDR0))
+    syn = tcp(5555, 80, 1000, 0, 2, opts=bytes([2, 4, 5, 0xA0, 4, 2, 8, 10, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 3, 7]))
     sn = bytes.fromhex("ff0200000000000000000001ff") + A6_0[13:]
     ns6 = rec(eth(b"\x33\x33" + sn[12:], PEER_MAC, 0x86dd)
               + ip6(PEER6, sn, 58, icmp6(135, 0, 0, A6_0 + b"\x01\x01" + PEER_MAC), hlim=255))
@@ -102,6 +103,12 @@ def frame_seeds():
         "forward_route": rec(eth(MAC0, PEER_MAC, 0x800) + ip4(PEER, bytes([192, 168, 1, 1]), 1, ping), time=5),
         "vlan": rec(eth(MAC1, PEER_MAC, 0x800, vlan=7) + ip4(PEER1, ADDR1, 1, ping), port=1),
         "vlan_arp": rec(eth(BCAST, PEER_MAC, 0x806, vlan=7) + arp(1, PEER_MAC, PEER1, b"\0" * 6, ADDR1), port=1),
+        "tcp_syn": arp_req + rec(eth(MAC0, PEER_MAC, 0x800) + ip4(PEER, ADDR0, 6, syn)),
+        "tcp6_syn": ns6 + rec(eth(MAC0, PEER_MAC, 0x86dd) + ip6(PEER6, A6_0, 6, syn)),
+        "tcp6_syn_data": ns6 + rec(eth(MAC0, PEER_MAC, 0x86dd) + ip6(PEER6, A6_0, 6, syn))
+        + rec(eth(MAC0, PEER_MAC, 0x86dd) + ip6(PEER6, A6_0, 6, tcp(5555, 80, 1001, 0, 0x18, b"echo me")), time=1),
+        "tcp6_noport": ns6 + rec(eth(MAC0, PEER_MAC, 0x86dd) + ip6(PEER6, A6_0, 6, tcp(5555, 81, 1, 0, 2))),
+        "tcp6_rst": rec(eth(MAC0, PEER_MAC, 0x86dd) + ip6(PEER6, A6_0, 6, tcp(5555, 80, 1, 0, 4))),
     }
 
 
@@ -130,10 +137,11 @@ def tcp(sport, dport, seq, ack, flags, data=b"", opts=b"", wnd=65535):
                        wnd, 0, 0) + opts + data
 
 
-def tcp_rec(seg, rel=True, time=0, app=False):
-    """fuzz_tcp's record: checksum fixed, sequence numbers relative."""
+def tcp_rec(seg, rel=True, time=0, app=False, v6=False):
+    """fuzz_tcp's record: checksum fixed, sequence numbers relative; over
+    IPv6 with bit 15 of the length."""
     ctl = 1 | (2 if rel else 0) | (8 if app else 0) | time << 4
-    return bytes([ctl]) + struct.pack("<H", len(seg)) + seg
+    return bytes([ctl]) + struct.pack("<H", len(seg) | (0x8000 if v6 else 0)) + seg
 
 
 def tcp_seeds():
@@ -147,6 +155,9 @@ def tcp_seeds():
     close = tcp_rec(tcp(5555, 80, 11, 1, ACK | FIN, opts=ts), time=8)
     synack = tcp_rec(tcp(9000, 40000, 7777, 1, SYN | ACK, opts=syn_opts), rel=True)
     active = synack + tcp_rec(tcp(9000, 40000, 0, 0, ACK | PSH, b"from the server", opts=ts), app=True)
+    hs6 = (tcp_rec(tcp(5556, 80, 1000, 0, SYN, opts=syn_opts), rel=False, v6=True)
+           + tcp_rec(tcp(5556, 80, 0, 1, ACK, opts=ts), v6=True))
+    data6 = tcp_rec(tcp(5556, 80, 0, 1, ACK | PSH, b"hello six", opts=ts), app=True, v6=True)
     return {
         "handshake": hs,
         "data": hs + data,
@@ -158,6 +169,14 @@ def tcp_seeds():
         "active_close": active + tcp_rec(tcp(9000, 40000, 15, 5, ACK | FIN, opts=ts), time=10),
         "refused": tcp_rec(tcp(9000, 40000, 0, 1, RST | ACK), rel=True),
         "timeouts": hs + data + tcp_rec(tcp(5555, 80, 11, 0, ACK), time=15) * 3,
+        "handshake6": hs6,
+        "data6": hs6 + data6,
+        "sack6": hs6 + data6 + tcp_rec(tcp(5556, 80, 11, 0, ACK, opts=ts + sack), time=3, v6=True),
+        "close6": hs6 + data6 + tcp_rec(tcp(5556, 80, 11, 1, ACK | FIN, opts=ts), time=8, v6=True),
+        "active6": tcp_rec(tcp(9000, 40000, 7777, 1, SYN | ACK, opts=syn_opts), v6=True)
+        + tcp_rec(tcp(9000, 40000, 0, 0, ACK | PSH, b"six", opts=ts), app=True, v6=True),
+        "noport6": tcp_rec(tcp(5556, 81, 1, 0, SYN, opts=syn_opts), rel=False, v6=True),
+        "both": hs + hs6 + data + data6,
     }
 
 

@@ -162,6 +162,13 @@ struct tcp_conn *ta_connect(struct tl *l, int side, uint16_t port, struct ta *a)
     return a->c;
 }
 
+struct tcp_conn *ta_connect6(struct tl *l, int side, uint16_t port, struct ta *a)
+{
+    a->c = tcp_connect6_from(l->s[side], 0, tl_addr6[!side], port, &ta_cb, a, l->now_ns);
+    tl_flush(l);
+    return a->c;
+}
+
 uint64_t tl_ctr(struct tl *l, int side, const char *name)
 {
     const struct net_counter_desc *d = net_counter_find(name);
@@ -175,11 +182,17 @@ uint64_t tl_ctr(struct tl *l, int side, const char *name)
 bool ta_parse(const struct pkt *p, struct ta_seg *out)
 {
     const uint8_t *f = p->data;
-    if (p->len < 54 || f[12] != 0x08 || f[13] != 0x00 || f[23] != IP4_PROTO_TCP)
-        return false;
     const uint8_t *ip = f + 14;
-    uint32_t ihl = (uint32_t)(ip[0] & 0xf) * 4;
-    uint32_t tot = (uint32_t)(ip[2] << 8 | ip[3]);
+    uint32_t ihl, tot;
+    if (p->len >= 74 && f[12] == 0x86 && f[13] == 0xdd && f[20] == IP4_PROTO_TCP) {
+        ihl = 40;
+        tot = 40 + (uint32_t)(ip[4] << 8 | ip[5]);
+    } else if (p->len >= 54 && f[12] == 0x08 && f[13] == 0x00 && f[23] == IP4_PROTO_TCP) {
+        ihl = (uint32_t)(ip[0] & 0xf) * 4;
+        tot = (uint32_t)(ip[2] << 8 | ip[3]);
+    } else {
+        return false;
+    }
     const uint8_t *t = ip + ihl;
     memset(out, 0, sizeof(*out));
     out->sport = (uint16_t)(t[0] << 8 | t[1]);

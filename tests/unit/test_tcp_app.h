@@ -39,11 +39,14 @@ void ta_pump(struct ta *a, uint64_t now_ns);
 void ta_release(struct ta *a, uint64_t now_ns);
 int ta_listen(struct tl *l, int side, uint16_t port, struct ta *a);
 struct tcp_conn *ta_connect(struct tl *l, int side, uint16_t port, struct ta *a);
+/* The same over IPv6 (tl_addr6). */
+struct tcp_conn *ta_connect6(struct tl *l, int side, uint16_t port, struct ta *a);
 
 /* Counter by name on a side. */
 uint64_t tl_ctr(struct tl *l, int side, const char *name);
 
-/* A parsed copy of a TCP segment in an Ethernet frame (NULL if none). */
+/* A parsed copy of a TCP segment in an Ethernet frame, IPv4 or IPv6 (false
+ * if none). */
 struct ta_seg {
     uint32_t seq, ack;
     uint16_t sport, dport, wnd;

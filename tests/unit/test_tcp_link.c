@@ -12,6 +12,7 @@
 #include "../../net/wire.h"
 
 static const uint8_t tl_mac[2][6] = {{0x02, 0, 0, 0, 0x10, 0x01}, {0x02, 0, 0, 0, 0x10, 0x02}};
+const uint8_t tl_addr6[2][16] = {{0x20, 0x01, 0x0d, 0xb8, [15] = 1}, {0x20, 0x01, 0x0d, 0xb8, [15] = 2}};
 
 uint64_t tl_rand(struct tl *l)
 {
@@ -67,7 +68,8 @@ static struct tl_frame heap_pop(struct tl *l)
 
 static bool is_tcp(const struct pkt *p)
 {
-    return p->len >= 34 && p->data[12] == 0x08 && p->data[13] == 0x00 && p->data[23] == IP4_PROTO_TCP;
+    return (p->len >= 34 && p->data[12] == 0x08 && p->data[13] == 0x00 && p->data[23] == IP4_PROTO_TCP) ||
+           (p->len >= 54 && p->data[12] == 0x86 && p->data[13] == 0xdd && p->data[20] == IP4_PROTO_TCP);
 }
 
 /* One frame onto the wire towards the other side. Takes p. */
@@ -140,12 +142,14 @@ static void frame_copy(const struct pkt *p, uint32_t start, uint32_t off, uint8_
     }
 }
 
-/* What a TSO NIC does with a frame (Ethernet, IPv4, TCP headers, payload
- * over chained buffers): segments of tso_mss payload bytes, each with the
- * headers copied, IPv4 length, id and checksum, TCP sequence number and
- * pseudo-header sum set, FIN and PSH only on the last. Takes p. */
+/* What a TSO NIC does with a frame (Ethernet, IPv4 or IPv6, TCP headers,
+ * payload over chained buffers): segments of tso_mss payload bytes, each
+ * with the headers copied, IPv4 length, id and checksum (IPv6: payload
+ * length), TCP sequence number and pseudo-header sum set, FIN and PSH only
+ * on the last. Takes p. */
 static void tso_split(struct tl *l, int from, struct pkt *p)
 {
+    bool v6 = (p->flags & PKT_TX_TSO6) != 0;
     uint32_t th = p->csum_start, hdr = th + (p->data[th + 12] >> 4) * 4u;
     uint32_t total = pkt_frame_len(p) - hdr, mss = p->tso_mss, seq0, src, dst;
     uint16_t id0;
@@ -165,17 +169,26 @@ static void tso_split(struct tl *l, int from, struct pkt *p)
         frame_copy(p, hdr, off, q->data + hdr, n);
         q->len = (uint16_t)(hdr + n);
         uint8_t *ip = q->data + 14, *tcp = q->data + th;
-        uint16_t tot = net_htons((uint16_t)(q->len - 14)), id = net_htons((uint16_t)(net_ntohs(id0) + k));
         uint32_t seq = net_htonl(net_ntohl(seq0) + off);
-        memcpy(ip + 2, &tot, 2);
-        memcpy(ip + 4, &id, 2);
-        memset(ip + 10, 0, 2);
-        uint16_t ipsum = csum_finish(csum_partial(ip, 20, 0));
-        memcpy(ip + 10, &ipsum, 2);
+        uint16_t pseudo;
+        if (v6) {
+            uint16_t plen = net_htons((uint16_t)(q->len - 14 - 40));
+            memcpy(ip + 4, &plen, 2);
+            uint32_t sum = csum_partial(ip + 8, 32, 0);
+            sum = csum_add(sum, net_htons((uint16_t)(q->len - th)) + net_htons(IP4_PROTO_TCP));
+            pseudo = csum_fold(sum);
+        } else {
+            uint16_t tot = net_htons((uint16_t)(q->len - 14)), id = net_htons((uint16_t)(net_ntohs(id0) + k));
+            memcpy(ip + 2, &tot, 2);
+            memcpy(ip + 4, &id, 2);
+            memset(ip + 10, 0, 2);
+            uint16_t ipsum = csum_finish(csum_partial(ip, 20, 0));
+            memcpy(ip + 10, &ipsum, 2);
+            pseudo = csum_fold(csum_pseudo4(src, dst, IP4_PROTO_TCP, (uint16_t)(q->len - th)));
+        }
         memcpy(tcp + 4, &seq, 4);
         if (off + n < total)
             tcp[13] &= (uint8_t)~(TCP_FIN | TCP_PSH);
-        uint16_t pseudo = csum_fold(csum_pseudo4(src, dst, IP4_PROTO_TCP, (uint16_t)(q->len - th)));
         memcpy(tcp + 16, &pseudo, 2);
         q->flags = PKT_TX_L4_CSUM;
         q->csum_start = (uint16_t)th;
@@ -190,11 +203,12 @@ static uint16_t tl_tx(struct netdev *dev, uint16_t queue, struct pkt **pkts, uin
     struct tl_dev *d = (struct tl_dev *)dev;
     for (uint16_t i = 0; i < n; i++) {
         struct pkt *p = pkts[i];
-        if (!(p->flags & PKT_TX_TSO4)) {
+        if (!(p->flags & (PKT_TX_TSO4 | PKT_TX_TSO6))) {
             send_one(d->l, d->side, p);
             continue;
         }
-        if (!(dev->offloads & NETDEV_OFF_TSO4) || !(p->flags & PKT_F_CHAIN) || p->tso_mss == 0)
+        uint32_t need = (p->flags & PKT_TX_TSO6) ? NETDEV_OFF_TSO6 : NETDEV_OFF_TSO4;
+        if (!(dev->offloads & need) || !(p->flags & PKT_F_CHAIN) || p->tso_mss == 0)
             abort(); /* TSO frames only to a TSO device, and only multi-buffer ones */
         tso_split(d->l, d->side, p);
     }
@@ -285,6 +299,7 @@ struct tl *tl_new(const struct tl_opts *o)
         d->l = l;
         d->side = i;
         net_iface_add(l->s[i], &d->dev, 0, i ? TL_ADDR1 : TL_ADDR0, 24);
+        net_iface_set_addr6(l->s[i], 0, tl_addr6[i], 64);
         struct tcp_config cfg;
         if (o->cfg[i])
             cfg = *o->cfg[i];

@@ -1,14 +1,14 @@
 /* tests/unit/test_tcp_link.h: two stack instances on an in-memory link,
  * run in simulated time, for the TCP tests and the TCP benchmark.
  *
- * Side 0 is 10.0.0.1, side 1 is 10.0.0.2, both on eth0 (/24) with TCP
- * attached. Frames sent by one side travel for delay_ns and are copied into
+ * Side 0 is 10.0.0.1 and 2001:db8::1, side 1 is 10.0.0.2 and 2001:db8::2,
+ * both on eth0 (/24, /64) with TCP attached (ARP resolved, ND not yet). Frames sent by one side travel for delay_ns and are copied into
  * a buffer of the other side's pool (as a NIC would); the sender's buffer is
  * held until then (as a TX ring holds it until the doorbell's work is
  * done), so a retransmission while it is "on the wire" meets a shared
  * buffer. TCP segments (not ARP) can be lost, duplicated and reordered with
- * seeded randomness, or filtered by a tap. With NETDEV_OFF_TSO4 the sending
- * side cuts TSO frames into segments first, as a NIC would.
+ * seeded randomness, or filtered by a tap. With NETDEV_OFF_TSO4 (TSO6) the
+ * sending side cuts TSO frames into segments first, as a NIC would.
  *
  * Nothing here depends on check.h: tools/bench/tcp builds it too. */
 #ifndef TESTS_UNIT_TEST_TCP_LINK_H
@@ -25,6 +25,7 @@
 
 #define TL_ADDR0 NET_IP4(10, 0, 0, 1)
 #define TL_ADDR1 NET_IP4(10, 0, 0, 2)
+extern const uint8_t tl_addr6[2][16];   /* 2001:db8::1, 2001:db8::2 */
 
 struct tl;
 
