@@ -3,7 +3,8 @@
  * tcp_conn.c   connections: arena, lookup, listeners, the API's open/close
  * tcp_in.c     segment input: checks, LISTEN, SYN-SENT, the state machine
  * tcp_rcv.c    received data: trimming, out-of-order queue, SACK blocks
- * tcp_out.c    segment output, the send queue, RST and ACK
+ * tcp_out.c    segment output, RST and ACK
+ * tcp_sq.c     the send queue: tcp_send, tcp_write
  * tcp_sack.c   the sender's SACK scoreboard and loss marking (RFC 6675)
  * tcp_cc.c     congestion control: NewReno and CUBIC
  * tcp_timer.c  the timer wheel, RTO (RFC 6298), persist, keepalive
@@ -276,6 +277,13 @@ void tcp_keepalive_touch(struct tcp_conn *c, uint64_t now_ns);
 uint64_t tcp_rto_backed_off(const struct tcp_conn *c);
 
 static inline bool tcp_synchronized(uint8_t state) { return state >= TCP_ESTABLISHED; }
+
+/* States in which queued data may go out. */
+static inline bool tcp_can_send_data(uint8_t state)
+{
+    return state == TCP_ESTABLISHED || state == TCP_CLOSE_WAIT || state == TCP_FIN_WAIT_1 ||
+           state == TCP_CLOSING || state == TCP_LAST_ACK;
+}
 
 /* Hand p (p->len bytes at rcv_nxt) to the application. */
 static inline void tcp_deliver(struct tcp_conn *c, struct pkt *p, uint64_t now_ns)

@@ -1,12 +1,11 @@
 /* net/tcp_out.c: TCP output (RFC 9293 sections 3.8.6 and 3.10.2 SEND):
- * the send queue, segment building, zero-copy transmission, the choice of
+ * segment building, zero-copy transmission, the choice of
  * what to send next (lost segments first, then new data, within the
  * congestion and peer windows: RFC 5681, RFC 6675 NextSeg), Nagle, sender
  * silly-window avoidance, and RST / ACK segments.
  *
- * The send queue is a ring of slots (struct tcp_seg), each one buffer
- * holding at most one segment's payload. A slot from tcp_send is the
- * application's buffer: when it is sent whole and nobody else holds the
+ * A send-queue slot (net/tcp_sq.c) from tcp_send is the application's
+ * buffer: when it is sent whole and nobody else holds the
  * buffer, the headers are written in front of the payload and the buffer
  * itself goes to the NIC, with a reference kept for retransmission. Anything
  * else (part of a slot, a buffer still on a NIC ring) is copied into a fresh
@@ -28,24 +27,10 @@
 #include "tcp_impl.h"
 #include "wire.h"
 
-#define TCP_COPY_MAX 256        /* tcp_send copies payloads this small into an open slot */
 #define TCP_ROUTE_CACHE_NS 1000000000ull /* how long a cached next hop's MAC is used */
 #define TCP_TSO_SLOTS 44        /* buffers in one TSO frame (a NIC ring takes them all) */
 #define TCP_TSO_MAX (65535u - IP4_HDR_LEN - 60u) /* payload of one: IPv4's total length */
 #define TCP_HOP_LIMIT 64        /* IPv6 (RFC 8200 3; as IPv4's TTL) */
-
-static bool can_queue(const struct tcp_conn *c)
-{
-    return (c->state == TCP_ESTABLISHED || c->state == TCP_CLOSE_WAIT || c->state == TCP_SYN_SENT ||
-            c->state == TCP_SYN_RECEIVED) &&
-           !(c->flags & TCP_CF_FIN_QUEUED);
-}
-
-static bool can_send_data(uint8_t state)
-{
-    return state == TCP_ESTABLISHED || state == TCP_CLOSE_WAIT || state == TCP_FIN_WAIT_1 ||
-           state == TCP_CLOSING || state == TCP_LAST_ACK;
-}
 
 /* The window field for a segment: never shrinks the right edge already
  * offered, and opens it only by a worthwhile amount (receiver SWS
@@ -561,119 +546,6 @@ void tcp_send_cookie_synack(struct tcp_stack *t, const struct tcp_in *seg, uint3
     send_raw(t, seg, iss, seg->seq + 1, TCP_SYN | TCP_ACK, opt, optlen, (uint16_t)wnd, now_ns);
 }
 
-/* ---- The send queue ---- */
-
-void tcp_sq_free(struct tcp_conn *c)
-{
-    for (uint32_t i = 0; i < c->sq_n; i++)
-        tcp_sq_slot_free(c, tcp_sq_at(c, i));
-    c->sq_n = c->sq_head = c->sq_nxt = 0;
-    c->nmarked = 0;
-    c->snd_queued = 0;
-}
-
-static struct tcp_seg *sq_last(struct tcp_conn *c) { return c->sq_n ? tcp_sq_at(c, c->sq_n - 1u) : NULL; }
-
-/* Room to append to the last slot: TCP's own, nothing of it sent yet. */
-static uint32_t append_room(struct tcp_conn *c)
-{
-    struct tcp_seg *sg = sq_last(c);
-    if (sg == NULL || !(sg->flags & TCP_SEG_COPY) || SEQ_LT(sg->seq, c->snd_nxt) || pkt_shared(sg->p))
-        return 0;
-    return sg->len < c->seg_size ? c->seg_size - sg->len : 0;
-}
-
-static struct tcp_seg *slot_add(struct tcp_conn *c, struct pkt *p, uint16_t off, uint16_t len,
-                                uint8_t flags)
-{
-    struct tcp_seg *sg = tcp_sq_at(c, c->sq_n);
-    c->sq_n++;
-    *sg = (struct tcp_seg){.p = p, .seq = c->snd_end, .off = off, .len = len, .flags = flags};
-    c->snd_end += len;
-    c->snd_queued += len;
-    return sg;
-}
-
-/* Copy len bytes in: the open last slot first, then new slots. Returns how
- * many were taken (less when slots, buffers or sndbuf run out). */
-static uint32_t copy_in(struct tcp_conn *c, const uint8_t *data, uint32_t len)
-{
-    uint32_t done = 0;
-    uint32_t room = append_room(c);
-    if (room && len) {
-        struct tcp_seg *sg = sq_last(c);
-        uint32_t n = len < room ? len : room;
-        net_memcpy(pkt_buf_start(sg->p) + sg->off + sg->len, data, n);
-        sg->len = (uint16_t)(sg->len + n);
-        c->snd_end += n;
-        c->snd_queued += n;
-        done = n;
-    }
-    while (done < len && c->sq_n < c->sq_cap && c->snd_queued < c->sndbuf) {
-        struct pkt *p = pkt_alloc(c->t->s->pool);
-        if (p == NULL) {
-            c->t->s->ctr.tcp_no_buf++;
-            break;
-        }
-        uint32_t n = len - done;
-        if (n > c->seg_size)
-            n = c->seg_size;
-        net_memcpy(p->data, data + done, n);
-        slot_add(c, p, (uint16_t)(p->data - pkt_buf_start(p)), (uint16_t)n, TCP_SEG_COPY);
-        done += n;
-    }
-    return done;
-}
-
-static void kick(struct tcp_conn *c, uint64_t now_ns)
-{
-    if (!(c->flags & TCP_CF_BUSY) && can_send_data(c->state)) {
-        tcp_output(c, now_ns);
-        tcp_timer_update(c);
-    }
-}
-
-uint32_t tcp_write(struct tcp_conn *c, const void *data, uint32_t len, uint64_t now_ns)
-{
-    c->t->now_ns = now_ns;
-    if (!can_queue(c))
-        return 0;
-    uint32_t room = c->sndbuf > c->snd_queued ? c->sndbuf - c->snd_queued : 0;
-    uint32_t n = copy_in(c, data, len < room ? len : room);
-    if (n)
-        kick(c, now_ns);
-    return n;
-}
-
-int tcp_send(struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
-{
-    c->t->now_ns = now_ns;
-    if (!can_queue(c) || c->snd_queued + p->len > c->sndbuf)
-        return -1;
-    if (p->len == 0) {
-        pkt_free(p);
-        return 0;
-    }
-    if (p->len <= TCP_COPY_MAX && append_room(c) >= p->len) {
-        copy_in(c, p->data, p->len);
-    } else if (p->len <= c->seg_size) {
-        if (c->sq_n == c->sq_cap)
-            return -1;
-        slot_add(c, p, (uint16_t)(p->data - pkt_buf_start(p)), p->len, 0);
-        kick(c, now_ns);
-        return 0;
-    } else {
-        /* Larger than a segment: copied, all or nothing. */
-        uint32_t need = (p->len + c->seg_size - 1u) / c->seg_size;
-        if (c->sq_cap - c->sq_n < need || c->t->s->pool->nfree < need)
-            return -1;
-        copy_in(c, p->data, p->len);
-    }
-    pkt_free(p);
-    kick(c, now_ns);
-    return 0;
-}
-
 /* ---- Choosing what to send ---- */
 
 /* Send [from, to) of slot sg in segments; false when a buffer ran out. */
@@ -869,7 +741,7 @@ void tcp_output(struct tcp_conn *c, uint64_t now_ns)
 {
     if (c->state == TCP_SYN_SENT || c->state == TCP_SYN_RECEIVED || c->state == TCP_CLOSED)
         return;
-    if (c->state == TCP_TIME_WAIT || !can_send_data(c->state)) {
+    if (c->state == TCP_TIME_WAIT || !tcp_can_send_data(c->state)) {
         if (c->flags & TCP_CF_ACK_NOW)
             tcp_send_ack(c, now_ns);
         return;

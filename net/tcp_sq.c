@@ -1,0 +1,132 @@
+/* net/tcp_sq.c: the send queue (net/tcp_out.c sends from it): tcp_send
+ * (zero-copy: the application's buffer becomes a slot), tcp_write (copied
+ * into TCP's own buffers, small writes packed into the open last slot),
+ * and the release of what the peer acknowledged (tcp_sq_ack, inline in
+ * net/tcp_impl.h).
+ *
+ * The queue is a ring of slots (struct tcp_seg), each one buffer holding at
+ * most one segment's payload. */
+#include "env.h"
+#include "net.h"
+#include "tcp_impl.h"
+
+#define TCP_COPY_MAX 256        /* tcp_send copies payloads this small into an open slot */
+
+/* Data may still be queued: before our FIN (RFC 9293 3.10.2 SEND). */
+static bool can_queue(const struct tcp_conn *c)
+{
+    return (c->state == TCP_ESTABLISHED || c->state == TCP_CLOSE_WAIT || c->state == TCP_SYN_SENT ||
+            c->state == TCP_SYN_RECEIVED) &&
+           !(c->flags & TCP_CF_FIN_QUEUED);
+}
+
+void tcp_sq_free(struct tcp_conn *c)
+{
+    for (uint32_t i = 0; i < c->sq_n; i++)
+        tcp_sq_slot_free(c, tcp_sq_at(c, i));
+    c->sq_n = c->sq_head = c->sq_nxt = 0;
+    c->nmarked = 0;
+    c->snd_queued = 0;
+}
+
+static struct tcp_seg *sq_last(struct tcp_conn *c) { return c->sq_n ? tcp_sq_at(c, c->sq_n - 1u) : NULL; }
+
+/* Room to append to the last slot: TCP's own, nothing of it sent yet. */
+static uint32_t append_room(struct tcp_conn *c)
+{
+    struct tcp_seg *sg = sq_last(c);
+    if (sg == NULL || !(sg->flags & TCP_SEG_COPY) || SEQ_LT(sg->seq, c->snd_nxt) || pkt_shared(sg->p))
+        return 0;
+    return sg->len < c->seg_size ? c->seg_size - sg->len : 0;
+}
+
+static struct tcp_seg *slot_add(struct tcp_conn *c, struct pkt *p, uint16_t off, uint16_t len,
+                                uint8_t flags)
+{
+    struct tcp_seg *sg = tcp_sq_at(c, c->sq_n);
+    c->sq_n++;
+    *sg = (struct tcp_seg){.p = p, .seq = c->snd_end, .off = off, .len = len, .flags = flags};
+    c->snd_end += len;
+    c->snd_queued += len;
+    return sg;
+}
+
+/* Copy len bytes in: the open last slot first, then new slots. Returns how
+ * many were taken (less when slots, buffers or sndbuf run out). */
+static uint32_t copy_in(struct tcp_conn *c, const uint8_t *data, uint32_t len)
+{
+    uint32_t done = 0;
+    uint32_t room = append_room(c);
+    if (room && len) {
+        struct tcp_seg *sg = sq_last(c);
+        uint32_t n = len < room ? len : room;
+        net_memcpy(pkt_buf_start(sg->p) + sg->off + sg->len, data, n);
+        sg->len = (uint16_t)(sg->len + n);
+        c->snd_end += n;
+        c->snd_queued += n;
+        done = n;
+    }
+    while (done < len && c->sq_n < c->sq_cap && c->snd_queued < c->sndbuf) {
+        struct pkt *p = pkt_alloc(c->t->s->pool);
+        if (p == NULL) {
+            c->t->s->ctr.tcp_no_buf++;
+            break;
+        }
+        uint32_t n = len - done;
+        if (n > c->seg_size)
+            n = c->seg_size;
+        net_memcpy(p->data, data + done, n);
+        slot_add(c, p, (uint16_t)(p->data - pkt_buf_start(p)), (uint16_t)n, TCP_SEG_COPY);
+        done += n;
+    }
+    return done;
+}
+
+static void kick(struct tcp_conn *c, uint64_t now_ns)
+{
+    if (!(c->flags & TCP_CF_BUSY) && tcp_can_send_data(c->state)) {
+        tcp_output(c, now_ns);
+        tcp_timer_update(c);
+    }
+}
+
+uint32_t tcp_write(struct tcp_conn *c, const void *data, uint32_t len, uint64_t now_ns)
+{
+    c->t->now_ns = now_ns;
+    if (!can_queue(c))
+        return 0;
+    uint32_t room = c->sndbuf > c->snd_queued ? c->sndbuf - c->snd_queued : 0;
+    uint32_t n = copy_in(c, data, len < room ? len : room);
+    if (n)
+        kick(c, now_ns);
+    return n;
+}
+
+int tcp_send(struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
+{
+    c->t->now_ns = now_ns;
+    if (!can_queue(c) || c->snd_queued + p->len > c->sndbuf)
+        return -1;
+    if (p->len == 0) {
+        pkt_free(p);
+        return 0;
+    }
+    if (p->len <= TCP_COPY_MAX && append_room(c) >= p->len) {
+        copy_in(c, p->data, p->len);
+    } else if (p->len <= c->seg_size) {
+        if (c->sq_n == c->sq_cap)
+            return -1;
+        slot_add(c, p, (uint16_t)(p->data - pkt_buf_start(p)), p->len, 0);
+        kick(c, now_ns);
+        return 0;
+    } else {
+        /* Larger than a segment: copied, all or nothing. */
+        uint32_t need = (p->len + c->seg_size - 1u) / c->seg_size;
+        if (c->sq_cap - c->sq_n < need || c->t->s->pool->nfree < need)
+            return -1;
+        copy_in(c, p->data, p->len);
+    }
+    pkt_free(p);
+    kick(c, now_ns);
+    return 0;
+}
