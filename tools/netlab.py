@@ -31,6 +31,17 @@ STALE_RX = re.compile(r"^hyt(\d+)x\d+$")
 _serial = 0
 
 
+def pattern_sha256(n):
+    """sha256 of `app http`'s /bytes/n: byte i is i % 251."""
+    block = bytes(i % 251 for i in range(251)) * 4096  # a whole number of periods
+    h = hashlib.sha256()
+    while n >= len(block):
+        h.update(block)
+        n -= len(block)
+    h.update(block[:n])
+    return h.hexdigest()
+
+
 def unavailable():
     """Why taps and namespaces cannot be used here, or None if they can."""
     if os.geteuid() != 0:

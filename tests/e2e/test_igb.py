@@ -124,17 +124,6 @@ def check_buffers_and_counters(m, smp):
     assert all(p["alloc-fail"] == 0 for p in pools), pools
 
 
-def pattern_sha256(n):
-    """sha256 of /bytes/n: byte i is i % 251."""
-    block = bytes(i % 251 for i in range(251)) * 4096  # a whole number of periods
-    h = hashlib.sha256()
-    while n >= len(block):
-        h.update(block)
-        n -= len(block)
-    h.update(block[:n])
-    return h.hexdigest()
-
-
 def igb_counters(m):
     """`show igb json`: port name -> the driver's TX offload counters."""
     return {p["name"]: p["counters"] for p in m.json("show igb json")["ports"]}
@@ -187,14 +176,14 @@ def check_tx_offloads(m, lab, report, smp):
     n = 20 << 20
     for peer, addr in zip((left, right), routers.values()):
         r = peer.run(["bash", "-c", f"curl -sS --max-time 120 http://{addr}/bytes/{n} | sha256sum"], timeout=150)
-        assert r.stdout.split()[0] == pattern_sha256(n), f"/bytes/{n} from {addr}"
+        assert r.stdout.split()[0] == netlab.pattern_sha256(n), f"/bytes/{n} from {addr}"
     # A short curl, UDP echoes (short ones padded to 60 bytes by the stack)
     # and pings, every frame the router sends captured on left's tap.
     rx = nsraw.raw_socket(left.ns, left.tap, rcvbuf=32 << 20)
     rx.setblocking(False)
     frames = []
     r = left.run(["bash", "-c", "curl -sS --max-time 20 http://10.0.0.1/bytes/300000 | sha256sum"], timeout=30)
-    assert r.stdout.split()[0] == pattern_sha256(300000)
+    assert r.stdout.split()[0] == netlab.pattern_sha256(300000)
     for payload in ("hi", "x" * 40, "y" * 1400):
         assert udp_echo(left, "10.0.0.1", payload) == payload
     left.run("ping -c 3 -i 0.2 -W 2 10.0.0.1", timeout=20)

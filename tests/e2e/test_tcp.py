@@ -2,7 +2,6 @@
 curl downloads 100 MB from the HTTP server and every byte checks out, 200
 curls at once all succeed, keep-alive and /metrics, nc is echoed by
 tcp-echo."""
-import hashlib
 import os
 import subprocess
 import sys
@@ -26,17 +25,6 @@ def host(mkiso, request):
     lab.close()
 
 
-def pattern_sha256(n):
-    """sha256 of /bytes/n: byte i is i % 251."""
-    block = bytes(i % 251 for i in range(251)) * 4096  # a whole number of periods
-    h = hashlib.sha256()
-    while n >= len(block):
-        h.update(block)
-        n -= len(block)
-    h.update(block[:n])
-    return h.hexdigest()
-
-
 def counters(m):
     return m.json("show stats json")["counters"]
 
@@ -46,7 +34,7 @@ def test_curl_100mb(host):
     n = 104857600
     r = peer.run(["bash", "-c", f"curl -sS --max-time 600 http://{ADDR}/bytes/{n} | tee >(wc -c >&2) | sha256sum"],
                  timeout=700)
-    assert r.stdout.split()[0] == pattern_sha256(n), r.stderr
+    assert r.stdout.split()[0] == netlab.pattern_sha256(n), r.stderr
     assert r.stderr.strip().endswith(str(n)), r.stderr
     # QEMU's tap offers HOST_TSO4: the body leaves as TSO frames over the
     # send queue's own buffers, which Linux cuts into segments.

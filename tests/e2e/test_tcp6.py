@@ -3,7 +3,6 @@ curl -6 downloads 10 MB from `app http` and every byte checks out, a few
 curls at once, nc -6 is echoed by `app tcp-echo`, iperf3 -6 runs against
 `app iperf3`, and `show tcp` shows [addr]:port. One guest for the module:
 the listeners serve both families on the same ports."""
-import hashlib
 import json
 import os
 import subprocess
@@ -39,24 +38,13 @@ def counters(m):
     return m.json("show stats json")["counters"]
 
 
-def pattern_sha256(n):
-    """sha256 of /bytes/n: byte i is i % 251."""
-    block = bytes(i % 251 for i in range(251)) * 4096
-    h = hashlib.sha256()
-    while n >= len(block):
-        h.update(block)
-        n -= len(block)
-    h.update(block[:n])
-    return h.hexdigest()
-
-
 def test_curl6_10mb(lab):
     peer, m = lab.peers[0], lab.machine
     before = counters(m)
     n = 10485760
     r = peer.run(["bash", "-c", f"curl -6 -sS --max-time 120 http://[{ADDR6}]/bytes/{n} | tee >(wc -c >&2) | sha256sum"],
                  timeout=150)
-    assert r.stdout.split()[0] == pattern_sha256(n), r.stderr
+    assert r.stdout.split()[0] == netlab.pattern_sha256(n), r.stderr
     assert r.stderr.strip().endswith(str(n)), r.stderr
     c = counters(m)
     d = {k: c[k] - before.get(k, 0) for k in c}
