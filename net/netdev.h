@@ -89,4 +89,15 @@ static inline unsigned netdev_batch_bucket(uint32_t n)
     return b < NETDEV_BATCH_HIST - 1 ? b : NETDEV_BATCH_HIST - 1;
 }
 
+/* A burst of got frames, bytes long, received on a queue. */
+static inline void netdev_count_rx(struct netdev_qstats *st, uint32_t got, uint64_t bytes)
+{
+    if (got) {
+        st->rx_packets += got;
+        st->rx_bytes += bytes;
+        st->rx_batches++;
+        st->batch_hist[netdev_batch_bucket(got)]++;
+    }
+}
+
 #endif

@@ -565,20 +565,34 @@ static __attribute__((noinline)) void tcp_input_segment6(struct tcp_stack *t, st
     segment_to(t, tcp_conn_lookup6(t, seg->dst6, seg->src6, seg->dport, seg->sport), seg, now_ns);
 }
 
+/* The control bits (no SYN with FIN or RST, one of SYN, RST, ACK) and
+ * the ports (not 0) of either family's segment; false when dropped
+ * (counted). */
+static inline bool flags_ports_ok(struct net_stack *s, const struct tcp_hdr *h)
+{
+    uint8_t f = h->flags;
+    if ((f & (TCP_SYN | TCP_FIN)) == (TCP_SYN | TCP_FIN) || (f & (TCP_SYN | TCP_RST)) == (TCP_SYN | TCP_RST) ||
+        !(f & (TCP_SYN | TCP_RST | TCP_ACK)))
+        s->ctr.tcp_bad_flags++;
+    else if (h->sport_be == 0 || h->dport_be == 0)
+        s->ctr.tcp_bad_port++;
+    else
+        return true;
+    return false;
+}
+
 /* Header checks; false when the segment is to be dropped (counted). */
 static bool header_ok(struct net_stack *s, const struct ip4_rx *rx, uint32_t *hlen)
 {
     const struct tcp_hdr *h = (const struct tcp_hdr *)rx->l4;
     uint32_t n = rx->l4_len;
     int verdict = ip4_rx_l4_csum(rx);
-    uint8_t f;
 
     if (n < TCP_HDR_LEN) {
         s->ctr.tcp_runt++;
         return false;
     }
     *hlen = (uint32_t)(h->off >> 4) * 4;
-    f = h->flags;
     if (*hlen < TCP_HDR_LEN || *hlen > n)
         s->ctr.tcp_bad_offset++;
     else if (verdict < 0 ||
@@ -586,11 +600,8 @@ static bool header_ok(struct net_stack *s, const struct ip4_rx *rx, uint32_t *hl
               csum_fold(csum_partial(h, n, csum_pseudo4(rx->src_be, rx->dst_be, IP4_PROTO_TCP, (uint16_t)n))) !=
                   0xffff))
         s->ctr.tcp_bad_checksum++;
-    else if ((f & (TCP_SYN | TCP_FIN)) == (TCP_SYN | TCP_FIN) || (f & (TCP_SYN | TCP_RST)) == (TCP_SYN | TCP_RST) ||
-             !(f & (TCP_SYN | TCP_RST | TCP_ACK)))
-        s->ctr.tcp_bad_flags++;
-    else if (h->sport_be == 0 || h->dport_be == 0)
-        s->ctr.tcp_bad_port++;
+    else if (!flags_ports_ok(s, h))
+        return false; /* counted there */
     else if (rx->src_be == rx->dst_be && h->sport_be == h->dport_be)
         s->ctr.tcp_land++;
     else if (rx->bcast || ip4_is_mcast(rx->dst_be))
@@ -736,17 +747,13 @@ static bool header6_ok(struct net_stack *s, const struct pkt *p, const struct ip
         return false;
     }
     *hlen = (uint32_t)(h->off >> 4) * 4;
-    uint8_t f = h->flags;
     if (*hlen < TCP_HDR_LEN || *hlen > n)
         s->ctr.tcp_bad_offset++;
     else if ((p->flags & PKT_RX_L4_CSUM_BAD) ||
              (!(p->flags & PKT_RX_L4_CSUM_OK) && ip6_l4_csum(ip->src, ip->dst, IP4_PROTO_TCP, l4, n) != 0))
         s->ctr.tcp_bad_checksum++;
-    else if ((f & (TCP_SYN | TCP_FIN)) == (TCP_SYN | TCP_FIN) || (f & (TCP_SYN | TCP_RST)) == (TCP_SYN | TCP_RST) ||
-             !(f & (TCP_SYN | TCP_RST | TCP_ACK)))
-        s->ctr.tcp_bad_flags++;
-    else if (h->sport_be == 0 || h->dport_be == 0)
-        s->ctr.tcp_bad_port++;
+    else if (!flags_ports_ok(s, h))
+        return false; /* counted there */
     else if (ip6_eq(ip->src, ip->dst) && h->sport_be == h->dport_be)
         s->ctr.tcp_land++;
     else if (ip6_is_mcast(ip->dst))

@@ -218,12 +218,7 @@ static uint16_t igb_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts,
         rx_refill(dev, q, qi);
     if (got == 0 && q->tx_used)
         tx_reclaim(q); /* idle: give finished TX buffers back to the pool */
-    if (got) {
-        st->rx_packets += got;
-        st->rx_bytes += bytes;
-        st->rx_batches++;
-        st->batch_hist[netdev_batch_bucket(got)]++;
-    }
+    netdev_count_rx(st, got, bytes);
     return got;
 }
 

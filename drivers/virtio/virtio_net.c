@@ -233,12 +233,7 @@ static uint16_t vnet_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts
     if (q->rx.nfree >= q->refill_at)
         rx_refill(dev, q, qi);
     tx_kick_maybe(dev, q, qi, got == 0 && percpu_self()->work == 0);
-    if (got) {
-        st->rx_packets += got;
-        st->rx_bytes += bytes;
-        st->rx_batches++;
-        st->batch_hist[netdev_batch_bucket(got)]++;
-    }
+    netdev_count_rx(st, got, bytes);
     return got;
 }
 
