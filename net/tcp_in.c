@@ -6,6 +6,11 @@
  * (5961 section 5), duplicate ACKs, fast retransmit and recovery (RFC 5681
  * 3.2, RFC 6582, RFC 6675), and the state changes a FIN brings.
  *
+ * IPv4 segments come through tcp_input, IPv6 ones through tcp_input6 (the
+ * RFC 8200 8.1 pseudo-header); both take the same state machine, and an
+ * established connection's usual segment takes header prediction
+ * (fast_path) with the new-ACK work inline.
+ *
  * Every segment dropped as malformed increments one named counter (see
  * net/counter.h, TCP_COUNTERS). */
 #include "csum.h"
