@@ -247,17 +247,18 @@ void tcp_timer_move(struct tcp_conn *c, uint64_t want);
  * the RTO restarted by an ACK, costs a few compares. */
 static inline uint64_t tcp_timer_earliest(const struct tcp_conn *c)
 {
-    uint64_t w = 0;
-    const uint64_t d[3] = {c->rto_at, c->delack_at, (c->flags & TCP_CF_KEEPALIVE) ? c->ka_at : 0};
-    for (int i = 0; i < 3; i++)
-        if (d[i] && (w == 0 || d[i] < w))
-            w = d[i];
+    /* d - 1 makes "off" (0) the largest: one compare per deadline. */
+    uint64_t w = c->rto_at, d = c->delack_at;
+    if (d - 1 < w - 1)
+        w = d;
+    if ((c->flags & TCP_CF_KEEPALIVE) && c->ka_at - 1 < w - 1)
+        w = c->ka_at;
     return w;
 }
 static inline void tcp_timer_update(struct tcp_conn *c)
 {
     uint64_t want = tcp_timer_earliest(c);
-    if (want && c->timer_at && c->timer_at <= want)
+    if (c->timer_at - 1 < want) /* on the wheel, due no later than want */
         return;
     tcp_timer_move(c, want);
 }
