@@ -62,7 +62,9 @@
     X(tcp, syncookie_bad, "tcp-syncookie-bad")                                \
     X(tcp, tw_recycled, "tcp-tw-recycled")      /* TIME-WAIT reused */        \
     X(tcp, half_open_evicted, "tcp-half-open-evicted") /* for a cookie */     \
-    X(tcp, no_buf, "tcp-no-buf")                /* no buffer for a segment */
+    X(tcp, no_buf, "tcp-no-buf")                /* no buffer for a segment */ \
+    X(tcp, pmtu_lowered, "tcp-pmtu-lowered")    /* ICMP: segments made smaller */ \
+    X(tcp, icmp_ignored, "tcp-icmp-ignored")    /* soft, stale or not ours */
 
 /* X(layer, field, "name") */
 #define NET_COUNTERS(X)                                                       \

@@ -7,6 +7,7 @@
 #include "env.h"
 #include "ip4.h"
 #include "net.h"
+#include "tcp.h"
 #include "wire.h"
 
 bool icmp_limit_take(struct icmp4_limit *l, uint64_t now_ns)
@@ -172,10 +173,15 @@ void icmp4_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns)
             return;
         }
         s->ctr.icmp4_bcast_echo++; /* like Linux's icmp_echo_ignore_broadcasts */
-    } else if (is_error(rx->l4[0]))
+    } else if (is_error(rx->l4[0])) {
         s->ctr.icmp4_rx_error++;
-    else
+        const struct icmp4_hdr *ih = (const struct icmp4_hdr *)rx->l4;
+        if (s->tcp)
+            tcp_icmp4(s, rx->l4 + ICMP4_HDR_LEN, rx->l4_len - ICMP4_HDR_LEN, ih->type, ih->code, ih->rest_be,
+                      now_ns);
+    } else {
         s->ctr.icmp4_rx_other++;
+    }
     if (rx->pkt)
         pkt_free(rx->pkt);
 }

@@ -6,6 +6,7 @@
 #include "ip6.h"
 #include "nd6.h"
 #include "net.h"
+#include "tcp.h"
 #include "wire.h"
 
 #define QUOTE_MAX (IP6_MIN_MTU - IP6_HDR_LEN - ICMP6_HDR_LEN) /* 2.4(c) */
@@ -26,6 +27,14 @@ void icmp6_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint
     }
     if (m[0] == ND6_NS || m[0] == ND6_NA) {
         nd6_input(s, ifc, h->src, h->dst, h->hlim, m, len, now_ns);
+        goto drop;
+    }
+    if (m[0] < 128) { /* an error: TCP's, if it quotes one of its segments */
+        uint32_t rest_be;
+        net_memcpy(&rest_be, m + 4, 4);
+        s->ctr.icmp6_rx_other++;
+        if (s->tcp)
+            tcp_icmp6(s, m + ICMP6_HDR_LEN, len - ICMP6_HDR_LEN, m[0], net_ntohl(rest_be), now_ns);
         goto drop;
     }
     if (m[0] != ICMP6_ECHO || m[1] != 0 || ip6_is_unspec(h->src)) {

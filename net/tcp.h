@@ -32,8 +32,10 @@
  * laddr_be = raddr_be = 0 and TCP_CF_IP6, its addresses in laddr6/raddr6
  * (a cold line), so the IPv4 lookup never matches it.
  *
- * Not here yet: PMTU discovery (ICMP errors are not passed up), urgent data
- * (URG is ignored: the data is delivered in line). */
+ * Path MTU discovery (RFC 1191, RFC 8201) lowers a connection's segment
+ * size when an ICMP error says a link on the way is narrower
+ * (net/tcp_icmp.c). Not here yet: urgent data (URG is ignored: the data is
+ * delivered in line). */
 #ifndef NET_TCP_H
 #define NET_TCP_H
 
@@ -331,6 +333,16 @@ void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns);
 /* The same over IPv6 (ip6.c calls it): p->data at the IPv6 header, whose
  * next header is TCP, p->len its checked length; from ifc. Takes p. */
 void tcp_input6(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns);
+
+/* An ICMP error that may quote one of our segments (net/tcp_icmp.c; the
+ * stack has TCP): q is the
+ * quoted IP header, avail bytes of it and what follows. IPv4: type, code
+ * and the header's rest field (network order); IPv6: type and the MTU of a
+ * packet too big. */
+void tcp_icmp4(struct net_stack *s, const uint8_t *q, uint32_t avail, uint8_t type, uint8_t code,
+               uint32_t rest_be, uint64_t now_ns);
+void tcp_icmp6(struct net_stack *s, const uint8_t *q, uint32_t avail, uint8_t type, uint32_t mtu,
+               uint64_t now_ns);
 
 /* ---- The application's interface ---- */
 

@@ -220,6 +220,9 @@ uint32_t tcp_pipe(struct tcp_conn *c);
 void tcp_marks_clear(struct tcp_conn *c);
 /* A timeout: every slot sent is lost, SACK information dropped (RFC 6675 5.1). */
 void tcp_mark_all_lost(struct tcp_conn *c);
+/* The path narrowed: every slot sent, not SACKed and longer than size is
+ * lost (and not yet sent again). True when there was one. */
+bool tcp_sack_mark_oversize(struct tcp_conn *c, uint32_t size);
 
 /* tcp_cc.c */
 void tcp_cc_init(struct tcp_conn *c);

@@ -117,3 +117,17 @@ void tcp_mark_all_lost(struct tcp_conn *c)
     if ((c->flags & TCP_CF_FIN_SENT) && SEQ_LEQ(c->snd_una, c->snd_end))
         c->flags |= TCP_CF_FIN_LOST;
 }
+
+bool tcp_sack_mark_oversize(struct tcp_conn *c, uint32_t size)
+{
+    bool any = false;
+    uint32_t n = tcp_sent_slots(c);
+    for (uint32_t i = 0; i < n; i++) {
+        struct tcp_seg *sg = tcp_sq_at(c, i);
+        if (sg->len > size && !(sg->flags & TCP_SEG_SACKED)) {
+            set_flags(c, sg, (uint8_t)((sg->flags & ~TCP_SEG_RETX) | TCP_SEG_LOST));
+            any = true;
+        }
+    }
+    return any;
+}

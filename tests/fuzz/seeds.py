@@ -109,6 +109,13 @@ def frame_seeds():
         + rec(eth(MAC0, PEER_MAC, 0x86dd) + ip6(PEER6, A6_0, 6, tcp(5555, 80, 1001, 0, 0x18, b"echo me")), time=1),
         "tcp6_noport": ns6 + rec(eth(MAC0, PEER_MAC, 0x86dd) + ip6(PEER6, A6_0, 6, tcp(5555, 81, 1, 0, 2))),
         "tcp6_rst": rec(eth(MAC0, PEER_MAC, 0x86dd) + ip6(PEER6, A6_0, 6, tcp(5555, 80, 1, 0, 4))),
+        # Path MTU: errors quoting our SYN-ACK (tcp_icmp4, tcp_icmp6).
+        "tcp_needfrag": arp_req + rec(eth(MAC0, PEER_MAC, 0x800) + ip4(PEER, ADDR0, 6, syn))
+        + rec(eth(MAC0, PEER_MAC, 0x800)
+              + ip4(PEER, ADDR0, 1, icmp(3, 4, 1200, ip4(ADDR0, PEER, 6, tcp(80, 5555, 0, 1001, 0x12))[:28]))),
+        "tcp6_too_big": ns6 + rec(eth(MAC0, PEER_MAC, 0x86dd) + ip6(PEER6, A6_0, 6, syn))
+        + rec(eth(MAC0, PEER_MAC, 0x86dd)
+              + ip6(PEER6, A6_0, 58, icmp6(2, 0, 1280, ip6(A6_0, PEER6, 6, tcp(80, 5555, 0, 1001, 0x12))))),
     }
 
 

@@ -1,0 +1,103 @@
+/* net/tcp_icmp.c: ICMP errors about our own segments (RFC 1122 4.2.3.9).
+ *
+ * What TCP acts on is path MTU discovery: our segments leave with DF set
+ * (and IPv6 routers never fragment), so a link narrower than ours on the
+ * way drops them and says so with "fragmentation needed" (RFC 1191) or
+ * "packet too big" (RFC 8201). Without acting on it the connection stalls
+ * for good once its segments are full-sized. The segment size comes down
+ * to fit, and what was in flight at the old size is sent again at once,
+ * as Linux's tcp_simple_retransmit does: a drop for size is no sign of
+ * congestion, so cwnd stays.
+ *
+ * Soft errors (unreachable, time exceeded) change nothing: RFC 1122 and
+ * RFC 5461 leave a synchronized connection to its own timers.
+ *
+ * An error counts only when the sequence number it quotes is one we have
+ * sent and not yet had acknowledged (RFC 5927 4.1), so a blind attacker
+ * cannot shrink segments; nor do we go below 552 bytes for IPv4 (Linux's
+ * min_pmtu) or 1280 for IPv6 (RFC 8201 4). The size is per connection and
+ * never grows back (no RFC 4821 probing). */
+#include "net.h"
+#include "tcp_impl.h"
+#include "wire.h"
+
+#define PMTU4_MIN 552
+
+/* The connection the quoted TCP header (th, at least 8 bytes) left from,
+ * when its sequence number is in flight. */
+static struct tcp_conn *in_flight(struct net_stack *s, struct tcp_conn *c, const uint8_t *th)
+{
+    uint32_t seq_be;
+    net_memcpy(&seq_be, th + 4, 4);
+    uint32_t seq = net_ntohl(seq_be);
+    if (c == NULL || !tcp_synchronized(c->state) || c->state == TCP_TIME_WAIT || SEQ_LT(seq, c->snd_una) ||
+        !SEQ_LT(seq, c->snd_nxt)) {
+        s->ctr.tcp_icmp_ignored++;
+        return NULL;
+    }
+    return c;
+}
+
+/* The path takes at most mtu bytes of IP (ip_hdr of them header). */
+static void pmtu_lower(struct tcp_conn *c, uint32_t mtu, uint32_t ip_hdr, uint64_t now_ns)
+{
+    struct net_stack *s = c->t->s;
+    uint32_t mss = mtu - ip_hdr - TCP_HDR_LEN;
+    if (mss >= c->mss || (c->flags & TCP_CF_BUSY)) {
+        s->ctr.tcp_icmp_ignored++;
+        return;
+    }
+    s->ctr.tcp_pmtu_lowered++;
+    tcp_conn_set_mss(c, (uint16_t)mss);
+    c->flags |= TCP_CF_BUSY;
+    if (tcp_sack_mark_oversize(c, c->seg_size)) {
+        c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING; /* Karn: what comes back may be for either */
+        c->rto_at = 0;                           /* tcp_output sends and re-arms */
+    }
+    tcp_conn_unbusy(c, now_ns);
+}
+
+/* The quoted TCP header's ports (th: at least 8 bytes). */
+static void quoted_ports(const uint8_t *th, uint16_t *sport, uint16_t *dport)
+{
+    uint16_t a, b;
+    net_memcpy(&a, th, 2);
+    net_memcpy(&b, th + 2, 2);
+    *sport = net_ntohs(a);
+    *dport = net_ntohs(b);
+}
+
+void tcp_icmp4(struct net_stack *s, const uint8_t *q, uint32_t avail, uint8_t type, uint8_t code,
+               uint32_t rest_be, uint64_t now_ns)
+{
+    const struct ip4_hdr *ip = (const struct ip4_hdr *)q;
+    uint32_t ihl = avail >= IP4_HDR_LEN ? (uint32_t)(q[0] & 0x0f) * 4 : 0;
+    uint32_t mtu = net_ntohl(rest_be) & 0xffff; /* RFC 1191 4: the low 16 bits */
+    /* Others are soft errors; mtu 0 is a pre-RFC 1191 router's, no size to go by. */
+    if (type != ICMP4_UNREACH || code != ICMP4_UNREACH_NEEDFRAG || mtu == 0 ||
+        ihl < IP4_HDR_LEN || (q[0] >> 4) != 4 || avail < ihl + 8 || ip->proto != IP4_PROTO_TCP) {
+        s->ctr.tcp_icmp_ignored++;
+        return;
+    }
+    uint16_t sport, dport;
+    quoted_ports(q + ihl, &sport, &dport);
+    struct tcp_conn *c = in_flight(s, tcp_conn_lookup(s->tcp, ip->src_be, ip->dst_be, sport, dport), q + ihl);
+    if (c)
+        pmtu_lower(c, mtu < PMTU4_MIN ? PMTU4_MIN : mtu, IP4_HDR_LEN, now_ns);
+}
+
+void tcp_icmp6(struct net_stack *s, const uint8_t *q, uint32_t avail, uint8_t type, uint32_t mtu,
+               uint64_t now_ns)
+{
+    const struct ip6_hdr *ip = (const struct ip6_hdr *)q;
+    if (type != ICMP6_TOO_BIG || avail < IP6_HDR_LEN + 8 || (q[0] >> 4) != 6 ||
+        ip->next != IP4_PROTO_TCP) {
+        s->ctr.tcp_icmp_ignored++;
+        return;
+    }
+    uint16_t sport, dport;
+    quoted_ports(q + IP6_HDR_LEN, &sport, &dport);
+    struct tcp_conn *c = in_flight(s, tcp_conn_lookup6(s->tcp, ip->src, ip->dst, sport, dport), q + IP6_HDR_LEN);
+    if (c)
+        pmtu_lower(c, mtu < IP6_MIN_MTU ? IP6_MIN_MTU : mtu, IP6_HDR_LEN, now_ns);
+}
