@@ -54,6 +54,7 @@
     X(tcp, window_probe, "tcp-window-probe")                                  \
     X(tcp, keepalive_tx, "tcp-keepalive-tx")                                  \
     X(tcp, timeout, "tcp-timeout")              /* gave up: reset */          \
+    X(tcp, idle_timeout, "tcp-idle-timeout")    /* of those: idle too long */ \
     X(tcp, accepted, "tcp-accepted")                                          \
     X(tcp, connected, "tcp-connected")                                        \
     X(tcp, conn_full, "tcp-conn-full")          /* no connection free */      \

@@ -157,6 +157,7 @@ struct tcp_listener {
     uint16_t backlog;
     const struct tcp_callbacks *cb;
     void *ctx;
+    uint64_t idle_ns;           /* tcp_listen_idle: for each connection */
 };
 
 /* Laid out by use: what every segment touches comes first, in as few
@@ -349,6 +350,9 @@ void tcp_icmp6(struct net_stack *s, const uint8_t *q, uint32_t avail, uint8_t ty
 /* Accept connections to port on every address: 0, or -1 (taken, table
  * full, port 0). cb must outlive the listener. */
 int tcp_listen(struct net_stack *s, uint16_t port, const struct tcp_callbacks *cb, void *ctx);
+/* Every connection port accepts from now on gets tcp_set_idle_timeout
+ * (idle_ns); 0, or -1 when nothing listens there. */
+int tcp_listen_idle(struct net_stack *s, uint16_t port, uint64_t idle_ns);
 int tcp_unlisten(struct net_stack *s, uint16_t port);
 
 /* Open a connection to dst_be:dport from an ephemeral port whose RSS hash
@@ -409,6 +413,10 @@ int tcp_set_cc(struct tcp_conn *c, enum tcp_cc_algo algo);
 /* Probes after idle_ns without a segment from the peer, every intvl_ns,
  * count of them unanswered resets the connection. idle_ns 0: off. */
 void tcp_set_keepalive(struct tcp_conn *c, uint64_t idle_ns, uint64_t intvl_ns, uint8_t count);
+/* Reset the connection after idle_ns without a segment from the peer, no
+ * probes (a server's idle limit: a live peer that sends nothing is gone
+ * too; counted in tcp-idle-timeout). Replaces keepalive. 0: off. */
+void tcp_set_idle_timeout(struct tcp_conn *c, uint64_t idle_ns);
 
 void tcp_get_info(const struct tcp_conn *c, struct tcp_info *out);
 

@@ -310,6 +310,15 @@ int tcp_listen(struct net_stack *s, uint16_t port, const struct tcp_callbacks *c
     return 0;
 }
 
+int tcp_listen_idle(struct net_stack *s, uint16_t port, uint64_t idle_ns)
+{
+    struct tcp_listener *l = (s->tcp && port) ? tcp_listener_find(s->tcp, port) : NULL;
+    if (l == NULL)
+        return -1;
+    l->idle_ns = idle_ns;
+    return 0;
+}
+
 int tcp_unlisten(struct net_stack *s, uint16_t port)
 {
     struct tcp_stack *t = s->tcp;
@@ -540,11 +549,12 @@ int tcp_set_cc(struct tcp_conn *c, enum tcp_cc_algo algo)
     return 0;
 }
 
-void tcp_set_keepalive(struct tcp_conn *c, uint64_t idle_ns, uint64_t intvl_ns, uint8_t count)
+/* count 0: no probes, reset when idle_ns ran out (tcp_set_idle_timeout). */
+static void keepalive_set(struct tcp_conn *c, uint64_t idle_ns, uint64_t intvl_ns, uint8_t count)
 {
     c->ka_idle_ns = idle_ns;
     c->ka_intvl_ns = intvl_ns ? intvl_ns : idle_ns;
-    c->ka_count = count ? count : 1;
+    c->ka_count = count;
     c->ka_sent = 0;
     if (idle_ns)
         c->flags |= TCP_CF_KEEPALIVE;
@@ -553,6 +563,13 @@ void tcp_set_keepalive(struct tcp_conn *c, uint64_t idle_ns, uint64_t intvl_ns, 
     tcp_keepalive_touch(c, c->t->now_ns);
     tcp_timer_update(c);
 }
+
+void tcp_set_keepalive(struct tcp_conn *c, uint64_t idle_ns, uint64_t intvl_ns, uint8_t count)
+{
+    keepalive_set(c, idle_ns, intvl_ns, count ? count : 1);
+}
+
+void tcp_set_idle_timeout(struct tcp_conn *c, uint64_t idle_ns) { keepalive_set(c, idle_ns, 0, 0); }
 
 uint32_t tcp_mss(const struct tcp_conn *c) { return c->seg_size; }
 

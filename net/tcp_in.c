@@ -80,6 +80,8 @@ static struct tcp_conn *passive_open(struct tcp_stack *t, struct tcp_listener *l
     negotiate(c, o, false);
     c->snd_wnd = c->max_snd_wnd = seg->wnd; /* never scaled in a SYN */
     c->snd_wl1 = irs;
+    if (l->idle_ns)
+        tcp_set_idle_timeout(c, l->idle_ns);
     return c;
 }
 
@@ -361,8 +363,8 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now
  * reads) when the update rule of 3.10.7.4 allows. True when handled. */
 static inline __attribute__((always_inline)) bool fast_path(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
 {
-    const uint32_t unusual = TCP_CF_IN_RECOVERY | TCP_CF_FIN_QUEUED | TCP_CF_PEER_FIN | TCP_CF_KEEPALIVE |
-                             TCP_CF_PERSIST | TCP_CF_FIN_OOO;
+    const uint32_t unusual =
+        TCP_CF_IN_RECOVERY | TCP_CF_FIN_QUEUED | TCP_CF_PEER_FIN | TCP_CF_PERSIST | TCP_CF_FIN_OOO;
     uint32_t ack = seg->ack;
     if (c->state != TCP_ESTABLISHED || (seg->flags & (uint8_t)~TCP_PSH) != TCP_ACK || seg->seq != c->rcv_nxt ||
         (c->flags & unusual) || c->ooo || c->nmarked || seg->opt.nsack || SEQ_LT(ack, c->snd_una) ||
@@ -383,6 +385,8 @@ static inline __attribute__((always_inline)) bool fast_path(struct tcp_conn *c, 
     }
     if (c->flags & TCP_CF_TS)
         c->ts_recent = seg->opt.tsval; /* SEG.SEQ = RCV.NXT <= Last.ACK.sent */
+    if (c->flags & TCP_CF_KEEPALIVE)
+        tcp_keepalive_touch(c, now_ns);
     if (update) {
         c->snd_wnd = wnd;
         if (wnd > c->max_snd_wnd)

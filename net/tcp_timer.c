@@ -157,6 +157,8 @@ static void keepalive_fire(struct tcp_conn *c, uint64_t now_ns)
         return;
     }
     if (c->ka_sent >= c->ka_count) {
+        if (c->ka_count == 0)
+            c->t->s->ctr.tcp_idle_timeout++;
         give_up(c, now_ns);
         return;
     }

@@ -406,5 +406,7 @@ int http_start(struct net_stack *s, uint16_t port)
         return -1;
     for (uint32_t i = 0; i < sizeof(pattern); i++)
         pattern[i] = (uint8_t)(i % HTTP_BODY_MOD);
-    return tcp_listen(s, port, &listen_cb, &stats[s->core]);
+    if (tcp_listen(s, port, &listen_cb, &stats[s->core]) != 0)
+        return -1;
+    return tcp_listen_idle(s, port, HTTP_IDLE_NS);
 }

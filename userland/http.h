@@ -24,7 +24,11 @@ typedef bool (*http_metric_fn)(void *ctx, struct net_stack *s, uint32_t idx, con
                                uint64_t *value);
 
 /* Serve port on s (once per core's stack). 0, or -1 (no TCP on s, port
- * taken, listener table full, more cores than HTTP_MAX_CORES). */
+ * taken, listener table full, more cores than HTTP_MAX_CORES). A
+ * connection the client leaves idle for HTTP_IDLE_NS is reset, as servers
+ * close idle keep-alive connections (nginx's keepalive_timeout); the
+ * embedder may change it with tcp_listen_idle. */
+#define HTTP_IDLE_NS 60000000000ull
 int http_start(struct net_stack *s, uint16_t port);
 
 /* Where /metrics comes from; by default the counters of the serving core's

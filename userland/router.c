@@ -61,6 +61,8 @@ static struct tcp_rss_reta tcp_reta;
 static struct {
     const struct app_def *def;
     uint16_t port;
+    bool set_idle;              /* `idle S` given */
+    uint64_t idle_ns;
 } apps[MAX_APPS];
 static unsigned napps;
 
@@ -271,9 +273,10 @@ static int stmt_routes(int argc, char **argv, char *err, size_t errlen)
 
 static int stmt_app(int argc, char **argv, char *err, size_t errlen)
 {
-    unsigned long port;
-    if (argc != 4 || strcmp(argv[2], "port") != 0 || config_parse_u32(argv[3], 65535, &port) != 0 || port == 0) {
-        fmt_snprintf(err, errlen, "usage: app NAME port N");
+    unsigned long port, idle = 0;
+    if ((argc != 4 && argc != 6) || strcmp(argv[2], "port") != 0 || config_parse_u32(argv[3], 65535, &port) != 0 ||
+        port == 0 || (argc == 6 && (strcmp(argv[4], "idle") != 0 || config_parse_u32(argv[5], 86400, &idle) != 0))) {
+        fmt_snprintf(err, errlen, "usage: app NAME port N [idle SECONDS]");
         return -1;
     }
     for (size_t i = 0; i < ARRAY_LEN(app_defs); i++) {
@@ -283,7 +286,13 @@ static int stmt_app(int argc, char **argv, char *err, size_t errlen)
             fmt_snprintf(err, errlen, "at most %d applications", MAX_APPS);
             return -1;
         }
+        if (argc == 6 && strcmp(argv[1], "udp-echo") == 0) {
+            fmt_snprintf(err, errlen, "idle is for TCP applications");
+            return -1;
+        }
         apps[napps].def = &app_defs[i];
+        apps[napps].set_idle = argc == 6;
+        apps[napps].idle_ns = (uint64_t)idle * 1000000000ull;
         apps[napps++].port = (uint16_t)port;
         return 0;
     }
@@ -330,9 +339,12 @@ static struct router_core *core_setup(unsigned cpu)
     fwd_sync(&rc->fwd, &rc->stack);
     router6_core_setup(rc);
     router_arp_share(rc);
-    for (unsigned a = 0; a < napps; a++)
+    for (unsigned a = 0; a < napps; a++) {
         if (apps[a].def->start(&rc->stack, apps[a].port) != 0)
             kprintf("app %s port %u: could not start on core %u\n", apps[a].def->name, apps[a].port, cpu);
+        else if (apps[a].set_idle)
+            tcp_listen_idle(&rc->stack, apps[a].port, apps[a].idle_ns);
+    }
     return rc;
 }
 

@@ -129,3 +129,26 @@ def test_connections_on_every_core_with_rss(mkiso, request):
         print(f"rss: RX per queue {per_queue}, arp-learned-remote {c['arp-learned-remote']}")
     finally:
         lab.close()
+
+
+def test_idle_connection_reset(mkiso, request):
+    """`app http port 80 idle 2`: a client that connects and says nothing is
+    reset after about 2 s; one that keeps asking is not."""
+    conf = CONF.replace("app http port 80", "app http port 80 idle 2")
+    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.6.0.2/24"])], iso=mkiso(conf))
+    lab.start()
+    try:
+        peer, m = lab.peers[0], lab.machine
+        silent = ("import socket, time\n"
+                  f"s = socket.create_connection(('{ADDR}', 80)); t = time.monotonic()\n"
+                  "try:\n    s.recv(1)\nexcept ConnectionResetError:\n    pass\n"
+                  "print(round(time.monotonic() - t, 1))\n")
+        r = peer.run(["python3", "-c", silent], timeout=30)
+        assert 1.5 <= float(r.stdout) <= 6, r.stdout + r.stderr
+        # Four requests a second apart on one connection: never idle for 2 s.
+        urls = ["-o", "/dev/null", f"http://{ADDR}/bytes/10"] * 4
+        r = peer.run(["curl", "-sS", "--rate", "60/m", "-w", "%{num_connects}\\n"] + urls, timeout=30)
+        assert r.stdout.split() == ["1", "0", "0", "0"], r.stdout + r.stderr
+        assert counters(m)["tcp-idle-timeout"] == 1
+    finally:
+        lab.close()

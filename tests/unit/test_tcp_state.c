@@ -249,6 +249,38 @@ TEST(tcp_keepalive)
     CHECK(tl_free(l));
 }
 
+/* A listener's idle limit (tcp_listen_idle): a connection whose peer
+ * sends nothing for 5 s is reset, however alive; traffic restarts the
+ * clock, and a fast-path segment counts as much as a slow one. */
+TEST(tcp_listen_idle_resets_a_silent_peer)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {0};
+    struct tl *l = tl_new(&o);
+    ta_listen(l, 1, 80, &a[1]);
+    CHECK_EQ(tcp_listen_idle(l->s[1], 80, 5 * SEC), 0);
+    CHECK_EQ(tcp_listen_idle(l->s[1], 81, 5 * SEC), -1); /* nothing listens there */
+    ta_connect(l, 0, 80, &a[0]);
+    tl_run(l, NULL, NULL, SEC);
+    CHECK_EQ(a[1].accepted, 1);
+    for (int i = 0; i < 4; i++) { /* 1 KB every 4 s for 16 s */
+        a[0].tx_total += 1024;
+        ta_pump(&a[0], l->now_ns);
+        tl_advance(l, 4 * SEC);
+    }
+    CHECK_EQ(a[1].rx_bytes, 4096);
+    CHECK_EQ(a[1].closed, 0);
+    tl_advance(l, 2 * SEC); /* 6 s since the last segment from side 0 */
+    CHECK_EQ(a[1].closed, 1);
+    CHECK_EQ(a[1].close_reason, TCP_CLOSE_TIMEOUT);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-idle-timeout"), 1);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-timeout"), 1);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-keepalive-tx"), 0); /* no probes */
+    tl_run(l, closed2, a, SEC);
+    CHECK_EQ(a[0].close_reason, TCP_CLOSE_RESET);
+    CHECK(tl_free(l));
+}
+
 TEST(tcp_window_scaling)
 {
     struct tcp_config big;
