@@ -11,6 +11,9 @@
  * printed as JSON lines for tools/bench.py.
  *
  *   tcp_bench [--reps N] [--seconds S] [--pingpong-only]   timed figures
+ *   tcp_bench --sweep [--reps N] [--seconds S]   ping-pong at 1, 8 and 128
+ *                                             connections besides the headline's
+ *                                             32 (how each stack scales)
  *   tcp_bench --callgrind N                   instructions per transaction, both
  *                                             stacks, N transactions each under
  *                                             valgrind (runs itself with --count)
@@ -91,6 +94,9 @@ static void link_reset(void)
     }
 }
 
+#define PP_CONNS 32     /* the headline: bench-iip's 32 a server core */
+#define PP_CONNS_MAX 128 /* both arenas' (and lwIP's MEMP_NUM_TCP_PCB) */
+
 static const uint8_t mac[2][6] = {{2, 0, 0, 0, 0x20, 1}, {2, 0, 0, 0, 0x20, 2}};
 #define ADDR(i) NET_IP4(10, 0, 0, 1 + (i))
 
@@ -147,7 +153,7 @@ static void h_setup(void)
         struct tcp_config cfg;
         tcp_config_default(&cfg);
         cfg.sq_slots = 512;
-        size_t ab = tcp_arena_size(&cfg, 128);
+        size_t ab = tcp_arena_size(&cfg, PP_CONNS_MAX);
         free(h->arena);
         h->arena = aligned_alloc(64, (ab + 63) & ~(size_t)63);
         tcp_init(&h->s, &h->t, h->arena, ab, &cfg);
@@ -252,7 +258,7 @@ static void l_timers(void)
 /* ---- the measurements ---- */
 
 enum stack { HAYATE, LWIP };
-#define PP_CONNS 32
+static uint32_t pp_conns = PP_CONNS;
 
 static struct pingpong_client pc;
 
@@ -268,11 +274,11 @@ static void pp_setup(enum stack st)
         h_setup();
         memset(&pc, 0, sizeof(pc));
         pingpong_server_start(&hs[1].s, 9000);
-        pingpong_client_start(&hs[0].s, &pc, ADDR(1), 9000, PP_CONNS, 1, now_ns());
+        pingpong_client_start(&hs[0].s, &pc, ADDR(1), 9000, pp_conns, 1, now_ns());
     } else {
         l_setup();
         b_lw_pp_server(9000);
-        a_lw_pp_client(ADDR(1), 9000, PP_CONNS);
+        a_lw_pp_client(ADDR(1), 9000, (int)pp_conns);
     }
 }
 
@@ -454,11 +460,27 @@ static int run_callgrind(const char *self, uint64_t n)
     return 0;
 }
 
+/* The ping-pong with conns connections, both stacks, reps runs each. */
+static void pingpong_figure(uint32_t conns, int reps, double seconds)
+{
+    double h[64], l[64];
+    char name[128];
+    pp_conns = conns;
+    for (int r = 0; r < reps; r++) {
+        h[r] = run_pingpong(HAYATE, seconds);
+        l[r] = run_pingpong(LWIP, seconds);
+        fprintf(stderr, "ping-pong (%u) rep %d: hayate %.0f, lwIP %.0f transactions/s\n", conns, r, h[r], l[r]);
+    }
+    snprintf(name, sizeof(name), "tcp ping-pong, 1 byte, %u connection%s, both ends on 1 core", conns,
+             conns == 1 ? "" : "s");
+    emit(name, "transactions/s", median(h, reps), median(l, reps));
+}
+
 int main(int argc, char **argv)
 {
     int reps = 5;
     double seconds = 0.5;
-    bool pingpong_only = false;
+    bool pingpong_only = false, sweep = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
@@ -466,6 +488,8 @@ int main(int argc, char **argv)
             seconds = atof(argv[++i]);
         else if (!strcmp(argv[i], "--pingpong-only"))
             pingpong_only = true;
+        else if (!strcmp(argv[i], "--sweep"))
+            sweep = true;
         else if (!strcmp(argv[i], "--callgrind") && i + 1 < argc)
             return run_callgrind(argv[0], strtoull(argv[i + 1], NULL, 10));
         else if (!strcmp(argv[i], "--count") && i + 2 < argc) {
@@ -484,13 +508,13 @@ int main(int argc, char **argv)
     double h[64], l[64];
     if (reps > 64)
         reps = 64;
-    for (int r = 0; r < reps; r++) {
-        h[r] = run_pingpong(HAYATE, seconds);
-        l[r] = run_pingpong(LWIP, seconds);
-        fprintf(stderr, "ping-pong rep %d: hayate %.0f, lwIP %.0f transactions/s\n", r, h[r], l[r]);
+    if (sweep) {
+        static const uint32_t conns[] = {1, 8, PP_CONNS_MAX};
+        for (size_t k = 0; k < sizeof(conns) / sizeof(conns[0]); k++)
+            pingpong_figure(conns[k], reps, seconds);
+        return 0;
     }
-    emit("tcp ping-pong, 1 byte, 32 connections, both ends on 1 core", "transactions/s", median(h, reps),
-         median(l, reps));
+    pingpong_figure(PP_CONNS, reps, seconds);
     if (pingpong_only)
         return 0;
     static const uint32_t sizes[] = {1024, 65536, 1048576};
