@@ -64,6 +64,7 @@
     X(tcp, tw_recycled, "tcp-tw-recycled")      /* TIME-WAIT reused */        \
     X(tcp, half_open_evicted, "tcp-half-open-evicted") /* for a cookie */     \
     X(tcp, no_buf, "tcp-no-buf")                /* no buffer for a segment */ \
+    X(tcp, tx_wait, "tcp-tx-wait")              /* held data back: ring full */ \
     X(tcp, pmtu_lowered, "tcp-pmtu-lowered")    /* ICMP: segments made smaller */ \
     X(tcp, icmp_ignored, "tcp-icmp-ignored")    /* soft, stale or not ours */
 
@@ -77,7 +78,8 @@
     X(eth, bad_src, "eth-bad-src")              /* multicast source MAC */    \
     X(eth, no_iface, "eth-no-iface")            /* port not added */          \
     X(eth, tx, "eth-tx")                        /* frames handed to a port */ \
-    X(eth, tx_drop, "eth-tx-drop")              /* not taken by tx_burst */   \
+    X(eth, tx_drop, "eth-tx-drop")              /* no room, even after a flush */ \
+    X(eth, tx_busy, "eth-tx-busy")              /* ring full: kept for the next */ \
     X(eth, tx_no_room, "eth-tx-no-room")        /* no headroom for header */  \
     X(arp, rx_request, "arp-rx-request")                                      \
     X(arp, rx_reply, "arp-rx-reply")                                          \

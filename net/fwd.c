@@ -198,9 +198,15 @@ static void flush(struct fwd *f, struct net_stack *s)
         f->ntx[port] = 0;
         uint16_t sent = netdev_tx_burst(ifc->dev, ifc->queue, b, n);
         if (NET_UNLIKELY(sent < n)) {
-            s->ctr.eth_tx_drop += sent < ns ? (uint64_t)(ns - sent) : 0;
-            f->ctr.tx_drop += (uint64_t)(n - (sent > ns ? sent : ns));
-            pkt_free_bulk(b + sent, (uint32_t)(n - sent));
+            /* The stack's frames wait for room (TCP holds back meanwhile);
+             * forwarded ones are dropped, as a router's full queue does. */
+            uint16_t kept = sent < ns ? (uint16_t)(ns - sent) : 0;
+            net_tx_keep(s, ifc, b + sent, kept);
+            ifc->tx_busy = true;
+            f->ctr.tx_drop += (uint64_t)(n - sent - kept);
+            pkt_free_bulk(b + sent + kept, (uint32_t)(n - sent - kept));
+        } else {
+            ifc->tx_busy = false;
         }
     }
 }

@@ -119,22 +119,36 @@ void net_input(struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_
         eth_input(s, net_iface_get(s, pkts[i]->port), pkts[i], now_ns);
 }
 
+void net_tx_keep(struct net_stack *s, struct net_iface *ifc, struct pkt *const *b, uint16_t n)
+{
+    for (uint16_t i = 0; i < n; i++) /* b is ifc->tx or another array; never behind it */
+        ifc->tx[i] = b[i];
+    ifc->ntx = n;
+    ifc->tx_busy = n != 0;
+    s->ctr.eth_tx_busy += n != 0;
+}
+
 void net_flush_port(struct net_stack *s, struct net_iface *ifc)
 {
     uint16_t n = ifc->ntx;
-    uint16_t sent = netdev_tx_burst(ifc->dev, ifc->queue, ifc->tx, n);
-    if (sent < n) {
-        s->ctr.eth_tx_drop += (uint64_t)(n - sent);
-        pkt_free_bulk(ifc->tx + sent, (uint32_t)(n - sent));
-    }
-    ifc->ntx = 0;
+    uint16_t sent = n ? netdev_tx_burst(ifc->dev, ifc->queue, ifc->tx, n) : 0;
+    net_tx_keep(s, ifc, ifc->tx + sent, (uint16_t)(n - sent)); /* n 0: room again, as far as we know */
+}
+
+static void flush_ports(struct net_stack *s)
+{
+    for (uint16_t i = 0; i < s->nports; i++)
+        if (s->iface[i].ntx || s->iface[i].tx_busy)
+            net_flush_port(s, &s->iface[i]);
 }
 
 void net_flush(struct net_stack *s)
 {
-    for (uint16_t i = 0; i < s->nports; i++)
-        if (s->iface[i].ntx)
-            net_flush_port(s, &s->iface[i]);
+    flush_ports(s);
+    /* TCP waited on a port that has room again: its data, in the same
+     * flush. */
+    if (s->tcp && s->tcp->nblocked && tcp_tx_unblock(s->tcp))
+        flush_ports(s);
 }
 
 uint64_t net_poll(struct net_stack *s, uint64_t now_ns)
@@ -144,6 +158,11 @@ uint64_t net_poll(struct net_stack *s, uint64_t now_ns)
         if (ifc->dev == NULL || ifc->dev->link_up == ifc->link_up)
             continue;
         ifc->link_up = ifc->dev->link_up;
+        if (!ifc->link_up && ifc->ntx) { /* what waited for room will not get it */
+            s->ctr.eth_tx_drop += ifc->ntx;
+            pkt_free_bulk(ifc->tx, ifc->ntx);
+            net_tx_keep(s, ifc, ifc->tx, 0);
+        }
         if (ifc->link_up)
             arp_announce(s, ifc);
     }

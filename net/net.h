@@ -86,6 +86,7 @@ struct net_iface {
     uint32_t bcast_be;          /* subnet-directed broadcast */
     uint8_t prefix_len;
     bool link_up;               /* as last seen by net_poll */
+    bool tx_busy;               /* the driver refused frames: tx holds them */
     uint16_t ntx;
     struct pkt *tx[NET_TX_BURST];
     struct arp_cache arp;
@@ -163,16 +164,27 @@ uint64_t net_poll(struct net_stack *s, uint64_t now_ns);
 
 /* For the files of net/. */
 
-/* Hand the port's burst to its driver; what it does not take is dropped
- * (eth-tx-drop). */
+/* Hand the port's burst to its driver. What its ring has no room for
+ * stays, in order, for the next flush (eth-tx-busy), and the port is
+ * tx_busy until a flush goes through whole: TCP holds its data back
+ * meanwhile instead of losing it at our own NIC (net/tcp_out.c). */
 void net_flush_port(struct net_stack *s, struct net_iface *ifc);
+/* The stack's frames b[0..n) the driver did not take: kept for the next
+ * flush (net/fwd.c's flush, which sends them with forwarded ones). */
+void net_tx_keep(struct net_stack *s, struct net_iface *ifc, struct pkt *const *b, uint16_t n);
 
-/* Put a finished frame on the port's burst (flushing it first when full).
- * Takes p. */
+/* Put a finished frame on the port's burst (flushing it first when full;
+ * dropped, eth-tx-drop, when the driver takes none of it). Takes p. */
 static inline void net_tx(struct net_stack *s, struct net_iface *ifc, struct pkt *p)
 {
-    if (__builtin_expect(ifc->ntx == NET_TX_BURST, 0))
+    if (__builtin_expect(ifc->ntx == NET_TX_BURST, 0)) {
         net_flush_port(s, ifc);
+        if (ifc->ntx == NET_TX_BURST) {
+            s->ctr.eth_tx_drop++;
+            pkt_free(p);
+            return;
+        }
+    }
     ifc->tx[ifc->ntx++] = p;
     s->ctr.eth_tx++;
 }

@@ -267,6 +267,7 @@ enum {
     TCP_CF_FIN_OOO = 1u << 20,          /* fin_seq holds the peer's FIN */
     TCP_CF_ACTIVE = 1u << 21,           /* opened by tcp_connect */
     TCP_CF_IP6 = 1u << 22,              /* over IPv6: laddr6, raddr6 */
+    TCP_CF_TX_WAIT = 1u << 23,          /* data held back: the port's ring was full */
 };
 
 struct tcp_stack {
@@ -288,6 +289,8 @@ struct tcp_stack {
     uint64_t wheel_tick;                /* next tick to run */
     uint32_t wheel_n;                   /* connections on the wheel */
     struct tcp_conn *limbo;             /* the slot tcp_poll is running */
+    uint32_t nblocked;                  /* connections with TCP_CF_TX_WAIT */
+    uint32_t unblock_from;              /* where tcp_tx_unblock starts: round robin */
     struct tcp_conn *wheel[TCP_WHEEL_SLOTS];
     uint64_t wheel_bits[TCP_WHEEL_SLOTS / 64];
     uint64_t hash6_key[10];             /* IPv6 tuples: multilinear hash keys */
@@ -334,6 +337,11 @@ void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns);
 /* The same over IPv6 (ip6.c calls it): p->data at the IPv6 header, whose
  * next header is TCP, p->len its checked length; from ifc. Takes p. */
 void tcp_input6(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns);
+
+/* Connections that held data back while a port's ring was full send it
+ * where there is room again (net_flush calls it when nblocked). True when
+ * any did. */
+bool tcp_tx_unblock(struct tcp_stack *t);
 
 /* An ICMP error that may quote one of our segments (net/tcp_icmp.c; the
  * stack has TCP): q is the

@@ -341,6 +341,40 @@ static int xmit_unrouted(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, u
     return ip_out(c->t->s, p, &a, now_ns);
 }
 
+/* The port's ring is full: hold data back rather than lose it at our own
+ * NIC (whose drops, every connection's at once, would come back as
+ * retransmission timeouts in step). True when c waits (TCP_CF_TX_WAIT). */
+static __attribute__((noinline)) bool port_full(struct tcp_conn *c, struct net_iface *ifc, uint32_t len)
+{
+    if (ifc->ntx == NET_TX_BURST)
+        net_flush_port(c->t->s, ifc); /* room for this one, or the ring is full */
+    if (!ifc->tx_busy || len == 0) /* (an ACK goes if there is room) */
+        return false;
+    if (!(c->flags & TCP_CF_TX_WAIT)) {
+        c->flags |= TCP_CF_TX_WAIT;
+        c->t->nblocked++;
+        c->t->s->ctr.tcp_tx_wait++;
+    }
+    return true;
+}
+
+bool tcp_tx_unblock(struct tcp_stack *t)
+{
+    bool any = false;
+    for (uint32_t k = 0, i = t->unblock_from; k < t->nconns && t->nblocked; k++, i = i + 1 == t->nconns ? 0 : i + 1) {
+        struct tcp_conn *c = &t->conns[i];
+        if (!(c->flags & TCP_CF_TX_WAIT) || (c->flags & TCP_CF_BUSY) || t->s->iface[c->route_port].tx_busy)
+            continue;
+        c->flags &= ~(uint32_t)TCP_CF_TX_WAIT;
+        t->nblocked--;
+        t->unblock_from = i + 1 == t->nconns ? 0 : i + 1; /* the next one first, next time */
+        tcp_output(c, t->now_ns);
+        tcp_timer_update(c);
+        any = true;
+    }
+    return any;
+}
+
 /* Send [seq, seq + len) of slot sg (NULL: no payload) with flags; with
  * nchain, also the whole slots after it, as one TSO frame (tso_gather has
  * checked them). The headers come from the connection's template
@@ -362,6 +396,9 @@ static inline __attribute__((always_inline)) int xmit_ip(struct tcp_conn *c, str
         if (!route_fill(c, now_ns))
             return nchain ? -1 : xmit_unrouted(c, sg, seq, len, flags, now_ns);
     }
+    struct net_iface *ifc = &s->iface[c->route_port];
+    if (NET_UNLIKELY(ifc->tx_busy || ifc->ntx == NET_TX_BURST) && port_full(c, ifc, len))
+        return -1; /* the data stays queued; net_flush brings us back */
     uint32_t l2 = c->hdr_l2_len, tl = c->hdr_len; /* template: headers with timestamps, no SACK */
     uint8_t sack[TCP_MAX_OPT_LEN];
     uint32_t sacklen = 0;
@@ -433,7 +470,7 @@ static inline __attribute__((always_inline)) int xmit_ip(struct tcp_conn *c, str
         s->ctr.ip6_tx += segs;
     else
         s->ctr.ip4_tx += segs;
-    net_tx(s, &s->iface[c->route_port], p);
+    net_tx(s, ifc, p);
     return 0;
 }
 
@@ -576,7 +613,8 @@ void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns)
     sg->flags = (uint8_t)((sg->flags & ~TCP_SEG_SACKED) | TCP_SEG_LOST | TCP_SEG_RETX);
     c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING; /* Karn */
     c->t->s->ctr.tcp_retransmit++;
-    send_range(c, sg, from, to, 0, now_ns);
+    if (!send_range(c, sg, from, to, 0, now_ns))
+        sg->flags &= (uint8_t)~TCP_SEG_RETX; /* still to send: send_lost's */
 }
 
 /* Lost slots go first (RFC 6675 NextSeg rule 1), as the window allows. */
@@ -601,8 +639,11 @@ static uint32_t send_lost(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
             extra = TCP_FIN; /* the FIN rode on this one: again */
             c->flags &= ~(uint32_t)TCP_CF_FIN_LOST;
         }
-        if (!send_range(c, sg, from, to, extra, now_ns))
+        if (!send_range(c, sg, from, to, extra, now_ns)) {
+            sg->flags &= (uint8_t)~TCP_SEG_RETX; /* no buffer, or the port is full: again later */
+            c->flags |= extra ? TCP_CF_FIN_LOST : 0;
             break;
+        }
         pipe += to - from;
     }
     if ((c->flags & TCP_CF_FIN_LOST) && c->snd_una == c->snd_end && pipe < c->cwnd) {

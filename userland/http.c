@@ -25,6 +25,7 @@ struct http_conn {
     uint64_t body_left, body_off;
     uint16_t req_len;
     bool close_after;           /* Connection: close, or HTTP/1.0 */
+    bool http10;                /* kept alive: say so (RFC 9112 C.2.2) */
     bool peer_done;             /* the peer sent its FIN */
     bool closing;
     char req[];
@@ -122,6 +123,8 @@ static void send_head(struct tcp_conn *c, struct http_conn *h, const char *statu
     n += put_u64(buf + n, length);
     if (h->close_after)
         n += put_str(buf + n, "\r\nConnection: close");
+    else if (h->http10) /* a 1.0 client closes unless told otherwise */
+        n += put_str(buf + n, "\r\nConnection: keep-alive");
     n += put_str(buf + n, "\r\n\r\n");
     tcp_write(c, buf, (uint32_t)n, now_ns);
 }
@@ -240,7 +243,7 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
         send_text(c, h, "400 Bad Request", "text/plain", bad, sizeof(bad) - 1, false, now_ns);
         return;
     }
-    bool http10 = r[eol - 1] == '0';
+    bool http10 = h->http10 = r[eol - 1] == '0';
     bool head = sp1 == 4 && prefix_ci(r, 4, "head");
     bool get = sp1 == 3 && prefix_ci(r, 3, "get");
     /* Connection header: close, or keep-alive for HTTP/1.0. */

@@ -152,3 +152,28 @@ def test_idle_connection_reset(mkiso, request):
         assert counters(m)["tcp-idle-timeout"] == 1
     finally:
         lab.close()
+
+
+def test_ab_keep_alive_200_concurrent(mkiso, request):
+    """ApacheBench, as users benchmark a web server: HTTP/1.0 keep-alive
+    (hayate must say "Connection: keep-alive" or ab waits for a close),
+    then 200 connections each fetching 100 kB bodies at once at -smp 2.
+    More TSO frames than the virtio ring holds: TCP must wait for room,
+    not lose its own segments and stall in retransmission timeouts."""
+    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.6.0.2/24"])], iso=mkiso(CONF), smp=2)
+    lab.start()
+    try:
+        peer, m = lab.peers[0], lab.machine
+        for args in (["-n", "5000", "-c", "50", f"http://{ADDR}/bytes/1000"],
+                     ["-n", "2000", "-c", "200", f"http://{ADDR}/bytes/100000"]):
+            r = peer.run(["ab", "-q", "-k", "-s", "60"] + args, timeout=300, check=False)
+            n = args[1]
+            assert f"Complete requests:      {n}" in r.stdout, r.stdout + r.stderr
+            assert "Failed requests:        0" in r.stdout, r.stdout
+            assert f"Keep-Alive requests:    {n}" in r.stdout, r.stdout
+        c = counters(m)
+        print(f"ring full {c['eth-tx-busy']} times, {c['tcp-tx-wait']} waits, {c['eth-tx-drop']} dropped, "
+              f"{c['tcp-rto']} timeouts")
+        assert c["tcp-timeout"] == 0 and c["tcp-rst-tx"] == 0, c
+    finally:
+        lab.close()

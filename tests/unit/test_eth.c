@@ -140,7 +140,9 @@ TEST(eth_tx_one_doorbell_per_burst)
     fake_net_free(&fn);
 }
 
-TEST(eth_tx_not_taken_freed_and_counted)
+/* A driver whose ring is full: what it did not take waits, in order, for
+ * the next flush; the port is busy until then. */
+TEST(eth_tx_not_taken_kept_in_order)
 {
     struct fake_net fn;
     fake_net_init(&fn, 64);
@@ -149,9 +151,46 @@ TEST(eth_tx_not_taken_freed_and_counted)
     ping_burst(&fn, 5);
     CHECK_EQ(fn.nd[0].tx_calls, 1);
     CHECK_EQ(fn.nd[0].nsent, 2);
+    CHECK(fn.s->iface[0].tx_busy);
+    CHECK_EQ(fn.s->iface[0].ntx, 3);
+    fn.nd[0].tx_accept = 0xffff;
+    net_flush(fn.s);
+    CHECK_EQ(fn.nd[0].nsent, 5);
+    CHECK(!fn.s->iface[0].tx_busy);
+    for (uint32_t i = 0; i < 5; i++) { /* the echo replies' identifier and sequence: i */
+        uint32_t rest;
+        memcpy(&rest, fn.nd[0].sent[i]->data + ETH_HDR_LEN + IP4_HDR_LEN + 4, 4);
+        CHECK_EQ(net_ntohl(rest), i);
+    }
     CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=5 ip4-rx=5 ip4-local=5 icmp4-rx=5 icmp4-rx-echo=5 "
-                                        "icmp4-tx-echo-reply=5 ip4-tx=5 eth-tx=5 eth-tx-drop=3"),
+                                        "icmp4-tx-echo-reply=5 ip4-tx=5 eth-tx=5 eth-tx-busy=1"),
              0);
+    CHECK(fake_net_all_free(&fn));
+    fake_net_free(&fn);
+}
+
+static uint64_t ctr(const struct fake_net *fn, const char *name)
+{
+    return net_counter_get(&fn->s->ctr, net_counter_find(name));
+}
+
+/* A driver that takes nothing: a full burst drops what comes after it,
+ * and the link going down drops what waited. */
+TEST(eth_tx_refused_dropped_when_full_or_down)
+{
+    struct fake_net fn;
+    fake_net_init(&fn, 128);
+    fake_net_learn_peer(&fn);
+    fn.nd[0].tx_accept = 0;
+    ping_burst(&fn, NET_TX_BURST + 8);
+    CHECK_EQ(fn.nd[0].nsent, 0);
+    CHECK_EQ(fn.s->iface[0].ntx, NET_TX_BURST);
+    CHECK_EQ(ctr(&fn, "eth-tx-drop"), 8);
+    fn.nd[0].dev.link_up = false;
+    net_poll(fn.s, fn.now_ns);
+    CHECK_EQ(fn.s->iface[0].ntx, 0);
+    CHECK(!fn.s->iface[0].tx_busy);
+    CHECK_EQ(ctr(&fn, "eth-tx-drop"), NET_TX_BURST + 8);
     CHECK(fake_net_all_free(&fn));
     fake_net_free(&fn);
 }

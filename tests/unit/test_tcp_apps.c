@@ -97,6 +97,13 @@ TEST(tcp_http_server)
     request(l, cl, "POST / HTTP/1.1\r\n\r\n");
     CHECK_EQ(response(cl, &off, &body, &blen), 405);
 
+    /* HTTP/1.0 asking to be kept alive (ab -k): told so, and it is. */
+    size_t head_at = off;
+    request(l, cl, "GET /bytes/3 HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n");
+    CHECK_EQ(response(cl, &off, &body, &blen), 200);
+    CHECK(find(cl->buf + head_at, body - head_at, "\r\nConnection: keep-alive\r\n", 26) != NULL);
+    CHECK_EQ(cl->a.peer_fin, 0);
+
     /* A request split over segments, then Connection: close. */
     request(l, cl, "GET /bytes/5 HT");
     request(l, cl, "TP/1.1\r\nConnection: Close\r\n\r\n");
@@ -107,7 +114,7 @@ TEST(tcp_http_server)
     tl_run(l, NULL, NULL, SEC);
     CHECK_EQ(cl->a.closed, 1);
     const struct http_stats *st = http_stats(1);
-    CHECK_EQ(st->requests - before, 7);
+    CHECK_EQ(st->requests - before, 8);
     CHECK_EQ(st->open, 0);
     CHECK(tl_free(l));
     free(cl);

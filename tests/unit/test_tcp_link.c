@@ -202,6 +202,8 @@ static uint16_t tl_tx(struct netdev *dev, uint16_t queue, struct pkt **pkts, uin
 {
     struct tl_dev *d = (struct tl_dev *)dev;
     for (uint16_t i = 0; i < n; i++) {
+        if (d->l->o.tx_ring && d->l->queued[d->side] >= d->l->o.tx_ring)
+            return i; /* the ring is full: the stack keeps the rest */
         struct pkt *p = pkts[i];
         if (!(p->flags & (PKT_TX_TSO4 | PKT_TX_TSO6))) {
             send_one(d->l, d->side, p);

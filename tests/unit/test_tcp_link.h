@@ -41,6 +41,8 @@ struct tl_opts {
     uint64_t reorder_ns;        /* extra delay of a reordered one (default 3 * delay) */
     uint64_t rate_bps;          /* 0: infinite */
     uint32_t queue_max;         /* frames waiting for the rate (default 256) */
+    uint32_t tx_ring;           /* with rate_bps: a NIC ring of this many frames;
+                                 * tx_burst takes no more (0: no limit) */
     uint32_t offloads;          /* NETDEV_OFF_* of both netdevs */
     uint64_t seed;
     const struct tcp_config *cfg[2]; /* NULL: tcp_config_default */
