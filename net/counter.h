@@ -65,6 +65,7 @@
     X(tcp, half_open_evicted, "tcp-half-open-evicted") /* for a cookie */     \
     X(tcp, no_buf, "tcp-no-buf")                /* no buffer for a segment */ \
     X(tcp, tx_wait, "tcp-tx-wait")              /* held data back: ring full */ \
+    X(tcp, buf_wait, "tcp-buf-wait")            /* no room: pool at its reserve */ \
     X(tcp, pmtu_lowered, "tcp-pmtu-lowered")    /* ICMP: segments made smaller */ \
     X(tcp, icmp_ignored, "tcp-icmp-ignored")    /* soft, stale or not ours */
 

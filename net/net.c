@@ -147,7 +147,7 @@ void net_flush(struct net_stack *s)
     flush_ports(s);
     /* TCP waited on a port that has room again: its data, in the same
      * flush. */
-    if (s->tcp && s->tcp->nblocked && tcp_tx_unblock(s->tcp))
+    if (s->tcp && (s->tcp->nblocked | s->tcp->nbuf_wait) && tcp_wake(s->tcp))
         flush_ports(s);
 }
 

@@ -93,7 +93,8 @@ struct tcp_callbacks {
      * application calls tcp_recved. Without a recv callback data is
      * dropped (acknowledged). */
     void (*recv)(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now_ns);
-    /* bytes of what was queued were acknowledged (and their buffers freed). */
+    /* bytes of what was queued were acknowledged (and their buffers freed);
+     * 0: buffers are free again after tcp_sndbuf said 0 for want of them. */
     void (*acked)(void *ctx, struct tcp_conn *c, uint32_t bytes, uint64_t now_ns);
     /* The peer closed its side: no more data will come. */
     void (*peer_fin)(void *ctx, struct tcp_conn *c, uint64_t now_ns);
@@ -268,6 +269,7 @@ enum {
     TCP_CF_ACTIVE = 1u << 21,           /* opened by tcp_connect */
     TCP_CF_IP6 = 1u << 22,              /* over IPv6: laddr6, raddr6 */
     TCP_CF_TX_WAIT = 1u << 23,          /* data held back: the port's ring was full */
+    TCP_CF_BUF_WAIT = 1u << 24,         /* told tcp_sndbuf 0: the pool was at its reserve */
 };
 
 struct tcp_stack {
@@ -290,7 +292,9 @@ struct tcp_stack {
     uint32_t wheel_n;                   /* connections on the wheel */
     struct tcp_conn *limbo;             /* the slot tcp_poll is running */
     uint32_t nblocked;                  /* connections with TCP_CF_TX_WAIT */
-    uint32_t unblock_from;              /* where tcp_tx_unblock starts: round robin */
+    uint32_t nbuf_wait;                 /* connections with TCP_CF_BUF_WAIT */
+    uint32_t wake_from;                 /* where tcp_wake starts: round robin */
+    uint32_t rx_reserve;                /* pool buffers send queues leave alone */
     struct tcp_conn *wheel[TCP_WHEEL_SLOTS];
     uint64_t wheel_bits[TCP_WHEEL_SLOTS / 64];
     uint64_t hash6_key[10];             /* IPv6 tuples: multilinear hash keys */
@@ -338,10 +342,11 @@ void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns);
  * next header is TCP, p->len its checked length; from ifc. Takes p. */
 void tcp_input6(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns);
 
-/* Connections that held data back while a port's ring was full send it
- * where there is room again (net_flush calls it when nblocked). True when
- * any did. */
-bool tcp_tx_unblock(struct tcp_stack *t);
+/* Connections whose wait is over go on, round robin: those that held data
+ * back from a full ring send it where there is room again, those refused
+ * buffers get acked(0) when the pool is above its reserve. net_flush calls
+ * it when any wait; true when any went on. */
+bool tcp_wake(struct tcp_stack *t);
 
 /* An ICMP error that may quote one of our segments (net/tcp_icmp.c; the
  * stack has TCP): q is the
@@ -394,8 +399,11 @@ int tcp_send(struct tcp_conn *c, struct pkt *p, uint64_t now_ns);
 /* Copy up to len bytes into the send queue; returns how many were taken. */
 uint32_t tcp_write(struct tcp_conn *c, const void *data, uint32_t len, uint64_t now_ns);
 
-/* Bytes tcp_send / tcp_write can take now. */
-uint32_t tcp_sndbuf(const struct tcp_conn *c);
+/* Bytes tcp_send / tcp_write can take now. 0 also while the core's
+ * buffer pool is down to its reserve for receiving (a quarter of it):
+ * send queues must not take the buffers ACKs come in. acked is called
+ * with 0 bytes when there are buffers again. */
+uint32_t tcp_sndbuf(struct tcp_conn *c);
 
 /* Payload bytes of a full segment. */
 uint32_t tcp_mss(const struct tcp_conn *c);

@@ -94,6 +94,7 @@ uint32_t tcp_init(struct net_stack *s, struct tcp_stack *t, void *arena, size_t 
         t->free_list = c;
     }
     t->port_next = (uint16_t)(TCP_EPHEMERAL_LO + (t->hash_key % (65536u - TCP_EPHEMERAL_LO)));
+    t->rx_reserve = s->pool->total / 4;
     s->tcp = t;
     return n;
 }
@@ -249,6 +250,8 @@ void tcp_conn_free(struct tcp_conn *c)
         c->listener->pending--;
     if (c->flags & TCP_CF_TX_WAIT)
         t->nblocked--;
+    if (c->flags & TCP_CF_BUF_WAIT)
+        t->nbuf_wait--;
     c->listener = NULL;
     c->state = TCP_CLOSED;
     c->flags = 0;
@@ -575,14 +578,29 @@ void tcp_set_idle_timeout(struct tcp_conn *c, uint64_t idle_ns) { keepalive_set(
 
 uint32_t tcp_mss(const struct tcp_conn *c) { return c->seg_size; }
 
-uint32_t tcp_sndbuf(const struct tcp_conn *c)
+bool tcp_buf_wait(struct tcp_conn *c)
+{
+    struct tcp_stack *t = c->t;
+    if (NET_LIKELY(t->s->pool->nfree > t->rx_reserve))
+        return false;
+    if (!(c->flags & TCP_CF_BUF_WAIT)) {
+        c->flags |= TCP_CF_BUF_WAIT;
+        t->nbuf_wait++;
+        t->s->ctr.tcp_buf_wait++;
+    }
+    return true;
+}
+
+uint32_t tcp_sndbuf(struct tcp_conn *c)
 {
     if (c->state != TCP_ESTABLISHED && c->state != TCP_CLOSE_WAIT && c->state != TCP_SYN_SENT &&
         c->state != TCP_SYN_RECEIVED)
         return 0;
-    if (c->flags & TCP_CF_FIN_QUEUED)
+    if ((c->flags & TCP_CF_FIN_QUEUED) || c->snd_queued >= c->sndbuf)
         return 0;
-    return c->snd_queued < c->sndbuf ? c->sndbuf - c->snd_queued : 0;
+    if (tcp_buf_wait(c))
+        return 0;
+    return c->sndbuf - c->snd_queued;
 }
 
 void tcp_get_info(const struct tcp_conn *c, struct tcp_info *out)

@@ -320,6 +320,10 @@ static inline void tcp_rcv_in_order(struct tcp_conn *c, struct tcp_in *seg, uint
         tcp_delack_arm(c, now_ns);
 }
 
+/* The pool is down to the receive reserve: c waits for acked(0)
+ * (tcp_wake) instead of queueing more (tcp-buf-wait). */
+bool tcp_buf_wait(struct tcp_conn *c);
+
 /* Release the BUSY hold: output what is pending, free if it died. */
 static inline void tcp_conn_unbusy(struct tcp_conn *c, uint64_t now_ns)
 {

@@ -343,7 +343,8 @@ static int xmit_unrouted(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, u
 
 /* The port's ring is full: hold data back rather than lose it at our own
  * NIC (whose drops, every connection's at once, would come back as
- * retransmission timeouts in step). True when c waits (TCP_CF_TX_WAIT). */
+ * retransmission timeouts in step). True when c waits (TCP_CF_TX_WAIT;
+ * tcp_wake sends it on). */
 static __attribute__((noinline)) bool port_full(struct tcp_conn *c, struct net_iface *ifc, uint32_t len)
 {
     if (ifc->ntx == NET_TX_BURST)
@@ -358,18 +359,32 @@ static __attribute__((noinline)) bool port_full(struct tcp_conn *c, struct net_i
     return true;
 }
 
-bool tcp_tx_unblock(struct tcp_stack *t)
+bool tcp_wake(struct tcp_stack *t)
 {
     bool any = false;
-    for (uint32_t k = 0, i = t->unblock_from; k < t->nconns && t->nblocked; k++, i = i + 1 == t->nconns ? 0 : i + 1) {
+    uint32_t i = t->wake_from;
+    for (uint32_t k = 0; k < t->nconns && (t->nblocked | t->nbuf_wait); k++, i = i + 1 == t->nconns ? 0 : i + 1) {
         struct tcp_conn *c = &t->conns[i];
-        if (!(c->flags & TCP_CF_TX_WAIT) || (c->flags & TCP_CF_BUSY) || t->s->iface[c->route_port].tx_busy)
+        uint32_t f = c->flags;
+        if (!(f & (TCP_CF_TX_WAIT | TCP_CF_BUF_WAIT)) || (f & TCP_CF_BUSY))
             continue;
-        c->flags &= ~(uint32_t)TCP_CF_TX_WAIT;
-        t->nblocked--;
-        t->unblock_from = i + 1 == t->nconns ? 0 : i + 1; /* the next one first, next time */
-        tcp_output(c, t->now_ns);
-        tcp_timer_update(c);
+        bool port_ok = (f & TCP_CF_TX_WAIT) && !t->s->iface[c->route_port].tx_busy;
+        bool bufs_ok = (f & TCP_CF_BUF_WAIT) && t->s->pool->nfree > t->rx_reserve;
+        if (!port_ok && !bufs_ok)
+            continue;
+        c->flags |= TCP_CF_BUSY;
+        if (port_ok) {
+            c->flags &= ~(uint32_t)TCP_CF_TX_WAIT;
+            t->nblocked--;
+        }
+        if (bufs_ok) {
+            c->flags &= ~(uint32_t)TCP_CF_BUF_WAIT;
+            t->nbuf_wait--;
+            if (c->cb && c->cb->acked && !(c->flags & TCP_CF_APP_CLOSED))
+                c->cb->acked(c->ctx, c, 0, t->now_ns);
+        }
+        tcp_conn_unbusy(c, t->now_ns); /* sends what waited */
+        t->wake_from = i + 1 == t->nconns ? 0 : i + 1; /* the next one first, next time */
         any = true;
     }
     return any;

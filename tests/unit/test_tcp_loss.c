@@ -385,3 +385,36 @@ TEST(tcp_full_tx_ring_holds_back_without_loss)
     free(m);
     CHECK(tl_free(l));
 }
+
+/* 16 connections whose send buffers together want more than side 0's
+ * whole pool (16 x 256 KB of queue, 1,024 buffers): tcp_sndbuf says 0
+ * once the pool is down to its receive reserve, so ACKs still find
+ * buffers to arrive in, and acked(0) wakes the senders when it refills. */
+TEST(tcp_send_queues_leave_the_receive_reserve)
+{
+    struct tl_opts o = {.nbufs = 1024, .seed = 9};
+    struct tl *l = tl_new(&o);
+    struct many *m = calloc(1, sizeof(*m));
+    for (int i = 0; i < 16; i++) {
+        m->a[0][i].tx_total = 2u << 20;
+        m->a[0][i].zero_copy = true;
+        m->a[0][i].close_when_sent = m->a[1][i].close_on_fin = true;
+        m->a[1][i].next = i < 15 ? &m->a[1][i + 1] : NULL;
+    }
+    CHECK_EQ(ta_listen(l, 1, 5001, &m->a[1][0]), 0);
+    for (int i = 0; i < 16; i++)
+        CHECK(ta_connect(l, 0, 5001, &m->a[0][i]) != NULL);
+    CHECK(tl_run(l, many_done, m, 60000000000ull));
+    for (int i = 0; i < 16; i++) {
+        CHECK_EQ(m->a[1][i].rx_bytes, 2u << 20);
+        CHECK_EQ(m->a[1][i].rx_bad, 0);
+    }
+    CHECK(tl_ctr(l, 0, "tcp-buf-wait") > 0);
+    CHECK_EQ(l->no_buf, 0); /* every ACK found a buffer */
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
+    CHECK_EQ(l->s[0]->tcp->nbuf_wait, 0);
+    fprintf(stderr, "  16 x 2 MB from a 1,024-buffer pool: %lu waits for buffers\n",
+            (unsigned long)tl_ctr(l, 0, "tcp-buf-wait"));
+    free(m);
+    CHECK(tl_free(l));
+}
