@@ -119,7 +119,7 @@ struct tcp_config {
     uint32_t sndbuf;            /* bytes queued per connection (256 KiB) */
     uint32_t rcvbuf;            /* receive window per connection (256 KiB) */
     uint16_t sq_slots;          /* buffers per send queue (256) */
-    uint16_t ooo_max;           /* out-of-order buffers per connection (64) */
+    uint16_t ooo_max;           /* out-of-order buffers per connection (256) */
     uint16_t backlog;           /* half-open per listener before SYN cookies (128) */
     uint8_t cc;                 /* enum tcp_cc_algo for new connections (CUBIC) */
     bool nagle;                 /* Nagle's algorithm for new connections (off) */

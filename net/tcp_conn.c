@@ -16,7 +16,7 @@ void tcp_config_default(struct tcp_config *cfg)
     cfg->sndbuf = 256u << 10;
     cfg->rcvbuf = 256u << 10;
     cfg->sq_slots = 256;
-    cfg->ooo_max = 64;
+    cfg->ooo_max = 256; /* more than the default window's full segments (181) */
     cfg->backlog = 128;
     cfg->cc = TCP_CC_CUBIC;
     cfg->nagle = false;

@@ -213,7 +213,9 @@ static inline uint32_t tcp_sent_slots(struct tcp_conn *c)
 }
 
 /* tcp_sack.c */
-void tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o);
+/* The peer's SACK blocks onto the scoreboard; returns the slots newly
+ * SACKed. */
+uint32_t tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o);
 void tcp_sack_mark_lost(struct tcp_conn *c);
 bool tcp_sack_first_lost(struct tcp_conn *c);
 uint32_t tcp_pipe(struct tcp_conn *c);

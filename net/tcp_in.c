@@ -313,16 +313,15 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now
     uint32_t wnd = seg->wnd << c->snd_wscale;
     bool sacked_new = false;
 
-    if ((c->flags & TCP_CF_SACK) && seg->opt.nsack) {
-        uint32_t before = c->sack_high;
-        tcp_sack_update(c, &seg->opt);
-        sacked_new = c->sack_high != before;
-    }
+    if ((c->flags & TCP_CF_SACK) && seg->opt.nsack)
+        sacked_new = tcp_sack_update(c, &seg->opt) != 0;
     if (SEQ_GT(ack, c->snd_una)) {
         if (!new_ack(c, ack, now_ns))
             return;
-    } else if (ack == c->snd_una && seg->len == 0 && !(seg->flags & (TCP_SYN | TCP_FIN)) &&
-               wnd == c->snd_wnd && c->snd_nxt != c->snd_una) {
+    } else if (ack == c->snd_una && !(seg->flags & (TCP_SYN | TCP_FIN)) && c->snd_nxt != c->snd_una &&
+               ((seg->len == 0 && wnd == c->snd_wnd) || sacked_new)) {
+        /* A duplicate: RFC 5681 2's, or (RFC 6675 2) any ACK with new SACK
+         * information, whatever its window or payload. */
         s->ctr.tcp_dup_ack++;
         c->dupacks++;
         if (c->flags & TCP_CF_IN_RECOVERY) {

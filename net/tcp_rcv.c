@@ -56,8 +56,10 @@ static void ooo_insert(struct tcp_conn *c, struct pkt *p, uint32_t seq)
     }
     if (cur && SEQ_LT(OOO_SEQ(cur), seq + p->len))
         p->len = (uint16_t)(OOO_SEQ(cur) - seq);
-    if (p->len == 0 || c->ooo_n >= c->ooo_max) {
-        /* Nothing new between the neighbours, or no room. */
+    if (p->len == 0 || c->ooo_n >= c->ooo_max || s->pool->nfree <= c->t->rx_reserve / 2) {
+        /* Nothing new between the neighbours, or no room (in the queue, or
+         * in a pool the NIC needs to receive into: the peer sends it
+         * again). */
         if (p->len)
             s->ctr.tcp_ooo_drop++;
         else

@@ -18,8 +18,9 @@ static void set_flags(struct tcp_conn *c, struct tcp_seg *sg, uint8_t flags)
     }
 }
 
-void tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o)
+uint32_t tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o)
 {
+    uint32_t marked = 0;
     if (SEQ_LT(c->sack_high, c->snd_una))
         c->sack_high = c->snd_una;
     uint32_t n = tcp_sent_slots(c);
@@ -35,10 +36,13 @@ void tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o)
             struct tcp_seg *sg = tcp_sq_at(c, i);
             if (SEQ_GEQ(sg->seq, r))
                 break;
-            if (SEQ_LEQ(l, sg->seq) && SEQ_LEQ(sg->seq + sg->len, r) && !(sg->flags & TCP_SEG_SACKED))
+            if (SEQ_LEQ(l, sg->seq) && SEQ_LEQ(sg->seq + sg->len, r) && !(sg->flags & TCP_SEG_SACKED)) {
                 set_flags(c, sg, (uint8_t)((sg->flags & TCP_SEG_COPY) | TCP_SEG_SACKED));
+                marked++;
+            }
         }
     }
+    return marked;
 }
 
 /* RFC 6675 IsLost: more than DupThresh - 1 segments' worth (or DupThresh
