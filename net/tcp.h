@@ -241,6 +241,7 @@ struct tcp_conn {
     uint16_t port6;                     /* IPv6: the port a link-local peer is on */
     uint8_t laddr6[16], raddr6[16];     /* IPv6 (TCP_CF_IP6) */
     uint64_t route6_until_ns;           /* IPv6's template: route_until_ns stays 0 */
+    uint32_t tlp_end;                   /* snd_nxt when the probe went */
 } __attribute__((aligned(64)));
 
 /* struct tcp_conn.flags */
@@ -270,6 +271,9 @@ enum {
     TCP_CF_IP6 = 1u << 22,              /* over IPv6: laddr6, raddr6 */
     TCP_CF_TX_WAIT = 1u << 23,          /* data held back: the port's ring was full */
     TCP_CF_BUF_WAIT = 1u << 24,         /* told tcp_sndbuf 0: the pool was at its reserve */
+    TCP_CF_PTO = 1u << 25,              /* rto_at is the tail loss probe's (RFC 8985 7) */
+    TCP_CF_TLP = 1u << 26,              /* a probe is out: until tlp_end is acked */
+    TCP_CF_TLP_RETX = 1u << 27,         /* it sent data again (not new data) */
 };
 
 struct tcp_stack {

@@ -37,6 +37,7 @@
 #define TCP_EPHEMERAL_LO 49152u         /* RFC 6335 */
 #define TCP_DUPTHRESH 3
 #define TCP_SYNACK_MIN_RTO_NS 1000000000ull
+#define TCP_TLP_SLACK_NS 2000000ull     /* a probe's 2 SRTT plus an ACK's slack (Linux's) */
 
 /* A segment as parsed from the wire. */
 struct tcp_opts {
@@ -196,6 +197,9 @@ void tcp_send_cookie_synack(struct tcp_stack *t, const struct tcp_in *seg, uint3
 void tcp_sq_free(struct tcp_conn *c);
 /* Retransmit the first unacknowledged slot now. */
 void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns);
+/* The tail loss probe (RFC 8985 7.3): one new segment if the peer's
+ * window takes it, else the last segment sent (and the FIN) again. */
+void tcp_send_tlp(struct tcp_conn *c, uint64_t now_ns);
 static inline struct tcp_seg *tcp_sq_at(struct tcp_conn *c, uint32_t i)
 {
     uint32_t k = c->sq_head + i;
@@ -268,11 +272,33 @@ static inline void tcp_timer_update(struct tcp_conn *c)
     tcp_timer_move(c, want);
 }
 void tcp_timer_remove(struct tcp_conn *c);
-static inline void tcp_rto_arm(struct tcp_conn *c, uint64_t now_ns) { c->rto_at = now_ns + c->rto_ns; }
+static inline void tcp_rto_arm(struct tcp_conn *c, uint64_t now_ns)
+{
+    c->rto_at = now_ns + c->rto_ns;
+    c->flags &= ~(uint32_t)TCP_CF_PTO;
+}
+/* With data out: the retransmission timer, or the tail loss probe's (RFC
+ * 8985 7.2: 2 SRTT, never later than the RTO) when SACK is on, more than
+ * a segment is out, nothing is taken for lost and no probe is out. With
+ * one segment out RFC 8985 adds the peer's delayed ACK (200 ms), which
+ * leaves the probe hardly sooner than the RTO: that case keeps the RTO
+ * (and request-response traffic pays one compare). */
+static inline void tcp_loss_timer_arm(struct tcp_conn *c, uint64_t now_ns)
+{
+    tcp_rto_arm(c, now_ns);
+    if (c->snd_nxt - c->snd_una <= c->seg_size ||
+        (c->flags & (TCP_CF_SACK | TCP_CF_IN_RECOVERY | TCP_CF_TLP)) != TCP_CF_SACK || c->nmarked || !c->srtt_ns)
+        return;
+    uint64_t pto = 2 * c->srtt_ns + TCP_TLP_SLACK_NS;
+    if (pto < c->rto_ns) {
+        c->rto_at = now_ns + pto;
+        c->flags |= TCP_CF_PTO;
+    }
+}
 static inline void tcp_rto_stop(struct tcp_conn *c)
 {
     c->rto_at = 0;
-    c->flags &= ~(uint32_t)TCP_CF_PERSIST;
+    c->flags &= ~(uint32_t)(TCP_CF_PERSIST | TCP_CF_PTO);
 }
 static inline void tcp_delack_arm(struct tcp_conn *c, uint64_t now_ns)
 {

@@ -244,7 +244,7 @@ static bool acceptable(struct tcp_conn *c, const struct tcp_in *seg)
 static void enter_recovery(struct tcp_conn *c, uint64_t now_ns)
 {
     c->t->s->ctr.tcp_fast_recovery++;
-    c->flags |= TCP_CF_IN_RECOVERY;
+    c->flags = (c->flags & ~(uint32_t)(TCP_CF_TLP | TCP_CF_TLP_RETX)) | TCP_CF_IN_RECOVERY;
     c->recover = c->snd_nxt;
     tcp_cc_loss(c, now_ns);
     if (c->flags & TCP_CF_SACK)
@@ -293,7 +293,7 @@ static inline __attribute__((always_inline)) bool new_ack(struct tcp_conn *c, ui
         tcp_rto_stop(c);
     } else {
         c->flags &= ~(uint32_t)TCP_CF_PERSIST;
-        tcp_rto_arm(c, now_ns);
+        tcp_loss_timer_arm(c, now_ns);
     }
     uint32_t done = queued_before - c->snd_queued;
     if (done && c->cb && c->cb->acked && !(c->flags & TCP_CF_APP_CLOSED)) {
@@ -302,6 +302,20 @@ static inline __attribute__((always_inline)) bool new_ack(struct tcp_conn *c, ui
             return false;
     }
     return true;
+}
+
+/* The tail loss probe's episode ends (RFC 8985 7.4): if it sent data
+ * again and the answer reports no duplicate (D-SACK, RFC 2883: a first
+ * block at or below the ACK), the probe repaired a loss, which calls for
+ * the congestion response fast recovery would have made. */
+static void tlp_answered(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now_ns)
+{
+    bool dsack = seg->opt.nsack && SEQ_LEQ(seg->opt.sack[0][1], seg->ack);
+    if ((c->flags & TCP_CF_TLP_RETX) && !dsack && !(c->flags & TCP_CF_IN_RECOVERY)) {
+        c->t->s->ctr.tcp_tlp_loss++;
+        tcp_cc_loss(c, now_ns);
+    }
+    c->flags &= ~(uint32_t)(TCP_CF_TLP | TCP_CF_TLP_RETX);
 }
 
 /* RFC 9293 3.10.7.4 fifth check, for an acceptable ACK: new data
@@ -315,6 +329,8 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now
 
     if ((c->flags & TCP_CF_SACK) && seg->opt.nsack)
         sacked_new = tcp_sack_update(c, &seg->opt) != 0;
+    if ((c->flags & TCP_CF_TLP) && SEQ_GEQ(ack, c->tlp_end))
+        tlp_answered(c, seg, now_ns);
     if (SEQ_GT(ack, c->snd_una)) {
         if (!new_ack(c, ack, now_ns))
             return;
@@ -362,8 +378,8 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now
  * reads) when the update rule of 3.10.7.4 allows. True when handled. */
 static inline __attribute__((always_inline)) bool fast_path(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
 {
-    const uint32_t unusual =
-        TCP_CF_IN_RECOVERY | TCP_CF_FIN_QUEUED | TCP_CF_PEER_FIN | TCP_CF_PERSIST | TCP_CF_FIN_OOO;
+    const uint32_t unusual = TCP_CF_IN_RECOVERY | TCP_CF_FIN_QUEUED | TCP_CF_PEER_FIN | TCP_CF_PERSIST |
+                             TCP_CF_FIN_OOO | TCP_CF_TLP;
     uint32_t ack = seg->ack;
     if (c->state != TCP_ESTABLISHED || (seg->flags & (uint8_t)~TCP_PSH) != TCP_ACK || seg->seq != c->rcv_nxt ||
         (c->flags & unusual) || c->ooo || c->nmarked || seg->opt.nsack || SEQ_LT(ack, c->snd_una) ||

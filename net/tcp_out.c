@@ -818,11 +818,44 @@ void tcp_output(struct tcp_conn *c, uint64_t now_ns)
     if (c->snd_nxt != c->snd_una) {
         if (c->rto_at == 0 || (c->flags & TCP_CF_PERSIST)) {
             c->flags &= ~(uint32_t)TCP_CF_PERSIST;
-            tcp_rto_arm(c, now_ns);
+            tcp_loss_timer_arm(c, now_ns);
         }
     } else if (c->sq_nxt < c->sq_n && c->rto_at == 0) {
         /* Data waits on the peer's window: probe it (RFC 9293 3.8.6.1). */
         c->flags |= TCP_CF_PERSIST;
         tcp_rto_arm(c, now_ns);
     }
+}
+
+void tcp_send_tlp(struct tcp_conn *c, uint64_t now_ns)
+{
+    uint32_t before = c->snd_nxt, cwnd = c->cwnd;
+    c->flags = (c->flags & ~(uint32_t)TCP_CF_TLP_RETX) | TCP_CF_TLP;
+    c->cwnd = c->snd_nxt - c->snd_una + c->seg_size; /* room for one segment, whatever cwnd says */
+    tcp_output(c, now_ns);
+    c->cwnd = cwnd;
+    if (c->snd_nxt == before) { /* nothing new to send, or no window: the last segment again */
+        uint32_t n = tcp_sent_slots(c), end = c->snd_nxt;
+        bool fin = (c->flags & TCP_CF_FIN_SENT) && end == c->snd_end + 1;
+        if (fin)
+            end--;
+        struct tcp_seg *sg = n ? tcp_sq_at(c, n - 1) : NULL;
+        uint32_t from = end - c->seg_size;
+        if (sg == NULL || SEQ_LEQ(end, sg->seq)) { /* the FIN alone */
+            if (fin)
+                xmit(c, NULL, end, 0, TCP_ACK | TCP_FIN, now_ns, 0);
+        } else {
+            if (SEQ_LT(from, sg->seq))
+                from = sg->seq;
+            if (SEQ_LT(from, c->snd_una))
+                from = c->snd_una;
+            send_range(c, sg, from, end, fin ? TCP_FIN : 0, now_ns);
+        }
+        c->flags |= TCP_CF_TLP_RETX;
+        c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING; /* Karn */
+        c->t->s->ctr.tcp_retransmit++;
+    }
+    c->tlp_end = c->snd_nxt;
+    c->t->s->ctr.tcp_tlp++;
+    tcp_rto_arm(c, now_ns); /* the probe's answer, or the RTO */
 }

@@ -116,6 +116,12 @@ static void rto_fire(struct tcp_conn *c, uint64_t now_ns)
     default:
         break;
     }
+    if (c->flags & TCP_CF_PTO) {
+        c->flags &= ~(uint32_t)TCP_CF_PTO;
+        if (c->snd_una != c->snd_nxt && tcp_can_send_data(c->state))
+            tcp_send_tlp(c, now_ns);
+        return;
+    }
     if (c->flags & TCP_CF_PERSIST) {
         if (c->sq_nxt >= c->sq_n && c->snd_nxt == c->snd_una) {
             c->flags &= ~(uint32_t)TCP_CF_PERSIST;
@@ -143,7 +149,7 @@ static void rto_fire(struct tcp_conn *c, uint64_t now_ns)
     t->s->ctr.tcp_rto++;
     tcp_cc_rto(c, now_ns);
     tcp_mark_all_lost(c);
-    c->flags &= ~(uint32_t)(TCP_CF_IN_RECOVERY | TCP_CF_RTT_TIMING);
+    c->flags &= ~(uint32_t)(TCP_CF_IN_RECOVERY | TCP_CF_RTT_TIMING | TCP_CF_TLP | TCP_CF_TLP_RETX);
     c->recover = c->snd_nxt;
     c->dupacks = 0;
     c->rto_ns = tcp_rto_backed_off(c);

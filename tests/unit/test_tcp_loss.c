@@ -195,6 +195,52 @@ TEST(tcp_sack_recovery_without_timeout) { sack_three_holes(false); }
 
 TEST(tcp_sack_recovery_while_the_window_moves) { sack_three_holes(true); }
 
+/* The ACK for the end of a flight lost (the receiver delays the one for
+ * the last segment): nothing comes back, with three segments out. The tail loss probe (RFC 8985 7) sends the last one again
+ * after 2 SRTT instead of waiting 200 ms for the RTO; its answer ends the
+ * episode. (This receiver sends no D-SACK, so the probe is taken for a
+ * repaired loss: cwnd is reduced, tcp-tlp-loss.) */
+static bool drop_late_acks(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    struct dropper *d = ctx;
+    struct ta_seg s;
+    if (from != 1 || !ta_parse(p, &s) || s.len || (s.flags & (TCP_SYN | TCP_FIN)) || d->ndrop == 0)
+        return true;
+    if (s.ack - d->base > 4 * 1448u && d->sack_acks < 1) {
+        d->sack_acks++; /* (counts the ACKs dropped here) */
+        return false;
+    }
+    return true;
+}
+
+TEST(tcp_tail_loss_probe)
+{
+    struct tl_opts o = {.delay_ns = 1000000};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    struct dropper d = {.ndrop = 1};
+    l->tap = drop_late_acks;
+    l->tap_ctx = &d;
+    x->want = 1448 * 7;
+    x->a[0].tx_total = 1448 * 7;
+    ta_listen(l, 1, 9, &x->a[1]);
+    ta_connect(l, 0, 9, &x->a[0]);
+    d.base = x->a[0].c->iss + 1;
+    uint64_t t0 = l->now_ns;
+    while (x->a[0].c->snd_una != d.base + 1448 * 7 && l->now_ns - t0 < 1000000000ull)
+        tl_advance(l, 100000);
+    CHECK_EQ(x->a[1].rx_bytes, 1448 * 7);
+    CHECK_EQ(d.sack_acks, 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-tlp"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-tlp-loss"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-retransmit"), 1);
+    CHECK(l->now_ns - t0 < 50000000ull); /* simulated: long before a 200 ms RTO */
+    CHECK_EQ(x->a[0].c->flags & (TCP_CF_TLP | TCP_CF_PTO), 0);
+    CHECK(tl_free(l)); /* (the connections are open: their closed callbacks write to x) */
+    free(x);
+}
+
 TEST(tcp_tail_loss_recovered_by_timeout)
 {
     struct tl_opts o = {0};
