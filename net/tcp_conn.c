@@ -578,19 +578,6 @@ void tcp_set_idle_timeout(struct tcp_conn *c, uint64_t idle_ns) { keepalive_set(
 
 uint32_t tcp_mss(const struct tcp_conn *c) { return c->seg_size; }
 
-bool tcp_buf_wait(struct tcp_conn *c)
-{
-    struct tcp_stack *t = c->t;
-    if (NET_LIKELY(t->s->pool->nfree > t->rx_reserve))
-        return false;
-    if (!(c->flags & TCP_CF_BUF_WAIT)) {
-        c->flags |= TCP_CF_BUF_WAIT;
-        t->nbuf_wait++;
-        t->s->ctr.tcp_buf_wait++;
-    }
-    return true;
-}
-
 uint32_t tcp_sndbuf(struct tcp_conn *c)
 {
     if (c->state != TCP_ESTABLISHED && c->state != TCP_CLOSE_WAIT && c->state != TCP_SYN_SENT &&

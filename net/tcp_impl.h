@@ -348,9 +348,12 @@ static inline void tcp_rcv_in_order(struct tcp_conn *c, struct tcp_in *seg, uint
         tcp_delack_arm(c, now_ns);
 }
 
+/* tcp_wait.c */
 /* The pool is down to the receive reserve: c waits for acked(0)
  * (tcp_wake) instead of queueing more (tcp-buf-wait). */
 bool tcp_buf_wait(struct tcp_conn *c);
+/* c's port refused its data: c waits for tcp_wake (tcp-tx-wait). */
+void tcp_tx_wait(struct tcp_conn *c);
 
 /* Release the BUSY hold: output what is pending, free if it died. */
 static inline void tcp_conn_unbusy(struct tcp_conn *c, uint64_t now_ns)

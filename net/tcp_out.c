@@ -343,51 +343,15 @@ static int xmit_unrouted(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, u
 
 /* The port's ring is full: hold data back rather than lose it at our own
  * NIC (whose drops, every connection's at once, would come back as
- * retransmission timeouts in step). True when c waits (TCP_CF_TX_WAIT;
- * tcp_wake sends it on). */
+ * retransmission timeouts in step). True when c waits (tcp_tx_wait). */
 static __attribute__((noinline)) bool port_full(struct tcp_conn *c, struct net_iface *ifc, uint32_t len)
 {
     if (ifc->ntx == NET_TX_BURST)
         net_flush_port(c->t->s, ifc); /* room for this one, or the ring is full */
     if (!ifc->tx_busy || len == 0) /* (an ACK goes if there is room) */
         return false;
-    if (!(c->flags & TCP_CF_TX_WAIT)) {
-        c->flags |= TCP_CF_TX_WAIT;
-        c->t->nblocked++;
-        c->t->s->ctr.tcp_tx_wait++;
-    }
+    tcp_tx_wait(c);
     return true;
-}
-
-bool tcp_wake(struct tcp_stack *t)
-{
-    bool any = false;
-    uint32_t i = t->wake_from;
-    for (uint32_t k = 0; k < t->nconns && (t->nblocked | t->nbuf_wait); k++, i = i + 1 == t->nconns ? 0 : i + 1) {
-        struct tcp_conn *c = &t->conns[i];
-        uint32_t f = c->flags;
-        if (!(f & (TCP_CF_TX_WAIT | TCP_CF_BUF_WAIT)) || (f & TCP_CF_BUSY))
-            continue;
-        bool port_ok = (f & TCP_CF_TX_WAIT) && !t->s->iface[c->route_port].tx_busy;
-        bool bufs_ok = (f & TCP_CF_BUF_WAIT) && t->s->pool->nfree > t->rx_reserve;
-        if (!port_ok && !bufs_ok)
-            continue;
-        c->flags |= TCP_CF_BUSY;
-        if (port_ok) {
-            c->flags &= ~(uint32_t)TCP_CF_TX_WAIT;
-            t->nblocked--;
-        }
-        if (bufs_ok) {
-            c->flags &= ~(uint32_t)TCP_CF_BUF_WAIT;
-            t->nbuf_wait--;
-            if (c->cb && c->cb->acked && !(c->flags & TCP_CF_APP_CLOSED))
-                c->cb->acked(c->ctx, c, 0, t->now_ns);
-        }
-        tcp_conn_unbusy(c, t->now_ns); /* sends what waited */
-        t->wake_from = i + 1 == t->nconns ? 0 : i + 1; /* the next one first, next time */
-        any = true;
-    }
-    return any;
 }
 
 /* Send [seq, seq + len) of slot sg (NULL: no payload) with flags; with
