@@ -242,6 +242,7 @@ struct tcp_conn {
     uint8_t laddr6[16], raddr6[16];     /* IPv6 (TCP_CF_IP6) */
     uint64_t route6_until_ns;           /* IPv6's template: route_until_ns stays 0 */
     uint32_t tlp_end;                   /* snd_nxt when the probe went */
+    uint32_t dsack[2];                  /* a duplicate received: [left, right) */
 } __attribute__((aligned(64)));
 
 /* struct tcp_conn.flags */
@@ -274,6 +275,7 @@ enum {
     TCP_CF_PTO = 1u << 25,              /* rto_at is the tail loss probe's (RFC 8985 7) */
     TCP_CF_TLP = 1u << 26,              /* a probe is out: until tlp_end is acked */
     TCP_CF_TLP_RETX = 1u << 27,         /* it sent data again (not new data) */
+    TCP_CF_DSACK = 1u << 28,            /* the next ACK reports dsack (RFC 2883) */
 };
 
 struct tcp_stack {

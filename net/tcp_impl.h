@@ -348,6 +348,11 @@ static inline void tcp_rcv_in_order(struct tcp_conn *c, struct tcp_in *seg, uint
         tcp_delack_arm(c, now_ns);
 }
 
+/* tcp_rcv.c: [seq, seq + len) came again; the next ACK says so first in
+ * its SACK blocks (D-SACK, RFC 2883), so the sender can tell a needless
+ * resend (a tail loss probe, a spurious timeout) from a repair. */
+void tcp_dsack_note(struct tcp_conn *c, uint32_t seq, uint32_t len);
+
 /* tcp_wait.c */
 /* The pool is down to the receive reserve: c waits for acked(0)
  * (tcp_wake) instead of queueing more (tcp-buf-wait). */

@@ -465,6 +465,8 @@ static void synced_input(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns
         if (!(seg->flags & TCP_RST)) {
             s->ctr.tcp_out_of_window++;
             c->flags |= TCP_CF_ACK_NOW;
+            if (seg->len && SEQ_LEQ(seg->seq + seg->len, c->rcv_nxt))
+                tcp_dsack_note(c, seg->seq, seg->len); /* data we had: a resend */
         } else {
             s->ctr.tcp_rst_ignored++;
         }

@@ -268,7 +268,14 @@ static __attribute__((noinline)) uint32_t sack_opt(struct tcp_conn *c, uint8_t *
         if (room / 8 < max)
             max = room / 8;
     }
-    uint32_t n = tcp_sack_blocks(c, blocks, max);
+    uint32_t n = 0;
+    if ((c->flags & TCP_CF_DSACK) && max) { /* a duplicate we got: first (RFC 2883 4) */
+        blocks[0][0] = c->dsack[0];
+        blocks[0][1] = c->dsack[1];
+        n = 1;
+    }
+    c->flags &= ~(uint32_t)TCP_CF_DSACK;
+    n += tcp_sack_blocks(c, blocks + n, max - n);
     return n ? tcp_opt_sack(o, (const uint32_t(*)[2])blocks, n) : 0;
 }
 
@@ -325,7 +332,7 @@ static int xmit_unrouted(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, u
     uint32_t optlen = (c->flags & TCP_CF_TS) ? TCP_TS_ALIGNED_LEN : 0;
     uint8_t sack[TCP_MAX_OPT_LEN];
     uint32_t sacklen = 0;
-    if ((c->flags & TCP_CF_SACK) && c->ooo && !(flags & TCP_RST))
+    if ((((c->flags & TCP_CF_SACK) && c->ooo) || (c->flags & TCP_CF_DSACK)) && !(flags & TCP_RST))
         sacklen = sack_opt(c, sack, optlen, len);
     uint32_t hl = TCP_HDR_LEN + optlen + sacklen;
     struct pkt *p = seg_buffer(c, sg, seq, len, hl, hl + (tcp_conn_is6(c) ? IP6_HDR_LEN - IP4_HDR_LEN : 0));
@@ -381,7 +388,7 @@ static inline __attribute__((always_inline)) int xmit_ip(struct tcp_conn *c, str
     uint32_t l2 = c->hdr_l2_len, tl = c->hdr_len; /* template: headers with timestamps, no SACK */
     uint8_t sack[TCP_MAX_OPT_LEN];
     uint32_t sacklen = 0;
-    if (NET_UNLIKELY((c->flags & TCP_CF_SACK) && c->ooo) && !(flags & TCP_RST))
+    if (NET_UNLIKELY(((c->flags & TCP_CF_SACK) && c->ooo) || (c->flags & TCP_CF_DSACK)) && !(flags & TCP_RST))
         sacklen = sack_opt(c, sack, tl - l2 - iphl - TCP_HDR_LEN, len);
     uint32_t hl = tl + sacklen, tcp_hl = hl - l2 - iphl;
     /* (IPv6's 20 more bytes of header count against the link's reserve) */

@@ -144,6 +144,15 @@ uint32_t tcp_sack_blocks(const struct tcp_conn *c, uint32_t (*blocks)[2], uint32
     return n;
 }
 
+void tcp_dsack_note(struct tcp_conn *c, uint32_t seq, uint32_t len)
+{
+    if (!(c->flags & TCP_CF_SACK))
+        return;
+    c->dsack[0] = seq;
+    c->dsack[1] = seq + len;
+    c->flags |= TCP_CF_DSACK;
+}
+
 /* The peer's FIN at rcv_nxt (RFC 9293 3.10.7.4, eighth). */
 static void rcv_fin(struct tcp_conn *c, uint64_t now_ns)
 {
@@ -191,8 +200,10 @@ void tcp_rcv_data(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
     if (SEQ_LT(seq, c->rcv_nxt)) {
         uint32_t d = c->rcv_nxt - seq;
         if (d >= len) {
-            if (len)
+            if (len) {
                 s->ctr.tcp_rcv_dup++;
+                tcp_dsack_note(c, seq, len);
+            }
             if (p)
                 pkt_free(p);
             p = NULL;
