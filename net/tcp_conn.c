@@ -248,10 +248,7 @@ void tcp_conn_free(struct tcp_conn *c)
     tcp_ooo_free(c);
     if (c->listener && c->listener->pending)
         c->listener->pending--;
-    if (c->flags & TCP_CF_TX_WAIT)
-        t->nblocked--;
-    if (c->flags & TCP_CF_BUF_WAIT)
-        t->nbuf_wait--;
+    tcp_wait_forget(c);
     c->listener = NULL;
     c->state = TCP_CLOSED;
     c->flags = 0;

@@ -23,27 +23,17 @@
 
 #define PMTU4_MIN 552
 
-/* The connection the quoted TCP header (th, at least 8 bytes) left from,
- * when its sequence number is in flight. */
-static struct tcp_conn *in_flight(struct net_stack *s, struct tcp_conn *c, const uint8_t *th)
+/* The path to c takes at most mtu bytes of IP (ip_hdr of them header),
+ * says an error quoting c's TCP header th (at least 8 bytes): believed
+ * when th's sequence number is in flight. c NULL: no such connection. */
+static void pmtu_lower(struct net_stack *s, struct tcp_conn *c, const uint8_t *th, uint32_t mtu, uint32_t ip_hdr,
+                       uint64_t now_ns)
 {
     uint32_t seq_be;
     net_memcpy(&seq_be, th + 4, 4);
-    uint32_t seq = net_ntohl(seq_be);
+    uint32_t seq = net_ntohl(seq_be), mss = mtu - ip_hdr - TCP_HDR_LEN;
     if (c == NULL || !tcp_synchronized(c->state) || c->state == TCP_TIME_WAIT || SEQ_LT(seq, c->snd_una) ||
-        !SEQ_LT(seq, c->snd_nxt)) {
-        s->ctr.tcp_icmp_ignored++;
-        return NULL;
-    }
-    return c;
-}
-
-/* The path takes at most mtu bytes of IP (ip_hdr of them header). */
-static void pmtu_lower(struct tcp_conn *c, uint32_t mtu, uint32_t ip_hdr, uint64_t now_ns)
-{
-    struct net_stack *s = c->t->s;
-    uint32_t mss = mtu - ip_hdr - TCP_HDR_LEN;
-    if (mss >= c->mss || (c->flags & TCP_CF_BUSY)) {
+        !SEQ_LT(seq, c->snd_nxt) || mss >= c->mss || (c->flags & TCP_CF_BUSY)) {
         s->ctr.tcp_icmp_ignored++;
         return;
     }
@@ -81,9 +71,8 @@ void tcp_icmp4(struct net_stack *s, const uint8_t *q, uint32_t avail, uint8_t ty
     }
     uint16_t sport, dport;
     quoted_ports(q + ihl, &sport, &dport);
-    struct tcp_conn *c = in_flight(s, tcp_conn_lookup(s->tcp, ip->src_be, ip->dst_be, sport, dport), q + ihl);
-    if (c)
-        pmtu_lower(c, mtu < PMTU4_MIN ? PMTU4_MIN : mtu, IP4_HDR_LEN, now_ns);
+    pmtu_lower(s, tcp_conn_lookup(s->tcp, ip->src_be, ip->dst_be, sport, dport), q + ihl,
+               mtu < PMTU4_MIN ? PMTU4_MIN : mtu, IP4_HDR_LEN, now_ns);
 }
 
 void tcp_icmp6(struct net_stack *s, const uint8_t *q, uint32_t avail, uint8_t type, uint32_t mtu,
@@ -97,7 +86,6 @@ void tcp_icmp6(struct net_stack *s, const uint8_t *q, uint32_t avail, uint8_t ty
     }
     uint16_t sport, dport;
     quoted_ports(q + IP6_HDR_LEN, &sport, &dport);
-    struct tcp_conn *c = in_flight(s, tcp_conn_lookup6(s->tcp, ip->src, ip->dst, sport, dport), q + IP6_HDR_LEN);
-    if (c)
-        pmtu_lower(c, mtu < IP6_MIN_MTU ? IP6_MIN_MTU : mtu, IP6_HDR_LEN, now_ns);
+    pmtu_lower(s, tcp_conn_lookup6(s->tcp, ip->src, ip->dst, sport, dport), q + IP6_HDR_LEN,
+               mtu < IP6_MIN_MTU ? IP6_MIN_MTU : mtu, IP6_HDR_LEN, now_ns);
 }

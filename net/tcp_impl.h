@@ -359,6 +359,8 @@ void tcp_dsack_note(struct tcp_conn *c, uint32_t seq, uint32_t len);
 bool tcp_buf_wait(struct tcp_conn *c);
 /* c's port refused its data: c waits for tcp_wake (tcp-tx-wait). */
 void tcp_tx_wait(struct tcp_conn *c);
+/* c is freed: no longer counted as waiting. */
+void tcp_wait_forget(struct tcp_conn *c);
 
 /* Release the BUSY hold: output what is pending, free if it died. */
 static inline void tcp_conn_unbusy(struct tcp_conn *c, uint64_t now_ns)

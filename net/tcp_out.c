@@ -257,6 +257,14 @@ static uint32_t chain_slots(struct tcp_conn *c, struct pkt *p, struct tcp_seg *s
     return more;
 }
 
+/* The segment carries SACK blocks: the peer's data has a hole, or a
+ * duplicate came to report (D-SACK is only noted with SACK on); never on
+ * a RST. */
+static inline bool has_sack(const struct tcp_conn *c, uint8_t flags)
+{
+    return (((c->flags & TCP_CF_SACK) && c->ooo) || (c->flags & TCP_CF_DSACK)) && !(flags & TCP_RST);
+}
+
 /* SACK blocks for a segment carrying len bytes, within the MSS (RFC 6691):
  * the option at o, its length returned. */
 static __attribute__((noinline)) uint32_t sack_opt(struct tcp_conn *c, uint8_t *o, uint32_t optlen, uint32_t len)
@@ -332,7 +340,7 @@ static int xmit_unrouted(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, u
     uint32_t optlen = (c->flags & TCP_CF_TS) ? TCP_TS_ALIGNED_LEN : 0;
     uint8_t sack[TCP_MAX_OPT_LEN];
     uint32_t sacklen = 0;
-    if ((((c->flags & TCP_CF_SACK) && c->ooo) || (c->flags & TCP_CF_DSACK)) && !(flags & TCP_RST))
+    if (has_sack(c, flags))
         sacklen = sack_opt(c, sack, optlen, len);
     uint32_t hl = TCP_HDR_LEN + optlen + sacklen;
     struct pkt *p = seg_buffer(c, sg, seq, len, hl, hl + (tcp_conn_is6(c) ? IP6_HDR_LEN - IP4_HDR_LEN : 0));
@@ -388,7 +396,7 @@ static inline __attribute__((always_inline)) int xmit_ip(struct tcp_conn *c, str
     uint32_t l2 = c->hdr_l2_len, tl = c->hdr_len; /* template: headers with timestamps, no SACK */
     uint8_t sack[TCP_MAX_OPT_LEN];
     uint32_t sacklen = 0;
-    if (NET_UNLIKELY(((c->flags & TCP_CF_SACK) && c->ooo) || (c->flags & TCP_CF_DSACK)) && !(flags & TCP_RST))
+    if (NET_UNLIKELY(has_sack(c, flags)))
         sacklen = sack_opt(c, sack, tl - l2 - iphl - TCP_HDR_LEN, len);
     uint32_t hl = tl + sacklen, tcp_hl = hl - l2 - iphl;
     /* (IPv6's 20 more bytes of header count against the link's reserve) */

@@ -19,6 +19,15 @@ void tcp_tx_wait(struct tcp_conn *c)
     }
 }
 
+void tcp_wait_forget(struct tcp_conn *c)
+{
+    if (c->flags & TCP_CF_TX_WAIT)
+        c->t->nblocked--;
+    if (c->flags & TCP_CF_BUF_WAIT)
+        c->t->nbuf_wait--;
+    c->flags &= ~(uint32_t)(TCP_CF_TX_WAIT | TCP_CF_BUF_WAIT);
+}
+
 bool tcp_buf_wait(struct tcp_conn *c)
 {
     struct tcp_stack *t = c->t;

@@ -131,49 +131,40 @@ def test_connections_on_every_core_with_rss(mkiso, request):
         lab.close()
 
 
-def test_idle_connection_reset(mkiso, request):
+def test_idle_connection_reset(netlab):
     """`app http port 80 idle 2`: a client that connects and says nothing is
     reset after about 2 s; one that keeps asking is not."""
-    conf = CONF.replace("app http port 80", "app http port 80 idle 2")
-    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.6.0.2/24"])], iso=mkiso(conf))
-    lab.start()
-    try:
-        peer, m = lab.peers[0], lab.machine
-        silent = ("import socket, time\n"
-                  f"s = socket.create_connection(('{ADDR}', 80)); t = time.monotonic()\n"
-                  "try:\n    s.recv(1)\nexcept ConnectionResetError:\n    pass\n"
-                  "print(round(time.monotonic() - t, 1))\n")
-        r = peer.run(["python3", "-c", silent], timeout=30)
-        assert 1.5 <= float(r.stdout) <= 6, r.stdout + r.stderr
-        # Four requests a second apart on one connection: never idle for 2 s.
-        urls = ["-o", "/dev/null", f"http://{ADDR}/bytes/10"] * 4
-        r = peer.run(["curl", "-sS", "--rate", "60/m", "-w", "%{num_connects}\\n"] + urls, timeout=30)
-        assert r.stdout.split() == ["1", "0", "0", "0"], r.stdout + r.stderr
-        assert counters(m)["tcp-idle-timeout"] == 1
-    finally:
-        lab.close()
+    lab = netlab(["10.6.0.2/24"], config=CONF.replace("app http port 80", "app http port 80 idle 2"))
+    peer, m = lab.peers[0], lab.machine
+    silent = ("import socket, time\n"
+              f"s = socket.create_connection(('{ADDR}', 80)); t = time.monotonic()\n"
+              "try:\n    s.recv(1)\nexcept ConnectionResetError:\n    pass\n"
+              "print(round(time.monotonic() - t, 1))\n")
+    r = peer.run(["python3", "-c", silent], timeout=30)
+    assert 1.5 <= float(r.stdout) <= 6, r.stdout + r.stderr
+    # Four requests a second apart on one connection: never idle for 2 s.
+    urls = ["-o", "/dev/null", f"http://{ADDR}/bytes/10"] * 4
+    r = peer.run(["curl", "-sS", "--rate", "60/m", "-w", "%{num_connects}\\n"] + urls, timeout=30)
+    assert r.stdout.split() == ["1", "0", "0", "0"], r.stdout + r.stderr
+    assert counters(m)["tcp-idle-timeout"] == 1
 
 
-def test_ab_keep_alive_200_concurrent(mkiso, request):
+def test_ab_keep_alive_200_concurrent(netlab):
     """ApacheBench, as users benchmark a web server: HTTP/1.0 keep-alive
     (hayate must say "Connection: keep-alive" or ab waits for a close),
     then 200 connections each fetching 100 kB bodies at once at -smp 2.
     More TSO frames than the virtio ring holds: TCP must wait for room,
     not lose its own segments and stall in retransmission timeouts."""
-    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.6.0.2/24"])], iso=mkiso(CONF), smp=2)
-    lab.start()
-    try:
-        peer, m = lab.peers[0], lab.machine
-        for args in (["-n", "5000", "-c", "50", f"http://{ADDR}/bytes/1000"],
-                     ["-n", "2000", "-c", "200", f"http://{ADDR}/bytes/100000"]):
-            r = peer.run(["ab", "-q", "-k", "-s", "60"] + args, timeout=300, check=False)
-            n = args[1]
-            assert f"Complete requests:      {n}" in r.stdout, r.stdout + r.stderr
-            assert "Failed requests:        0" in r.stdout, r.stdout
-            assert f"Keep-Alive requests:    {n}" in r.stdout, r.stdout
-        c = counters(m)
-        print(f"ring full {c['eth-tx-busy']} times, {c['tcp-tx-wait']} waits, {c['eth-tx-drop']} dropped, "
-              f"{c['tcp-rto']} timeouts")
-        assert c["tcp-timeout"] == 0 and c["tcp-rst-tx"] == 0, c
-    finally:
-        lab.close()
+    lab = netlab(["10.6.0.2/24"], config=CONF, smp=2)
+    peer, m = lab.peers[0], lab.machine
+    for args in (["-n", "5000", "-c", "50", f"http://{ADDR}/bytes/1000"],
+                 ["-n", "2000", "-c", "200", f"http://{ADDR}/bytes/100000"]):
+        r = peer.run(["ab", "-q", "-k", "-s", "60"] + args, timeout=300, check=False)
+        n = args[1]
+        assert f"Complete requests:      {n}" in r.stdout, r.stdout + r.stderr
+        assert "Failed requests:        0" in r.stdout, r.stdout
+        assert f"Keep-Alive requests:    {n}" in r.stdout, r.stdout
+    c = counters(m)
+    print(f"ring full {c['eth-tx-busy']} times, {c['tcp-tx-wait']} waits, {c['eth-tx-drop']} dropped, "
+          f"{c['tcp-rto']} timeouts")
+    assert c["tcp-timeout"] == 0 and c["tcp-rst-tx"] == 0, c

@@ -148,28 +148,24 @@ def check_recovered(lab, before, what, seconds, report):
     return d
 
 
-def test_download_ipv4_1pct(lab, report):
+def download(lab, report, pct, url, what):
+    """curl fetches 20 MB of url at pct% loss each way; the bytes check out."""
     m, c = lab.machine, lab.client
-    set_loss(lab, 1)
+    set_loss(lab, pct)
     before, n, t0 = counters(m), 20 << 20, time.monotonic()
-    r = c.run(["bash", "-c", f"curl -sS --max-time 150 http://{ADDR4}/bytes/{n} | tee >(wc -c >&2) | sha256sum"],
-              timeout=180)
+    r = c.run(["bash", "-c", f"curl -sS --max-time 150 {url}/bytes/{n} | tee >(wc -c >&2) | sha256sum"], timeout=180)
     seconds = time.monotonic() - t0
     assert r.stdout.split()[0] == netlab.pattern_sha256(n), r.stderr
     assert r.stderr.strip().endswith(str(n)), r.stderr
-    check_recovered(lab, before, "curl 20 MB, IPv4, 1% each way", seconds, report)
+    return check_recovered(lab, before, what, seconds, report)
+
+
+def test_download_ipv4_1pct(lab, report):
+    download(lab, report, 1, f"http://{ADDR4}", "curl 20 MB, IPv4, 1% each way")
 
 
 def test_download_ipv6_3pct(lab, report):
-    m, c = lab.machine, lab.client
-    set_loss(lab, 3)
-    before, n, t0 = counters(m), 20 << 20, time.monotonic()
-    r = c.run(["bash", "-c", f"curl -6 -sS --max-time 150 http://[{ADDR6}]/bytes/{n} | tee >(wc -c >&2) | sha256sum"],
-              timeout=180)
-    seconds = time.monotonic() - t0
-    assert r.stdout.split()[0] == netlab.pattern_sha256(n), r.stderr
-    assert r.stderr.strip().endswith(str(n)), r.stderr
-    d = check_recovered(lab, before, "curl -6 20 MB, IPv6, 3% each way", seconds, report)
+    d = download(lab, report, 3, f"-6 http://[{ADDR6}]", "curl -6 20 MB, IPv6, 3% each way")
     assert d["ip6-tx"] >= d["tcp-tx"] and d["ip4-tx"] == 0, d
 
 
