@@ -53,6 +53,7 @@
     X(tcp, fast_recovery, "tcp-fast-recovery")  /* recoveries entered */      \
     X(tcp, tlp, "tcp-tlp")                      /* tail loss probes sent */   \
     X(tcp, tlp_loss, "tcp-tlp-loss")            /* losses a probe repaired */ \
+    X(tcp, lost_retransmit, "tcp-lost-retransmit") /* lost again (RACK) */    \
     X(tcp, window_probe, "tcp-window-probe")                                  \
     X(tcp, keepalive_tx, "tcp-keepalive-tx")                                  \
     X(tcp, timeout, "tcp-timeout")              /* gave up: reset */          \

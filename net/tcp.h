@@ -143,6 +143,7 @@ struct tcp_seg {
     uint16_t off;
     uint16_t len;
     uint8_t flags;              /* TCP_SEG_* */
+    uint32_t sent_t;            /* when last sent (tcp_sent_stamp): RACK's order */
 };
 
 enum {
@@ -221,6 +222,7 @@ struct tcp_conn {
     uint8_t retries;                    /* RTO / probes in a row */
     uint64_t route_until_ns;
     uint8_t hdr[18 + 40 + 20 + 12];     /* Ethernet, VLAN, IPv4 or IPv6, TCP, timestamps */
+    uint32_t sent_last_t;               /* the latest tcp_seg.sent_t given */
 
     /* Less often. */
     uint16_t wslot;                     /* timer wheel slot */
@@ -243,6 +245,9 @@ struct tcp_conn {
     uint64_t route6_until_ns;           /* IPv6's template: route_until_ns stays 0 */
     uint32_t tlp_end;                   /* snd_nxt when the probe went */
     uint32_t dsack[2];                  /* a duplicate received: [left, right) */
+    uint32_t min_rtt_t;                 /* smallest RTT sample, tcp_clock() units (none: max) */
+    uint32_t rack_sent_t, rack_end;     /* RACK (RFC 8985): the latest sent of what was delivered */
+    bool rack_reord;                    /* the peer saw reordering: wait min_rtt / 4 */
 } __attribute__((aligned(64)));
 
 /* struct tcp_conn.flags */

@@ -191,6 +191,7 @@ static struct tcp_conn *conn_take(struct tcp_stack *t, uint16_t lport, uint16_t 
     c->rcv_buf = t->cfg.rcvbuf;
     c->ooo_max = t->cfg.ooo_max;
     c->rto_ns = t->cfg.rto_init_ns;
+    c->min_rtt_t = UINT32_MAX; /* no sample yet */
     if (t->cfg.nagle)
         c->flags |= TCP_CF_NAGLE;
     while (c->rcv_wscale < TCP_WS_MAX && (c->rcv_buf >> c->rcv_wscale) > 0xffff)

@@ -95,6 +95,19 @@ uint32_t tcp_isn6(const struct tcp_stack *t, const uint8_t *laddr, const uint8_t
                   uint16_t rport, uint64_t now_ns);
 uint32_t tcp_ts_offset6(const struct tcp_stack *t, const uint8_t *laddr, const uint8_t *raddr);
 static inline uint32_t tcp_ts_now(uint64_t now_ns) { return (uint32_t)(now_ns >> TCP_TICK_SHIFT); }
+/* A time or duration in units of 1024 ns, wrapping every 73 minutes:
+ * when send queue slots went out (RACK's order, RFC 8985 6.2). */
+static inline uint32_t tcp_clock(uint64_t ns) { return (uint32_t)(ns >> 10); }
+/* The stamp of a send: tcp_clock, but later than every earlier one of
+ * c's, so that "sent after" is exact even among sends in the same
+ * microsecond (the slots of one TSO frame share one, in sequence order). */
+static inline uint32_t tcp_sent_stamp(struct tcp_conn *c, uint64_t now_ns)
+{
+    uint32_t t = tcp_clock(now_ns), next = c->sent_last_t + 1u;
+    t = (int32_t)(t - next) < 0 ? next : t;
+    c->sent_last_t = t;
+    return t;
+}
 
 /* tcp_syncookie.c */
 uint32_t tcp_cookie_make(const struct tcp_stack *t, const struct tcp_in *seg, uint64_t now_ns,
@@ -217,9 +230,10 @@ static inline uint32_t tcp_sent_slots(struct tcp_conn *c)
 }
 
 /* tcp_sack.c */
-/* The peer's SACK blocks onto the scoreboard; returns the slots newly
- * SACKed. */
-uint32_t tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o);
+/* The SACK blocks of an ACK for ack onto the scoreboard; returns the
+ * slots newly SACKed. A retransmission that ack leaves out, sent before
+ * what the blocks report (RACK), is marked lost again. */
+uint32_t tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o, uint32_t ack);
 void tcp_sack_mark_lost(struct tcp_conn *c);
 bool tcp_sack_first_lost(struct tcp_conn *c);
 uint32_t tcp_pipe(struct tcp_conn *c);
@@ -408,6 +422,8 @@ static inline void tcp_rtt_sample(struct tcp_conn *c, uint64_t r)
     const struct tcp_config *cfg = &c->t->cfg;
     if (r == 0)
         r = 1;
+    if (tcp_clock(r) < c->min_rtt_t)
+        c->min_rtt_t = tcp_clock(r);
     if (c->srtt_ns == 0) {
         c->srtt_ns = r;
         c->rttvar_ns = r / 2;

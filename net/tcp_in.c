@@ -328,7 +328,7 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now
     bool sacked_new = false;
 
     if ((c->flags & TCP_CF_SACK) && seg->opt.nsack)
-        sacked_new = tcp_sack_update(c, &seg->opt) != 0;
+        sacked_new = tcp_sack_update(c, &seg->opt, ack) != 0;
     if ((c->flags & TCP_CF_TLP) && SEQ_GEQ(ack, c->tlp_end))
         tlp_answered(c, seg, now_ns);
     if (SEQ_GT(ack, c->snd_una)) {

@@ -245,6 +245,7 @@ static uint32_t chain_slots(struct tcp_conn *c, struct pkt *p, struct tcp_seg *s
     for (uint32_t k = 1; k <= nchain; k++) {
         uint32_t i = idx + k;
         struct tcp_seg *e = &c->sq[i >= c->sq_cap ? i - c->sq_cap : i];
+        e->sent_t = sg->sent_t;
         struct pkt *q = pkt_ref(e->p);
         q->data = pkt_buf_start(q) + e->off;
         q->len = e->len;
@@ -346,6 +347,8 @@ static int xmit_unrouted(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, u
     struct pkt *p = seg_buffer(c, sg, seq, len, hl, hl + (tcp_conn_is6(c) ? IP6_HDR_LEN - IP4_HDR_LEN : 0));
     if (p == NULL)
         return -1;
+    if (sg)
+        sg->sent_t = tcp_sent_stamp(c, now_ns);
     if (optlen)
         tcp_opt_ts(p->data + TCP_HDR_LEN, tcp_ts_now(now_ns) + c->ts_offset, c->ts_recent);
     if (sacklen)
@@ -414,6 +417,8 @@ static inline __attribute__((always_inline)) int xmit_ip(struct tcp_conn *c, str
     net_memcpy(h + tl - 32, c->hdr + tl - 32, 32);
     if (sacklen)
         net_memcpy(h + tl, sack, sacklen);
+    if (sg)
+        sg->sent_t = tcp_sent_stamp(c, now_ns);
     uint32_t more = nchain ? chain_slots(c, p, sg, nchain) : 0;
 
     if (v6) {

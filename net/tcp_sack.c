@@ -2,7 +2,14 @@
  * sections 3 and 4): which slots of the send queue the peer holds (SACKED),
  * which are taken for lost (LOST, by IsLost or a timeout) and have been
  * sent again (RETX), and "pipe", the bytes still thought to be in the
- * network. Slots are marked only when a SACK block covers them whole. */
+ * network. Slots are marked only when a SACK block covers them whole.
+ *
+ * IsLost only looks at sequence numbers, so it cannot see a retransmission
+ * lost in its turn, which would wait for the RTO. For those, RACK's rule
+ * (RFC 8985 6.2) by the time each slot was last sent: a retransmission sent
+ * before a slot the peer has since SACKed (by more than the reordering
+ * window) was lost again. */
+#include "net.h"
 #include "tcp_impl.h"
 
 static void set_flags(struct tcp_conn *c, struct tcp_seg *sg, uint8_t flags)
@@ -18,12 +25,52 @@ static void set_flags(struct tcp_conn *c, struct tcp_seg *sg, uint8_t flags)
     }
 }
 
-uint32_t tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o)
+/* sg, just SACKed, was sent after the latest delivered so far (RFC 8985
+ * 6.2 step 2): sent later, or at the same time but further on. A
+ * retransmission reported sooner than an RTT after it went is taken for
+ * its original's delivery, whose time is not known. */
+static void rack_note(struct tcp_conn *c, const struct tcp_seg *sg, uint8_t was, uint32_t now_t)
 {
-    uint32_t marked = 0;
+    if ((was & TCP_SEG_RETX) && (int32_t)(now_t - sg->sent_t) < (int32_t)(c->min_rtt_t & INT32_MAX))
+        return;
+    int32_t d = (int32_t)(sg->sent_t - c->rack_sent_t);
+    if (d > 0 || (d == 0 && SEQ_GT(sg->seq + sg->len, c->rack_end))) {
+        c->rack_sent_t = sg->sent_t;
+        c->rack_end = sg->seq + sg->len;
+    }
+}
+
+/* RFC 8985 6.2 steps 4 and 5 for the slots sent again: lost when sent
+ * before the latest delivered by at least the reordering window (0 until
+ * the peer shows reordering, then a quarter of the smallest RTT; with no
+ * timer to look again, such a loss waits for a later ACK, or the RTO).
+ * Such a slot goes back to plain LOST, for send_lost. */
+static void rack_detect(struct tcp_conn *c, uint32_t n, uint32_t ack)
+{
+    uint32_t reo = !c->rack_reord ? 0 : c->min_rtt_t == UINT32_MAX ? INT32_MAX : c->min_rtt_t / 4;
+    for (uint32_t i = 0; i < n; i++) {
+        struct tcp_seg *sg = tcp_sq_at(c, i);
+        if ((sg->flags & (TCP_SEG_RETX | TCP_SEG_SACKED)) != TCP_SEG_RETX || SEQ_LEQ(sg->seq + sg->len, ack))
+            continue;
+        int32_t d = (int32_t)(c->rack_sent_t - sg->sent_t);
+        if (d > (int32_t)reo || (d == (int32_t)reo && SEQ_LT(sg->seq + sg->len, c->rack_end))) {
+            sg->flags &= (uint8_t)~TCP_SEG_RETX;
+            c->t->s->ctr.tcp_lost_retransmit++;
+        }
+    }
+}
+
+uint32_t tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o, uint32_t ack)
+{
+    uint32_t marked = 0, now_t = tcp_clock(c->t->now_ns);
     if (SEQ_LT(c->sack_high, c->snd_una))
         c->sack_high = c->snd_una;
+    uint32_t high = c->sack_high; /* what earlier ACKs reported */
     uint32_t n = tcp_sent_slots(c);
+    if (n && c->nmarked == 0) { /* a new episode: delivered so far, nothing later than the oldest */
+        c->rack_sent_t = tcp_sq_at(c, 0)->sent_t;
+        c->rack_end = c->snd_una;
+    }
     for (uint32_t b = 0; b < o->nsack; b++) {
         uint32_t l = o->sack[b][0], r = o->sack[b][1];
         /* Only blocks within what is outstanding (D-SACKs and nonsense
@@ -37,11 +84,19 @@ uint32_t tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o)
             if (SEQ_GEQ(sg->seq, r))
                 break;
             if (SEQ_LEQ(l, sg->seq) && SEQ_LEQ(sg->seq + sg->len, r) && !(sg->flags & TCP_SEG_SACKED)) {
+                uint8_t was = sg->flags;
                 set_flags(c, sg, (uint8_t)((sg->flags & TCP_SEG_COPY) | TCP_SEG_SACKED));
                 marked++;
+                rack_note(c, sg, was, now_t);
+                /* Sent once and filling in below what was SACKed before:
+                 * reordering (RFC 8985 6.2 step 3). */
+                if (!(was & TCP_SEG_RETX) && SEQ_LT(sg->seq + sg->len, high))
+                    c->rack_reord = true;
             }
         }
     }
+    if (marked && c->nmarked > marked) /* (some may be retransmissions) */
+        rack_detect(c, n, ack);
     return marked;
 }
 

@@ -141,7 +141,8 @@ def check_recovered(lab, before, what, seconds, report):
         time.sleep(0.5)
     report(f"tcp loss, {what}: {seconds:.1f}s; dropped {dr['to'][1]} of {dr['to'][0]} packets to hayate, "
            f"{dr['from'][1]} of {dr['from'][0]} from it; retransmit {d['tcp-retransmit']}, "
-           f"fast-recovery {d['tcp-fast-recovery']}, rto {d['tcp-rto']}, ooo-queued {d['tcp-ooo-queued']}, "
+           f"fast-recovery {d['tcp-fast-recovery']}, rto {d['tcp-rto']}, "
+           f"lost-retransmit {d['tcp-lost-retransmit']}, ooo-queued {d['tcp-ooo-queued']}, "
            f"ooo-drop {d['tcp-ooo-drop']}, dup-ack {d['tcp-dup-ack']}; buffers free {free} (at start {lab.free})")
     assert all(x["state"] == "TIME-WAIT" for x in mine), mine
     assert free >= lab.free - TX_RING, (free, lab.free, m.cmd("show buffers"))

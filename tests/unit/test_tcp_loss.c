@@ -104,12 +104,15 @@ TEST(tcp_newreno_without_sack)
     CHECK(tl_free(l));
 }
 
-/* Drops chosen data segments from side 0 the first time they are sent,
- * and keeps what side 1 acknowledged with SACK blocks. */
+/* Drops chosen data segments from side 0 the first time they are sent
+ * (or the first times[i] times), and keeps what side 1 acknowledged with
+ * SACK blocks. */
 struct dropper {
     uint32_t base;              /* side 0's ISN + 1 */
     uint32_t drop[8];           /* offsets from base */
-    bool dropped[8];
+    uint8_t times[8];           /* 0: once */
+    bool dropped[8];            /* as often as asked */
+    uint8_t ndropped[8];
     int ndrop;
     int sack_acks;              /* ACKs from side 1 with SACK blocks */
     int data_segs;
@@ -146,7 +149,7 @@ static bool drop_tap(void *ctx, struct tl *l, int from, struct pkt *p)
         d->first = p;
     for (int i = 0; i < d->ndrop; i++)
         if (s.seq - d->base == d->drop[i] && !d->dropped[i]) {
-            d->dropped[i] = true;
+            d->dropped[i] = ++d->ndropped[i] >= (d->times[i] ? d->times[i] : 1);
             return false;
         }
     return true;
@@ -186,6 +189,7 @@ static void sack_three_holes(bool with_window)
     CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
     CHECK_EQ(tl_ctr(l, 0, "tcp-fast-recovery"), 1);
     CHECK_EQ(tl_ctr(l, 0, "tcp-retransmit"), 3);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-lost-retransmit"), 0);
     CHECK_EQ(tl_ctr(l, 1, "tcp-ooo-queued") > 0, 1);
     free(x);
     CHECK(tl_free(l));
@@ -194,6 +198,42 @@ static void sack_three_holes(bool with_window)
 TEST(tcp_sack_recovery_without_timeout) { sack_three_holes(false); }
 
 TEST(tcp_sack_recovery_while_the_window_moves) { sack_three_holes(true); }
+
+/* A hole whose retransmission is lost too, and one whose retransmission
+ * arrives: the data sent after the lost one comes back SACKed, and RACK
+ * (RFC 8985 6.2) sends it a third time without waiting for the RTO
+ * (200 ms, against an RTT of 2 ms). */
+TEST(tcp_lost_retransmission_without_timeout)
+{
+    struct tl_opts o = {.delay_ns = 1000000};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    uint32_t mss = 1448;
+    struct dropper d = {.ndrop = 2, .drop = {12 * mss, 15 * mss}, .times = {2, 1}};
+    l->tap = drop_tap;
+    l->tap_ctx = &d;
+    x->want = 400000;
+    x->a[0].tx_total = 400000;
+    x->a[0].zero_copy = true;
+    x->a[0].close_when_sent = true;
+    x->a[1].close_on_fin = true;
+    ta_listen(l, 1, 9, &x->a[1]);
+    ta_connect(l, 0, 9, &x->a[0]);
+    d.base = x->a[0].c->iss + 1;
+    uint64_t t0 = l->now_ns;
+    CHECK(tl_run(l, xfer_done, x, 10000000000ull));
+    CHECK_EQ(x->a[1].rx_bytes, 400000);
+    CHECK_EQ(x->a[1].rx_bad, 0);
+    CHECK(d.dropped[0] && d.dropped[1]);
+    CHECK_EQ(d.ndropped[0], 2);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-lost-retransmit"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-retransmit"), 3);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-fast-recovery"), 1);
+    CHECK(l->now_ns - t0 < 100000000ull); /* simulated: well under one RTO */
+    free(x);
+    CHECK(tl_free(l));
+}
 
 /* The ACK for the end of a flight lost (the receiver delays the one for
  * the last segment): nothing comes back, with three segments out. The
