@@ -106,12 +106,27 @@ void eth_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64
         input_full(s, ifc, p, now_ns);
 }
 
+uint32_t eth_hdr_write(uint8_t *h, const struct net_iface *ifc, const uint8_t *dst, uint16_t type)
+{
+    uint32_t hlen = ETH_HDR_LEN;
+    uint16_t type_be = net_htons(type);
+    net_memcpy(h, dst, ETH_ALEN);
+    net_memcpy(h + ETH_ALEN, ifc->dev->mac, ETH_ALEN);
+    if (ifc->vlan_id) {
+        uint16_t tpid_be = net_htons(ETH_TYPE_VLAN), tci_be = net_htons(ifc->vlan_id);
+        net_memcpy(h + 12, &tpid_be, 2);
+        net_memcpy(h + 14, &tci_be, 2);
+        hlen += ETH_VLAN_LEN;
+    }
+    net_memcpy(h + hlen - 2, &type_be, 2);
+    return hlen;
+}
+
 void eth_output(struct net_stack *s, struct net_iface *ifc, const uint8_t *dst, uint16_t type,
                 struct pkt *p)
 {
     uint32_t hlen = ifc->vlan_id ? ETH_HDR_LEN + ETH_VLAN_LEN : ETH_HDR_LEN;
     uint8_t *h = pkt_push(p, hlen);
-    uint16_t type_be = net_htons(type);
 
     if (h == NULL || (p->len < ETH_MIN_LEN && pkt_tailroom(p) < ETH_MIN_LEN - p->len)) {
         s->ctr.eth_tx_no_room++;
@@ -120,15 +135,7 @@ void eth_output(struct net_stack *s, struct net_iface *ifc, const uint8_t *dst, 
     }
     if (p->flags & PKT_TX_L4_CSUM)
         p->csum_start = (uint16_t)(p->csum_start + hlen);
-    net_memcpy(h, dst, ETH_ALEN);
-    net_memcpy(h + ETH_ALEN, ifc->dev->mac, ETH_ALEN);
-    if (ifc->vlan_id) {
-        uint16_t tpid_be = net_htons(ETH_TYPE_VLAN), tci_be = net_htons(ifc->vlan_id);
-        net_memcpy(h + 12, &tpid_be, 2);
-        net_memcpy(h + 14, &tci_be, 2);
-        net_memcpy(h + 16, &type_be, 2);
-    } else
-        net_memcpy(h + 12, &type_be, 2);
+    eth_hdr_write(h, ifc, dst, type);
     if (p->len < ETH_MIN_LEN) {
         net_memset(p->data + p->len, 0, ETH_MIN_LEN - p->len);
         p->len = ETH_MIN_LEN;

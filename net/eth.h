@@ -18,13 +18,16 @@ struct net_iface;
  * (NULL: the port was not added; counted and dropped). Takes p. */
 void eth_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns);
 
-/* Prepend an Ethernet header (dst, the port's MAC, type; the port's VLAN
- * tag) to p, pad it to the minimum frame and put it on the port's burst.
- * Takes p. */
 /* eth_output each of list (linked through next: a resolved entry's queue);
  * returns how many. */
 uint32_t eth_output_list(struct net_stack *s, struct net_iface *ifc, const uint8_t *dst, uint16_t type,
                          struct pkt *list);
+/* The Ethernet (and, on a VLAN port, 802.1Q) header from ifc to dst, of
+ * type, at h; its length. */
+uint32_t eth_hdr_write(uint8_t *h, const struct net_iface *ifc, const uint8_t *dst, uint16_t type);
+/* Prepend an Ethernet header (dst, the port's MAC, type; the port's VLAN
+ * tag) to p, pad it to the minimum frame and put it on the port's burst.
+ * Takes p. */
 void eth_output(struct net_stack *s, struct net_iface *ifc, const uint8_t *dst, uint16_t type,
                 struct pkt *p);
 

@@ -34,6 +34,7 @@
 #define TCP_LINK_RESERVE6 (TCP_LINK_RESERVE + 20) /* the same with IPv6's 40-byte header */
 #define TCP_IW_SEGS 10                  /* RFC 6928 */
 #define TCP_TICK_SHIFT 20               /* timer wheel and timestamp tick, ~1.05 ms */
+#define TCP_HOP_LIMIT 64                /* IPv6 (RFC 8200 3; as IPv4's TTL) */
 #define TCP_EPHEMERAL_LO 49152u         /* RFC 6335 */
 #define TCP_DUPTHRESH 3
 #define TCP_SYNACK_MIN_RTO_NS 1000000000ull
@@ -195,6 +196,12 @@ static inline uint32_t tcp_rcv_window(const struct tcp_conn *c)
 }
 uint32_t tcp_sack_blocks(const struct tcp_conn *c, uint32_t (*blocks)[2], uint32_t max);
 void tcp_ooo_free(struct tcp_conn *c);
+
+/* tcp_tmpl.c */
+/* Fill c's header template for its next hop, cached for a second; false
+ * while the next hop is not resolved (ARP, neighbour discovery) or there
+ * is no route: such segments take ip4_output / ip6_output, which queue. */
+bool tcp_route_fill(struct tcp_conn *c, uint64_t now_ns);
 
 /* tcp_out.c */
 void tcp_output(struct tcp_conn *c, uint64_t now_ns);

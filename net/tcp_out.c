@@ -27,10 +27,8 @@
 #include "tcp_impl.h"
 #include "wire.h"
 
-#define TCP_ROUTE_CACHE_NS 1000000000ull /* how long a cached next hop's MAC is used */
 #define TCP_TSO_SLOTS 44        /* buffers in one TSO frame (a NIC ring takes them all) */
 #define TCP_TSO_MAX (65535u - IP4_HDR_LEN - 60u) /* payload of one: IPv4's total length */
-#define TCP_HOP_LIMIT 64        /* IPv6 (RFC 8200 3; as IPv4's TTL) */
 
 /* The window field for a segment: never shrinks the right edge already
  * offered, and opens it only by a worthwhile amount (receiver SWS
@@ -129,111 +127,6 @@ static int ip_out(struct net_stack *s, struct pkt *p, const struct seg_addrs *a,
         return ip6_out(s, p, a, now_ns);
     struct ip4_out o = {.src_be = a->src_be, .dst_be = a->dst_be, .proto = IP4_PROTO_TCP, .df = true};
     return ip4_output(s, p, &o, now_ns);
-}
-
-/* The template's Ethernet (and VLAN) header to mac, of type; its length. */
-static uint32_t tmpl_l2(struct tcp_conn *c, const struct net_iface *ifc, const uint8_t *mac, uint16_t type)
-{
-    uint8_t *h = c->hdr;
-    uint32_t l2 = ETH_HDR_LEN;
-    net_memset(h, 0, sizeof(c->hdr));
-    net_memcpy(h, mac, ETH_ALEN);
-    net_memcpy(h + ETH_ALEN, ifc->dev->mac, ETH_ALEN);
-    if (ifc->vlan_id) {
-        uint16_t tpid_be = net_htons(ETH_TYPE_VLAN), tci_be = net_htons(ifc->vlan_id);
-        net_memcpy(h + 12, &tpid_be, 2);
-        net_memcpy(h + 14, &tci_be, 2);
-        l2 += ETH_VLAN_LEN;
-    }
-    uint16_t type_be = net_htons(type);
-    net_memcpy(h + l2 - 2, &type_be, 2);
-    return l2;
-}
-
-/* The template's TCP header after l2 + iphl bytes, and what goes with it. */
-static void tmpl_finish(struct tcp_conn *c, const struct net_iface *ifc, uint32_t l2, uint32_t iphl, uint64_t now_ns)
-{
-    uint8_t *h = c->hdr;
-    struct tcp_hdr *th = (struct tcp_hdr *)(void *)(h + l2 + iphl);
-    th->sport_be = net_htons(c->lport);
-    th->dport_be = net_htons(c->rport);
-    uint32_t len = l2 + iphl + TCP_HDR_LEN;
-    if (c->flags & TCP_CF_TS) {
-        tcp_opt_ts(h + len, 0, 0);
-        len += TCP_TS_ALIGNED_LEN;
-    }
-    c->hdr_l2_len = (uint8_t)l2;
-    c->hdr_len = (uint8_t)len;
-    c->hdr_sw_csum = !(ifc->dev->offloads & NETDEV_OFF_TX_CSUM);
-    c->route_port = ifc->port;
-    if (tcp_conn_is6(c))
-        c->route6_until_ns = now_ns + TCP_ROUTE_CACHE_NS;
-    else
-        c->route_until_ns = now_ns + TCP_ROUTE_CACHE_NS;
-}
-
-/* route_fill for IPv6: the route table or the link-local peer's port, the
- * neighbour cache (nd6_lookup), an IPv6 header. */
-static bool route_fill6(struct tcp_conn *c, uint64_t now_ns)
-{
-    struct net_stack *s = c->t->s;
-    struct net_iface *ifc = NULL;
-    uint8_t nh[16];
-    if (ip6_is_linklocal(c->raddr6)) {
-        ifc = net_iface_get(s, c->port6);
-        net_memcpy(nh, c->raddr6, 16);
-    } else if (!ip6_route(s, c->raddr6, &ifc, nh)) {
-        return false;
-    }
-    if (ifc == NULL || ifc->dev == NULL || ip6_is_ours(s, c->raddr6) || !ip6_is_ours(s, c->laddr6))
-        return false;
-    const uint8_t *mac = nd6_lookup(s, ifc, nh, now_ns);
-    if (mac == NULL)
-        return false;
-    uint32_t l2 = tmpl_l2(c, ifc, mac, ETH_TYPE_IP6);
-    struct ip6_hdr ip = {.vtf_be = net_htonl(6u << 28), .next = IP4_PROTO_TCP, .hlim = TCP_HOP_LIMIT};
-    net_memcpy(ip.src, c->laddr6, 16);
-    net_memcpy(ip.dst, c->raddr6, 16);
-    net_memcpy(c->hdr + l2, &ip, sizeof(ip));
-    struct seg_addrs a = conn_addrs(c);
-    c->route_sum = 0;
-    c->pseudo_sum = pseudo_sum(&a, 0);
-    tmpl_finish(c, ifc, l2, IP6_HDR_LEN, now_ns);
-    return true;
-}
-
-/* Fill the connection's header template: Ethernet (and VLAN) to the next
- * hop, IPv4, and the TCP header with its ports and, when the connection
- * uses them, the timestamps option's first bytes. Only when ARP has the
- * next hop: otherwise the segment takes ip4_output, which queues on ARP. */
-static bool route_fill(struct tcp_conn *c, uint64_t now_ns)
-{
-    if (tcp_conn_is6(c))
-        return route_fill6(c, now_ns);
-    struct net_stack *s = c->t->s;
-    uint16_t port = 0;
-    uint32_t nh_be;
-    if (!net_route(s, c->raddr_be, &port, &nh_be) || net_addr_is_local(s, c->raddr_be))
-        return false;
-    struct net_iface *ifc = &s->iface[port];
-    const uint8_t *mac = arp_lookup(s, port, nh_be, now_ns);
-    if (mac == NULL || eth_is_mcast(mac) || ifc->dev == NULL ||
-        (c->laddr_be != ifc->addr_be && !net_addr_is_local(s, c->laddr_be)))
-        return false;
-    uint32_t l2 = tmpl_l2(c, ifc, mac, ETH_TYPE_IP4);
-    struct ip4_hdr ip = {
-        .ver_ihl = 0x45,
-        .frag_be = net_htons(IP4_DF),
-        .ttl = IP4_DEFAULT_TTL,
-        .proto = IP4_PROTO_TCP,
-        .src_be = c->laddr_be,
-        .dst_be = c->raddr_be,
-    };
-    net_memcpy(c->hdr + l2, &ip, sizeof(ip));
-    c->route_sum = csum_partial(&ip, sizeof(ip), 0);
-    c->pseudo_sum = csum_add(csum_add(c->laddr_be, c->raddr_be), net_htons(IP4_PROTO_TCP));
-    tmpl_finish(c, ifc, l2, IP4_HDR_LEN, now_ns);
-    return true;
 }
 
 /* Chains the payload of the nchain slots after sg behind p, the head of a
@@ -375,7 +268,7 @@ static __attribute__((noinline)) bool port_full(struct tcp_conn *c, struct net_i
 /* Send [seq, seq + len) of slot sg (NULL: no payload) with flags; with
  * nchain, also the whole slots after it, as one TSO frame (tso_gather has
  * checked them). The headers come from the connection's template
- * (route_fill) and go straight onto the port's burst: what ip4_output,
+ * (tcp_route_fill) and go straight onto the port's burst: what ip4_output,
  * arp_output and eth_output would do, without their lookups. v6 is a
  * constant: each family gets its own copy. */
 static int xmit6(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t len, uint8_t flags,
@@ -390,7 +283,7 @@ static inline __attribute__((always_inline)) int xmit_ip(struct tcp_conn *c, str
     if (NET_UNLIKELY(now_ns >= (v6 ? c->route6_until_ns : c->route_until_ns))) {
         if (!v6 && (c->flags & TCP_CF_IP6)) /* (its route_until_ns is 0) */
             return xmit6(c, sg, seq, len, flags, now_ns, nchain);
-        if (!route_fill(c, now_ns))
+        if (!tcp_route_fill(c, now_ns))
             return nchain ? -1 : xmit_unrouted(c, sg, seq, len, flags, now_ns);
     }
     struct net_iface *ifc = &s->iface[c->route_port];
