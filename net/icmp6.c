@@ -47,7 +47,7 @@ void icmp6_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint
     net_memcpy(src, ip6_is_mcast(h->dst) ? (ifc->has6 ? ifc->addr6 : ifc->ll6) : h->dst, 16);
     net_memcpy(h->dst, h->src, 16);
     net_memcpy(h->src, src, 16);
-    h->hlim = 64;
+    h->hlim = IP6_DEFAULT_HLIM;
     m[0] = ICMP6_ECHO_REPLY;
     net_memset(m + 2, 0, 2);
     uint16_t c = ip6_l4_csum(h->src, h->dst, IP6_PROTO_ICMP6, m, len);
@@ -94,7 +94,7 @@ int icmp6_send_error(struct net_stack *s, struct net_iface *ifc, const struct pk
     eh->vtf_be = net_htonl(6u << 28);
     eh->plen_be = net_htons((uint16_t)(ICMP6_HDR_LEN + quote));
     eh->next = IP6_PROTO_ICMP6;
-    eh->hlim = 64;
+    eh->hlim = IP6_DEFAULT_HLIM;
     /* 2.2: from the address it was sent to when that is ours, else the
      * input port's, of the offender's scope. */
     const uint8_t *src = ifc->has6 && !ip6_is_linklocal(h->src) ? ifc->addr6 : ifc->ll6;

@@ -7,6 +7,7 @@
 #include "nd6.h"
 #include "net.h"
 #include "tcp.h"
+#include "udp.h"
 #include "wire.h"
 
 void ip6_linklocal_from_mac(const uint8_t *mac, uint8_t *a)
@@ -145,14 +146,18 @@ static void deliver(struct net_stack *s, struct net_iface *ifc, struct pkt *p, u
         tcp_input6(s, ifc, p, now_ns);
         return;
     }
-    /* No other IPv6 transport here: port unreachable for TCP and UDP (RFC 4443
-     * 3.1 code 4); nothing for "no next header" (59) and fragments (44: no
-     * reassembly), which are known; else an unknown next header (4.4 code
-     * 1, pointer 6). */
+    if (h->next == IP4_PROTO_UDP) {
+        udp_input6(s, ifc, p, now_ns);
+        return;
+    }
+    /* No other IPv6 transport here: port unreachable for TCP without TCP
+     * attached (RFC 4443 3.1 code 4); nothing for "no next header" (59)
+     * and fragments (44: no reassembly), which are known; else an unknown
+     * next header (4.4 code 1, pointer 6). */
     s->ctr.ip6_unknown_next++;
     if (h->next == 59 || h->next == 44)
         ;
-    else if (h->next == IP4_PROTO_TCP || h->next == IP4_PROTO_UDP)
+    else if (h->next == IP4_PROTO_TCP)
         icmp6_send_error(s, ifc, p, ICMP6_UNREACH, 4, 0, now_ns);
     else
         icmp6_send_error(s, ifc, p, ICMP6_PARAM_PROBLEM, 1, 6, now_ns);

@@ -1,5 +1,5 @@
 /* net/ip6.h: IPv6 (RFC 8200) for the router: input checks, delivery of
- * ICMPv6 and TCP to us, forwarding through the route hook (net_set_route6), and
+ * ICMPv6, UDP and TCP to us, forwarding through the route hook (net_set_route6), and
  * output of what the stack makes (echo replies, errors, neighbour
  * discovery). A port has one configured address and the link-local one
  * made from its MAC (RFC 4291 2.5.1, 2.5.6); a port without an IPv6
@@ -9,9 +9,9 @@
  * payload within the frame (link padding is cut); a source that is not
  * multicast, loopback or one of ours, a destination that is not
  * unspecified or loopback. For us: our addresses, ff02::1 and our
- * solicited-node groups; the next header must be ICMPv6 or, with TCP
- * attached, TCP (tcp_input6); extension headers and other protocols get a
- * parameter problem or port unreachable.
+ * solicited-node groups; the next header must be ICMPv6, UDP (udp_input6)
+ * or, with TCP attached, TCP (tcp_input6); extension headers and other
+ * protocols get a parameter problem or port unreachable.
  * Transit: hop limit 1 or less gets time exceeded (RFC 4443 3.3), no route
  * destination unreachable (3.1), over the next hop's MTU packet too big
  * (3.2, IPv6 routers never fragment); otherwise the hop limit goes down

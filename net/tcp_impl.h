@@ -34,7 +34,6 @@
 #define TCP_LINK_RESERVE6 (TCP_LINK_RESERVE + 20) /* the same with IPv6's 40-byte header */
 #define TCP_IW_SEGS 10                  /* RFC 6928 */
 #define TCP_TICK_SHIFT 20               /* timer wheel and timestamp tick, ~1.05 ms */
-#define TCP_HOP_LIMIT 64                /* IPv6 (RFC 8200 3; as IPv4's TTL) */
 #define TCP_EPHEMERAL_LO 49152u         /* RFC 6335 */
 #define TCP_DUPTHRESH 3
 #define TCP_SYNACK_MIN_RTO_NS 1000000000ull

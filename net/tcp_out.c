@@ -113,7 +113,7 @@ static int ip6_out(struct net_stack *s, struct pkt *p, const struct seg_addrs *a
     h->vtf_be = net_htonl(6u << 28);
     h->plen_be = net_htons((uint16_t)(p->len - IP6_HDR_LEN));
     h->next = IP4_PROTO_TCP;
-    h->hlim = TCP_HOP_LIMIT;
+    h->hlim = IP6_DEFAULT_HLIM;
     net_memcpy(h->src, a->src6, 16);
     net_memcpy(h->dst, a->dst6, 16);
     struct net_iface *ifc = ip6_is_linklocal(a->dst6) ? net_iface_get(s, a->port) : NULL;

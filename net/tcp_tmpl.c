@@ -65,7 +65,7 @@ static bool route_fill6(struct tcp_conn *c, uint64_t now_ns)
     if (mac == NULL)
         return false;
     uint32_t l2 = tmpl_l2(c, ifc, mac, ETH_TYPE_IP6);
-    struct ip6_hdr ip = {.vtf_be = net_htonl(6u << 28), .next = IP4_PROTO_TCP, .hlim = TCP_HOP_LIMIT};
+    struct ip6_hdr ip = {.vtf_be = net_htonl(6u << 28), .next = IP4_PROTO_TCP, .hlim = IP6_DEFAULT_HLIM};
     net_memcpy(ip.src, c->laddr6, 16);
     net_memcpy(ip.dst, c->raddr6, 16);
     net_memcpy(c->hdr + l2, &ip, sizeof(ip));

@@ -1,11 +1,14 @@
 /* net/udp.c: UDP (RFC 768): port bindings with callbacks, input checks,
- * output with checksum offload where the NIC has it (net/udp.h). */
+ * output with checksum offload where the NIC has it, over IPv4 and IPv6
+ * (RFC 8200 8.1) (net/udp.h). */
 #include "udp.h"
 
 #include "csum.h"
 #include "env.h"
 #include "icmp4.h"
+#include "icmp6.h"
 #include "ip4.h"
+#include "ip6.h"
 #include "net.h"
 #include "wire.h"
 
@@ -148,6 +151,91 @@ int udp_send_copy(struct net_stack *s, const void *data, uint16_t len, uint32_t 
         h.csum = 0xffff; /* RFC 768: 0 means none */
     struct ip4_out o = {.src_be = src_be, .dst_be = dst_be, .proto = IP4_PROTO_UDP};
     if (ip4_output_copy(s, &h, sizeof(h), data, len, &o, now_ns) < 0)
+        return -1;
+    s->ctr.udp_tx++;
+    return 0;
+}
+
+/* ---- IPv6 ---- */
+
+void udp_input6(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns)
+{
+    const struct ip6_hdr *ip = (const struct ip6_hdr *)p->data;
+    const struct udp_hdr *u = (const struct udp_hdr *)(p->data + IP6_HDR_LEN);
+    uint32_t n = p->len - IP6_HDR_LEN, ulen;
+
+    s->ctr.udp_rx++;
+    if (n < UDP_HDR_LEN) {
+        s->ctr.udp_runt++;
+        goto drop;
+    }
+    ulen = net_ntohs(u->len_be);
+    if (ulen < UDP_HDR_LEN || ulen > n) {
+        s->ctr.udp_bad_length++;
+        goto drop;
+    }
+    /* Never optional over IPv6: a zero checksum is a bad one. */
+    if (u->csum == 0 || (p->flags & PKT_RX_L4_CSUM_BAD) ||
+        (!(p->flags & PKT_RX_L4_CSUM_OK) && ip6_l4_csum(ip->src, ip->dst, IP4_PROTO_UDP, (const uint8_t *)u, ulen))) {
+        s->ctr.udp_bad_checksum++;
+        goto drop;
+    }
+    struct udp_bind *b = find(s, net_ntohs(u->dport_be));
+    if (b == NULL) {
+        s->ctr.udp_no_port++;
+        icmp6_send_error(s, ifc, p, ICMP6_UNREACH, 4, 0, now_ns); /* RFC 4443 3.1: port */
+        goto drop;
+    }
+    struct udp_meta m = {
+        .sport = net_ntohs(u->sport_be),
+        .dport = net_ntohs(u->dport_be),
+        .port = ifc->port,
+        .bcast = ip6_is_mcast(ip->dst),
+        .v6 = true,
+    };
+    net_memcpy(m.src6, ip->src, 16);
+    net_memcpy(m.dst6, ip->dst, 16);
+    uint16_t len = (uint16_t)(ulen - UDP_HDR_LEN);
+    pkt_pull(p, IP6_HDR_LEN + UDP_HDR_LEN);
+    p->len = len;
+    p->flags = 0;
+    b->fn(b->ctx, s, &m, p->data, len, p, now_ns);
+    return;
+drop:
+    pkt_free(p);
+}
+
+int udp_send6(struct net_stack *s, struct pkt *p, const uint8_t *src6, const uint8_t *dst6, uint16_t sport,
+              uint16_t dport, uint16_t port, uint64_t now_ns)
+{
+    struct net_iface *ifc = net_iface_get(s, port);
+    if (p->len > 0xffff - UDP_HDR_LEN || (src6 == NULL && ifc == NULL)) {
+        s->ctr.udp_tx_too_big++; /* (or no port to take an address from) */
+        pkt_free(p);
+        return -1;
+    }
+    uint8_t *h = pkt_push(p, IP6_HDR_LEN + UDP_HDR_LEN);
+    if (h == NULL) {
+        s->ctr.eth_tx_no_room++;
+        pkt_free(p);
+        return -1;
+    }
+    uint32_t ulen = p->len - IP6_HDR_LEN;
+    struct ip6_hdr ip = {.vtf_be = net_htonl(6u << 28), .plen_be = net_htons((uint16_t)ulen),
+                         .next = IP4_PROTO_UDP, .hlim = IP6_DEFAULT_HLIM};
+    if (src6 == NULL) /* the port's own address, link-local for a link-local peer */
+        src6 = ifc->has6 && !ip6_is_linklocal(dst6) ? ifc->addr6 : ifc->ll6;
+    net_memcpy(ip.src, src6, 16);
+    net_memcpy(ip.dst, dst6, 16);
+    net_memcpy(h, &ip, sizeof(ip));
+    struct udp_hdr u = make_hdr(sport, dport, ulen);
+    net_memcpy(h + IP6_HDR_LEN, &u, sizeof(u));
+    u.csum = ip6_l4_csum(ip.src, ip.dst, IP4_PROTO_UDP, h + IP6_HDR_LEN, ulen);
+    if (u.csum == 0)
+        u.csum = 0xffff; /* (0 would say none) */
+    net_memcpy(h + IP6_HDR_LEN + offsetof(struct udp_hdr, csum), &u.csum, 2);
+    p->flags = 0;
+    if (ip6_output(s, ifc, NULL, p, now_ns) < 0)
         return -1;
     s->ctr.udp_tx++;
     return 0;

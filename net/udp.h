@@ -1,9 +1,11 @@
-/* net/udp.h: UDP (RFC 768) with an iip-style interface.
+/* net/udp.h: UDP (RFC 768) with an iip-style interface, over IPv4 and
+ * IPv6.
  *
  * An application binds a port and a callback; the callback runs in the
- * core's loop, inside net_input, for each datagram to that port. It may send
- * from there. Checksums: a zero checksum is accepted (IPv4); otherwise the
- * NIC's verdict is used when it gave one, else the sum is checked here. */
+ * core's loop, inside net_input, for each datagram to that port, of either
+ * family. It may send from there. Checksums: a zero checksum is accepted
+ * over IPv4 and dropped over IPv6 (RFC 8200 8.1); otherwise the NIC's
+ * verdict is used when it gave one, else the sum is checked here. */
 #ifndef NET_UDP_H
 #define NET_UDP_H
 
@@ -15,14 +17,17 @@
 #define UDP_MAX_BINDS 16
 
 struct net_stack;
+struct net_iface;
 struct ip4_rx;
 
 /* Where a datagram came from and went to (ports in host order). */
 struct udp_meta {
-    uint32_t src_be, dst_be;
+    uint32_t src_be, dst_be;    /* IPv4 */
     uint16_t sport, dport;
     uint16_t port;              /* input port (interface) */
-    bool bcast;                 /* dst_be is a broadcast address */
+    bool bcast;                 /* to a broadcast address (IPv6: a multicast group) */
+    bool v6;                    /* IPv6: src6, dst6 */
+    uint8_t src6[16], dst6[16];
 };
 
 /* data/len: the payload. p: the buffer holding it (p->data == data,
@@ -58,7 +63,15 @@ int udp_send(struct net_stack *s, struct pkt *p, uint32_t src_be, uint32_t dst_b
 int udp_send_copy(struct net_stack *s, const void *data, uint16_t len, uint32_t src_be,
                   uint32_t dst_be, uint16_t sport, uint16_t dport, uint64_t now_ns);
 
+/* udp_send over IPv6 (no fragmentation: at most the path's MTU). src6
+ * NULL: the address of port (the input port of what is answered) for
+ * dst6's scope. The checksum is summed here. */
+int udp_send6(struct net_stack *s, struct pkt *p, const uint8_t *src6, const uint8_t *dst6, uint16_t sport,
+              uint16_t dport, uint16_t port, uint64_t now_ns);
+
 /* A UDP datagram for us; takes rx->pkt. */
 void udp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns);
+/* The same over IPv6: p->data at the IPv6 header, from ifc. Takes p. */
+void udp_input6(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns);
 
 #endif

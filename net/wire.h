@@ -142,6 +142,7 @@ _Static_assert(offsetof(struct icmp4_hdr, csum) == 2, "icmp4 csum offset");
 
 /* ---- IPv6 (RFC 8200), ICMPv6 (RFC 4443), neighbour discovery (RFC 4861) ---- */
 #define IP6_HDR_LEN 40
+#define IP6_DEFAULT_HLIM 64 /* what we send with (RFC 8200 3; as IPv4's TTL) */
 #define IP6_MIN_MTU 1280
 #define IP6_PROTO_ICMP6 58
 #define ICMP6_HDR_LEN 8

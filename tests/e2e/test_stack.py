@@ -1,6 +1,7 @@
 """tests/e2e/test_stack.py: the stack below TCP seen from a Linux host on
 a tap (issue 5): ping of every size (fragmented both ways at 4000 bytes),
-arping, and UDP echo with nc."""
+arping, and UDP echo with nc, and over IPv6 to the global and link-local
+addresses."""
 import os
 import re
 import subprocess
@@ -13,12 +14,14 @@ import netlab  # noqa: E402
 
 pytestmark = pytest.mark.skipif(netlab.unavailable() is not None, reason=str(netlab.unavailable()))
 
-CONF = "hostname s1\ninterface eth0 address 10.5.0.1/24\napp udp-echo port 7\n"
+CONF = ("hostname s1\ninterface eth0 address 10.5.0.1/24\ninterface eth0 address 2001:db8:5::1/64\n"
+        "app udp-echo port 7\n")
 
 
 @pytest.fixture
 def host(mkiso, request):
-    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.5.0.2/24"])], iso=mkiso(CONF))
+    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.5.0.2/24", "2001:db8:5::2/64"])],
+                     iso=mkiso(CONF))
     lab.start()
     yield lab.peers[0], lab.machine
     lab.close()
@@ -59,3 +62,43 @@ def test_udp_echo_with_nc(host):
         got.append(r.stdout.strip())
     assert got == lines
     assert m.json("show stats json")["counters"]["udp-rx"] >= len(lines)
+
+
+# Each datagram from a socket of the peer's, its answer checked whole:
+# from the address asked, sizes up to a full 1500-byte packet.
+UDP6_CLIENT = """
+import socket, sys
+dst, scope = sys.argv[1], sys.argv[2]
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.settimeout(2)
+for n in (0, 1, 100, 1452):
+    data = bytes(i % 251 for i in range(n))
+    addr = (dst, 7, 0, socket.if_nametoindex(scope) if scope else 0)
+    for attempt in range(3):
+        s.sendto(data, addr)
+        try:
+            got, frm = s.recvfrom(2000)
+            break
+        except socket.timeout:
+            continue
+    else:
+        sys.exit(f"no answer for {n} bytes")
+    assert got == data and frm[0].split("%")[0] == dst and frm[1] == 7, (n, len(got), frm)
+print("ok")
+"""
+
+
+def test_udp_echo_ipv6(host):
+    peer, m = host
+    before = m.json("show stats json")["counters"]
+    ll = next(i for i in m.json("show interfaces json")["interfaces"] if i["name"] == "eth0")["mac"]
+    b = [int(x, 16) for x in ll.split(":")]
+    b[0] ^= 2  # RFC 4291 appendix A: the modified EUI-64
+    ll6 = "fe80::%x:%x:%x:%x" % (b[0] << 8 | b[1], b[2] << 8 | 0xff, 0xfe << 8 | b[3], b[4] << 8 | b[5])
+    for dst, scope in (("2001:db8:5::1", ""), (ll6, peer.tap)):
+        r = peer.run(["python3", "-c", UDP6_CLIENT, dst, scope], check=False, timeout=30)
+        assert r.stdout.strip() == "ok", (dst, r.stdout, r.stderr)
+    c = m.json("show stats json")["counters"]
+    assert c["udp-tx"] - before.get("udp-tx", 0) >= 8
+    assert c["udp-bad-checksum"] == before.get("udp-bad-checksum", 0)
+

@@ -35,7 +35,9 @@ static void udp_cb(void *ctx, struct net_stack *s, const struct udp_meta *m, con
                    uint16_t len, struct pkt *p, uint64_t now_ns)
 {
     uint32_t src = m->bcast ? 0 : m->dst_be;
-    if (p && (len & 1))
+    if (m->v6)
+        udp_send6(s, p, m->bcast ? NULL : m->dst6, m->src6, m->dport, m->sport, m->port, now_ns);
+    else if (p && (len & 1))
         udp_send(s, p, src, m->src_be, m->dport, m->sport, now_ns);
     else {
         if (p)
@@ -130,9 +132,11 @@ static void fix_checksums(uint8_t *f, size_t len)
     size_t l3 = 14;
     if (len >= 18 && f[12] == 0x81 && f[13] == 0x00)
         l3 = 18;
-    if (len >= l3 + 48 && (f[l3] >> 4) == 6 && (f[l3 + 6] == IP6_PROTO_ICMP6 || f[l3 + 6] == IP4_PROTO_TCP)) {
+    uint8_t next6 = len >= l3 + 48 ? f[l3 + 6] : 0;
+    if ((next6 == IP6_PROTO_ICMP6 || next6 == IP4_PROTO_TCP || next6 == IP4_PROTO_UDP) && (f[l3] >> 4) == 6) {
         uint8_t *ip6 = f + l3, *m = ip6 + 40;
-        size_t plen = (size_t)(ip6[4] << 8 | ip6[5]), field = f[l3 + 6] == IP4_PROTO_TCP ? 16 : 2;
+        size_t plen = (size_t)(ip6[4] << 8 | ip6[5]);
+        size_t field = next6 == IP4_PROTO_TCP ? 16 : next6 == IP4_PROTO_UDP ? 6 : 2;
         if (l3 + 40 + plen > len || plen < field + 2)
             return;
         uint32_t sum = 0;

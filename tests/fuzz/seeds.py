@@ -88,6 +88,8 @@ def frame_seeds():
     return {
         "ns6": ns6,
         "ping6": ns6 + rec(eth(MAC0, PEER_MAC, 0x86dd) + ip6(PEER6, A6_0, 58, icmp6(128, 0, 0x10001, b"abcd" * 8))),
+        "udp6_echo": ns6 + rec(eth(MAC0, PEER_MAC, 0x86dd)
+                               + ip6(PEER6, A6_0, 17, struct.pack("!HHHH", 5000, 7, 11, 0) + b"hi!")),
         "forward6": ns6 + rec(eth(MAC0, PEER_MAC, 0x86dd) + ip6(PEER6, FAR6, 58, icmp6(128, 0, 1, b"x" * 16))),
         "forward6_hlim1": ns6 + rec(eth(MAC0, PEER_MAC, 0x86dd) + ip6(PEER6, FAR6, 58, icmp6(128, 0, 1, b"y"), hlim=1)),
         "arp": arp_req,

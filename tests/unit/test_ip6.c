@@ -6,6 +6,8 @@
 
 #include "../../net/ip6.h"
 #include "../../net/nd6.h"
+#include "../../net/udp.h"
+#include "../../userland/udp_echo.h"
 
 static const uint8_t A0[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1};        /* eth0: 2001:db8::1/64 */
 static const uint8_t A1[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 1};  /* eth1: 2001:db8:1::1/64 */
@@ -38,8 +40,9 @@ static void setup(struct fake_net *fn)
     net_set_route6(fn->s, route6, NULL);
 }
 
-/* An IPv6 packet with an ICMPv6 message (type, code, rest, data) from src
- * to dst, hop limit hlim, in an Ethernet frame to dmac from smac. */
+/* An IPv6 packet with next header next (ICMPv6 and UDP get their checksum
+ * made) from src to dst, hop limit hlim, in an Ethernet frame to dmac
+ * from smac. */
 static size_t frame6(uint8_t *f, const uint8_t *dmac, const uint8_t *smac, const uint8_t *src, const uint8_t *dst,
                      uint8_t hlim, uint8_t next, const uint8_t *l4, uint32_t len)
 {
@@ -50,11 +53,12 @@ static size_t frame6(uint8_t *f, const uint8_t *dmac, const uint8_t *smac, const
     memcpy(h.dst, dst, 16);
     memcpy(f + n, &h, sizeof h);
     memcpy(f + n + IP6_HDR_LEN, l4, len);
-    if (next == IP6_PROTO_ICMP6) {
+    uint32_t at = next == IP6_PROTO_ICMP6 ? 2 : next == IP4_PROTO_UDP ? 6 : 0;
+    if (at) {
         uint8_t *m = f + n + IP6_HDR_LEN;
-        m[2] = m[3] = 0;
+        m[at] = m[at + 1] = 0;
         uint16_t c = ip6_l4_csum(src, dst, next, m, len);
-        memcpy(m + 2, &c, 2);
+        memcpy(m + at, &c, 2);
     }
     return n + IP6_HDR_LEN + len;
 }
@@ -141,6 +145,72 @@ TEST(ip6_ns_answered_and_echo_replied)
     }
     CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=2 eth-tx=2 ip6-rx=2 ip6-local=2 ip6-tx=2 icmp6-rx=2 "
                                         "icmp6-rx-echo=1 icmp6-tx-echo-reply=1 nd6-rx-ns=1 nd6-tx-na=1"),
+             0);
+    CHECK(fake_net_all_free(&fn));
+    fake_net_free(&fn);
+}
+
+/* A UDP datagram from src:5000 to dst:port with len bytes i % 256. */
+static size_t udp6(uint8_t *f, const uint8_t *src, const uint8_t *dst, uint16_t port, uint32_t len)
+{
+    uint8_t u[1500] = {0x13, 0x88, (uint8_t)(port >> 8), (uint8_t)port, (uint8_t)((8 + len) >> 8), (uint8_t)(8 + len)};
+    for (uint32_t i = 0; i < len; i++)
+        u[8 + i] = (uint8_t)i;
+    return frame6(f, fake_mac0, fake_peer_mac, src, dst, 64, IP4_PROTO_UDP, u, 8 + len);
+}
+
+/* The sent frame is udp6's answer: from src:7 to dst:5000, len bytes back,
+ * checksum right. */
+static bool udp_echo_ok(const struct pkt *p, const uint8_t *src, const uint8_t *dst, uint32_t len)
+{
+    const struct ip6_hdr *h = hdr_of(p);
+    const uint8_t *u = icmp_of(p);
+    bool data = true;
+    for (uint32_t i = 0; i < len; i++)
+        data &= u[8 + i] == (uint8_t)i;
+    return h->next == IP4_PROTO_UDP && h->hlim == 64 && memcmp(h->src, src, 16) == 0 && memcmp(h->dst, dst, 16) == 0 &&
+           net_ntohs(h->plen_be) == 8 + len && u[0] == 0 && u[1] == 7 && u[2] == 0x13 && u[3] == 0x88 &&
+           u[4] == (uint8_t)((8 + len) >> 8) && u[5] == (uint8_t)(8 + len) && (u[6] | u[7]) != 0 &&
+           ip6_l4_csum(h->src, h->dst, IP4_PROTO_UDP, u, 8 + len) == 0 && data;
+}
+
+/* UDP echo (RFC 862) over IPv6: to our address, to the link-local one
+ * (answered from it), to all nodes (answered from our address); a zero or
+ * wrong checksum is dropped (RFC 8200 8.1: never optional). */
+TEST(ip6_udp_echoed)
+{
+    struct fake_net fn;
+    setup(&fn);
+    CHECK_EQ(udp_echo_start(fn.s, 7), 0);
+    resolve_peer0(&fn);
+    fake_net_all_free(&fn);
+    uint8_t f[1600], ll_peer[16] = {0xfe, 0x80, [15] = 0x22};
+    static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1};
+    const uint8_t *ll0 = fn.s->iface[0].ll6;
+    fake_net_input(&fn, 0, f, udp6(f, PEER0, A0, 7, 1000));
+    CHECK(fn.nd[0].nsent == 1 && udp_echo_ok(fn.nd[0].sent[0], A0, PEER0, 1000));
+    fake_net_all_free(&fn);
+    /* A link-local peer is resolved first (its solicitation), then answered from ll0. */
+    uint8_t sn[16], gmac[6] = {0x33, 0x33, 0xff};
+    ip6_solicited_node(ll0, sn);
+    memcpy(gmac + 3, sn + 13, 3);
+    fake_net_input(&fn, 0, f, ns(f, gmac, fake_peer_mac, ll_peer, sn, ll0, fake_peer_mac));
+    fake_net_all_free(&fn);
+    fake_net_input(&fn, 0, f, udp6(f, ll_peer, ll0, 7, 10));
+    CHECK(fn.nd[0].nsent == 1 && udp_echo_ok(fn.nd[0].sent[0], ll0, ll_peer, 10));
+    fake_net_all_free(&fn);
+    fake_net_input(&fn, 0, f, udp6(f, PEER0, all_nodes, 7, 0));
+    CHECK(fn.nd[0].nsent == 1 && udp_echo_ok(fn.nd[0].sent[0], A0, PEER0, 0));
+    fake_net_all_free(&fn);
+    size_t n = udp6(f, PEER0, A0, 7, 20);
+    f[n - 1] ^= 1; /* wrong */
+    fake_net_input(&fn, 0, f, n);
+    n = udp6(f, PEER0, A0, 7, 20);
+    f[ETH_HDR_LEN + IP6_HDR_LEN + 6] = f[ETH_HDR_LEN + IP6_HDR_LEN + 7] = 0; /* none */
+    fake_net_input(&fn, 0, f, n);
+    CHECK_EQ(fn.nd[0].nsent, 0);
+    CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=7 eth-tx=5 ip6-rx=7 ip6-local=7 ip6-tx=5 icmp6-rx=2 nd6-rx-ns=2 "
+                                        "nd6-tx-na=2 udp-rx=5 udp-tx=3 udp-bad-checksum=2"),
              0);
     CHECK(fake_net_all_free(&fn));
     fake_net_free(&fn);
@@ -239,7 +309,7 @@ TEST(ip6_malformed_dropped_and_counted)
     fake_net_input(&fn, 0, f, frame6(f, fake_mac0, fake_peer_mac, PEER0, A0, 64, IP4_PROTO_UDP, udp, 8));
     CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=10 ip6-rx=10 ip6-runt=1 ip6-bad-version=1 ip6-bad-length=1 "
                                         "ip6-bad-src=2 ip6-not-for-us=1 ip6-local=4 icmp6-rx=3 "
-                                        "icmp6-bad-checksum=1 nd6-rx-ns=2 nd6-bad=2 ip6-unknown-next=1 "
+                                        "icmp6-bad-checksum=1 nd6-rx-ns=2 nd6-bad=2 udp-rx=1 udp-no-port=1 "
                                         "icmp6-tx-error=1 nd6-tx-ns=1 eth-tx=1 ip6-tx=1"),
              0);
     /* The port unreachable for the UDP datagram waits on resolving PEER0. */
