@@ -39,6 +39,8 @@
 #define RECLAIM_PERIOD_NS 10000000ull
 #define MAX_APPS 8
 #define TCP_CONNS_PER_CORE 1024
+#define TCP_CONNS_MIN 64
+#define TCP_ARENA_MAX (16u << 20) /* TCP's connections and send queues, a core */
 
 struct router router;
 
@@ -57,6 +59,8 @@ static const struct app_def app_defs[] = {
 
 static struct tcp_config tcp_cfg;
 static struct tcp_rss_reta tcp_reta;
+static uint32_t tcp_window;     /* `tcp window KB`, in bytes (0: the default) */
+static uint32_t tcp_conns = TCP_CONNS_PER_CORE;
 
 static struct {
     const struct app_def *def;
@@ -271,6 +275,34 @@ static int stmt_routes(int argc, char **argv, char *err, size_t errlen)
     return 0;
 }
 
+/* tcp window KB: every connection's send buffer and receive window, for
+ * paths whose bandwidth-delay product is over the default 256 KB. */
+static int stmt_tcp(int argc, char **argv, char *err, size_t errlen)
+{
+    unsigned long kb;
+    if (argc != 3 || strcmp(argv[1], "window") != 0 || config_parse_u32(argv[2], 16384, &kb) != 0 || kb < 64) {
+        fmt_snprintf(err, errlen, "usage: tcp window KB (64 to 16384)");
+        return -1;
+    }
+    tcp_window = (uint32_t)kb << 10;
+    return 0;
+}
+
+/* The window asked for: a send-queue slot and an out-of-order buffer a KB
+ * of it (a slot holds up to a buffer's payload), and as many connections
+ * a core as TCP_ARENA_MAX then holds (the default's 1024 take 7 MB). */
+static void tcp_window_apply(void)
+{
+    if (tcp_window == 0)
+        return;
+    tcp_cfg.sndbuf = tcp_cfg.rcvbuf = tcp_window;
+    if ((tcp_window >> 10) > tcp_cfg.sq_slots)
+        tcp_cfg.sq_slots = tcp_cfg.ooo_max = (uint16_t)(tcp_window >> 10);
+    while (tcp_conns > TCP_CONNS_MIN && tcp_arena_size(&tcp_cfg, tcp_conns) > TCP_ARENA_MAX)
+        tcp_conns -= tcp_conns / 8;
+    kprintf("tcp: window %u KB, %u connections a core\n", tcp_window >> 10, tcp_conns);
+}
+
 static int stmt_app(int argc, char **argv, char *err, size_t errlen)
 {
     unsigned long port, idle = 0;
@@ -330,7 +362,7 @@ static struct router_core *core_setup(unsigned cpu)
         net_iface_add(&rc->stack, dev, (uint16_t)cpu, router.addr[p].addr_be, router.addr[p].prefix_len);
         rc->ports[rc->nports++] = dev;
     }
-    size_t tcp_bytes = tcp_arena_size(&tcp_cfg, TCP_CONNS_PER_CORE);
+    size_t tcp_bytes = tcp_arena_size(&tcp_cfg, tcp_conns);
     void *arena = kalloc_pages((tcp_bytes + PAGE_SIZE - 1) / PAGE_SIZE, 1);
     if (tcp_init(&rc->stack, &rc->tcp, arena, tcp_bytes, &tcp_cfg) == 0)
         kprintf("router: no TCP on core %u\n", cpu);
@@ -357,6 +389,7 @@ void router_start(void)
         return; /* no interface has an address: nothing to route */
     router.ncores = cpu_count() < 64 ? cpu_count() : 64;
     tcp_config_default(&tcp_cfg);
+    tcp_window_apply();
     random_bytes(tcp_cfg.secret, sizeof tcp_cfg.secret);
     for (int p = 0; p < ports_count(); p++) { /* TCP's active opens follow the NIC's RSS */
         struct netdev *d = ports_get(p);
@@ -392,5 +425,6 @@ void router_init(void)
     config_register("route", stmt_route);
     config_register("routes", stmt_routes);
     config_register("app", stmt_app);
+    config_register("tcp", stmt_tcp);
     router_cmds_init();
 }

@@ -405,6 +405,39 @@ TEST(tcp_congestion_control_per_connection)
     }
 }
 
+/* A long fat path, 1 Gb/s with 40 ms of round trip (5 MB in flight to
+ * fill it): the default 256 KB buffers allow about 50 Mb/s; 4 MB ones
+ * (`tcp window 4096`: a send-queue slot and an out-of-order buffer a KB)
+ * ten times that. Simulated time: the figures are exact. */
+static uint64_t long_path(uint32_t window)
+{
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    if (window) {
+        cfg.sndbuf = cfg.rcvbuf = window;
+        cfg.sq_slots = cfg.ooo_max = (uint16_t)(window >> 10);
+    }
+    struct tl_opts o = {.rate_bps = 1000000000, .queue_max = 4096, .delay_ns = 20000000, .nbufs = 16384,
+                        .cfg = {&cfg, &cfg}};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    uint64_t ns = transfer(l, x, 32u << 20, true, TCP_CC_CUBIC);
+    no_malformed(l);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
+    fprintf(stderr, "  window %u KB: 32 MB in %.2f s, %.0f Mb/s\n", window ? window >> 10 : cfg.rcvbuf >> 10, ns / 1e9,
+            (32u << 20) * 8e3 / (double)ns);
+    free(x);
+    CHECK(tl_free(l));
+    return ns;
+}
+
+TEST(tcp_window_fills_a_long_path)
+{
+    uint64_t small = long_path(0), big = long_path(4u << 20);
+    CHECK(small > 4900000000ull);           /* 256 KB a 40 ms round trip: under 55 Mb/s */
+    CHECK(big < small / 5 && big < 800000000ull); /* over 330 Mb/s, with slow start */
+}
+
 static bool both_open(void *ctx)
 {
     struct ta *a = ctx;
