@@ -23,6 +23,7 @@ struct http_conn {
     struct pkt *self;           /* the buffer this lives in */
     struct http_stats *st;
     uint64_t body_left, body_off;
+    uint64_t skip;              /* the request's own body, still to discard */
     uint16_t req_len;
     bool close_after;           /* Connection: close, or HTTP/1.0 */
     bool http10;                /* kept alive: say so (RFC 9112 C.2.2) */
@@ -227,7 +228,7 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
 {
     static const char not_found[] = "not found\n", bad[] = "bad request\n", no_method[] = "method not allowed\n";
     size_t eol = 0;
-    while (eol < len && r[eol] != '\r')
+    while (eol < len && r[eol] != '\r' && r[eol] != '\n')
         eol++;
     h->st->requests++;
     /* Request line: METHOD SP TARGET SP HTTP/x.y */
@@ -246,20 +247,46 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
     bool http10 = h->http10 = r[eol - 1] == '0';
     bool head = sp1 == 4 && prefix_ci(r, 4, "head");
     bool get = sp1 == 3 && prefix_ci(r, 3, "get");
-    /* Connection header: close, or keep-alive for HTTP/1.0. */
+    /* Connection header: close, or keep-alive for HTTP/1.0. The request's
+     * own body (RFC 9112 6.3): Content-Length bytes are read past and
+     * dropped; one we cannot frame (Transfer-Encoding, a bad length) or
+     * may never get (Expect: 100-continue, answered at once) ends the
+     * connection after the response, or the next request would start
+     * inside it. */
     h->close_after = http10;
-    for (size_t i = eol + 2; i < len;) {
+    bool unframed = false, expect = false;
+    uint64_t body = 0;
+    for (size_t i = eol; i < len;) {
+        while (i < len && (r[i] == '\r' || r[i] == '\n'))
+            i++;
         size_t e = i;
-        while (e < len && r[e] != '\r')
+        while (e < len && r[e] != '\r' && r[e] != '\n')
             e++;
         if (prefix_ci(r + i, e - i, "connection:")) {
             if (contains_ci(r + i + 11, e - i - 11, "close"))
                 h->close_after = true;
             else if (contains_ci(r + i + 11, e - i - 11, "keep-alive"))
                 h->close_after = false;
+        } else if (prefix_ci(r + i, e - i, "content-length:")) {
+            size_t k = i + 15, digits = 0;
+            while (k < e && (r[k] == ' ' || r[k] == '\t'))
+                k++;
+            for (; k < e && r[k] >= '0' && r[k] <= '9' && body < (1ull << 50); k++, digits++)
+                body = body * 10 + (uint64_t)(r[k] - '0');
+            while (k < e && (r[k] == ' ' || r[k] == '\t'))
+                k++;
+            unframed |= digits == 0 || k != e;
+        } else if (prefix_ci(r + i, e - i, "transfer-encoding:")) {
+            unframed = true;
+        } else if (prefix_ci(r + i, e - i, "expect:")) {
+            expect = true;
         }
-        i = e + 2;
+        i = e;
     }
+    if (unframed || (body && expect))
+        h->close_after = true;
+    else
+        h->skip = body;
     if (!get && !head) {
         h->st->responses_4xx++;
         send_text(c, h, "405 Method Not Allowed", "text/plain", no_method, sizeof(no_method) - 1, false, now_ns);
@@ -299,6 +326,44 @@ static void close_conn(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
     tcp_close(c, now_ns);
 }
 
+/* After the blank line ending the request's header, or 0: lines end in
+ * CRLF or, as RFC 9112 2.2 lets a recipient take them, a bare LF (nc
+ * typed into by hand). */
+static size_t header_end(const char *r, size_t len)
+{
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (r[i] != '\n')
+            continue;
+        if (r[i + 1] == '\n')
+            return i + 2;
+        if (r[i + 1] == '\r' && i + 2 < len && r[i + 2] == '\n')
+            return i + 3;
+    }
+    return 0;
+}
+
+/* The first n bytes of the request buffer are done with. */
+static void consume(struct http_conn *h, size_t n)
+{
+    for (size_t i = n; i < h->req_len; i++)
+        h->req[i - n] = h->req[i];
+    h->req_len = (uint16_t)(h->req_len - n);
+}
+
+/* Drop what arrived of the last request's body: from the buffer (where it
+ * starts), then from p. */
+static void skip_body(struct http_conn *h, struct pkt *p)
+{
+    size_t n = h->skip < h->req_len ? (size_t)h->skip : h->req_len;
+    consume(h, n);
+    h->skip -= n;
+    if (p && h->skip) {
+        n = h->skip < p->len ? (size_t)h->skip : p->len;
+        pkt_pull(p, (uint32_t)n);
+        h->skip -= n;
+    }
+}
+
 /* Answer what is complete in the buffer, one response at a time: a body
  * that does not fit the send queue now is continued from acked. */
 static void serve(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
@@ -312,21 +377,17 @@ static void serve(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
                 return;
             }
         }
-        size_t end = 0;
-        for (size_t i = 0; i + 3 < h->req_len; i++)
-            if (h->req[i] == '\r' && h->req[i + 1] == '\n' && h->req[i + 2] == '\r' && h->req[i + 3] == '\n') {
-                end = i + 4;
-                break;
-            }
+        skip_body(h, NULL);
+        if (h->skip)
+            return;
+        size_t end = header_end(h->req, h->req_len);
         if (end == 0) {
             if (h->peer_done)
                 close_conn(c, h, now_ns);
             return;
         }
         answer(c, h, h->req, end, now_ns);
-        for (size_t i = end; i < h->req_len; i++)
-            h->req[i - end] = h->req[i];
-        h->req_len = (uint16_t)(h->req_len - end);
+        consume(h, end);
         if (!h->body_left && h->close_after) {
             close_conn(c, h, now_ns);
             return;
@@ -354,6 +415,7 @@ static void accepted(void *ctx, struct tcp_conn *c, uint64_t now_ns)
 static void recv_data(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
 {
     struct http_conn *h = ctx;
+    skip_body(h, p);
     if (h->closing || (size_t)h->req_len + p->len > REQ_MAX) {
         if (!h->closing) {
             static const char big[] = "request header fields too large\n";

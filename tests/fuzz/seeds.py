@@ -200,11 +200,26 @@ def iperf3_seeds():
     return {"cookie": cookie, "params": params, "results": results}
 
 
+def http_seeds():
+    """Requests as clients send them, in chunks of a length byte and data."""
+    def chunks(b, n=40):
+        return b"".join(bytes([len(b[i:i + n])]) + b[i:i + n] for i in range(0, len(b), n))
+    get = b"GET /bytes/3000 HTTP/1.1\r\nHost: x\r\n\r\n"
+    return {
+        "get": chunks(get, 255),
+        "pipelined": chunks(get + b"HEAD / HTTP/1.1\r\n\r\nGET /metrics HTTP/1.1\r\nConnection: close\r\n\r\n", 7),
+        "body": chunks(b"POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789GET / HTTP/1.0\r\n\r\n"),
+        "chunked": chunks(b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"),
+        "bare_lf": chunks(b"GET /bytes/5 HTTP/1.1\nHost: x\n\nGET /nope HTTP/1.1\n\n"),
+        "keepalive10": chunks(b"GET /bytes/1 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n" * 3, 100),
+    }
+
+
 def main():
     name, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     seeds = {"fuzz_frame": frame_seeds, "fuzz_reasm": reasm_seeds, "fuzz_tcp": tcp_seeds,
-             "fuzz_iperf3": iperf3_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
+             "fuzz_iperf3": iperf3_seeds, "fuzz_http": http_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
     for k, v in seeds.items():
         with open(os.path.join(out, "seed_" + k), "wb") as f:
             f.write(v)

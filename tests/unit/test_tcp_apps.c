@@ -152,6 +152,81 @@ TEST(tcp_http_bad_requests)
     free(c2);
 }
 
+/* A fresh client connection to the pair's server. */
+static struct client *client_again(struct tl *l)
+{
+    struct client *c = calloc(1, sizeof(*c));
+    c->a.rx_copy = c->buf;
+    c->a.rx_cap = sizeof(c->buf);
+    ta_connect(l, 0, 80, &c->a);
+    tl_run(l, NULL, NULL, SEC);
+    CHECK_EQ(c->a.connected, 1);
+    return c;
+}
+
+static void client_done(struct tl *l, struct client *c)
+{
+    tcp_close(c->a.c, l->now_ns);
+    tl_run(l, NULL, NULL, SEC);
+    free(c);
+}
+
+/* A request's own body is read past (RFC 9112 6.3), whatever the method,
+ * so that the next request starts where it should; one that cannot be
+ * framed ends the connection after the answer. Lines may end in a bare
+ * LF (2.2). */
+TEST(tcp_http_request_bodies_and_bare_lf)
+{
+    struct client *cl = calloc(1, sizeof(*cl));
+    struct tl *l = http_pair(cl);
+    size_t off = 0, body, blen;
+
+    request(l, cl, "GET /bytes/3 HTTP/1.1\r\nContent-Length: 5\r\n\r\nhelloGET /bytes/4 HTTP/1.1\r\n\r\n");
+    CHECK_EQ(response(cl, &off, &body, &blen), 200);
+    CHECK_EQ(blen, 3);
+    CHECK_EQ(response(cl, &off, &body, &blen), 200);
+    CHECK_EQ(blen, 4);
+
+    /* 100 kB posted in pieces, far more than the request buffer: 405,
+     * and the connection goes on. */
+    static char post[100000];
+    memset(post, 'x', sizeof(post));
+    request(l, cl, "POST /upload HTTP/1.1\r\nContent-Length:  100000 \r\n\r\n");
+    for (size_t i = 0; i < sizeof(post); i += 10000) {
+        tcp_write(cl->a.c, post + i, 10000, l->now_ns);
+        tl_run(l, NULL, NULL, SEC);
+    }
+    request(l, cl, "GET /bytes/2 HTTP/1.1\r\n\r\n");
+    CHECK_EQ(response(cl, &off, &body, &blen), 405);
+    CHECK_EQ(response(cl, &off, &body, &blen), 200);
+    CHECK_EQ(blen, 2);
+
+    request(l, cl, "GET /bytes/6 HTTP/1.1\nHost: x\n\nGET /bytes/7 HTTP/1.1\n\r\n");
+    CHECK_EQ(response(cl, &off, &body, &blen), 200);
+    CHECK_EQ(blen, 6);
+    CHECK_EQ(response(cl, &off, &body, &blen), 200);
+    CHECK_EQ(blen, 7);
+    CHECK_EQ(cl->a.rx_bytes, off);
+    CHECK_EQ(cl->a.peer_fin, 0);
+    client_done(l, cl);
+
+    /* Unframed or maybe never sent: answered, then closed. */
+    static const char *const ends[] = {
+        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+        "POST / HTTP/1.1\r\nContent-Length: 20\r\nExpect: 100-continue\r\n\r\n",
+        "GET /bytes/1 HTTP/1.1\r\nContent-Length: 12abc\r\n\r\n",
+    };
+    for (size_t i = 0; i < 3; i++) {
+        struct client *c = client_again(l);
+        off = 0;
+        request(l, c, ends[i]);
+        CHECK_EQ(response(c, &off, &body, &blen), i == 2 ? 200 : 405);
+        CHECK_EQ(c->a.peer_fin, 1);
+        client_done(l, c);
+    }
+    CHECK(tl_free(l));
+}
+
 TEST(tcp_pingpong)
 {
     struct tl_opts o = {.delay_ns = 10000};
