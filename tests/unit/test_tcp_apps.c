@@ -24,16 +24,21 @@ struct client {
     uint8_t buf[1 << 20];
 };
 
-static struct tl *http_pair(struct client *cl)
+static void client_connect(struct tl *l, struct client *cl)
 {
-    struct tl_opts o = {0};
-    struct tl *l = tl_new(&o);
-    CHECK_EQ(http_start(l->s[1], 80), 0);
     cl->a.rx_copy = cl->buf;
     cl->a.rx_cap = sizeof(cl->buf);
     ta_connect(l, 0, 80, &cl->a);
     tl_run(l, NULL, NULL, SEC);
     CHECK_EQ(cl->a.connected, 1);
+}
+
+static struct tl *http_pair(struct client *cl)
+{
+    struct tl_opts o = {0};
+    struct tl *l = tl_new(&o);
+    CHECK_EQ(http_start(l->s[1], 80), 0);
+    client_connect(l, cl);
     return l;
 }
 
@@ -120,6 +125,21 @@ TEST(tcp_http_server)
     free(cl);
 }
 
+/* A fresh client connection to the pair's server. */
+static struct client *client_again(struct tl *l)
+{
+    struct client *c = calloc(1, sizeof(*c));
+    client_connect(l, c);
+    return c;
+}
+
+static void client_done(struct tl *l, struct client *c)
+{
+    tcp_close(c->a.c, l->now_ns);
+    tl_run(l, NULL, NULL, SEC);
+    free(c);
+}
+
 TEST(tcp_http_bad_requests)
 {
     struct client *cl = calloc(1, sizeof(*cl));
@@ -132,11 +152,7 @@ TEST(tcp_http_bad_requests)
     tl_run(l, NULL, NULL, SEC);
 
     /* Headers larger than a buffer: 431 and closed. */
-    struct client *c2 = calloc(1, sizeof(*c2));
-    c2->a.rx_copy = c2->buf;
-    c2->a.rx_cap = sizeof(c2->buf);
-    ta_connect(l, 0, 80, &c2->a);
-    tl_run(l, NULL, NULL, SEC);
+    struct client *c2 = client_again(l);
     char big[4000];
     memset(big, 'a', sizeof(big));
     memcpy(big, "GET / HTTP/1.1\r\nX: ", 19);
@@ -145,30 +161,9 @@ TEST(tcp_http_bad_requests)
     off = 0;
     CHECK_EQ(response(c2, &off, &body, &blen), 431);
     CHECK_EQ(c2->a.peer_fin, 1);
-    tcp_close(c2->a.c, l->now_ns);
-    tl_run(l, NULL, NULL, SEC);
+    client_done(l, c2);
     CHECK(tl_free(l));
     free(cl);
-    free(c2);
-}
-
-/* A fresh client connection to the pair's server. */
-static struct client *client_again(struct tl *l)
-{
-    struct client *c = calloc(1, sizeof(*c));
-    c->a.rx_copy = c->buf;
-    c->a.rx_cap = sizeof(c->buf);
-    ta_connect(l, 0, 80, &c->a);
-    tl_run(l, NULL, NULL, SEC);
-    CHECK_EQ(c->a.connected, 1);
-    return c;
-}
-
-static void client_done(struct tl *l, struct client *c)
-{
-    tcp_close(c->a.c, l->now_ns);
-    tl_run(l, NULL, NULL, SEC);
-    free(c);
 }
 
 /* A request's own body is read past (RFC 9112 6.3), whatever the method,
