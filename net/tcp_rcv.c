@@ -29,6 +29,7 @@ void tcp_ooo_free(struct tcp_conn *c)
 static void ooo_insert(struct tcp_conn *c, struct pkt *p, uint32_t seq)
 {
     struct net_stack *s = c->t->s;
+    uint32_t seq0 = seq, len0 = p->len; /* a duplicate is reported whole (RFC 2883 4) */
     struct pkt *prev = NULL, *cur = c->ooo;
     while (cur && SEQ_LEQ(OOO_SEQ(cur), seq)) {
         prev = cur;
@@ -38,6 +39,7 @@ static void ooo_insert(struct tcp_conn *c, struct pkt *p, uint32_t seq)
         uint32_t pend = OOO_SEQ(prev) + prev->len;
         if (SEQ_GEQ(pend, seq + p->len)) {
             s->ctr.tcp_rcv_dup++;
+            tcp_dsack_note(c, seq0, len0);
             pkt_free(p);
             return;
         }
@@ -60,10 +62,12 @@ static void ooo_insert(struct tcp_conn *c, struct pkt *p, uint32_t seq)
         /* Nothing new between the neighbours, or no room (in the queue, or
          * in a pool the NIC needs to receive into: the peer sends it
          * again). */
-        if (p->len)
+        if (p->len) {
             s->ctr.tcp_ooo_drop++;
-        else
+        } else {
             s->ctr.tcp_rcv_dup++;
+            tcp_dsack_note(c, seq0, len0);
+        }
         pkt_free(p);
         if (prev)
             prev->next = cur;

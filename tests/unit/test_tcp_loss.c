@@ -285,6 +285,56 @@ TEST(tcp_tail_loss_probe)
     free(x);
 }
 
+/* What side 1 last answered, the wire otherwise cut: side 1 sees only
+ * the frames a test injects. */
+struct last_ack {
+    struct ta_seg s;
+    int n;
+};
+
+static bool record_acks(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    struct last_ack *a = ctx;
+    if (from == 1 && ta_parse(p, &a->s))
+        a->n++;
+    return false;
+}
+
+/* A duplicate of data held out of order is reported too (RFC 2883 4: a
+ * D-SACK block first, then the block it lies in), so the peer can tell a
+ * retransmission it did not need. */
+TEST(tcp_dsack_for_out_of_order_duplicate)
+{
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    cfg.timestamps = false; /* (injected segments carry none) */
+    struct tl_opts o = {.cfg = {&cfg, &cfg}};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    ta_listen(l, 1, 9, &x->a[1]);
+    ta_connect(l, 0, 9, &x->a[0]);
+    tl_run(l, NULL, NULL, 1000000000ull);
+    struct tcp_conn *c = x->a[1].c;
+    CHECK(c != NULL && x->a[0].connected);
+    struct last_ack a = {0};
+    l->tap = record_acks;
+    l->tap_ctx = &a;
+    uint8_t f[1600], data[100] = {0};
+    uint32_t at = c->rcv_nxt + 1000;
+    for (int i = 0; i < 2; i++) {
+        size_t n = ta_frame(f, 1, c->rport, c->lport, at, c->snd_nxt, TCP_ACK, 1000, NULL, 0, data, sizeof data);
+        tl_inject(l, 1, f, n);
+        tl_flush(l);
+    }
+    CHECK_EQ(a.n, 2);
+    CHECK_EQ(a.s.opt.nsack, 2);
+    CHECK(a.s.opt.sack[0][0] == at && a.s.opt.sack[0][1] == at + 100); /* the duplicate */
+    CHECK(a.s.opt.sack[1][0] == at && a.s.opt.sack[1][1] == at + 100); /* what is held */
+    CHECK_EQ(tl_ctr(l, 1, "tcp-rcv-dup"), 1);
+    CHECK(tl_free(l));
+    free(x);
+}
+
 TEST(tcp_tail_loss_recovered_by_timeout)
 {
     struct tl_opts o = {0};
