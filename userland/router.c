@@ -39,7 +39,7 @@
 #define RECLAIM_PERIOD_NS 10000000ull
 #define MAX_APPS 8
 #define TCP_CONNS_PER_CORE 1024
-#define TCP_CONNS_MIN 64
+#define TCP_CONNS_MIN 8
 #define TCP_ARENA_MAX (16u << 20) /* TCP's connections and send queues, a core */
 
 struct router router;
