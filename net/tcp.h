@@ -247,7 +247,7 @@ struct tcp_conn {
     uint32_t dsack[2];                  /* a duplicate received: [left, right) */
     uint32_t min_rtt_t;                 /* smallest RTT sample, tcp_clock() units (none: max) */
     uint32_t rack_sent_t, rack_end;     /* RACK (RFC 8985): the latest sent of what was delivered */
-    bool rack_reord;                    /* the peer saw reordering: wait min_rtt / 4 */
+    bool rack_reord;                    /* the path reordered: RACK waits min_rtt / 4 */
 } __attribute__((aligned(64)));
 
 /* struct tcp_conn.flags */

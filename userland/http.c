@@ -378,9 +378,7 @@ static void serve(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
             }
         }
         skip_body(h, NULL);
-        if (h->skip)
-            return;
-        size_t end = header_end(h->req, h->req_len);
+        size_t end = h->skip ? 0 : header_end(h->req, h->req_len);
         if (end == 0) {
             if (h->peer_done)
                 close_conn(c, h, now_ns);
