@@ -281,6 +281,7 @@ enum {
     TCP_CF_TLP = 1u << 26,              /* a probe is out: until tlp_end is acked */
     TCP_CF_TLP_RETX = 1u << 27,         /* it sent data again (not new data) */
     TCP_CF_DSACK = 1u << 28,            /* the next ACK reports dsack (RFC 2883) */
+    TCP_CF_TW_SYN = 1u << 29,           /* TIME-WAIT answered a SYN: its reset ends it */
 };
 
 struct tcp_stack {

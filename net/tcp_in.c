@@ -443,6 +443,8 @@ static void synced_input(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns
     struct net_stack *s = c->t->s;
     const struct tcp_opts *o = &seg->opt;
 
+    if (c->state == TCP_TIME_WAIT && (seg->flags & TCP_SYN))
+        c->flags |= TCP_CF_TW_SYN; /* answered by an ACK below, which a new client resets */
     if (c->state == TCP_SYN_RECEIVED && (seg->flags & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN &&
         seg->seq == c->irs) {
         tcp_send_syn(c, now_ns); /* our SYN-ACK was lost: the SYN came again */
@@ -476,8 +478,14 @@ static void synced_input(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns
         if (seg->seq != c->rcv_nxt) {
             s->ctr.tcp_rst_ignored++;
             challenge_ack(c, now_ns);
-        } else if (c->state == TCP_TIME_WAIT) {
+        } else if (c->state == TCP_TIME_WAIT && !(c->flags & TCP_CF_TW_SYN)) {
             s->ctr.tcp_rst_ignored++; /* RFC 1337: no TIME-WAIT assassination */
+        } else if (c->state == TCP_TIME_WAIT) {
+            /* The reset of a client whose SYN we could not take for a new
+             * incarnation (no timestamps, a lower ISN): it wants the port
+             * pair now, not after 2 MSL, as Linux lets it. */
+            s->ctr.tcp_tw_recycled++;
+            tcp_conn_close(c, TCP_CLOSE_NORMAL, now_ns);
         } else {
             s->ctr.tcp_rst_rx++;
             tcp_conn_close(c, TCP_CLOSE_RESET, now_ns);
@@ -555,13 +563,27 @@ static void synced_input(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns
         tcp_rcv_data(c, seg, now_ns);
 }
 
+/* A SYN for a connection in TIME-WAIT opens a new incarnation (RFC 6191
+ * 2): when both use timestamps, by a newer TSval (or the same and a later
+ * sequence: Linux's offsets are per address pair, so its TSvals go on
+ * rising across connections); else by a later sequence (RFC 9293
+ * 3.10.7.4). */
+static __attribute__((noinline)) bool tw_new_incarnation(const struct tcp_conn *c, const struct tcp_in *seg)
+{
+    if ((seg->flags & (TCP_SYN | TCP_ACK | TCP_RST)) != TCP_SYN || (c->flags & TCP_CF_BUSY))
+        return false;
+    if ((c->flags & TCP_CF_TS) && seg->opt.has_ts)
+        return SEQ_GT(seg->opt.tsval, c->ts_recent) ||
+               (seg->opt.tsval == c->ts_recent && SEQ_GT(seg->seq, c->rcv_nxt));
+    return SEQ_GT(seg->seq, c->rcv_nxt);
+}
+
  /* seg to its connection c (NULL: none, LISTEN). */
 static inline __attribute__((always_inline)) void segment_to(struct tcp_stack *t, struct tcp_conn *c, struct tcp_in *seg,
                                                              uint64_t now_ns)
 {
-    if (c && !(c->flags & TCP_CF_BUSY) && c->state == TCP_TIME_WAIT &&
-        (seg->flags & (TCP_SYN | TCP_ACK | TCP_RST)) == TCP_SYN && SEQ_GT(seg->seq, c->rcv_nxt)) {
-        /* A new incarnation (RFC 9293 3.10.7.4 / RFC 6191 without timestamps). */
+    if (c && c->state == TCP_TIME_WAIT && tw_new_incarnation(c, seg)) {
+        t->s->ctr.tcp_tw_recycled++;
         tcp_conn_free(c);
         c = NULL;
     }

@@ -226,6 +226,51 @@ TEST(tcp_time_wait_answers_a_repeated_fin)
     CHECK(tl_free(l));
 }
 
+/* A client reusing its port while the server holds TIME-WAIT, with a
+ * lower ISN (as often as not: ISNs are random). With timestamps the
+ * newer TSval lets the SYN in (RFC 6191); without, the SYN gets an ACK,
+ * the client's reset ends TIME-WAIT, and its next SYN gets in: no wait of
+ * 2 MSL (60 s), which a client's connect would not survive. */
+static void reuse_from_time_wait(bool timestamps)
+{
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    cfg.timestamps = timestamps;
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {.cfg = {&cfg, &cfg}};
+    struct tl *l = pair(a, &o);
+    struct tcp_conn *c1 = a[1].c;
+    tcp_close(a[1].c, l->now_ns); /* the server closes first */
+    a[0].close_on_fin = true;
+    CHECK(tl_run(l, closed2, a, SEC));
+    CHECK_EQ(c1->state, TCP_TIME_WAIT);
+    uint32_t ts_recent = c1->ts_recent, seq = c1->rcv_nxt - 100000;
+    uint16_t cport = c1->rport;
+    struct rec r = {.from = 1, .drop_all = true};
+    l->tap = rec_tap;
+    l->tap_ctx = &r;
+    uint8_t f[128], ts[12] = {1, 1, 8, 10};
+    uint32_t tsv = net_htonl(ts_recent + 5);
+    memcpy(ts + 4, &tsv, 4);
+    size_t n = ta_frame(f, 1, cport, 80, seq, 0, TCP_SYN, 65535, timestamps ? ts : NULL, timestamps ? 12 : 0, NULL, 0);
+    tl_inject(l, 1, f, n);
+    if (!timestamps) { /* an ACK; the client's reset (seq: that ACK's); the SYN again */
+        CHECK(r.n == 1 && r.s[0].flags == TCP_ACK);
+        size_t m = ta_frame(f, 1, cport, 80, r.s[0].ack, 0, TCP_RST, 0, NULL, 0, NULL, 0);
+        tl_inject(l, 1, f, m);
+        CHECK_EQ(l->t[1]->nfree, l->t[1]->nconns); /* TIME-WAIT is gone */
+        n = ta_frame(f, 1, cport, 80, seq, 0, TCP_SYN, 65535, NULL, 0, NULL, 0);
+        tl_inject(l, 1, f, n);
+    }
+    CHECK(r.n >= 1 && r.s[r.n - 1].flags == (TCP_SYN | TCP_ACK) && r.s[r.n - 1].ack == seq + 1);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-tw-recycled"), 1);
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_time_wait_reuse_with_timestamps) { reuse_from_time_wait(true); }
+
+TEST(tcp_time_wait_reuse_without_timestamps) { reuse_from_time_wait(false); }
+
 TEST(tcp_keepalive)
 {
     struct ta a[2] = {{0}};
