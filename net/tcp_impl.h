@@ -186,6 +186,16 @@ static inline uint16_t tcp_conn_our_mss(struct tcp_conn *c)
     return tcp_conn_is6(c) ? tcp_our_mss6(c->t, c->raddr6) : tcp_our_mss(c->t, c->raddr_be);
 }
 
+/* tcp_open.c */
+/* A segment no connection has: for a listener (SYN, a SYN cookie's ACK),
+ * else RST (RFC 9293 3.10.7.1-2). */
+void tcp_listen_input(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns);
+void tcp_syn_sent_input(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns);
+/* The handshake is done: congestion control starts, timers reset. */
+void tcp_established(struct tcp_conn *c, uint64_t now_ns);
+/* tcp_in.c: seg once more, after the listener made its connection. */
+void tcp_input_again(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns);
+
 /* tcp_rcv.c */
 /* In-window data (and FIN) of an acceptable segment; takes seg->p. */
 void tcp_rcv_data(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns);
