@@ -21,9 +21,6 @@
 #include "tcp_impl.h"
 #include "wire.h"
 
-static void tcp_input_segment(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns);
-static void tcp_input_segment6(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns);
-
 static void challenge_ack(struct tcp_conn *c, uint64_t now_ns)
 {
     struct tcp_stack *t = c->t;

@@ -3,12 +3,8 @@
  * connection), the options both ends offered (MSS, window scale, SACK,
  * timestamps: RFC 7323, RFC 2018), SYN-SENT's answer, and the move to
  * ESTABLISHED. tcp_in.c hands segments here. */
-#include "env.h"
-#include "ip4.h"
-#include "ip6.h"
 #include "net.h"
 #include "tcp_impl.h"
-#include "wire.h"
 
 static void negotiate(struct tcp_conn *c, const struct tcp_opts *o, bool offered_by_us)
 {
