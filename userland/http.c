@@ -6,7 +6,9 @@
  * by tcp_write (copied: small), bodies in freshly filled buffers handed to
  * tcp_send (zero-copy), as much as the send buffer takes; the acked
  * callback continues a long body. The next pipelined request is read only
- * when the current response is queued whole. */
+ * when the current response is queued whole. A request's own body is read
+ * past by its Content-Length (6.3); one that cannot be framed ends the
+ * connection after the answer. Lines may end in a bare LF (2.2). */
 #include "http.h"
 
 #include <stddef.h>
