@@ -228,6 +228,7 @@ struct tcp_conn {
     uint16_t wslot;                     /* timer wheel slot */
     uint16_t ooo_n, ooo_max;
     struct tcp_conn *wprev, *wnext;
+    struct tcp_conn *tw_prev, *tw_next; /* TIME-WAIT, oldest first (tcp_stack.tw_head) */
     struct tcp_listener *listener;      /* while SYN-RECEIVED from one */
     uint32_t irs;
     uint32_t ooo_bytes;
@@ -290,6 +291,7 @@ struct tcp_stack {
     struct tcp_conn *conns;             /* the arena's */
     uint32_t nconns, nfree;
     struct tcp_conn *free_list;
+    struct tcp_conn *tw_head, *tw_tail; /* TIME-WAIT in order of their end: the next to reuse */
     struct tcp_conn **hash;
     uint32_t hash_shift;                /* 64 - log2(buckets) */
     uint64_t hash_key, hash_mul;        /* random; hash_mul odd */

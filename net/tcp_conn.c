@@ -140,19 +140,36 @@ void tcp_conn_set_mss(struct tcp_conn *c, uint16_t peer_mss)
     c->seg_size = (uint16_t)(c->mss - ((c->flags & TCP_CF_TS) ? TCP_TS_ALIGNED_LEN : 0));
 }
 
+/* The TIME-WAIT list (tcp_stack.tw_head), in order of entry, which is the
+ * order of their ends: each lasts time_wait_ns from its latest restart. */
+static void tw_unlink(struct tcp_conn *c)
+{
+    struct tcp_stack *t = c->t;
+    if (c->tw_prev == NULL && t->tw_head != c)
+        return; /* not on it */
+    *(c->tw_prev ? &c->tw_prev->tw_next : &t->tw_head) = c->tw_next;
+    *(c->tw_next ? &c->tw_next->tw_prev : &t->tw_tail) = c->tw_prev;
+    c->tw_prev = c->tw_next = NULL;
+}
+
+/* TIME-WAIT (re)starts: 2 MSL from now (RFC 9293 3.10.7.4), last in line. */
+void tcp_time_wait_restart(struct tcp_conn *c, uint64_t now_ns)
+{
+    struct tcp_stack *t = c->t;
+    tw_unlink(c);
+    c->tw_prev = t->tw_tail;
+    *(t->tw_tail ? &t->tw_tail->tw_next : &t->tw_head) = c;
+    t->tw_tail = c;
+    c->rto_at = now_ns + t->cfg.time_wait_ns;
+}
+
 /* A connection to reuse when the arena is full: the TIME-WAIT one closest
  * to its end, else (for a SYN cookie's ACK: a peer that proved itself) a
  * half-open one from a listener. */
 static struct tcp_conn *victim(struct tcp_stack *t, bool half_open)
 {
-    struct tcp_conn *best = NULL;
-    for (uint32_t i = 0; i < t->nconns; i++) {
-        struct tcp_conn *c = &t->conns[i];
-        if (c->state == TCP_TIME_WAIT && (best == NULL || c->rto_at < best->rto_at))
-            best = c;
-    }
-    if (best || !half_open)
-        return best;
+    if (t->tw_head || !half_open)
+        return t->tw_head;
     for (uint32_t i = 0; i < t->nconns; i++)
         if (t->conns[i].state == TCP_SYN_RECEIVED && t->conns[i].listener)
             return &t->conns[i];
@@ -244,6 +261,7 @@ void tcp_conn_free(struct tcp_conn *c)
         pp = &(*pp)->hnext;
     if (*pp)
         *pp = c->hnext;
+    tw_unlink(c);
     tcp_timer_remove(c);
     tcp_sq_free(c);
     tcp_ooo_free(c);
@@ -278,7 +296,7 @@ void tcp_enter_time_wait(struct tcp_conn *c, uint64_t now_ns)
     tcp_sq_free(c);
     tcp_ooo_free(c);
     c->delack_at = c->ka_at = 0;
-    c->rto_at = now_ns + c->t->cfg.time_wait_ns;
+    tcp_time_wait_restart(c, now_ns);
     if ((c->flags & (TCP_CF_APP_SEEN | TCP_CF_APP_CLOSED)) == TCP_CF_APP_SEEN) {
         c->flags |= TCP_CF_APP_CLOSED;
         if (c->cb && c->cb->closed)

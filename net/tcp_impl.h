@@ -176,6 +176,8 @@ void tcp_conn_free(struct tcp_conn *c);
 void tcp_conn_close(struct tcp_conn *c, int reason, uint64_t now_ns);
 /* Enter TIME-WAIT: buffers freed, closed callback, timer armed. */
 void tcp_enter_time_wait(struct tcp_conn *c, uint64_t now_ns);
+/* TIME-WAIT's 2 MSL from now (again: the peer's FIN again), last in line for reuse. */
+void tcp_time_wait_restart(struct tcp_conn *c, uint64_t now_ns);
 /* Sizes from the MSS and options agreed. */
 void tcp_conn_set_mss(struct tcp_conn *c, uint16_t peer_mss);
 uint16_t tcp_our_mss(struct tcp_stack *t, uint32_t raddr_be);

@@ -372,7 +372,7 @@ static __attribute__((noinline)) void synced_input(struct tcp_conn *c, struct tc
     if (c->state == TCP_TIME_WAIT) {
         if (seg->flags & TCP_FIN) { /* the peer's FIN again: ACK, restart 2 MSL */
             c->flags |= TCP_CF_ACK_NOW;
-            c->rto_at = now_ns + c->t->cfg.time_wait_ns;
+            tcp_time_wait_restart(c, now_ns);
         }
         return;
     }

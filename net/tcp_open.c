@@ -92,7 +92,7 @@ void tcp_listen_input(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns)
         return;
     }
     struct tcp_conn *c = NULL;
-    if (l->pending < l->backlog && (t->nfree || !t->cfg.syncookies))
+    if (l->pending < l->backlog && (t->nfree || t->tw_head || !t->cfg.syncookies))
         c = passive_open(t, l, seg, &seg->opt, seg->seq, false, now_ns);
     if (c == NULL) {
         if (!t->cfg.syncookies)

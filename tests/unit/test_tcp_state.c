@@ -271,6 +271,43 @@ TEST(tcp_time_wait_reuse_with_timestamps) { reuse_from_time_wait(true); }
 
 TEST(tcp_time_wait_reuse_without_timestamps) { reuse_from_time_wait(false); }
 
+/* A server that closes first (HTTP) fills its arena with TIME-WAIT: a new
+ * client's SYN then takes the oldest one's slot, with the options it
+ * offered, rather than a SYN cookie. */
+TEST(tcp_full_arena_of_time_wait_takes_a_syn)
+{
+    enum { N = 8 };
+    struct tl_opts o = {.nconns = N};
+    struct tl *l = tl_new(&o);
+    struct ta srv[N + 1] = {{0}}, cli[N + 1] = {{0}};
+    for (int i = 0; i < N; i++)
+        srv[i].next = &srv[i + 1];
+    ta_listen(l, 1, 80, &srv[0]);
+    for (int i = 0; i < N; i++) {
+        ta_connect(l, 0, 80, &cli[i]);
+        cli[i].close_on_fin = true;
+        tl_run(l, NULL, NULL, SEC);
+        CHECK_EQ(srv[i].accepted, 1);
+        tcp_close(srv[i].c, l->now_ns);
+        tl_run(l, NULL, NULL, SEC);
+        CHECK_EQ(cli[i].closed, 1);
+        CHECK_EQ(l->t[1]->tw_tail ? l->t[1]->tw_tail->state : 0, TCP_TIME_WAIT);
+    }
+    CHECK_EQ(l->t[1]->nfree, 0);
+    struct tcp_conn *oldest = l->t[1]->tw_head;
+    ta_connect(l, 0, 80, &cli[N]);
+    tl_run(l, NULL, NULL, SEC);
+    CHECK_EQ(srv[N].accepted, 1);
+    CHECK(srv[N].c == oldest);
+    CHECK(srv[N].c->flags & TCP_CF_WS); /* negotiated, not from a cookie */
+    CHECK_EQ(tl_ctr(l, 1, "tcp-syncookie-tx"), 0);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-tw-recycled"), 1);
+    tl_advance(l, 61 * SEC); /* the others' 2 MSL: the list empties as the wheel frees them */
+    CHECK(l->t[1]->tw_head == NULL && l->t[1]->tw_tail == NULL);
+    CHECK_EQ(l->t[1]->nfree, N - 1);
+    CHECK(tl_free(l));
+}
+
 TEST(tcp_keepalive)
 {
     struct ta a[2] = {{0}};
