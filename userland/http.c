@@ -124,6 +124,8 @@ static void send_head(struct tcp_conn *c, struct http_conn *h, const char *statu
     n += put_str(buf + n, type);
     n += put_str(buf + n, "\r\nContent-Length: ");
     n += put_u64(buf + n, length);
+    if (status[0] == '4' && status[1] == '0' && status[2] == '5') /* RFC 9110 15.5.6 */
+        n += put_str(buf + n, "\r\nAllow: GET, HEAD");
     if (h->close_after)
         n += put_str(buf + n, "\r\nConnection: close");
     else if (h->http10) /* a 1.0 client closes unless told otherwise */
@@ -226,6 +228,29 @@ static void send_status(struct tcp_conn *c, struct http_conn *h, bool head, uint
 }
 
 /* Parse and answer one request of len bytes (through the empty line). */
+/* The path of a request target (RFC 9112 3.2): absolute-form's after its
+ * authority ("/" when it has none), and without the query, which none of
+ * these resources takes. */
+static const char *target_path(const char *t, size_t n, size_t *plen)
+{
+    if (n >= 7 && (prefix_ci(t, n, "http://") || prefix_ci(t, n, "https://"))) {
+        size_t i = t[4] == ':' ? 7 : 8;
+        while (i < n && t[i] != '/' && t[i] != '?')
+            i++;
+        if (i == n || t[i] == '?') {
+            *plen = 1;
+            return "/";
+        }
+        t += i;
+        n -= i;
+    }
+    size_t q = 0;
+    while (q < n && t[q] != '?')
+        q++;
+    *plen = q;
+    return t;
+}
+
 static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_t len, uint64_t now_ns)
 {
     static const char not_found[] = "not found\n", bad[] = "bad request\n", no_method[] = "method not allowed\n";
@@ -294,8 +319,8 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
         send_text(c, h, "405 Method Not Allowed", "text/plain", no_method, sizeof(no_method) - 1, false, now_ns);
         return;
     }
-    const char *path = r + sp1 + 1;
-    size_t plen = sp2 - sp1 - 1;
+    size_t plen;
+    const char *path = target_path(r + sp1 + 1, sp2 - sp1 - 1, &plen);
     if (plen == 1 && path[0] == '/') {
         h->st->responses_2xx++;
         send_status(c, h, head, now_ns);

@@ -222,6 +222,46 @@ TEST(tcp_http_request_bodies_and_bare_lf)
     CHECK(tl_free(l));
 }
 
+/* Request targets as clients and proxies write them (RFC 9112 3.2): a
+ * query is ignored, absolute-form names the same resources; a 405 says
+ * what is allowed (RFC 9110 15.5.6). */
+TEST(tcp_http_targets_and_allow)
+{
+    struct client *cl = calloc(1, sizeof(*cl));
+    struct tl *l = http_pair(cl);
+    size_t off = 0, body, blen;
+    static const struct {
+        const char *target;
+        int code;
+        size_t len; /* of the body; 0: any */
+    } cases[] = {
+        {"/bytes/5?nocache=1", 200, 5},
+        {"/bytes/5?", 200, 5},
+        {"http://10.0.0.2/bytes/6", 200, 6},
+        {"HTTP://x:80/bytes/7?a=b", 200, 7},
+        {"http://x", 200, 0},
+        {"http://x?q", 200, 0},
+        {"/metrics?format=text", 200, 0},
+        {"/bytes/5x?1", 404, 0},
+        {"/bytes/?5", 404, 0},
+    };
+    char req[128];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: x\r\n\r\n", cases[i].target);
+        request(l, cl, req);
+        CHECK_EQ(response(cl, &off, &body, &blen), cases[i].code);
+        if (cases[i].len)
+            CHECK_EQ(blen, cases[i].len);
+    }
+    size_t start = off;
+    request(l, cl, "DELETE /bytes/1 HTTP/1.1\r\n\r\n");
+    CHECK_EQ(response(cl, &off, &body, &blen), 405);
+    CHECK(find(cl->buf + start, body - start, "\r\nAllow: GET, HEAD\r\n", 20) != NULL);
+    CHECK_EQ(cl->a.peer_fin, 0);
+    client_done(l, cl);
+    CHECK(tl_free(l));
+}
+
 TEST(tcp_pingpong)
 {
     struct tl_opts o = {.delay_ns = 10000};
