@@ -156,6 +156,16 @@
     X(ip6, not_for_us, "ip6-not-for-us")        /* multicast we are not in */ \
     X(ip6, local, "ip6-local")                                                \
     X(ip6, unknown_next, "ip6-unknown-next")    /* for us, not ICMPv6 */      \
+    X(ip6, frag_bad, "ip6-frag-bad")            /* not 8n, or past 65535 */   \
+    X(ip6, reasm_ok, "ip6-reasm-ok")                                          \
+    X(ip6, reasm_overlap, "ip6-reasm-overlap")                                \
+    X(ip6, reasm_inconsistent, "ip6-reasm-inconsistent")                      \
+    X(ip6, reasm_too_many, "ip6-reasm-too-many") /* fragments/datagram */     \
+    X(ip6, reasm_evicted, "ip6-reasm-evicted")  /* table or memory full */    \
+    X(ip6, reasm_timeout, "ip6-reasm-timeout")                                \
+    X(ip6, reasm_too_big, "ip6-reasm-too-big")  /* over a buffer: TCP, ICMPv6 but echo */ \
+    X(ip6, frag_tx, "ip6-frag-tx")              /* fragments made */          \
+    X(ip6, out_no_buf, "ip6-out-no-buf")                                      \
     X(ip6, forwarded, "ip6-forwarded")                                        \
     X(ip6, no_route, "ip6-no-route")                                          \
     X(ip6, hop_limit, "ip6-hop-limit")          /* expired in transit */      \

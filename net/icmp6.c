@@ -11,6 +11,22 @@
 
 #define QUOTE_MAX (IP6_MIN_MTU - IP6_HDR_LEN - ICMP6_HDR_LEN) /* 2.4(c) */
 
+/* An echo request (RFC 4443 4.1) turned into its reply (4.2), the
+ * message len bytes at m. */
+static void echo_reply_in_place(const struct net_iface *ifc, struct ip6_hdr *h, uint8_t *m, uint32_t len)
+{
+    /* 4.2: the reply to a multicast request comes from our unicast address. */
+    uint8_t src[16];
+    net_memcpy(src, ip6_is_mcast(h->dst) ? (ifc->has6 ? ifc->addr6 : ifc->ll6) : h->dst, 16);
+    net_memcpy(h->dst, h->src, 16);
+    net_memcpy(h->src, src, 16);
+    h->hlim = IP6_DEFAULT_HLIM;
+    m[0] = ICMP6_ECHO_REPLY;
+    net_memset(m + 2, 0, 2);
+    uint16_t c = ip6_l4_csum(h->src, h->dst, IP6_PROTO_ICMP6, m, len);
+    net_memcpy(m + 2, &c, 2);
+}
+
 void icmp6_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns)
 {
     struct ip6_hdr *h = (struct ip6_hdr *)p->data;
@@ -42,22 +58,32 @@ void icmp6_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint
         goto drop;
     }
     s->ctr.icmp6_rx_echo++;
-    /* 4.2: the reply to a multicast request comes from our unicast address. */
-    uint8_t src[16];
-    net_memcpy(src, ip6_is_mcast(h->dst) ? (ifc->has6 ? ifc->addr6 : ifc->ll6) : h->dst, 16);
-    net_memcpy(h->dst, h->src, 16);
-    net_memcpy(h->src, src, 16);
-    h->hlim = IP6_DEFAULT_HLIM;
-    m[0] = ICMP6_ECHO_REPLY;
-    net_memset(m + 2, 0, 2);
-    uint16_t c = ip6_l4_csum(h->src, h->dst, IP6_PROTO_ICMP6, m, len);
-    net_memcpy(m + 2, &c, 2);
+    echo_reply_in_place(ifc, h, m, len);
     p->flags = 0;
     s->ctr.icmp6_tx_echo_reply++;
     ip6_output(s, ifc, NULL, p, now_ns);
     return;
 drop:
     pkt_free(p);
+}
+
+bool icmp6_echo_flat(struct net_stack *s, struct net_iface *ifc, uint8_t *d, uint32_t len, uint64_t now_ns)
+{
+    struct ip6_hdr *h = (struct ip6_hdr *)d;
+    uint8_t *m = d + IP6_HDR_LEN;
+    uint32_t n = len - IP6_HDR_LEN;
+    if (m[0] != ICMP6_ECHO || m[1] != 0 || ip6_is_unspec(h->src))
+        return false;
+    s->ctr.icmp6_rx++;
+    if (ip6_l4_csum(h->src, h->dst, IP6_PROTO_ICMP6, m, n) != 0) {
+        s->ctr.icmp6_bad_checksum++;
+        return true;
+    }
+    s->ctr.icmp6_rx_echo++;
+    echo_reply_in_place(ifc, h, m, n);
+    if (ip6_output_parts(s, d, len, NULL, 0, now_ns) == 0)
+        s->ctr.icmp6_tx_echo_reply++;
+    return true;
 }
 
 /* 2.4(e): packets an error must not be sent about. */

@@ -20,6 +20,11 @@ struct net_iface;
  * headers), payload length checked. Takes p. */
 void icmp6_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns);
 
+/* An ICMPv6 message too long for a buffer, reassembled at d (len bytes):
+ * an echo request's reply is made in place and sent in fragments. False
+ * when it is not an echo request (the caller counts it). */
+bool icmp6_echo_flat(struct net_stack *s, struct net_iface *ifc, uint8_t *d, uint32_t len, uint64_t now_ns);
+
 /* An error about p (IPv6 header at p->data) that came in on ifc; rest is
  * the second word (MTU, pointer). p stays the caller's. 0 sent, -1 not
  * (counted). */

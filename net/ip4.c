@@ -12,7 +12,7 @@
 #include "csum.h"
 #include "env.h"
 #include "icmp4.h"
-#include "ip4_reasm.h"
+#include "reasm.h"
 #include "net.h"
 #include "tcp.h"
 #include "udp.h"
@@ -169,7 +169,7 @@ static __attribute__((noinline)) void input_full(struct net_stack *s, struct net
     bool bcast = ip4_is_limited_bcast(dst_be) || (ifc->addr_be && dst_be == ifc->bcast_be);
     if (bcast || dst_be == ifc->addr_be || net_addr_is_local(s, dst_be)) {
         if (ip4_is_frag(h))
-            ip4_reasm_input(s, p, now_ns);
+            reasm_input4(s, p, now_ns);
         else
             deliver_pkt(s, p, ip4_hdr_len(h), bcast, now_ns);
         return;

@@ -77,8 +77,24 @@ bool ip6_route(struct net_stack *s, const uint8_t *dst, struct net_iface **out, 
 void ip6_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns);
 
 /* Send an IPv6 packet we made (header complete at p->data) out of ifc to
- * neighbour nh (NULL: the destination). Takes p. */
+ * neighbour nh (NULL: the destination), in fragments if it is longer
+ * than the MTU. Takes p. */
 int ip6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t *nh, struct pkt *p, uint64_t now_ns);
+
+/* The same for a datagram of ours in two pieces, a|b (a: the fixed header
+ * and maybe more; b may be NULL with blen 0), copied into buffers: it may
+ * be longer than one. */
+int ip6_output_parts(struct net_stack *s, const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen,
+                     uint64_t now_ns);
+
+/* A reassembled datagram for us at d (len bytes, its header's next the
+ * upper layer's) that came in on ifc: in a buffer of its own when it fits
+ * one, else read from d (ICMPv6 echo, UDP), which may change. */
+void ip6_deliver_flat(struct net_stack *s, struct net_iface *ifc, uint8_t *d, uint32_t len, uint32_t l2_flags,
+                      uint64_t now_ns);
+
+/* The pseudo-header's partial sum (RFC 8200 8.1). */
+uint32_t ip6_pseudo_sum(const uint8_t *src, const uint8_t *dst, uint8_t next, uint32_t len);
 
 /* The checksum of len bytes at l4 for src and dst (RFC 8200 8.1): the
  * value to store when the field is zero while summing; 0 when the field

@@ -6,7 +6,7 @@
 #include "env.h"
 #include "eth.h"
 #include "ip4.h"
-#include "ip4_reasm.h"
+#include "reasm.h"
 #include "ip6.h"
 #include "nd6.h"
 #include "tcp.h"
@@ -18,6 +18,7 @@ void net_stack_init(struct net_stack *s, struct pkt_pool *pool, uint32_t core)
     s->pool = pool;
     s->core = core;
     s->ip_id = (uint16_t)(core * 0x1000u + 1);
+    s->ip6_frag_id = core << 24;
     s->timer_ns = UINT64_MAX;
     s->icmp_limit.rate_per_s = ICMP4_RATE_PER_S;
     s->icmp_limit.burst = ICMP4_BURST;
@@ -37,7 +38,7 @@ void net_stack_release(struct net_stack *s)
         pkt_free_bulk(ifc->tx, ifc->ntx);
         ifc->ntx = 0;
     }
-    ip4_reasm_release(s);
+    reasm_release(s);
 }
 
 int net_iface_add(struct net_stack *s, struct netdev *dev, uint16_t queue, uint32_t addr_be,
@@ -171,7 +172,7 @@ uint64_t net_poll(struct net_stack *s, uint64_t now_ns)
     /* Deadlines asked for while the timers run (an entry made by a packet
      * a timer sent) lower it again. */
     s->timer_ns = UINT64_MAX;
-    uint64_t next = ip4_reasm_timer(s, now_ns);
+    uint64_t next = reasm_timer(s, now_ns);
     if (s->tcp) {
         uint64_t t = tcp_poll(s->tcp, now_ns);
         if (t < next)

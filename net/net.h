@@ -29,7 +29,7 @@
 #include "arp.h"
 #include "counter.h"
 #include "icmp4.h"
-#include "ip4_reasm.h"
+#include "reasm.h"
 #include "nd6.h"
 #include "netdev.h"
 #include "pkt.h"
@@ -102,6 +102,7 @@ struct net_stack {
     uint32_t core;
     uint16_t nports;            /* highest added port + 1 */
     uint16_t ip_id;
+    uint32_t ip6_frag_id;       /* the last Fragment header's identification */
     uint32_t arp_queued;        /* buffers waiting on ARP or ND, all ports (ARP_QUEUE_MAX) */
     uint64_t timer_ns;          /* next deadline */
     net_route_fn route;
@@ -119,7 +120,7 @@ struct net_stack {
     struct tcp_stack *tcp;      /* NULL: no TCP (tcp_init attaches one) */
     struct net_counters ctr;
     struct net_iface iface[NET_MAX_PORTS];
-    struct ip4_reasm reasm;
+    struct reasm reasm;
 };
 
 /* Zero s and take pool (stays the embedder's; the stack allocates from it).

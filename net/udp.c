@@ -158,33 +158,40 @@ int udp_send_copy(struct net_stack *s, const void *data, uint16_t len, uint32_t 
 
 /* ---- IPv6 ---- */
 
-void udp_input6(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns)
+/* The datagram at d (len bytes: the IPv6 header, then UDP) in p, or (p
+ * NULL) reassembled in the stack's scratch area. True when p was taken. */
+static bool input6(struct net_stack *s, struct net_iface *ifc, const uint8_t *d, uint32_t len, struct pkt *p,
+                   uint32_t l2_flags, uint64_t now_ns)
 {
-    const struct ip6_hdr *ip = (const struct ip6_hdr *)p->data;
-    const struct udp_hdr *u = (const struct udp_hdr *)(p->data + IP6_HDR_LEN);
-    uint32_t n = p->len - IP6_HDR_LEN, ulen;
+    const struct ip6_hdr *ip = (const struct ip6_hdr *)d;
+    const struct udp_hdr *u = (const struct udp_hdr *)(d + IP6_HDR_LEN);
+    uint32_t n = len - IP6_HDR_LEN, ulen;
+    uint16_t flags = p ? p->flags : 0;
 
     s->ctr.udp_rx++;
     if (n < UDP_HDR_LEN) {
         s->ctr.udp_runt++;
-        goto drop;
+        return false;
     }
     ulen = net_ntohs(u->len_be);
     if (ulen < UDP_HDR_LEN || ulen > n) {
         s->ctr.udp_bad_length++;
-        goto drop;
+        return false;
     }
     /* Never optional over IPv6: a zero checksum is a bad one. */
-    if (u->csum == 0 || (p->flags & PKT_RX_L4_CSUM_BAD) ||
-        (!(p->flags & PKT_RX_L4_CSUM_OK) && ip6_l4_csum(ip->src, ip->dst, IP4_PROTO_UDP, (const uint8_t *)u, ulen))) {
+    if (u->csum == 0 || (flags & PKT_RX_L4_CSUM_BAD) ||
+        (!(flags & PKT_RX_L4_CSUM_OK) && ip6_l4_csum(ip->src, ip->dst, IP4_PROTO_UDP, (const uint8_t *)u, ulen))) {
         s->ctr.udp_bad_checksum++;
-        goto drop;
+        return false;
     }
     struct udp_bind *b = find(s, net_ntohs(u->dport_be));
     if (b == NULL) {
         s->ctr.udp_no_port++;
-        icmp6_send_error(s, ifc, p, ICMP6_UNREACH, 4, 0, now_ns); /* RFC 4443 3.1: port */
-        goto drop;
+        /* (what the error quotes of a reassembled one: a view, never freed) */
+        struct pkt view = {.data = (uint8_t *)d, .len = (uint16_t)(len < IP6_MIN_MTU ? len : IP6_MIN_MTU),
+                           .user = l2_flags};
+        icmp6_send_error(s, ifc, p ? p : &view, ICMP6_UNREACH, 4, 0, now_ns); /* RFC 4443 3.1: port */
+        return false;
     }
     struct udp_meta m = {
         .sport = net_ntohs(u->sport_be),
@@ -195,22 +202,75 @@ void udp_input6(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint6
     };
     net_memcpy(m.src6, ip->src, 16);
     net_memcpy(m.dst6, ip->dst, 16);
-    uint16_t len = (uint16_t)(ulen - UDP_HDR_LEN);
-    pkt_pull(p, IP6_HDR_LEN + UDP_HDR_LEN);
-    p->len = len;
-    p->flags = 0;
-    b->fn(b->ctx, s, &m, p->data, len, p, now_ns);
-    return;
-drop:
-    pkt_free(p);
+    uint16_t data_len = (uint16_t)(ulen - UDP_HDR_LEN);
+    const uint8_t *data = d + IP6_HDR_LEN + UDP_HDR_LEN;
+    if (p) {
+        pkt_pull(p, IP6_HDR_LEN + UDP_HDR_LEN);
+        p->len = data_len;
+        p->flags = 0;
+        data = p->data;
+    }
+    b->fn(b->ctx, s, &m, data, data_len, p, now_ns);
+    return true;
+}
+
+void udp_input6(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns)
+{
+    if (!input6(s, ifc, p->data, p->len, p, p->user, now_ns))
+        pkt_free(p);
+}
+
+void udp_input6_flat(struct net_stack *s, struct net_iface *ifc, const uint8_t *d, uint32_t len, uint32_t l2_flags,
+                     uint64_t now_ns)
+{
+    input6(s, ifc, d, len, NULL, l2_flags, now_ns);
+}
+
+/* The IPv6 and UDP headers of a datagram of ulen bytes (UDP's header
+ * included) from src6 (NULL: the port's) to dst6; false without a port. */
+static bool hdrs6(struct net_stack *s, uint8_t *h, const uint8_t *src6, const uint8_t *dst6, uint16_t sport,
+                  uint16_t dport, uint16_t port, uint32_t ulen)
+{
+    struct net_iface *ifc = net_iface_get(s, port);
+    if (src6 == NULL && ifc == NULL)
+        return false;
+    struct ip6_hdr ip = {.vtf_be = net_htonl(6u << 28), .plen_be = net_htons((uint16_t)ulen),
+                         .next = IP4_PROTO_UDP, .hlim = IP6_DEFAULT_HLIM};
+    if (src6 == NULL) /* the port's own address, link-local for a link-local peer */
+        src6 = ifc->has6 && !ip6_is_linklocal(dst6) ? ifc->addr6 : ifc->ll6;
+    net_memcpy(ip.src, src6, 16);
+    net_memcpy(ip.dst, dst6, 16);
+    net_memcpy(h, &ip, sizeof(ip));
+    struct udp_hdr u = make_hdr(sport, dport, ulen);
+    net_memcpy(h + IP6_HDR_LEN, &u, sizeof(u));
+    return true;
+}
+
+int udp_send6_copy(struct net_stack *s, const void *data, uint16_t len, const uint8_t *src6, const uint8_t *dst6,
+                   uint16_t sport, uint16_t dport, uint16_t port, uint64_t now_ns)
+{
+    uint8_t h[IP6_HDR_LEN + UDP_HDR_LEN];
+    if (len > 0xffff - UDP_HDR_LEN || !hdrs6(s, h, src6, dst6, sport, dport, port, UDP_HDR_LEN + (uint32_t)len)) {
+        s->ctr.udp_tx_too_big++; /* (or no port to take an address from) */
+        return -1;
+    }
+    const struct ip6_hdr *ip = (const struct ip6_hdr *)h;
+    uint32_t sum = ip6_pseudo_sum(ip->src, ip->dst, IP4_PROTO_UDP, UDP_HDR_LEN + (uint32_t)len);
+    uint16_t csum = csum_finish(csum_partial(data, len, csum_partial(h + IP6_HDR_LEN, UDP_HDR_LEN, sum)));
+    if (csum == 0)
+        csum = 0xffff; /* (0 would say none) */
+    net_memcpy(h + IP6_HDR_LEN + offsetof(struct udp_hdr, csum), &csum, 2);
+    if (ip6_output_parts(s, h, sizeof(h), data, len, now_ns) < 0)
+        return -1;
+    s->ctr.udp_tx++;
+    return 0;
 }
 
 int udp_send6(struct net_stack *s, struct pkt *p, const uint8_t *src6, const uint8_t *dst6, uint16_t sport,
               uint16_t dport, uint16_t port, uint64_t now_ns)
 {
-    struct net_iface *ifc = net_iface_get(s, port);
-    if (p->len > 0xffff - UDP_HDR_LEN || (src6 == NULL && ifc == NULL)) {
-        s->ctr.udp_tx_too_big++; /* (or no port to take an address from) */
+    if (p->len > 0xffff - UDP_HDR_LEN) {
+        s->ctr.udp_tx_too_big++;
         pkt_free(p);
         return -1;
     }
@@ -221,21 +281,18 @@ int udp_send6(struct net_stack *s, struct pkt *p, const uint8_t *src6, const uin
         return -1;
     }
     uint32_t ulen = p->len - IP6_HDR_LEN;
-    struct ip6_hdr ip = {.vtf_be = net_htonl(6u << 28), .plen_be = net_htons((uint16_t)ulen),
-                         .next = IP4_PROTO_UDP, .hlim = IP6_DEFAULT_HLIM};
-    if (src6 == NULL) /* the port's own address, link-local for a link-local peer */
-        src6 = ifc->has6 && !ip6_is_linklocal(dst6) ? ifc->addr6 : ifc->ll6;
-    net_memcpy(ip.src, src6, 16);
-    net_memcpy(ip.dst, dst6, 16);
-    net_memcpy(h, &ip, sizeof(ip));
-    struct udp_hdr u = make_hdr(sport, dport, ulen);
-    net_memcpy(h + IP6_HDR_LEN, &u, sizeof(u));
-    u.csum = ip6_l4_csum(ip.src, ip.dst, IP4_PROTO_UDP, h + IP6_HDR_LEN, ulen);
-    if (u.csum == 0)
-        u.csum = 0xffff; /* (0 would say none) */
-    net_memcpy(h + IP6_HDR_LEN + offsetof(struct udp_hdr, csum), &u.csum, 2);
+    if (!hdrs6(s, h, src6, dst6, sport, dport, port, ulen)) {
+        s->ctr.udp_tx_too_big++; /* (no port to take an address from) */
+        pkt_free(p);
+        return -1;
+    }
+    const struct ip6_hdr *ip = (const struct ip6_hdr *)h;
+    uint16_t csum = ip6_l4_csum(ip->src, ip->dst, IP4_PROTO_UDP, h + IP6_HDR_LEN, ulen);
+    if (csum == 0)
+        csum = 0xffff; /* (0 would say none) */
+    net_memcpy(h + IP6_HDR_LEN + offsetof(struct udp_hdr, csum), &csum, 2);
     p->flags = 0;
-    if (ip6_output(s, ifc, NULL, p, now_ns) < 0)
+    if (ip6_output(s, net_iface_get(s, port), NULL, p, now_ns) < 0)
         return -1;
     s->ctr.udp_tx++;
     return 0;

@@ -63,15 +63,22 @@ int udp_send(struct net_stack *s, struct pkt *p, uint32_t src_be, uint32_t dst_b
 int udp_send_copy(struct net_stack *s, const void *data, uint16_t len, uint32_t src_be,
                   uint32_t dst_be, uint16_t sport, uint16_t dport, uint64_t now_ns);
 
-/* udp_send over IPv6 (no fragmentation: at most the path's MTU). src6
- * NULL: the address of port (the input port of what is answered) for
- * dst6's scope. The checksum is summed here. */
+/* udp_send over IPv6 (fragmented when longer than the MTU). src6 NULL:
+ * the address of port (the input port of what is answered) for dst6's
+ * scope. The checksum is summed here. */
 int udp_send6(struct net_stack *s, struct pkt *p, const uint8_t *src6, const uint8_t *dst6, uint16_t sport,
               uint16_t dport, uint16_t port, uint64_t now_ns);
+
+/* The same, copying len bytes from data; any size up to 65,527 bytes. */
+int udp_send6_copy(struct net_stack *s, const void *data, uint16_t len, const uint8_t *src6, const uint8_t *dst6,
+                   uint16_t sport, uint16_t dport, uint16_t port, uint64_t now_ns);
 
 /* A UDP datagram for us; takes rx->pkt. */
 void udp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns);
 /* The same over IPv6: p->data at the IPv6 header, from ifc. Takes p. */
 void udp_input6(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns);
+/* The same for one reassembled at d (len bytes, the IPv6 header first). */
+void udp_input6_flat(struct net_stack *s, struct net_iface *ifc, const uint8_t *d, uint32_t len, uint32_t l2_flags,
+                     uint64_t now_ns);
 
 #endif

@@ -145,6 +145,9 @@ _Static_assert(offsetof(struct icmp4_hdr, csum) == 2, "icmp4 csum offset");
 #define IP6_DEFAULT_HLIM 64 /* what we send with (RFC 8200 3; as IPv4's TTL) */
 #define IP6_MIN_MTU 1280
 #define IP6_PROTO_ICMP6 58
+#define IP6_PROTO_FRAG 44
+#define IP6_FRAG_HDR_LEN 8      /* next, reserved, offset (13 bits, in 8s) and M, id (RFC 8200 4.5) */
+#define IP6_NO_NEXT 59
 #define ICMP6_HDR_LEN 8
 #define ICMP6_UNREACH 1         /* codes: 0 no route, 3 address, 4 port */
 #define ICMP6_TOO_BIG 2         /* rest: MTU */

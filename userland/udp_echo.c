@@ -10,8 +10,12 @@
 static void echo(void *ctx, struct net_stack *s, const struct udp_meta *m, const uint8_t *data,
                  uint16_t len, struct pkt *p, uint64_t now_ns)
 {
-    if (m->v6) { /* (no IPv6 reassembly: always in its buffer) */
-        udp_send6(s, p, m->bcast ? NULL : m->dst6, m->src6, m->dport, m->sport, m->port, now_ns);
+    if (m->v6) {
+        const uint8_t *src6 = m->bcast ? NULL : m->dst6;
+        if (p)
+            udp_send6(s, p, src6, m->src6, m->dport, m->sport, m->port, now_ns);
+        else
+            udp_send6_copy(s, data, len, src6, m->src6, m->dport, m->sport, m->port, now_ns);
         return;
     }
     uint32_t src_be = m->bcast ? 0 : m->dst_be; /* never answer from a broadcast address */

@@ -1,7 +1,7 @@
 """tests/e2e/test_stack.py: the stack below TCP seen from a Linux host on
-a tap (issue 5): ping of every size (fragmented both ways at 4000 bytes),
-arping, and UDP echo with nc, and over IPv6 to the global and link-local
-addresses."""
+a tap (issue 5): ping and ping6 of every size (fragmented both ways at
+4000 bytes), arping, and UDP echo with nc, and over IPv6 to the global and
+link-local addresses, fragmented too."""
 import os
 import re
 import subprocess
@@ -27,18 +27,22 @@ def host(mkiso, request):
     lab.close()
 
 
-@pytest.mark.parametrize("size", [56, 1472, 4000])
-def test_ping_sizes(host, size):
+@pytest.mark.parametrize("v", [4, 6])
+@pytest.mark.parametrize("size", [56, "mtu", 4000])
+def test_ping_sizes(host, size, v):
     peer, m = host
+    if size == "mtu":  # the largest unfragmented: 1500 less the IP and ICMP headers
+        size = 1472 if v == 4 else 1452
+    addr, icmp = ("10.5.0.1", "icmp4") if v == 4 else ("2001:db8:5::1", "icmp6")
     before = m.json("show stats json")["counters"]
-    out = peer.run(f"ping -c 3 -i 0.2 -W 3 -s {size} 10.5.0.1", timeout=30).stdout
+    out = peer.run(f"ping -{v} -c 3 -i 0.2 -W 3 -s {size} {addr}", timeout=30).stdout
     assert " 0% packet loss" in out, out
-    assert re.search(rf"{size + 8} bytes from 10.5.0.1", out), out
+    assert re.search(rf"{size + 8} bytes from {addr}", out), out
     after = m.json("show stats json")["counters"]
-    if size == 4000:  # 4028-byte datagrams: 3 fragments each way, 3 times
-        assert after["ip4-reasm-ok"] - before["ip4-reasm-ok"] == 3
-        assert after["ip4-frag-tx"] - before["ip4-frag-tx"] == 9
-    assert after["icmp4-tx-echo-reply"] - before["icmp4-tx-echo-reply"] == 3
+    if size == 4000:  # 4008 bytes of ICMP: 3 fragments each way, 3 times
+        assert after[f"ip{v}-reasm-ok"] - before[f"ip{v}-reasm-ok"] == 3
+        assert after[f"ip{v}-frag-tx"] - before[f"ip{v}-frag-tx"] == 9
+    assert after[f"{icmp}-tx-echo-reply"] - before[f"{icmp}-tx-echo-reply"] == 3
 
 
 def test_arping(host):
@@ -65,19 +69,20 @@ def test_udp_echo_with_nc(host):
 
 
 # Each datagram from a socket of the peer's, its answer checked whole:
-# from the address asked, sizes up to a full 1500-byte packet.
+# from the address asked, sizes up to a full 1500-byte packet, then two
+# that go in fragments (one whole in a buffer of ours, one not).
 UDP6_CLIENT = """
 import socket, sys
 dst, scope = sys.argv[1], sys.argv[2]
 s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
 s.settimeout(2)
-for n in (0, 1, 100, 1452):
+for n in (0, 1, 100, 1452, 1600, 3000):
     data = bytes(i % 251 for i in range(n))
     addr = (dst, 7, 0, socket.if_nametoindex(scope) if scope else 0)
     for attempt in range(3):
         s.sendto(data, addr)
         try:
-            got, frm = s.recvfrom(2000)
+            got, frm = s.recvfrom(4000)
             break
         except socket.timeout:
             continue

@@ -1,9 +1,10 @@
-/* tests/fuzz/fuzz_reasm.c: sequences of valid-looking IPv4 fragments into
- * the stack, so the fuzzer spends its time in reassembly rather than in
- * header checks.
+/* tests/fuzz/fuzz_reasm.c: sequences of valid-looking IPv4 and IPv6
+ * fragments into the stack, so the fuzzer spends its time in reassembly
+ * rather than in header checks.
  *
- * Input: 7-byte records. b0: bits 0-4 datagram (id), bit 5 MF, bit 6 UDP
- * (else ICMP). b1-b2: offset in 8-byte units (13 bits); the top 3 bits of
+ * Input: 7-byte records. b0: bits 0-4 datagram (id), bit 5 MF (IPv6: M),
+ * bit 6 UDP (else ICMP), bit 7 IPv6 (a Fragment header; UDP's checksum is
+ * never right there, so what completes is dropped after reassembly). b1-b2: offset in 8-byte units (13 bits); the top 3 bits of
  * b2 are taken off the length. b3: length in 8-byte units. b4-b5: UDP
  * length in a first fragment's UDP header. b6: time advance, 250 ms steps.
  *
@@ -18,6 +19,29 @@
 
 static struct fake_net fn;
 static bool ready;
+static const uint8_t us6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1}, peer6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 2};
+
+/* An IPv6 fragment from peer6 to us6: the Fragment header (next, offset
+ * and M, id), then len bytes of payload. */
+static size_t frame6(uint8_t *buf, uint8_t next, uint32_t id, uint32_t off, bool more, const uint8_t *payload,
+                     uint32_t len)
+{
+    size_t n = fake_eth(buf, fake_mac0, fake_peer_mac, ETH_TYPE_IP6);
+    struct ip6_hdr h = {.vtf_be = net_htonl(6u << 28), .plen_be = net_htons((uint16_t)(IP6_FRAG_HDR_LEN + len)),
+                        .next = IP6_PROTO_FRAG, .hlim = 64};
+    memcpy(h.src, peer6, 16);
+    memcpy(h.dst, us6, 16);
+    memcpy(buf + n, &h, sizeof(h));
+    uint8_t *f = buf + n + IP6_HDR_LEN;
+    uint16_t offlg_be = net_htons((uint16_t)(off | (more ? 1u : 0u)));
+    uint32_t id_be = net_htonl(id);
+    f[0] = next;
+    f[1] = 0;
+    memcpy(f + 2, &offlg_be, 2);
+    memcpy(f + 4, &id_be, 4);
+    memcpy(f + IP6_FRAG_HDR_LEN, payload, len);
+    return n + IP6_HDR_LEN + IP6_FRAG_HDR_LEN + len;
+}
 
 static uint8_t pattern(uint32_t id, uint32_t k)
 {
@@ -58,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!ready) {
         fake_net_init(&fn, 1024);
         udp_bind(fn.s, 9, udp_cb, NULL);
+        net_iface_set_addr6(fn.s, 0, us6, 64);
         fake_net_learn_peer(&fn);
         ready = true;
     }
@@ -80,16 +105,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             payload[5] = data[5];
             payload[6] = payload[7] = 0; /* no checksum */
         }
-        uint16_t fr = (uint16_t)((mf ? IP4_MF : 0) | off / 8);
-        size_t n = fake_frame_ip4(frame, udp ? IP4_PROTO_UDP : IP4_PROTO_ICMP, (uint16_t)(0x100 + id), fr,
-                                  payload, len);
+        size_t n;
+        if (data[0] & 0x80) {
+            n = frame6(frame, udp ? IP4_PROTO_UDP : IP6_PROTO_ICMP6, 0x100 + id, off, mf, payload,
+                       len < 1448 ? len : 1448);
+        } else {
+            uint16_t fr = (uint16_t)((mf ? IP4_MF : 0) | off / 8);
+            n = fake_frame_ip4(frame, udp ? IP4_PROTO_UDP : IP4_PROTO_ICMP, (uint16_t)(0x100 + id), fr, payload,
+                               len);
+        }
         fake_net_input(&fn, 0, frame, n);
         fake_netdev_clear(&fn.nd[0]);
         fn.now_ns += (uint64_t)data[6] * 250000000ull;
         net_poll(fn.s, fn.now_ns);
         net_flush(fn.s);
         fake_netdev_clear(&fn.nd[0]);
-        if (fn.s->reasm.bufs > IP4_REASM_MAX_BUFS)
+        if (fn.s->reasm.bufs > REASM_MAX_BUFS)
             abort();
     }
     drain();

@@ -1,6 +1,6 @@
 /* tests/unit/test_reasm.c: fragment checks, reassembly in and out of order,
  * overlap and inconsistency, bounds and timeouts, fragmented replies
- * (net/ip4_reasm.c, net/ip4_out.c). */
+ * (net/reasm.c, net/ip4_out.c). */
 #include "check.h"
 #include "fake_netdev.h"
 
@@ -164,18 +164,18 @@ TEST(reasm_10000_incomplete_bounded_and_expire)
     uint8_t f[256], d[64] = {0};
     for (uint32_t i = 0; i < 10000; i++) {
         fake_net_input(&fn, 0, f, frag(f, (uint16_t)i, 0, true, d, 8));
-        CHECK(fn.pool.nfree >= fn.pool.total - IP4_REASM_SLOTS - 2);
+        CHECK(fn.pool.nfree >= fn.pool.total - REASM_SLOTS - 2);
     }
-    CHECK_EQ(fn.s->reasm.bufs, IP4_REASM_SLOTS);
+    CHECK_EQ(fn.s->reasm.bufs, REASM_SLOTS);
     CHECK_EQ(fn.nd[0].nsent, 0);
     uint64_t next = net_poll(fn.s, fn.now_ns);
-    CHECK_EQ(next, fn.now_ns + IP4_REASM_TIMEOUT_NS);
-    net_poll(fn.s, fn.now_ns + IP4_REASM_TIMEOUT_NS);
+    CHECK_EQ(next, fn.now_ns + REASM_TIMEOUT_NS);
+    net_poll(fn.s, fn.now_ns + REASM_TIMEOUT_NS);
     net_flush(fn.s);
     CHECK_EQ(fn.s->reasm.bufs, 0);
     /* Time exceeded (reassembly) for each, as each had its first fragment;
      * the peer's ARP entry went stale meanwhile: one refresh request. */
-    CHECK_EQ(fn.nd[0].nsent, 1 + IP4_REASM_SLOTS);
+    CHECK_EQ(fn.nd[0].nsent, 1 + REASM_SLOTS);
     if (fn.nd[0].nsent > 1)
         CHECK(fn.nd[0].sent[1]->data[34] == ICMP4_TIME_EXCEEDED && fn.nd[0].sent[1]->data[35] == ICMP4_EXC_REASM);
     CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=10000 ip4-rx=10000 ip4-reasm-evicted=9984 ip4-reasm-timeout=16 "
@@ -192,7 +192,7 @@ TEST(reasm_timeout_without_first_is_silent)
     fake_net_learn_peer(&fn);
     uint8_t f[256], d[64] = {0};
     fake_net_input(&fn, 0, f, frag(f, 1, 64, false, d, 8));
-    net_poll(fn.s, fn.now_ns + IP4_REASM_TIMEOUT_NS);
+    net_poll(fn.s, fn.now_ns + REASM_TIMEOUT_NS);
     CHECK(fake_net_all_free(&fn));
     CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=1 ip4-rx=1 ip4-reasm-timeout=1"), 0);
     fake_net_free(&fn);
@@ -204,14 +204,14 @@ TEST(reasm_buffers_bounded)
     fake_net_init(&fn, 256);
     fake_net_learn_peer(&fn);
     uint8_t f[256], d[64] = {0};
-    for (uint32_t i = 0; i <= IP4_REASM_MAX_FRAGS; i++) /* one too many for one datagram */
+    for (uint32_t i = 0; i <= REASM_MAX_FRAGS; i++) /* one too many for one datagram */
         fake_net_input(&fn, 0, f, frag(f, 1, 16 + i * 8, true, d, 8));
     CHECK_EQ(fn.s->ctr.ip4_reasm_too_many, 1);
     CHECK_EQ(fn.s->reasm.bufs, 0);
     for (uint16_t id = 2; id < 5; id++) /* 3 x 60 buffers > the budget */
         for (uint32_t i = 0; i < 60; i++)
             fake_net_input(&fn, 0, f, frag(f, id, 16 + i * 8, true, d, 8));
-    CHECK(fn.s->reasm.bufs <= IP4_REASM_MAX_BUFS);
+    CHECK(fn.s->reasm.bufs <= REASM_MAX_BUFS);
     CHECK_EQ(fn.s->ctr.ip4_reasm_evicted, 1);
     CHECK_EQ(fn.s->reasm.bufs, 2 * 60); /* the oldest gave way */
     net_stack_release(fn.s);
