@@ -179,10 +179,16 @@ static void send_metrics(struct tcp_conn *c, struct http_conn *h, bool head, uin
     const char *name;
     uint64_t value;
     for (uint32_t i = 0; fn(metric_ctx, tcp_conn_stack(c), i, &name, &value); i++) {
-        char line[128];
-        size_t n = put_str(line, "hayate_");
-        for (const char *q = name; *q && n < 96; q++)
-            line[n++] = (*q == '-' || *q == '.') ? '_' : *q;
+        char metric[100], line[256];
+        size_t m = put_str(metric, "hayate_");
+        for (const char *q = name; *q && m < sizeof(metric); q++)
+            metric[m++] = (*q == '-' || *q == '.') ? '_' : *q;
+        size_t n = put_str(line, "# TYPE ");
+        net_memcpy(line + n, metric, m);
+        n += m;
+        n += put_str(line + n, " counter\n");
+        net_memcpy(line + n, metric, m);
+        n += m;
         line[n++] = ' ';
         n += put_u64(line + n, value);
         line[n++] = '\n';

@@ -4,7 +4,7 @@
  *   GET /            a status page
  *   GET /bytes/N     N bytes of body, byte i being i % 251 (sent zero-copy
  *                    from buffers filled for the purpose)
- *   GET /metrics     every counter, Prometheus text format
+ *   GET /metrics     every counter, Prometheus text format (each a counter)
  *
  * HEAD works for each. Connections are kept alive (HTTP/1.1 default, or
  * "Connection: keep-alive" in 1.0) and requests may be pipelined. A
@@ -31,8 +31,9 @@ typedef bool (*http_metric_fn)(void *ctx, struct net_stack *s, uint32_t idx, con
 #define HTTP_IDLE_NS 60000000000ull
 int http_start(struct net_stack *s, uint16_t port);
 
-/* Where /metrics comes from; by default the counters of the serving core's
- * stack (net/counter.h). Set before http_start; fn NULL restores it. */
+/* Where /metrics comes from (the router's: every core's, router_metric);
+ * by default the counters of the serving core's stack (net/counter.h).
+ * Set before http_start; fn NULL restores it. */
 void http_set_metrics(http_metric_fn fn, void *ctx);
 
 #define HTTP_MAX_CORES 64

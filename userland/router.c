@@ -388,6 +388,7 @@ void router_start(void)
     if (!any)
         return; /* no interface has an address: nothing to route */
     router.ncores = cpu_count() < 64 ? cpu_count() : 64;
+    http_set_metrics(router_metric, NULL); /* every core's counters, whichever serves */
     tcp_config_default(&tcp_cfg);
     tcp_window_apply();
     random_bytes(tcp_cfg.secret, sizeof tcp_cfg.secret);

@@ -81,5 +81,8 @@ int router_route_del(uint32_t addr, unsigned len, char *err, size_t errlen);
 /* Frees route-table memory no core can still reach (core 0). */
 void router_reclaim(uint64_t now_ns);
 void router_cmds_init(void);
+/* /metrics (userland/http.h's http_metric_fn): the stack's counters, then
+ * the forwarding path's, each summed over every core. */
+bool router_metric(void *ctx, struct net_stack *s, uint32_t idx, const char **name, uint64_t *value);
 
 #endif

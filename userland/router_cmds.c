@@ -108,6 +108,23 @@ static void neighbour_row(const struct cli_args *a, struct json *j, unsigned cor
     json_obj_end(j);
 }
 
+bool router_metric(void *ctx, struct net_stack *s, uint32_t idx, const char **name, uint64_t *value)
+{
+    const struct net_counter_desc *d = net_counter_at(idx);
+    bool fwd = d == NULL;
+    if (fwd && (d = fwd_counter_at(idx - sizeof(struct net_counters) / 8)) == NULL)
+        return false;
+    uint64_t v = 0;
+    for (unsigned c = 0; c < router.ncores; c++) {
+        const struct router_core *rc = router.core[c];
+        if (rc)
+            v += fwd ? fwd_counter_get(&rc->fwd.ctr, d) : net_counter_get(&rc->stack.ctr, d);
+    }
+    *name = d->name;
+    *value = v;
+    return true;
+}
+
 static void cmd_show_stats(const struct cli_args *a)
 {
     struct net_counters sum = {0};

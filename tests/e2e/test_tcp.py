@@ -128,6 +128,13 @@ def test_connections_on_every_core_with_rss(mkiso, request):
         c = counters(m)
         assert c["tcp-accepted"] >= 41 and c["arp-learned-remote"] > 0, c
         print(f"rss: RX per queue {per_queue}, arp-learned-remote {c['arp-learned-remote']}")
+        # /metrics counts every core's, whichever core serves it: one more
+        # connection accepted each time, wherever RSS put it.
+        script = (f"for p in $(seq 31000 31009); do curl -sS --local-port $p http://{ADDR}/metrics "
+                  f"| grep -A1 '^# TYPE hayate_tcp_accepted counter$' | tail -1; done")
+        seen = [int(ln.split()[1]) for ln in peer.run(["bash", "-c", script], timeout=120).stdout.splitlines()]
+        assert len(seen) == 10 and seen == list(range(seen[0], seen[0] + 10)), seen
+        assert seen[-1] == counters(m)["tcp-accepted"], (seen, counters(m)["tcp-accepted"])
     finally:
         lab.close()
 
