@@ -186,6 +186,8 @@
     X(nd6, bad, "nd6-bad")                      /* hop limit, length, options */ \
     X(nd6, tx_ns, "nd6-tx-ns")                                                \
     X(nd6, tx_na, "nd6-tx-na")                                                \
+    X(nd6, rx_rs, "nd6-rx-rs")                  /* router solicitations */    \
+    X(nd6, tx_ra, "nd6-tx-ra")                  /* router advertisements */   \
     X(nd6, queue_full, "nd6-queue-full")                                      \
     X(nd6, cache_full, "nd6-cache-full")                                      \
     X(nd6, failed, "nd6-failed")                /* no answer: queue dropped */ \

@@ -5,6 +5,7 @@
 #include "icmp4.h"
 #include "ip6.h"
 #include "nd6.h"
+#include "ra6.h"
 #include "net.h"
 #include "tcp.h"
 #include "wire.h"
@@ -43,6 +44,10 @@ void icmp6_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint
     }
     if (m[0] == ND6_NS || m[0] == ND6_NA) {
         nd6_input(s, ifc, h->src, h->dst, h->hlim, m, len, now_ns);
+        goto drop;
+    }
+    if (m[0] == ND6_RS) {
+        ra6_input(s, ifc, h->src, h->hlim, m, len, now_ns);
         goto drop;
     }
     if (m[0] < 128) { /* an error: TCP's, if it quotes one of its segments */

@@ -200,13 +200,14 @@ bool ip6_is_ours(const struct net_stack *s, const uint8_t *a)
     return false;
 }
 
-/* A group ifc listens to: all nodes, or the solicited-node group of one
- * of its addresses. */
+/* A group ifc listens to: all nodes, all routers where it advertises
+ * (router solicitations go there, RFC 4861 6.1.1), or the solicited-node
+ * group of one of its addresses. */
 static bool in_group(const struct net_iface *ifc, const uint8_t *g)
 {
-    static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1};
+    static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1}, all_routers[16] = {0xff, 0x02, [15] = 2};
     uint8_t sn[16];
-    if (ip6_eq(g, all_nodes))
+    if (ip6_eq(g, all_nodes) || (ifc->ra.on && ip6_eq(g, all_routers)))
         return true;
     ip6_solicited_node(ifc->ll6, sn);
     if (ip6_eq(g, sn))

@@ -67,7 +67,7 @@ static struct nd6_entry *make(struct net_stack *s, struct net_iface *ifc, const 
     return victim;
 }
 
-static void mcast_mac(const uint8_t *ip, uint8_t *mac)
+void nd6_mcast_mac(const uint8_t *ip, uint8_t *mac)
 {
     mac[0] = 0x33;
     mac[1] = 0x33;
@@ -81,10 +81,8 @@ static const uint8_t *source_for(const struct net_iface *ifc, const uint8_t *dst
     return ifc->has6 && !ip6_is_linklocal(dst) ? ifc->addr6 : ifc->ll6;
 }
 
-/* An ICMPv6 message of len bytes at body, from src to dst (hop limit 255),
- * framed to mac. */
-static void send_nd(struct net_stack *s, struct net_iface *ifc, const uint8_t *src, const uint8_t *dst,
-                    const uint8_t *mac, const uint8_t *body, uint32_t len)
+void nd6_send(struct net_stack *s, struct net_iface *ifc, const uint8_t *src, const uint8_t *dst,
+              const uint8_t *mac, const uint8_t *body, uint32_t len)
 {
     struct pkt *p = pkt_alloc(s->pool);
     if (p == NULL)
@@ -118,11 +116,11 @@ static void send_ns(struct net_stack *s, struct net_iface *ifc, const uint8_t *t
         net_memcpy(dst, target, 16);
     } else {
         ip6_solicited_node(target, dst);
-        mcast_mac(dst, gmac);
+        nd6_mcast_mac(dst, gmac);
         mac = gmac;
     }
     s->ctr.nd6_tx_ns++;
-    send_nd(s, ifc, source_for(ifc, target), dst, mac, body, NS_LEN);
+    nd6_send(s, ifc, source_for(ifc, target), dst, mac, body, NS_LEN);
 }
 
 /* An advertisement of our address target, to dst at mac (solicited), or
@@ -140,11 +138,11 @@ static void send_na(struct net_stack *s, struct net_iface *ifc, const uint8_t *t
     net_memcpy(body + 26, ifc->dev->mac, ETH_ALEN);
     if (to_all) {
         dst = all_nodes;
-        mcast_mac(all_nodes, gmac);
+        nd6_mcast_mac(all_nodes, gmac);
         mac = gmac;
     }
     s->ctr.nd6_tx_na++;
-    send_nd(s, ifc, target, dst, mac, body, NS_LEN);
+    nd6_send(s, ifc, target, dst, mac, body, NS_LEN);
 }
 
 /* The entry knows its MAC now: send what waited. */
@@ -187,7 +185,7 @@ int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16],
 {
     uint8_t mac[6];
     if (ip6_is_mcast(nh)) {
-        mcast_mac(nh, mac);
+        nd6_mcast_mac(nh, mac);
         s->ctr.ip6_tx++;
         eth_output(s, ifc, mac, ETH_TYPE_IP6, p);
         return 0;
@@ -223,10 +221,7 @@ int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16],
     return 1;
 }
 
-/* The link-layer address option of type want among len bytes of options,
- * into mac; false when absent. -1 in *bad for a malformed one (7.1.1: a
- * zero length). */
-static bool find_lla(const uint8_t *o, uint32_t len, uint8_t want, uint8_t *mac, bool *bad)
+bool nd6_find_lla(const uint8_t *o, uint32_t len, uint8_t want, uint8_t *mac, bool *bad)
 {
     bool found = false;
     while (len >= 2) {
@@ -274,7 +269,7 @@ void nd6_input(struct net_stack *s, struct net_iface *ifc, const uint8_t src[16]
         return;
     }
     const uint8_t *target = icmp + 8;
-    bool lla = find_lla(icmp + 24, len - 24, ns ? ND6_OPT_SLLA : ND6_OPT_TLLA, mac, &bad);
+    bool lla = nd6_find_lla(icmp + 24, len - 24, ns ? ND6_OPT_SLLA : ND6_OPT_TLLA, mac, &bad);
     if (bad || (lla && eth_is_mcast(mac))) {
         s->ctr.nd6_bad++;
         return;

@@ -70,6 +70,18 @@ void nd6_input(struct net_stack *s, struct net_iface *ifc, const uint8_t src[16]
 void nd6_learn_remote(struct net_stack *s, uint16_t port, const uint8_t ip[16], const uint8_t mac[6],
                       uint64_t now_ns);
 
+/* An ICMPv6 message of len bytes at body (its checksum made here), from
+ * src to dst with hop limit 255, framed to mac: neighbour discovery's
+ * own messages (net/ra6.c's too). */
+void nd6_send(struct net_stack *s, struct net_iface *ifc, const uint8_t *src, const uint8_t *dst, const uint8_t *mac,
+              const uint8_t *body, uint32_t len);
+/* The link-layer address option of type want among len bytes of options,
+ * into mac; false when absent. *bad set for a malformed one (7.1.1: a
+ * zero length, or one past the end). */
+bool nd6_find_lla(const uint8_t *o, uint32_t len, uint8_t want, uint8_t *mac, bool *bad);
+/* The Ethernet group of IPv6 multicast address ip (RFC 2464 7): 33:33 and its last 4 bytes. */
+void nd6_mcast_mac(const uint8_t *ip, uint8_t *mac);
+
 /* Retries, expiry. Returns the next deadline (UINT64_MAX: none). */
 uint64_t nd6_timer(struct net_stack *s, struct net_iface *ifc, uint64_t now_ns);
 /* Forget every entry, free what waits. */

@@ -187,6 +187,9 @@ uint64_t net_poll(struct net_stack *s, uint64_t now_ns)
         t = nd6_timer(s, &s->iface[i], now_ns);
         if (t < next)
             next = t;
+        t = ra6_timer(s, &s->iface[i], now_ns);
+        if (t < next)
+            next = t;
     }
     net_timer_at(s, next);
     return s->timer_ns;

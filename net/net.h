@@ -31,6 +31,7 @@
 #include "icmp4.h"
 #include "reasm.h"
 #include "nd6.h"
+#include "ra6.h"
 #include "netdev.h"
 #include "pkt.h"
 #include "udp.h"
@@ -95,6 +96,7 @@ struct net_iface {
     uint8_t addr6[16];
     uint8_t ll6[16];            /* link-local, from the MAC */
     struct nd6_cache nd;
+    struct ra6_state ra;
 };
 
 struct net_stack {

@@ -155,10 +155,14 @@ _Static_assert(offsetof(struct icmp4_hdr, csum) == 2, "icmp4 csum offset");
 #define ICMP6_PARAM_PROBLEM 4   /* rest: pointer; code 1: unknown next header */
 #define ICMP6_ECHO 128
 #define ICMP6_ECHO_REPLY 129
+#define ND6_RS 133              /* router solicitation */
+#define ND6_RA 134              /* router advertisement */
 #define ND6_NS 135
 #define ND6_NA 136
 #define ND6_OPT_SLLA 1          /* source link-layer address */
 #define ND6_OPT_TLLA 2          /* target link-layer address */
+#define ND6_OPT_PREFIX 3        /* prefix information */
+#define ND6_OPT_MTU 5
 #define ND6_NA_ROUTER 0x80      /* flags byte of a neighbour advertisement */
 #define ND6_NA_SOLICITED 0x40
 #define ND6_NA_OVERRIDE 0x20

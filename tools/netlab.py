@@ -114,9 +114,12 @@ def remove_stale():
 @dataclass
 class Peer:
     """A namespace with one tap, wired to one hayate port.
-    addrs: "10.0.0.2/24" or "2001:db8::2/64"; routes: `ip route add` args."""
+    addrs: "10.0.0.2/24" or "2001:db8::2/64"; routes: `ip route add` args;
+    accept_ra: IPv6 on, configured by router advertisements (SLAAC, a
+    default route) as a Linux host is out of the box."""
     addrs: list = field(default_factory=list)
     routes: list = field(default_factory=list)
+    accept_ra: bool = False
     ns: str = ""   # default: a fresh hyt<pid>x<n>
     tap: str = ""  # default: the namespace's name
 
@@ -192,12 +195,12 @@ class Lab:
         sh(["ip", "netns", "add", p.ns])
         sh(["ip", "link", "set", p.tap, "netns", p.ns])
         p.ip("link set lo up")
-        v6 = any(":" in a for a in p.addrs)
+        v6 = any(":" in a for a in p.addrs) or p.accept_ra
         # No IPv6 chatter (router and MLD solicitations) on a v4-only port:
         # tests count packets.
         p.run(["sysctl", "-qw", f"net.ipv6.conf.{p.tap}.disable_ipv6={0 if v6 else 1}"])
         if v6:
-            p.run(["sysctl", "-qw", f"net.ipv6.conf.{p.tap}.accept_ra=0"])
+            p.run(["sysctl", "-qw", f"net.ipv6.conf.{p.tap}.accept_ra={1 if p.accept_ra else 0}"])
         for a in p.addrs:
             p.ip(f"addr add {a} dev {p.tap}" + (" nodad" if ":" in a else ""))
         p.ip(f"link set {p.tap} up")

@@ -197,14 +197,19 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
 {
     uint32_t a;
     unsigned len;
-    int p = argc == 4 ? port_index(argv[1]) : -1;
-    if (argc != 4 || strcmp(argv[2], "address") != 0) {
-        fmt_snprintf(err, errlen, "usage: interface PORT address A.B.C.D/LEN|X:X::X/LEN");
+    bool ra = argc == 3 && strcmp(argv[2], "ra") == 0;
+    int p = argc >= 3 ? port_index(argv[1]) : -1;
+    if (!ra && (argc != 4 || strcmp(argv[2], "address") != 0)) {
+        fmt_snprintf(err, errlen, "usage: interface PORT address A.B.C.D/LEN|X:X::X/LEN, or interface PORT ra");
         return -1;
     }
     if (p < 0) {
         fmt_snprintf(err, errlen, "no port '%s'", argv[1]);
         return -1;
+    }
+    if (ra) {
+        router6_ra(p);
+        return 0;
     }
     if (strchr(argv[3], ':'))
         return router6_interface(p, argv[3], err, errlen);

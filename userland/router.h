@@ -66,6 +66,7 @@ void router_arp_share(struct router_core *rc);
 struct route_cfg;
 void router6_init(const struct route_cfg *cfg);
 int router6_interface(int port, const char *addr_len, char *err, size_t errlen);
+void router6_ra(int port); /* `interface ethN ra` */
 int router6_route(const char *prefix, const char *via, char *err, size_t errlen);
 int router6_routes(const char *file, const char *via, char *err, size_t errlen);
 bool router6_port_has_addr(int port);

@@ -32,6 +32,7 @@ static struct {
 static uint32_t nnh6 = 1;       /* 0 is "no route" */
 static struct {
     bool set;
+    bool ra;                    /* `interface ethN ra`: router advertisements */
     uint8_t plen;
     uint8_t addr[16];
 } addr6[NET_MAX_PORTS];
@@ -110,6 +111,8 @@ int router6_interface(int port, const char *arg, char *err, size_t errlen)
     }
     return 0;
 }
+
+void router6_ra(int port) { addr6[port].ra = true; }
 
 static bool parse_gw(const char *s, uint8_t *gw, char *err, size_t errlen)
 {
@@ -190,11 +193,17 @@ bool router6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16
 void router6_core_setup(struct router_core *rc)
 {
     bool any = false;
-    for (int p = 0; p < NET_MAX_PORTS; p++)
-        if (addr6[p].set && net_iface_get(&rc->stack, (uint16_t)p)) {
-            net_iface_set_addr6(&rc->stack, (uint16_t)p, addr6[p].addr, addr6[p].plen);
-            any = true;
-        }
+    for (int p = 0; p < NET_MAX_PORTS; p++) {
+        struct net_iface *ifc = net_iface_get(&rc->stack, (uint16_t)p);
+        if (addr6[p].ra && !addr6[p].set && rc->cpu == 0)
+            kprintf("router: eth%d has no IPv6 address: no router advertisements\n", p);
+        if (!addr6[p].set || ifc == NULL)
+            continue;
+        net_iface_set_addr6(&rc->stack, (uint16_t)p, addr6[p].addr, addr6[p].plen);
+        if (addr6[p].ra) /* every core answers solicitations; core 0 advertises unasked */
+            ra6_enable(&rc->stack, ifc, rc->cpu == 0, time_now_ns());
+        any = true;
+    }
     if (any) /* IPv6 forwarding only where it is configured */
         net_set_route6(&rc->stack, lookup, NULL);
 }

@@ -5,12 +5,14 @@ link-local) and through it, the hop limit going down by one, time
 exceeded and no-route unreachable from the router, TCP across it with
 matching bytes, and the counters; IPv4 keeps working beside it. Then the
 same on two cores with the device's RSS, where neighbour advertisements
-reach another core than the one that asked."""
+reach another core than the one that asked. Last, router advertisements:
+hosts with neither address nor route configure themselves from them."""
 import hashlib
 import ipaddress
 import os
 import re
 import sys
+import time
 
 import pytest
 
@@ -118,3 +120,45 @@ def test_ipv6_router_two_cores_rss(r6lab, tmp_path):
     c = check_router6(lab, tmp_path)
     pq = [q["rx-packets"] for q in lab.machine.json("show interfaces json")["interfaces"][0]["per-queue"]]
     print(f"ipv6 -smp 2: eth0 RX per queue {pq}, nd6-learned-remote {c['nd6-learned-remote']}")
+
+
+RA_CONF = """hostname ra
+interface eth0 address 2001:db8:a::1/64
+interface eth0 ra
+interface eth1 address 2001:db8:b::1/64
+interface eth1 ra
+"""
+
+
+def slaac_addr(peer, prefix):
+    """The peer's address in prefix from a router advertisement, once it
+    has passed duplicate address detection (None after 10 s)."""
+    net = ipaddress.ip_network(prefix)
+    for _ in range(40):
+        out = peer.run("ip -6 -o addr show scope global").stdout
+        for ln in out.splitlines():
+            a = ipaddress.ip_interface(ln.split()[3])
+            if a.ip in net and "tentative" not in ln and "dynamic" in ln:
+                return str(a.ip)
+        time.sleep(0.25)
+    return None
+
+
+def test_router_advertisements(mkiso, request):
+    """Linux hosts as they come (accept_ra, no address, no route) on both
+    sides: each makes an address from the advertised /64 and takes the
+    router's link-local address as its default route, and they reach each
+    other through it."""
+    with netlab.Lab(request.node.name, [netlab.Peer(accept_ra=True), netlab.Peer(accept_ra=True)],
+                    iso=mkiso(RA_CONF)) as lab:
+        lab.start()
+        left, right = lab.peers
+        a, b = slaac_addr(left, "2001:db8:a::/64"), slaac_addr(right, "2001:db8:b::/64")
+        assert a and b, (left.run("ip -6 addr").stdout, right.run("ip -6 addr").stdout)
+        route = left.run("ip -6 route show default").stdout
+        assert "proto ra" in route and "via fe80::" in route, route
+        out = left.run(f"ping -6 -c 3 -i 0.2 -W 3 {b}", timeout=20).stdout
+        assert " 0% packet loss" in out, out
+        c = stats(lab.machine)
+        assert c["nd6-tx-ra"] >= 2 and c["nd6-rx-rs"] >= 1 and c["nd6-bad"] == 0, c
+        print(f"SLAAC: {a} and {b}; {route.strip()}")
