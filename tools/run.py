@@ -42,6 +42,7 @@ def explain(args, lab):
              (f"ip netns exec {left[1]} ping {right[2].split('/')[0]}", f"through hayate to {right[1]}"),
              (f"ip netns exec {left[1]} traceroute -n {right[2].split('/')[0]}", "hayate is the first hop"),
              (f"ip netns exec {left[1]} nc -u {left[3]} 7", "app udp-echo echoes each line"),
+             (f"ip netns exec {left[1]} ping -6 2001:db8:1::1", "IPv6: hayate's eth1, by the route its RA gave"),
              (f"ip netns exec {right[1]} tcpdump -ni {right[1]}", f"what hayate sends on {right[0]}")]
     print("\nTry, from another terminal:")
     for c, why in tries:
@@ -99,7 +100,7 @@ def main():
         print("  network namespace (hy-left, hy-right) with a Linux host on it.")
         m = qemu.Machine(args.iso, name="run", **kw)
     else:
-        peers = [netlab.Peer(addrs=[peer], routes=[route], ns=ns)
+        peers = [netlab.Peer(addrs=[peer], routes=[route], ns=ns, accept_ra=True)
                  for _, ns, peer, _, route in PORTS]
         lab = netlab.Lab("run", peers, iso=args.iso, **kw)
         m = lab.machine
