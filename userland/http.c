@@ -114,8 +114,9 @@ static size_t put_str(char *out, const char *s)
 
 /* ---- responses ---- */
 
+/* The status line and headers; extra: one more header line (no CRLF), or NULL. */
 static void send_head(struct tcp_conn *c, struct http_conn *h, const char *status, const char *type,
-                      uint64_t length, uint64_t now_ns)
+                      uint64_t length, const char *extra, uint64_t now_ns)
 {
     char buf[256];
     size_t n = put_str(buf, "HTTP/1.1 ");
@@ -124,8 +125,10 @@ static void send_head(struct tcp_conn *c, struct http_conn *h, const char *statu
     n += put_str(buf + n, type);
     n += put_str(buf + n, "\r\nContent-Length: ");
     n += put_u64(buf + n, length);
-    if (status[0] == '4' && status[1] == '0' && status[2] == '5') /* RFC 9110 15.5.6 */
-        n += put_str(buf + n, "\r\nAllow: GET, HEAD");
+    if (extra) {
+        n += put_str(buf + n, "\r\n");
+        n += put_str(buf + n, extra);
+    }
     if (h->close_after)
         n += put_str(buf + n, "\r\nConnection: close");
     else if (h->http10) /* a 1.0 client closes unless told otherwise */
@@ -135,9 +138,9 @@ static void send_head(struct tcp_conn *c, struct http_conn *h, const char *statu
 }
 
 static void send_text(struct tcp_conn *c, struct http_conn *h, const char *status, const char *type,
-                      const char *body, size_t len, bool head, uint64_t now_ns)
+                      const char *body, size_t len, bool head, const char *extra, uint64_t now_ns)
 {
-    send_head(c, h, status, type, len, now_ns);
+    send_head(c, h, status, type, len, extra, now_ns);
     if (!head)
         tcp_write(c, body, (uint32_t)len, now_ns);
 }
@@ -207,7 +210,7 @@ static void send_metrics(struct tcp_conn *c, struct http_conn *h, bool head, uin
         last->len = (uint16_t)(last->len + n);
         total += n;
     }
-    send_head(c, h, "200 OK", "text/plain; version=0.0.4", total, now_ns);
+    send_head(c, h, "200 OK", "text/plain; version=0.0.4", total, NULL, now_ns);
     for (struct pkt *p = first, *next; p; p = next) {
         next = p->next;
         p->next = NULL;
@@ -230,10 +233,81 @@ static void send_status(struct tcp_conn *c, struct http_conn *h, bool head, uint
     n += put_u64(body + n, st->connections);
     n += put_str(body + n, " in all</p>\n<p><a href=\"/metrics\">/metrics</a> "
                            "<a href=\"/bytes/1024\">/bytes/N</a></p>\n");
-    send_text(c, h, "200 OK", "text/html", body, n, head, now_ns);
+    send_text(c, h, "200 OK", "text/html", body, n, head, NULL, now_ns);
 }
 
 /* Parse and answer one request of len bytes (through the empty line). */
+/* A Range header's one byte range (RFC 9110 14.1.2: first-last, first-
+ * or -suffix) of a body of n bytes: 1 with [*first, *last] when it is
+ * satisfiable, 0 when it cannot be (416), -1 when the header is ignored
+ * (another unit, several ranges, bad syntax): the whole body then. */
+static int byte_range(const char *v, size_t len, uint64_t n, uint64_t *first, uint64_t *last)
+{
+    size_t i = 0, da = 0, db = 0;
+    uint64_t a = 0, b = 0;
+    while (i < len && (v[i] == ' ' || v[i] == '\t'))
+        i++;
+    if (!prefix_ci(v + i, len - i, "bytes="))
+        return -1;
+    for (i += 6; i < len && v[i] >= '0' && v[i] <= '9' && a < (1ull << 50); i++, da++)
+        a = a * 10 + (uint64_t)(v[i] - '0');
+    if (i == len || v[i++] != '-')
+        return -1;
+    for (; i < len && v[i] >= '0' && v[i] <= '9' && b < (1ull << 50); i++, db++)
+        b = b * 10 + (uint64_t)(v[i] - '0');
+    while (i < len && (v[i] == ' ' || v[i] == '\t'))
+        i++;
+    if (i != len || (!da && !db) || (da && db && b < a))
+        return -1;
+    if (!da) { /* the last b bytes */
+        if (b == 0 || n == 0)
+            return 0;
+        *first = b < n ? n - b : 0;
+        *last = n - 1;
+        return 1;
+    }
+    if (a >= n)
+        return 0;
+    *first = a;
+    *last = db && b < n - 1 ? b : n - 1;
+    return 1;
+}
+
+/* /bytes/N's head (byte i of the body is i % 251): all of it, the one
+ * range asked for (206), or 416 when none of it is in range. */
+static void send_bytes(struct tcp_conn *c, struct http_conn *h, uint64_t n, const char *range, size_t range_len,
+                       bool head, uint64_t now_ns)
+{
+    static const char unsatisfiable[] = "range not satisfiable\n";
+    uint64_t first = 0, last = 0;
+    int r = range ? byte_range(range, range_len, n, &first, &last) : -1;
+    char cr[80];
+    size_t k = put_str(cr, "Content-Range: bytes ");
+    if (r == 0) {
+        k += put_str(cr + k, "*/");
+        k += put_u64(cr + k, n);
+        cr[k] = 0;
+        h->st->responses_4xx++;
+        send_text(c, h, "416 Range Not Satisfiable", "text/plain", unsatisfiable, sizeof(unsatisfiable) - 1, head,
+                  cr, now_ns);
+        return;
+    }
+    h->st->responses_2xx++;
+    if (r == 1) {
+        k += put_u64(cr + k, first);
+        cr[k++] = '-';
+        k += put_u64(cr + k, last);
+        cr[k++] = '/';
+        k += put_u64(cr + k, n);
+        cr[k] = 0;
+        send_head(c, h, "206 Partial Content", "application/octet-stream", last - first + 1, cr, now_ns);
+    } else {
+        send_head(c, h, "200 OK", "application/octet-stream", n, "Accept-Ranges: bytes", now_ns);
+    }
+    h->body_left = head ? 0 : r == 1 ? last - first + 1 : n;
+    h->body_off = first;
+}
+
 /* The path of a request target (RFC 9112 3.2): absolute-form's after its
  * authority ("/" when it has none), and without the query, which none of
  * these resources takes. */
@@ -274,7 +348,7 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
     if (sp1 == 0 || sp2 >= eol || !prefix_ci(r + sp2 + 1, eol - sp2 - 1, "http/1.")) {
         h->close_after = true;
         h->st->responses_4xx++;
-        send_text(c, h, "400 Bad Request", "text/plain", bad, sizeof(bad) - 1, false, now_ns);
+        send_text(c, h, "400 Bad Request", "text/plain", bad, sizeof(bad) - 1, false, NULL, now_ns);
         return;
     }
     bool http10 = h->http10 = r[eol - 1] == '0';
@@ -289,6 +363,8 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
     h->close_after = http10;
     bool unframed = false, expect = false;
     uint64_t body = 0;
+    const char *range = NULL;
+    size_t range_len = 0;
     for (size_t i = eol; i < len;) {
         while (i < len && (r[i] == '\r' || r[i] == '\n'))
             i++;
@@ -313,6 +389,9 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
             unframed = true;
         } else if (prefix_ci(r + i, e - i, "expect:")) {
             expect = true;
+        } else if (prefix_ci(r + i, e - i, "range:")) {
+            range = r + i + 6;
+            range_len = e - i - 6;
         }
         i = e;
     }
@@ -322,7 +401,8 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
         h->skip = body;
     if (!get && !head) {
         h->st->responses_4xx++;
-        send_text(c, h, "405 Method Not Allowed", "text/plain", no_method, sizeof(no_method) - 1, false, now_ns);
+        send_text(c, h, "405 Method Not Allowed", "text/plain", no_method, sizeof(no_method) - 1, false,
+                  "Allow: GET, HEAD", now_ns); /* RFC 9110 15.5.6 */
         return;
     }
     size_t plen;
@@ -340,16 +420,13 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
             n = n * 10 + (uint64_t)(path[i] - '0');
         if (i != plen) {
             h->st->responses_4xx++;
-            send_text(c, h, "404 Not Found", "text/plain", not_found, sizeof(not_found) - 1, head, now_ns);
+            send_text(c, h, "404 Not Found", "text/plain", not_found, sizeof(not_found) - 1, head, NULL, now_ns);
             return;
         }
-        h->st->responses_2xx++;
-        send_head(c, h, "200 OK", "application/octet-stream", n, now_ns);
-        h->body_left = head ? 0 : n;
-        h->body_off = 0;
+        send_bytes(c, h, n, range, range_len, head, now_ns);
     } else {
         h->st->responses_4xx++;
-        send_text(c, h, "404 Not Found", "text/plain", not_found, sizeof(not_found) - 1, head, now_ns);
+        send_text(c, h, "404 Not Found", "text/plain", not_found, sizeof(not_found) - 1, head, NULL, now_ns);
     }
 }
 
@@ -453,7 +530,7 @@ static void recv_data(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now
             h->close_after = true;
             h->st->responses_4xx++;
             send_text(c, h, "431 Request Header Fields Too Large", "text/plain", big, sizeof(big) - 1, false,
-                      now_ns);
+                      NULL, now_ns);
             close_conn(c, h, now_ns);
         }
         pkt_free(p);

@@ -3,7 +3,7 @@
  *
  *   GET /            a status page
  *   GET /bytes/N     N bytes of body, byte i being i % 251 (sent zero-copy
- *                    from buffers filled for the purpose)
+ *                    from buffers filled for the purpose); one Range honoured
  *   GET /metrics     every counter, Prometheus text format (each a counter)
  *
  * HEAD works for each. Connections are kept alive (HTTP/1.1 default, or

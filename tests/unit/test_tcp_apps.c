@@ -262,6 +262,60 @@ TEST(tcp_http_targets_and_allow)
     CHECK(tl_free(l));
 }
 
+/* Byte ranges of /bytes/N (RFC 9110 14): one range gets 206 with its
+ * Content-Range and exactly those bytes (byte i of the whole is i % 251);
+ * past the end, 416; what cannot be parsed, or several ranges, the whole
+ * body. (curl -C - resumes a download this way.) */
+TEST(tcp_http_byte_ranges)
+{
+    struct client *cl = calloc(1, sizeof(*cl));
+    struct tl *l = http_pair(cl);
+    size_t off = 0, body, blen;
+    static const struct {
+        const char *range;
+        int code;
+        size_t first, len;
+        const char *content_range;
+    } cases[] = {
+        {"bytes=0-9", 206, 0, 10, "bytes 0-9/1000"},
+        {"bytes=990-", 206, 990, 10, "bytes 990-999/1000"},
+        {"bytes=-7", 206, 993, 7, "bytes 993-999/1000"},
+        {"bytes=500-5000", 206, 500, 500, "bytes 500-999/1000"},
+        {"bytes=-5000", 206, 0, 1000, "bytes 0-999/1000"},
+        {"  bytes=251-252  ", 206, 251, 2, "bytes 251-252/1000"},
+        {"bytes=1000-", 416, 0, 22, "bytes */1000"},
+        {"bytes=-0", 416, 0, 22, "bytes */1000"},
+        {"bytes=5-1", 200, 0, 1000, NULL},
+        {"bytes=0-1,5-6", 200, 0, 1000, NULL},
+        {"items=0-1", 200, 0, 1000, NULL},
+        {"bytes=-", 200, 0, 1000, NULL},
+    };
+    char req[128];
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(req, sizeof(req), "GET /bytes/1000 HTTP/1.1\r\nRange:%s\r\n\r\n", cases[i].range);
+        size_t start = off;
+        request(l, cl, req);
+        CHECK_EQ(response(cl, &off, &body, &blen), cases[i].code);
+        CHECK_EQ(blen, cases[i].len);
+        const uint8_t *b = cl->buf + body;
+        if (cases[i].code == 416)
+            continue;
+        for (size_t k = 0; k < blen; k++)
+            if (b[k] != (cases[i].first + k) % 251) {
+                CHECK_EQ(b[k], (cases[i].first + k) % 251);
+                break;
+            }
+        char want[64];
+        snprintf(want, sizeof(want), "\r\nContent-Range: %s\r\n", cases[i].content_range ? cases[i].content_range : "");
+        CHECK((find(cl->buf + start, body - start, want, strlen(want)) != NULL) == (cases[i].content_range != NULL));
+        if (cases[i].code == 200)
+            CHECK(find(cl->buf + start, body - start, "\r\nAccept-Ranges: bytes\r\n", 24) != NULL);
+    }
+    CHECK_EQ(cl->a.peer_fin, 0);
+    client_done(l, cl);
+    CHECK(tl_free(l));
+}
+
 TEST(tcp_pingpong)
 {
     struct tl_opts o = {.delay_ns = 10000};
