@@ -17,15 +17,15 @@
 static struct netdev *ports[PORTS_MAX];
 static int nports;
 static struct loop_timer status_timer;
-static void (*describe)(int port, char *buf, size_t n);
+static void (*describe)(int port, bool v6, char *buf, size_t n);
 
-void ports_set_describe(void (*fn)(int port, char *buf, size_t n)) { describe = fn; }
+void ports_set_describe(void (*fn)(int port, bool v6, char *buf, size_t n)) { describe = fn; }
 
-static const char *address_of(int port, char *buf, size_t n)
+static const char *address_of(int port, bool v6, char *buf, size_t n)
 {
     buf[0] = 0;
     if (describe)
-        describe(port, buf, n);
+        describe(port, v6, buf, n);
     return buf;
 }
 
@@ -84,7 +84,7 @@ static void print_counters_json(struct json *j, const struct netdev_qstats *s)
 static void show_json(void)
 {
     struct json j;
-    char mac[18], addr[24];
+    char mac[18], addr[48];
     cli_json_begin(&j);
     json_obj_begin(&j, 0);
     json_arr_begin(&j, "interfaces");
@@ -98,7 +98,8 @@ static void show_json(void)
         json_str(&j, "name", d->name);
         json_str(&j, "driver", d->driver);
         json_str(&j, "mac", mac);
-        json_str(&j, "address", address_of(i, addr, sizeof addr));
+        json_str(&j, "address", address_of(i, false, addr, sizeof addr));
+        json_str(&j, "address6", address_of(i, true, addr, sizeof addr));
         json_bool(&j, "link", d->link_up);
         json_u64(&j, "mtu", d->mtu);
         json_u64(&j, "queues", d->nqueues);
@@ -151,10 +152,11 @@ static void cmd_show_interfaces(const struct cli_args *a)
     for (int i = 0; i < nports; i++) {
         struct netdev *d = ports[i];
         struct netdev_qstats t;
-        char addr[24];
+        char addr[48];
         ports_totals(d, &t);
-        if (address_of(i, addr, sizeof addr)[0])
-            kprintf("%s: address %s\n", d->name, addr);
+        for (int v6 = 0; v6 < 2; v6++)
+            if (address_of(i, v6, addr, sizeof addr)[0])
+                kprintf("%s: address %s\n", d->name, addr);
         kprintf("%s: %s %02x:%02x:%02x:%02x:%02x:%02x link %s mtu %u queues %u offloads%s%s%s%s%s\n", d->name, d->driver,
                 d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5], d->link_up ? "up" : "down", d->mtu,
                 d->nqueues, d->offloads & NETDEV_OFF_RX_CSUM ? " rx-csum" : "",

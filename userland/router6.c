@@ -39,6 +39,15 @@ static struct {
 
 bool router6_port_has_addr(int port) { return port >= 0 && port < NET_MAX_PORTS && addr6[port].set; }
 
+bool router6_port_addr(int port, uint8_t addr[16], uint8_t *plen)
+{
+    if (!router6_port_has_addr(port))
+        return false;
+    memcpy(addr, addr6[port].addr, 16);
+    *plen = addr6[port].plen;
+    return true;
+}
+
 /* "ADDRESS/LEN" with host bits allowed. */
 static bool parse_ifaddr6(const char *s, uint8_t *a, unsigned *len)
 {

@@ -529,14 +529,23 @@ static void cmd_clear_counters(const struct cli_args *a)
     }
 }
 
-static void describe_port(int port, char *buf, size_t n)
+static void describe_port(int port, bool v6, char *buf, size_t n)
 {
-    if (port >= NET_MAX_PORTS || !router.addr[port].addr_be) {
-        buf[0] = 0;
+    uint8_t a[16], plen;
+    buf[0] = 0;
+    if (port >= NET_MAX_PORTS)
         return;
+    if (v6) {
+        if (!router6_port_addr(port, a, &plen))
+            return;
+        fmt_ip6(buf, n, a);
+    } else {
+        if (!router.addr[port].addr_be)
+            return;
+        fmt_ip(buf, n, router.addr[port].addr_be);
+        plen = router.addr[port].prefix_len;
     }
-    fmt_ip(buf, n, router.addr[port].addr_be);
-    fmt_snprintf(buf + strlen(buf), n - strlen(buf), "/%u", router.addr[port].prefix_len);
+    fmt_snprintf(buf + strlen(buf), n - strlen(buf), "/%u", plen);
 }
 
 void router_cmds_init(void)
