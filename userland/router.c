@@ -40,6 +40,7 @@
 #define MAX_APPS 8
 #define TCP_CONNS_PER_CORE 1024
 #define TCP_CONNS_MIN 8
+#define ROUTER_MTU_MIN 576 /* RFC 791: what every host takes whole (IPv6 wants 1280) */
 #define TCP_ARENA_MAX (16u << 20) /* TCP's connections and send queues, a core */
 
 struct router router;
@@ -197,10 +198,11 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
 {
     uint32_t a;
     unsigned len;
-    bool ra = argc == 3 && strcmp(argv[2], "ra") == 0;
+    bool ra = argc == 3 && strcmp(argv[2], "ra") == 0, mtu = argc == 4 && strcmp(argv[2], "mtu") == 0;
     int p = argc >= 3 ? port_index(argv[1]) : -1;
-    if (!ra && (argc != 4 || strcmp(argv[2], "address") != 0)) {
-        fmt_snprintf(err, errlen, "usage: interface PORT address A.B.C.D/LEN|X:X::X/LEN, or interface PORT ra");
+    if (!ra && !mtu && (argc != 4 || strcmp(argv[2], "address") != 0)) {
+        fmt_snprintf(err, errlen, "usage: interface PORT address A.B.C.D/LEN|X:X::X/LEN, interface PORT ra, "
+                                  "or interface PORT mtu N");
         return -1;
     }
     if (p < 0) {
@@ -209,6 +211,15 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
     }
     if (ra) {
         router6_ra(p);
+        return 0;
+    }
+    if (mtu) {
+        unsigned long v;
+        if (config_parse_u32(argv[3], NET_MTU_DEFAULT, &v) != 0 || v < ROUTER_MTU_MIN) {
+            fmt_snprintf(err, errlen, "bad MTU '%s' (%u to %u)", argv[3], ROUTER_MTU_MIN, NET_MTU_DEFAULT);
+            return -1;
+        }
+        router.addr[p].mtu = (uint16_t)v;
         return 0;
     }
     if (strchr(argv[3], ':'))
@@ -393,6 +404,11 @@ void router_start(void)
     if (!any)
         return; /* no interface has an address: nothing to route */
     router.ncores = cpu_count() < 64 ? cpu_count() : 64;
+    for (int p = 0; p < ports_count() && p < NET_MAX_PORTS; p++) { /* what we send: forwarded, fragmented, MSS */
+        struct netdev *d = ports_get(p);
+        if (router.addr[p].mtu && router.addr[p].mtu < d->mtu)
+            d->mtu = router.addr[p].mtu;
+    }
     http_set_metrics(router_metric, NULL); /* every core's counters, whichever serves */
     tcp_config_default(&tcp_cfg);
     tcp_window_apply();

@@ -48,6 +48,7 @@ struct router {
     struct {
         uint32_t addr_be;
         uint8_t prefix_len;
+        uint16_t mtu;           /* `interface ethN mtu N` (0: the device's) */
     } addr[NET_MAX_PORTS];
     unsigned ncores;
     struct router_core *core[64];

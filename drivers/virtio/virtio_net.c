@@ -534,6 +534,8 @@ struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, struct 
     dev->mtu = 1500;
     if (f & F_MTU)
         virtio_pci_read_cfg(&v->vp, CFG_MTU, &dev->mtu, 2);
+    if (dev->mtu > 1500)
+        dev->mtu = 1500; /* a frame is one 2 KB buffer: no jumbo frames (they would need chained buffers) */
     dev->driver = "virtio-net";
     dev->ops = &vnet_ops;
     dev->priv = v;

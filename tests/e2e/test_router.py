@@ -116,6 +116,29 @@ def test_no_route_gets_destination_unreachable(rlab):
     assert stats(lab.machine)["fwd-no-route"] >= 1
 
 
+def test_interface_mtu(rlab):
+    """interface eth1 mtu 1280: a datagram too long for it with DF set gets
+    fragmentation needed with that MTU (RFC 1191), one without DF is
+    fragmented (RFC 791), and TCP to the router from that side uses a
+    smaller MSS; show interfaces says 1280. Past 1500 is refused (a frame
+    is one buffer: no jumbo frames)."""
+    lab = rlab(CONF + "interface eth0 mtu 9000\ninterface eth1 mtu 1280\napp http port 80\n")
+    assert "config: line 4: bad MTU '9000' (576 to 1500)" in lab.machine.log, lab.machine.tail()
+    left, right = lab.peers
+    r = left.run("ping -M dont -c 2 -i 0.2 -W 3 -s 1400 10.0.1.2", timeout=20)
+    assert " 0% packet loss" in r.stdout, r.stdout
+    # (after this the host knows the path's MTU and fragments itself)
+    r = left.run("ping -M do -c 1 -W 3 -s 1400 10.0.1.2", check=False, timeout=20)
+    assert "Frag needed" in r.stdout and "mtu = 1280" in r.stdout, r.stdout + r.stderr
+    r = right.run(["curl", "-sS", "-o", "/dev/null", "-w", "%{size_download}", "http://10.0.1.1/bytes/300000"],
+                  timeout=60)
+    assert r.stdout == "300000", r.stdout + r.stderr
+    c = stats(lab.machine)
+    assert c["fwd-frag-needed"] >= 1 and c["fwd-fragmented"] >= 2, c
+    mtus = [i["mtu"] for i in lab.machine.json("show interfaces json")["interfaces"]]
+    assert mtus == [1500, 1280], mtus
+
+
 def test_curl_10mb_through_the_router(rlab, tmp_path, report):
     lab = rlab()
     left, right = lab.peers
