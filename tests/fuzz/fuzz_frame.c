@@ -1,6 +1,6 @@
 /* tests/fuzz/fuzz_frame.c: whole frames into net_input, through Ethernet,
- * ARP, IPv4, reassembly, ICMP and UDP, IPv6, ICMPv6 and neighbour
- * discovery, and TCP over both (a listener on port 80 that echoes), with
+ * ARP, IPv4, reassembly (both families), ICMP and UDP, IPv6, ICMPv6,
+ * neighbour discovery and router solicitations, and TCP over both (a listener on port 80 that echoes), with
  * the forwarding and route hooks set (both families), time moving, UDP
  * callbacks sending.
  *
@@ -111,6 +111,7 @@ static void setup(void)
     static const uint8_t a0[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1}, a1[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 1};
     net_iface_set_addr6(fn.s, 0, a0, 64);
     net_iface_set_addr6(fn.s, 1, a1, 64);
+    ra6_enable(fn.s, &fn.s->iface[0], false, fn.now_ns); /* answers solicitations (unasked ones never end) */
     net_set_route6(fn.s, route6_cb, NULL);
     net_set_forward(fn.s, forward_cb, NULL);
     udp_bind(fn.s, 7, udp_cb, NULL);
