@@ -71,6 +71,7 @@ void router6_ra(int port); /* `interface ethN ra` */
 int router6_route(const char *prefix, const char *via, char *err, size_t errlen);
 int router6_routes(const char *file, const char *via, char *err, size_t errlen);
 bool router6_port_has_addr(int port);
+void router6_stats(struct route_stats *st); /* the IPv6 table's */
 bool router6_port_addr(int port, uint8_t addr[16], uint8_t *plen); /* its IPv6 address, if any */
 void router6_core_setup(struct router_core *rc);
 /* The route dst takes: its prefix and length, port and gateway (all

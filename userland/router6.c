@@ -39,6 +39,8 @@ static struct {
 
 bool router6_port_has_addr(int port) { return port >= 0 && port < NET_MAX_PORTS && addr6[port].set; }
 
+void router6_stats(struct route_stats *st) { route6_stats(rt6, st); }
+
 bool router6_port_addr(int port, uint8_t addr[16], uint8_t *plen)
 {
     if (!router6_port_has_addr(port))

@@ -413,8 +413,9 @@ static void cmd_show_route(const struct cli_args *a)
 {
     uint32_t addr;
     if (a->argc == 1 && strcmp(a->argv[0], "summary") == 0) {
-        struct route_stats st;
+        struct route_stats st, st6;
         route4_stats(router.rt4, &st);
+        router6_stats(&st6);
         if (a->json) {
             struct json j;
             cli_json_begin(&j);
@@ -424,11 +425,16 @@ static void cmd_show_route(const struct cli_args *a)
             json_u64(&j, "rib_bytes", st.rib_bytes);
             json_u64(&j, "retired_bytes", st.retired_bytes);
             json_u64(&j, "nexthops", router.nht.used ? router.nht.used - 1 : 0);
+            json_u64(&j, "prefixes6", st6.prefixes);
+            json_u64(&j, "fib_bytes6", st6.fib_bytes);
+            json_u64(&j, "rib_bytes6", st6.rib_bytes);
             json_obj_end(&j);
             cli_json_end(&j);
         } else {
             kprintf("IPv4 routes: %u prefixes; lookup structure %lu KiB, prefix trie %lu KiB, waiting reclaim %lu KiB\n",
                     st.prefixes, st.fib_bytes >> 10, st.rib_bytes >> 10, st.retired_bytes >> 10);
+            kprintf("IPv6 routes: %u prefixes; lookup structure %lu KiB, prefix trie %lu KiB\n", st6.prefixes,
+                    st6.fib_bytes >> 10, st6.rib_bytes >> 10);
         }
         return;
     }
@@ -555,7 +561,7 @@ void router_cmds_init(void)
     cli_register("show tcp", "show tcp [json]", "TCP connections of every core", cmd_show_tcp);
     cli_register("show neighbors", "show neighbors [json]", "IPv6 neighbour caches of every core",
                  cmd_show_neighbors);
-    cli_register("show route", "show route A.B.C.D|summary [json]", "longest match and next hop; table size",
+    cli_register("show route", "show route A.B.C.D|X:X::X|summary [json]", "longest match and next hop; table sizes",
                  cmd_show_route);
     cli_register("route add", "route add A.B.C.D/LEN via A.B.C.D", "add or replace a route", cmd_route_add);
     cli_register("route del", "route del A.B.C.D/LEN", "remove a route", cmd_route_del);

@@ -75,6 +75,7 @@ def check_router6(lab, tmp_path):
     mac = ifs[0]["mac"]
     assert "2001:db8::1" in ll and mac in ll, ll  # it learned our MAC by neighbour discovery
     assert [i["address6"] for i in ifs] == ["2001:db8::1/64", "2001:db8:1::1/64"], ifs
+    assert m.json("show route summary json")["prefixes6"] == 5  # 2 connected, 1 route, 2 from the file
     b = bytes.fromhex(mac.replace(":", ""))
     eui = ipaddress.IPv6Address(b"\xfe\x80" + bytes(6) + bytes([b[0] ^ 2, b[1], b[2], 0xff, 0xfe, b[3], b[4], b[5]]))
     left.run(f"ping -6 -c 2 -i 0.2 -W 3 {eui}%{left.tap}", timeout=30)  # the link-local one (RFC 4291 2.5.6)
