@@ -213,7 +213,8 @@ static uint64_t sum_bytes(struct iperf3_test *t, bool acked)
 
 static bool ctl_send_results(struct iperf3_test *t, uint64_t now_ns)
 {
-    struct iperf3_report r = {.sender = t->reverse, .nstreams = t->parallel};
+    struct iperf3_report r = {.sender = t->reverse, .nstreams = t->parallel,
+                              .server_output = t->params.get_server_output};
     r.duration_us = (t->end_ns - t->start_ns) / 1000;
     for (uint32_t i = 0; i < t->parallel; i++) {
         r.id[i] = i < t->peer.nstreams ? t->peer.id[i] : iperf3_stream_id(i);

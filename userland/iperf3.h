@@ -25,7 +25,7 @@ struct net_stack;
 #define IPERF3_COOKIE_LEN 37        /* 36 characters and a NUL */
 #define IPERF3_MAX_TESTS 8          /* at once, over every core */
 #define IPERF3_MAX_STREAMS 16       /* per test */
-#define IPERF3_JSON_MAX 4000        /* longest parameters / results we read */
+#define IPERF3_JSON_MAX 8000        /* longest parameters / results we read or write */
 
 /* State bytes (iperf_api.h). */
 enum iperf3_state {
@@ -62,6 +62,7 @@ struct iperf3_params {
     uint32_t parallel;              /* 1 when absent */
     uint32_t time_s, omit_s;
     uint64_t len, num, blockcount;
+    bool get_server_output;         /* --get-server-output: our summary in the results */
 };
 
 /* What the client reports at the end: per stream, its id and bytes. */
@@ -85,7 +86,14 @@ struct iperf3_report {
     int64_t id[IPERF3_MAX_STREAMS];
     uint64_t bytes[IPERF3_MAX_STREAMS];
     uint64_t duration_us;           /* each stream's end_time */
+    bool server_output;             /* add server_output_text (iperf3_server_text) */
 };
+
+/* What an iperf3 server prints at the end of a test, as --get-server-output
+ * shows it: per stream and summed, the interval, transfer and bitrate in
+ * iperf3's units (1024-based bytes, 1000-based bits). Into buf (cap bytes,
+ * NUL-terminated); its length. */
+size_t iperf3_server_text(char *buf, size_t cap, const struct iperf3_report *r);
 
 /* Write the results JSON into buf (cap bytes); its length, or 0 when it
  * does not fit. */

@@ -9,6 +9,7 @@
  * with the path to it. Anything malformed is an error, never a crash. */
 #include "iperf3.h"
 
+#include "kernel/fmt.h"
 #include "kernel/json.h"
 #include "net/env.h"
 
@@ -324,6 +325,8 @@ static void params_scalar(void *ctx, const struct jpath_elem *path, int depth, e
         p->num = num_u(type, num, UINT64_MAX);
     else if (key_is(k, "blockcount"))
         p->blockcount = num_u(type, num, UINT64_MAX);
+    else if (key_is(k, "get_server_output"))
+        p->get_server_output = num_u(type, num, 1) != 0;
 }
 
 int iperf3_parse_params(const char *json, size_t len, struct iperf3_params *out)
@@ -375,6 +378,55 @@ static void buf_put(void *ctx, char c)
     b->len++;
 }
 
+/* value in iperf3's unit_snprintf style: the largest of units[0..3] (each
+ * scale times the last) it reaches, the number 4 wide with 2, 1 or 0
+ * decimals below 9.995, 99.95 and above. */
+static void put_unit(char *buf, size_t cap, uint64_t value, uint64_t scale, const char *const units[4])
+{
+    int u = 0;
+    uint64_t div = 1;
+    while (u < 3 && value >= div * scale)
+        div *= scale, u++;
+    uint64_t x100 = (value * 100 + div / 2) / div, x10 = (x100 + 5) / 10; /* in hundredths, tenths */
+    char num[24];
+    if (x100 < 995)
+        fmt_snprintf(num, sizeof num, "%lu.%02lu", (unsigned long)(x100 / 100), (unsigned long)(x100 % 100));
+    else if (x10 < 1000)
+        fmt_snprintf(num, sizeof num, "%lu.%lu", (unsigned long)(x10 / 10), (unsigned long)(x10 % 10));
+    else
+        fmt_snprintf(num, sizeof num, "%lu", (unsigned long)((x10 + 5) / 10));
+    fmt_snprintf(buf, cap, "%4s %s", num, units[u]);
+}
+
+static size_t text_line(char *buf, size_t cap, const char *id, uint64_t bytes, uint64_t us, const char *role)
+{
+    static const char *const bunits[4] = {"Bytes", "KBytes", "MBytes", "GBytes"};
+    static const char *const runits[4] = {"bits/sec", "Kbits/sec", "Mbits/sec", "Gbits/sec"};
+    char t[24], b[24];
+    put_unit(t, sizeof t, bytes, 1024, bunits);
+    put_unit(b, sizeof b, us ? bytes * 8 * 1000000 / us : 0, 1000, runits);
+    int n = fmt_snprintf(buf, cap, "[%s]   0.00-%lu.%02lu  sec  %s  %s                  %s\n", id,
+                         (unsigned long)(us / 1000000), (unsigned long)(us % 1000000 / 10000), t, b, role);
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+}
+
+size_t iperf3_server_text(char *buf, size_t cap, const struct iperf3_report *r)
+{
+    const char *role = r->sender ? "sender" : "receiver";
+    uint64_t total = 0;
+    int n = fmt_snprintf(buf, cap, "[ ID] Interval           Transfer     Bitrate\n");
+    size_t len = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+    for (uint32_t i = 0; i < r->nstreams && i < IPERF3_MAX_STREAMS; i++) {
+        char id[8];
+        fmt_snprintf(id, sizeof id, "%3ld", (long)r->id[i]);
+        len += text_line(buf + len, cap - len, id, r->bytes[i], r->duration_us, role);
+        total += r->bytes[i];
+    }
+    if (r->nstreams > 1)
+        len += text_line(buf + len, cap - len, "SUM", total, r->duration_us, role);
+    return len;
+}
+
 size_t iperf3_format_results(char *buf, size_t cap, const struct iperf3_report *r)
 {
     struct buf_sink b = {buf, cap, 0};
@@ -401,6 +453,11 @@ size_t iperf3_format_results(char *buf, size_t cap, const struct iperf3_report *
         json_obj_end(&j);
     }
     json_arr_end(&j);
+    if (r->server_output) {
+        char text[100 * (IPERF3_MAX_STREAMS + 2)];
+        iperf3_server_text(text, sizeof text, r);
+        json_str(&j, "server_output_text", text);
+    }
     json_obj_end(&j);
     return b.len <= cap ? b.len : 0;
 }

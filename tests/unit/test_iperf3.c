@@ -96,6 +96,42 @@ TEST(iperf3_results)
     CHECK_EQ(iperf3_format_results(buf, 10, &rep), 0); /* does not fit */
 }
 
+/* --get-server-output: the summary iperf3's server prints, in its units
+ * (1024-based bytes, 1000-based bits, 2, 1 or 0 decimals), and in the
+ * results JSON even for the most streams. */
+TEST(iperf3_server_output)
+{
+    struct iperf3_report rep = {.nstreams = 2, .duration_us = 1000000};
+    rep.id[0] = 1, rep.id[1] = 3;
+    rep.bytes[0] = 120586240; /* 115 MBytes, 964.69... Mbits/sec */
+    rep.bytes[1] = 5000;      /* 4.88 KBytes, 40.0 Kbits/sec */
+    char text[2000];
+    iperf3_server_text(text, sizeof text, &rep);
+    CHECK(strstr(text, "[ ID] Interval           Transfer     Bitrate\n") == text);
+    CHECK(strstr(text, "[  1]   0.00-1.00  sec   115 MBytes   965 Mbits/sec                  receiver\n"));
+    CHECK(strstr(text, "[  3]   0.00-1.00  sec  4.88 KBytes  40.0 Kbits/sec                  receiver\n"));
+    CHECK(strstr(text, "[SUM]   0.00-1.00  sec   115 MBytes   965 Mbits/sec                  receiver\n"));
+    rep.bytes[1] = 1023 * 1024; /* units change at 1024 of the smaller one */
+    iperf3_server_text(text, sizeof text, &rep);
+    CHECK(strstr(text, "[  3]   0.00-1.00  sec  1023 KBytes  8.38 Mbits/sec                  receiver\n"));
+    rep.nstreams = IPERF3_MAX_STREAMS;
+    rep.sender = rep.server_output = true;
+    rep.duration_us = 10000000;
+    for (uint32_t i = 0; i < IPERF3_MAX_STREAMS; i++) {
+        rep.id[i] = iperf3_stream_id(i);
+        rep.bytes[i] = 12345678901ull;
+    }
+    char buf[IPERF3_JSON_MAX];
+    size_t n = iperf3_format_results(buf, sizeof buf, &rep);
+    CHECK(n > 0);
+    buf[n < sizeof buf ? n : 0] = 0;
+    CHECK(strstr(buf, "\"server_output_text\":\"[ ID] Interval") != NULL);
+    CHECK(strstr(buf, "[SUM]   0.00-10.00  sec   184 GBytes   158 Gbits/sec                  sender\\u000a\"}") != NULL);
+    struct iperf3_peer_results r;
+    CHECK_EQ(iperf3_parse_results(buf, n, &r), 0);
+    CHECK_EQ(r.nstreams, IPERF3_MAX_STREAMS);
+}
+
 TEST(iperf3_results_too_many)
 {
     char buf[8192];
