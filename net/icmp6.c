@@ -86,7 +86,7 @@ bool icmp6_echo_flat(struct net_stack *s, struct net_iface *ifc, uint8_t *d, uin
     }
     s->ctr.icmp6_rx_echo++;
     echo_reply_in_place(ifc, h, m, n);
-    if (ip6_output_parts(s, d, len, NULL, 0, now_ns) == 0)
+    if (ip6_output_parts(s, ifc, d, len, NULL, 0, now_ns) == 0)
         s->ctr.icmp6_tx_echo_reply++;
     return true;
 }

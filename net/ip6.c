@@ -179,10 +179,9 @@ int ip6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t *nh, st
     return nd6_output(s, ifc, nh, p, now_ns);
 }
 
-int ip6_output_parts(struct net_stack *s, const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen,
-                     uint64_t now_ns)
+int ip6_output_parts(struct net_stack *s, struct net_iface *ifc, const uint8_t *a, uint32_t alen, const uint8_t *b,
+                     uint32_t blen, uint64_t now_ns)
 {
-    struct net_iface *ifc = NULL;
     const uint8_t *nh = NULL;
     uint8_t hop[16];
     if (!next_hop(s, &ifc, &nh, hop, a))
@@ -247,6 +246,12 @@ static void upper(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uin
     pkt_free(p);
 }
 
+/* An upper layer (next, n bytes at m) that is a neighbour discovery message. */
+static bool nd_message(uint8_t next, const uint8_t *m, uint32_t n)
+{
+    return next == IP6_PROTO_ICMP6 && n > 0 && m[0] >= ND6_RS && m[0] <= ND6_REDIRECT;
+}
+
 /* A fragment for us (RFC 8200 4.5), its Fragment header right after the
  * fixed one (any other header first is an unknown next header here). */
 static void fragment_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns)
@@ -260,6 +265,11 @@ static void fragment_input(struct net_stack *s, struct net_iface *ifc, struct pk
     net_memcpy(&offlg_be, p->data + IP6_HDR_LEN + 2, 2);
     uint32_t offlg = net_ntohs(offlg_be), off = offlg & 0xfff8u, n = p->len - IP6_HDR_LEN - IP6_FRAG_HDR_LEN;
     bool more = offlg & 1;
+    if (off == 0 && nd_message(p->data[IP6_HDR_LEN], p->data + IP6_HDR_LEN + IP6_FRAG_HDR_LEN, n)) {
+        s->ctr.ip6_frag_bad++; /* neighbour discovery is never fragmented (RFC 6980 5) */
+        pkt_free(p);
+        return;
+    }
     if (off == 0 && !more) { /* an atomic fragment (RFC 6946): the datagram itself */
         uint8_t fixed[IP6_HDR_LEN], next = p->data[IP6_HDR_LEN];
         net_memcpy(fixed, p->data, IP6_HDR_LEN);
@@ -295,8 +305,8 @@ static void deliver(struct net_stack *s, struct net_iface *ifc, struct pkt *p, u
 void ip6_deliver_flat(struct net_stack *s, struct net_iface *ifc, uint8_t *d, uint32_t len, uint32_t l2_flags,
                       uint64_t now_ns)
 {
-    if (d[6] == IP6_PROTO_ICMP6 && d[IP6_HDR_LEN] >= 133 && d[IP6_HDR_LEN] <= 137) {
-        s->ctr.ip6_frag_bad++; /* neighbour discovery is never fragmented (RFC 6980) */
+    if (nd_message(d[6], d + IP6_HDR_LEN, len - IP6_HDR_LEN)) {
+        s->ctr.ip6_frag_bad++; /* neighbour discovery is never fragmented (RFC 6980 5) */
         return;
     }
     if (len > PKT_DATA_ROOM) {

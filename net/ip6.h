@@ -83,9 +83,10 @@ int ip6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t *nh, st
 
 /* The same for a datagram of ours in two pieces, a|b (a: the fixed header
  * and maybe more; b may be NULL with blen 0), copied into buffers: it may
- * be longer than one. */
-int ip6_output_parts(struct net_stack *s, const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen,
-                     uint64_t now_ns);
+ * be longer than one. ifc: the port (needed for a link-local
+ * destination), or NULL to route. */
+int ip6_output_parts(struct net_stack *s, struct net_iface *ifc, const uint8_t *a, uint32_t alen, const uint8_t *b,
+                     uint32_t blen, uint64_t now_ns);
 
 /* A reassembled datagram for us at d (len bytes, its header's next the
  * upper layer's) that came in on ifc: in a buffer of its own when it fits

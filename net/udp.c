@@ -260,7 +260,7 @@ int udp_send6_copy(struct net_stack *s, const void *data, uint16_t len, const ui
     if (csum == 0)
         csum = 0xffff; /* (0 would say none) */
     net_memcpy(h + IP6_HDR_LEN + offsetof(struct udp_hdr, csum), &csum, 2);
-    if (ip6_output_parts(s, h, sizeof(h), data, len, now_ns) < 0)
+    if (ip6_output_parts(s, net_iface_get(s, port), h, sizeof(h), data, len, now_ns) < 0)
         return -1;
     s->ctr.udp_tx++;
     return 0;

@@ -159,6 +159,7 @@ _Static_assert(offsetof(struct icmp4_hdr, csum) == 2, "icmp4 csum offset");
 #define ND6_RA 134              /* router advertisement */
 #define ND6_NS 135
 #define ND6_NA 136
+#define ND6_REDIRECT 137
 #define ND6_OPT_SLLA 1          /* source link-layer address */
 #define ND6_OPT_TLLA 2          /* target link-layer address */
 #define ND6_OPT_PREFIX 3        /* prefix information */

@@ -423,7 +423,7 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
             send_text(c, h, "404 Not Found", "text/plain", not_found, sizeof(not_found) - 1, head, NULL, now_ns);
             return;
         }
-        send_bytes(c, h, n, range, range_len, head, now_ns);
+        send_bytes(c, h, n, get ? range : NULL, range_len, head, now_ns); /* RFC 9110 14.2: GET's only */
     } else {
         h->st->responses_4xx++;
         send_text(c, h, "404 Not Found", "text/plain", not_found, sizeof(not_found) - 1, head, NULL, now_ns);

@@ -371,6 +371,7 @@ static struct router_core *core_setup(unsigned cpu)
     struct router_core *rc = kalloc(sizeof *rc);
     rc->cpu = cpu;
     net_stack_init(&rc->stack, pktmem_pool(cpu), cpu);
+    random_bytes(&rc->stack.ip6_frag_id, sizeof rc->stack.ip6_frag_id); /* RFC 7739: not guessable from scratch */
     for (int p = 0; p < ports_count() && p < NET_MAX_PORTS; p++) {
         struct netdev *dev = ports_get(p);
         if ((!router.addr[p].addr_be && !router6_port_has_addr(p)) || cpu >= dev->nqueues)
@@ -406,6 +407,10 @@ void router_start(void)
     router.ncores = cpu_count() < 64 ? cpu_count() : 64;
     for (int p = 0; p < ports_count() && p < NET_MAX_PORTS; p++) { /* what we send: forwarded, fragmented, MSS */
         struct netdev *d = ports_get(p);
+        if (router.addr[p].mtu && router.addr[p].mtu < IP6_MIN_MTU && router6_port_has_addr(p)) {
+            kprintf("router: eth%d: mtu %u is under IPv6's minimum: 1280\n", p, router.addr[p].mtu);
+            router.addr[p].mtu = IP6_MIN_MTU; /* RFC 8200 5 */
+        }
         if (router.addr[p].mtu && router.addr[p].mtu < d->mtu)
             d->mtu = router.addr[p].mtu;
     }

@@ -35,8 +35,10 @@ static void udp_cb(void *ctx, struct net_stack *s, const struct udp_meta *m, con
                    uint16_t len, struct pkt *p, uint64_t now_ns)
 {
     uint32_t src = m->bcast ? 0 : m->dst_be;
-    if (m->v6)
+    if (m->v6 && p)
         udp_send6(s, p, m->bcast ? NULL : m->dst6, m->src6, m->dport, m->sport, m->port, now_ns);
+    else if (m->v6) /* reassembled, longer than a buffer */
+        udp_send6_copy(s, data, len, m->bcast ? NULL : m->dst6, m->src6, m->dport, m->sport, m->port, now_ns);
     else if (p && (len & 1))
         udp_send(s, p, src, m->src_be, m->dport, m->sport, now_ns);
     else {

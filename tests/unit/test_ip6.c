@@ -446,10 +446,10 @@ TEST(ip6_errors_from_timers_resolve_in_turn)
 #define STEP6 1448 /* what fits a 1500-byte MTU with a Fragment header, in 8s */
 
 /* The upper-layer message l4 (len bytes, its checksum made) from src to
- * A0 as fragments of STEP6 bytes with id, fed in order (piece indexes,
+ * dst as fragments of STEP6 bytes with id, fed in order (piece indexes,
  * ending at -1; those past the end skipped). */
-static void send_frags6(struct fake_net *fn, const uint8_t *src, uint32_t id, uint8_t next, const uint8_t *l4,
-                        uint32_t len, const int *order)
+static void send_frags6(struct fake_net *fn, const uint8_t *src, const uint8_t *dst, uint32_t id, uint8_t next,
+                        const uint8_t *l4, uint32_t len, const int *order)
 {
     for (int i = 0; order[i] >= 0; i++) {
         uint8_t f[1600], fr[IP6_FRAG_HDR_LEN + STEP6];
@@ -464,7 +464,7 @@ static void send_frags6(struct fake_net *fn, const uint8_t *src, uint32_t id, ui
         uint32_t id_be = net_htonl(id);
         memcpy(fr + 4, &id_be, 4);
         memcpy(fr + IP6_FRAG_HDR_LEN, l4 + off, n);
-        fake_net_input(fn, 0, f, frame6(f, fake_mac0, fake_peer_mac, src, A0, 64, IP6_PROTO_FRAG, fr,
+        fake_net_input(fn, 0, f, frame6(f, fake_mac0, fake_peer_mac, src, dst, 64, IP6_PROTO_FRAG, fr,
                                         IP6_FRAG_HDR_LEN + n));
     }
 }
@@ -510,7 +510,7 @@ TEST(ip6_ping_4000_reassembled_and_answered_in_fragments)
     memcpy(m + 2, &c, 2);
     static const int orders[][4] = {{0, 1, 2, -1}, {2, 0, 1, -1}, {1, 2, 0, -1}};
     for (int k = 0; k < 3; k++) {
-        send_frags6(&fn, PEER0, 100 + (uint32_t)k, IP6_PROTO_ICMP6, m, sizeof(m), orders[k]);
+        send_frags6(&fn, PEER0, A0, 100 + (uint32_t)k, IP6_PROTO_ICMP6, m, sizeof(m), orders[k]);
         uint8_t next = 0;
         CHECK_EQ(fn.nd[0].nsent, 3);
         CHECK_EQ(collect6(&fn.nd[0], reply, &next), sizeof(reply));
@@ -519,9 +519,25 @@ TEST(ip6_ping_4000_reassembled_and_answered_in_fragments)
         CHECK(memcmp(hdr_of(fn.nd[0].sent[0])->src, A0, 16) == 0);
         fake_net_all_free(&fn);
     }
-    CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=10 eth-tx=10 ip6-rx=10 ip6-local=10 ip6-reasm-ok=3 ip6-frag-tx=9 "
-                                        "ip6-tx=10 icmp6-rx=4 icmp6-rx-echo=3 icmp6-tx-echo-reply=3 nd6-rx-ns=1 "
-                                        "nd6-tx-na=1"),
+    /* To our link-local address from a link-local peer: answered out of
+     * the port it came in on (no route names one). */
+    uint8_t f[128], ll_peer[16] = {0xfe, 0x80, [15] = 0x22}, sn[16], gmac[6] = {0x33, 0x33, 0xff};
+    const uint8_t *ll0 = fn.s->iface[0].ll6;
+    ip6_solicited_node(ll0, sn);
+    memcpy(gmac + 3, sn + 13, 3);
+    fake_net_input(&fn, 0, f, ns(f, gmac, fake_peer_mac, ll_peer, sn, ll0, fake_peer_mac));
+    fake_net_all_free(&fn);
+    m[2] = m[3] = 0;
+    c = ip6_l4_csum(ll_peer, ll0, IP6_PROTO_ICMP6, m, sizeof(m));
+    memcpy(m + 2, &c, 2);
+    send_frags6(&fn, ll_peer, ll0, 200, IP6_PROTO_ICMP6, m, sizeof(m), orders[0]);
+    uint8_t next = 0;
+    CHECK(fn.nd[0].nsent == 3 && collect6(&fn.nd[0], reply, &next) == sizeof(reply));
+    CHECK_EQ(ip6_l4_csum(ll0, ll_peer, IP6_PROTO_ICMP6, reply, sizeof(reply)), 0);
+    fake_net_all_free(&fn);
+    CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=14 eth-tx=14 ip6-rx=14 ip6-local=14 ip6-reasm-ok=4 ip6-frag-tx=12 "
+                                        "ip6-tx=14 icmp6-rx=6 icmp6-rx-echo=4 icmp6-tx-echo-reply=4 nd6-rx-ns=2 "
+                                        "nd6-tx-na=2"),
              0);
     CHECK_EQ(fn.s->reasm.bufs, 0);
     CHECK(fake_net_all_free(&fn));
@@ -547,7 +563,7 @@ TEST(ip6_udp_echo_of_fragmented_datagrams)
             u[i] = (uint8_t)(i + k);
         uint16_t c = ip6_l4_csum(PEER0, A0, IP4_PROTO_UDP, u, len);
         memcpy(u + 6, &c, 2);
-        send_frags6(&fn, PEER0, 7, IP4_PROTO_UDP, u, len, (const int[]){1, 0, 2, -1});
+        send_frags6(&fn, PEER0, A0, 7, IP4_PROTO_UDP, u, len, (const int[]){1, 0, 2, -1});
         uint8_t next = 0;
         CHECK_EQ(fn.nd[0].nsent, (len + STEP6 - 1) / STEP6);
         CHECK_EQ(collect6(&fn.nd[0], back, &next), len);
@@ -588,16 +604,24 @@ TEST(ip6_fragment_errors)
           icmp_of(fn.nd[0].sent[0])[7] == 4);
     fake_net_all_free(&fn);
 
+    /* A solicitation in an atomic fragment: ignored (RFC 6980 5). */
+    uint8_t nsf[IP6_FRAG_HDR_LEN + 24] = {IP6_PROTO_ICMP6, 0, 0, 0, 0, 0, 0, 10, ND6_NS};
+    memcpy(nsf + IP6_FRAG_HDR_LEN + 8, A0, 16);
+    c = ip6_l4_csum(PEER0, A0, IP6_PROTO_ICMP6, nsf + IP6_FRAG_HDR_LEN, 24);
+    memcpy(nsf + IP6_FRAG_HDR_LEN + 2, &c, 2);
+    fake_net_input(&fn, 0, f, frame6(f, fake_mac0, fake_peer_mac, PEER0, A0, 255, IP6_PROTO_FRAG, nsf, sizeof(nsf)));
+    CHECK_EQ(fn.nd[0].nsent, 0);
+
     static uint8_t big[8 + 3000];
     big[0] = ICMP6_ECHO;
-    send_frags6(&fn, PEER0, 20, IP6_PROTO_ICMP6, big, sizeof(big), (const int[]){0, -1});
+    send_frags6(&fn, PEER0, A0, 20, IP6_PROTO_ICMP6, big, sizeof(big), (const int[]){0, -1});
     fr[3] = 8 | 1; /* offset 8: inside the first */
     fr[7] = 20;
     fake_net_input(&fn, 0, f, frame6(f, fake_mac0, fake_peer_mac, PEER0, A0, 64, IP6_PROTO_FRAG, fr, 8 + 104));
     CHECK_EQ(fn.s->reasm.bufs, 0);
 
-    send_frags6(&fn, PEER0, 21, IP6_PROTO_ICMP6, big, sizeof(big), (const int[]){0, -1});
-    send_frags6(&fn, PEER0, 22, IP6_PROTO_ICMP6, big, sizeof(big), (const int[]){1, -1});
+    send_frags6(&fn, PEER0, A0, 21, IP6_PROTO_ICMP6, big, sizeof(big), (const int[]){0, -1});
+    send_frags6(&fn, PEER0, A0, 22, IP6_PROTO_ICMP6, big, sizeof(big), (const int[]){1, -1});
     CHECK_EQ(fn.nd[0].nsent, 0);
     fn.now_ns += REASM_TIMEOUT_NS;
     net_poll(fn.s, fn.now_ns);
@@ -609,7 +633,7 @@ TEST(ip6_fragment_errors)
                     memcmp(e + 8 + 8, PEER0, 16) == 0; /* quoting the first fragment, from PEER0 */
     }
     CHECK_EQ(exceeded, 1);
-    CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=7 eth-tx=5 ip6-rx=7 ip6-local=7 ip6-frag-bad=1 ip6-reasm-overlap=1 "
+    CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=8 eth-tx=5 ip6-rx=8 ip6-local=8 ip6-frag-bad=2 ip6-reasm-overlap=1 "
                                         "ip6-reasm-timeout=2 ip6-tx=5 icmp6-rx=2 icmp6-rx-echo=1 "
                                         "icmp6-tx-echo-reply=1 icmp6-tx-error=2 nd6-rx-ns=1 nd6-tx-na=1 nd6-tx-ns=1"),
              0);

@@ -311,6 +311,11 @@ TEST(tcp_http_byte_ranges)
         if (cases[i].code == 200)
             CHECK(find(cl->buf + start, body - start, "\r\nAccept-Ranges: bytes\r\n", 24) != NULL);
     }
+    /* Range is GET's alone (RFC 9110 14.2): HEAD gets the whole length. */
+    request(l, cl, "HEAD /bytes/1000 HTTP/1.1\r\nRange: bytes=0-9\r\n\r\n");
+    CHECK_EQ(response(cl, &off, &body, &blen), 200);
+    off = body; /* (no body follows a HEAD's Content-Length) */
+    CHECK_EQ(blen, 1000);
     CHECK_EQ(cl->a.peer_fin, 0);
     client_done(l, cl);
     CHECK(tl_free(l));
