@@ -1,4 +1,5 @@
-/* net/icmp6.c: ICMPv6 echo and errors (RFC 4443; net/icmp6.h). */
+/* net/icmp6.c: ICMPv6 echo (a reassembled one longer than a buffer too)
+ * and errors (RFC 4443; net/icmp6.h). */
 #include "icmp6.h"
 
 #include "env.h"

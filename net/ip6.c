@@ -1,4 +1,6 @@
-/* net/ip6.c: IPv6 input, forwarding and output (RFC 8200; net/ip6.h). */
+/* net/ip6.c: IPv6 input, forwarding and output, fragments addressed to us
+ * (to net/reasm.c) and of ours when longer than the MTU (RFC 8200 4.5;
+ * net/ip6.h). */
 #include "ip6.h"
 
 #include "csum.h"

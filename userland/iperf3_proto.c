@@ -1,7 +1,8 @@
 /* userland/iperf3_proto.c: the iperf3 wire formats that can be parsed
  * without a network (userland/iperf3.h): the cookie, the parameters JSON
  * (send_parameters in esnet/iperf src/iperf_api.c), the client's results
- * JSON (send_results) and ours (what get_results reads).
+ * JSON (send_results) and ours (what get_results reads), with the server
+ * output text --get-server-output asks for.
  *
  * Everything here reads untrusted bytes: a small validating JSON scanner
  * (RFC 8259: objects, arrays, strings with their escapes, numbers, true,

@@ -4,7 +4,8 @@
  * IPv6 address (the on-link prefix follows from it; every port also has a
  * link-local address from its MAC); `route 2001:db8:2::/48 via
  * 2001:db8::2` and `routes FILE via 2001:db8::2` add routes through a
- * gateway on a port's prefix. The route table is net/route6.h, written
+ * gateway on a port's prefix; `interface ethN ra` sends router
+ * advertisements there (net/ra6.c). The route table is net/route6.h, written
  * only while the configuration is read, and holds the connected prefixes
  * too (gateway all zero), so one longest match decides; next hops (port, gateway) are a
  * small table beside it, shared read-only by every core's stack
