@@ -45,6 +45,14 @@ bool ip6_prefix_eq(const uint8_t *a, const uint8_t *b, unsigned plen)
     return bits == 0 || ((a[bytes] ^ b[bytes]) & (0xff00u >> bits) & 0xff) == 0;
 }
 
+void ip6_prefix_of(const uint8_t *a, unsigned plen, uint8_t *net)
+{
+    net_memset(net, 0, 16);
+    net_memcpy(net, a, plen / 8);
+    if (plen % 8)
+        net[plen / 8] = (uint8_t)(a[plen / 8] & (0xff00u >> (plen % 8)));
+}
+
 bool ip6_on_link(const struct net_iface *ifc, const uint8_t *addr)
 {
     return ip6_is_linklocal(addr) || (ifc->has6 && ip6_prefix_eq(addr, ifc->addr6, ifc->plen6));

@@ -67,6 +67,9 @@ bool ip6_is_ours(const struct net_stack *s, const uint8_t *a);
 /* addr on ifc's link (its prefix, or link-local). */
 bool ip6_on_link(const struct net_iface *ifc, const uint8_t *addr);
 
+/* The first plen bits of a, the rest zero, into net. */
+void ip6_prefix_of(const uint8_t *a, unsigned plen, uint8_t *net);
+
 /* The interface and next hop for dst: the route hook's longest match when
  * there is a hook (its table holds the connected prefixes too, so a more
  * specific route inside one wins), else the longest on-link prefix. False

@@ -48,10 +48,7 @@ static void send_ra(struct net_stack *s, struct net_iface *ifc, const uint8_t *d
         o[3] = (uint8_t)(0x80 | (ifc->plen6 == 64 ? 0x40 : 0)); /* L, and A */
         put32(o + 4, RA6_VALID_S);
         put32(o + 8, RA6_PREFERRED_S);
-        for (unsigned i = 0; i < 16; i++) { /* the prefix, the rest zero */
-            unsigned bits = ifc->plen6 > i * 8 ? ifc->plen6 - i * 8 : 0;
-            o[16 + i] = (uint8_t)(ifc->addr6[i] & (bits >= 8 ? 0xff : (0xff00 >> bits) & 0xff));
-        }
+        ip6_prefix_of(ifc->addr6, ifc->plen6, o + 16);
         o += 32;
     }
     s->ctr.nd6_tx_ra++;

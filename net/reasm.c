@@ -98,6 +98,16 @@ static struct reasm_slot *slot_get(struct net_stack *s, const struct reasm_slot 
     return free_sl;
 }
 
+/* sl's payloads into buf after the first fragment's hlen bytes of header. */
+static void gather(const struct reasm_slot *sl, uint8_t *buf, uint32_t hlen)
+{
+    net_memcpy(buf, sl->frags->data, hlen);
+    for (const struct pkt *f = sl->frags; f; f = f->next) {
+        struct frag g = frag_of(sl, f);
+        net_memcpy(buf + hlen + g.off, f->data + g.hlen, g.len);
+    }
+}
+
 /* The whole IPv4 datagram into the scratch area, delivered from there. */
 static void complete4(struct net_stack *s, struct reasm_slot *sl, uint64_t now_ns)
 {
@@ -110,11 +120,7 @@ static void complete4(struct net_stack *s, struct reasm_slot *sl, uint64_t now_n
         slot_free(s, sl);
         return;
     }
-    net_memcpy(buf, first->data, hlen);
-    for (const struct pkt *f = sl->frags; f; f = f->next) {
-        struct frag g = frag_of(sl, f);
-        net_memcpy(buf + hlen + g.off, f->data + g.hlen, g.len);
-    }
+    gather(sl, buf, hlen);
     struct ip4_hdr *h = (struct ip4_hdr *)buf;
     h->len_be = net_htons((uint16_t)tot);
     h->frag_be = 0;
@@ -149,11 +155,7 @@ static void complete6(struct net_stack *s, struct reasm_slot *sl, uint64_t now_n
         slot_free(s, sl);
         return;
     }
-    net_memcpy(buf, first->data, IP6_HDR_LEN);
-    for (const struct pkt *f = sl->frags; f; f = f->next) {
-        struct frag g = frag_of(sl, f);
-        net_memcpy(buf + IP6_HDR_LEN + g.off, f->data + g.hlen, g.len);
-    }
+    gather(sl, buf, IP6_HDR_LEN);
     struct ip6_hdr *h = (struct ip6_hdr *)buf;
     h->next = first->data[IP6_HDR_LEN];
     h->plen_be = net_htons((uint16_t)sl->end_len);

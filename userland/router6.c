@@ -62,14 +62,6 @@ static bool parse_ifaddr6(const char *s, uint8_t *a, unsigned *len)
     return route6_parse_addr(s, (size_t)(slash - s), a);
 }
 
-static void prefix_of(const uint8_t *a, unsigned plen, uint8_t *net)
-{
-    memset(net, 0, 16);
-    memcpy(net, a, plen / 8);
-    if (plen % 8)
-        net[plen / 8] = (uint8_t)(a[plen / 8] & (0xff00u >> (plen % 8)));
-}
-
 /* The next-hop index of (port, gw), made if new. */
 static uint32_t nexthop6_on(int port, const uint8_t *gw, char *err, size_t errlen)
 {
@@ -115,7 +107,7 @@ int router6_interface(int port, const char *arg, char *err, size_t errlen)
     static const uint8_t on_link[16];
     uint32_t nh = nexthop6_on(port, on_link, err, errlen);
     uint8_t net[16];
-    prefix_of(a, len, net);
+    ip6_prefix_of(a, len, net);
     if (!nh || route6_add(rt6, net, len, nh) != ROUTE_OK) {
         if (nh)
             fmt_snprintf(err, errlen, "could not add the connected route");
@@ -198,7 +190,7 @@ bool router6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16
         return false;
     *port = nh6[nh].port;
     memcpy(gw, nh6[nh].gw, 16);
-    prefix_of(dst, *len, prefix);
+    ip6_prefix_of(dst, *len, prefix);
     return true;
 }
 
