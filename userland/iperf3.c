@@ -18,14 +18,17 @@
  * checks for what other cores did and for deadlines.
  *
  * The control side, by phase:
- *   PARAMS   read the parameters; refuse UDP, SCTP, --bidir or more than
- *            IPERF3_MAX_STREAMS (SERVER_ERROR); send CREATE_STREAMS
+ *   PARAMS   read the parameters; refuse UDP, SCTP or more than
+ *            IPERF3_MAX_PARALLEL (SERVER_ERROR); send CREATE_STREAMS
  *   JOIN     every stream joined: TEST_START, TEST_RUNNING
- *   RUNNING  until the client's TEST_END; reverse mode: the streams send
+ *   RUNNING  until the client's TEST_END; the streams that are ours to
+ *            send (all of them in reverse mode, the second half of the
+ *            streams with --bidir, as iperf_run_server counts them) send
  *   ENDING   reverse: until what the streams sent is acknowledged (the
  *            client drains until EXCHANGE_RESULTS), then EXCHANGE_RESULTS
+ *            (--bidir: at once, its client drains nothing)
  *   RESULTS  read the client's results
- *   DRAIN    normal: until we have received what the client says it sent
+ *   DRAIN    until we have received what the client says it sent
  *            (bounded), then our results and DISPLAY_RESULTS
  *   DONE     the client's IPERF_DONE, or its FIN: close. */
 #include "iperf3.h"
@@ -60,8 +63,9 @@ struct stream {
     struct tcp_conn *c;             /* the owning core's */
     struct loop_timer timer;
     _Atomic uint64_t bytes;         /* received, or queued to send */
-    _Atomic uint64_t acked;         /* reverse: acknowledged */
+    _Atomic uint64_t acked;         /* sending: acknowledged */
     _Atomic bool ready;             /* joined and counting */
+    bool sends;                     /* ours to send on (stream_sends) */
 };
 
 struct iperf3_test {
@@ -69,8 +73,9 @@ struct iperf3_test {
     _Atomic uint32_t refs;
     _Atomic uint32_t joined;        /* stream slots claimed */
     uint8_t cookie[IPERF3_COOKIE_LEN];
-    bool reverse;                   /* set before T_JOIN is published */
-    uint32_t parallel;
+    bool reverse, bidir;            /* set before T_JOIN is published */
+    uint32_t parallel;              /* -P */
+    uint32_t nstreams;              /* parallel, twice that with --bidir */
     /* The control core's. */
     struct tcp_conn *ctl;
     struct loop_timer timer;
@@ -193,32 +198,58 @@ static bool ctl_params(struct iperf3_test *t, uint64_t now_ns)
     struct iperf3_params *p = &t->params;
     if (iperf3_parse_params(t->rx + 4, t->json_len, p) != 0)
         return ctl_bad(t, now_ns);
-    if (p->udp || p->sctp || p->bidir || p->parallel == 0 || p->parallel > IPERF3_MAX_STREAMS)
+    if (p->udp || p->sctp || p->parallel == 0 || p->parallel > IPERF3_MAX_PARALLEL)
         return ctl_refuse(t, now_ns);
-    t->reverse = p->reverse;
+    t->bidir = p->bidir; /* over reverse, as iperf_set_test_bidirectional */
+    t->reverse = p->reverse && !p->bidir;
     t->parallel = p->parallel;
+    t->nstreams = p->bidir ? 2 * p->parallel : p->parallel;
     atomic_store_explicit(&t->state, T_JOIN, memory_order_release);
     send_state(t->ctl, IPERF3_CREATE_STREAMS, now_ns);
     ctl_phase(t, PH_JOIN, JOIN_TIMEOUT_NS, now_ns);
     return true;
 }
 
-static uint64_t sum_bytes(struct iperf3_test *t, bool acked)
+/* The i-th stream to join is ours to send on: iperf_run_server takes the
+ * streams it receives on first. */
+static bool stream_sends(const struct iperf3_test *t, uint32_t i)
+{
+    return t->reverse || (t->bidir && i >= t->parallel);
+}
+
+/* Bytes of the streams we send on (sends) or receive on: received or
+ * queued, or acknowledged. */
+static uint64_t sum_bytes(struct iperf3_test *t, bool sends, bool acked)
 {
     uint64_t n = 0;
-    for (uint32_t i = 0; i < t->parallel; i++)
-        n += atomic_load_explicit(acked ? &t->streams[i].acked : &t->streams[i].bytes, memory_order_acquire);
+    for (uint32_t i = 0; i < t->nstreams; i++)
+        if (stream_sends(t, i) == sends)
+            n += atomic_load_explicit(acked ? &t->streams[i].acked : &t->streams[i].bytes, memory_order_acquire);
+    return n;
+}
+
+/* What the client says it sent: its results list its streams in the order
+ * they joined. */
+static uint64_t peer_sent(const struct iperf3_test *t)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < t->peer.nstreams && i < t->nstreams; i++)
+        if (!stream_sends(t, i))
+            n += t->peer.bytes[i];
     return n;
 }
 
 static bool ctl_send_results(struct iperf3_test *t, uint64_t now_ns)
 {
-    struct iperf3_report r = {.sender = t->reverse, .nstreams = t->parallel,
+    struct iperf3_report r = {.bidir = t->bidir, .nstreams = t->nstreams,
                               .server_output = t->params.get_server_output};
     r.duration_us = (t->end_ns - t->start_ns) / 1000;
-    for (uint32_t i = 0; i < t->parallel; i++) {
+    for (uint32_t i = 0; i < t->nstreams; i++) {
+        struct stream *st = &t->streams[i];
         r.id[i] = i < t->peer.nstreams ? t->peer.id[i] : iperf3_stream_id(i);
-        r.bytes[i] = atomic_load_explicit(&t->streams[i].bytes, memory_order_acquire);
+        r.sends[i] = stream_sends(t, i);
+        /* --bidir's sending streams stopped with data queued: what arrived. */
+        r.bytes[i] = atomic_load_explicit(t->bidir && r.sends[i] ? &st->acked : &st->bytes, memory_order_acquire);
     }
     size_t n = iperf3_format_results(t->rx + 4, IPERF3_JSON_MAX, &r);
     if (n == 0)
@@ -236,9 +267,9 @@ static void ctl_tick(void *arg, uint64_t now_ns)
     struct iperf3_test *t = arg;
     if (t->phase == PH_JOIN) {
         uint32_t ready = 0;
-        for (uint32_t i = 0; i < t->parallel; i++)
+        for (uint32_t i = 0; i < t->nstreams; i++)
             ready += atomic_load_explicit(&t->streams[i].ready, memory_order_acquire);
-        if (ready == t->parallel) {
+        if (ready == t->nstreams) {
             send_state(t->ctl, IPERF3_TEST_START, now_ns);
             send_state(t->ctl, IPERF3_TEST_RUNNING, now_ns);
             t->start_ns = now_ns;
@@ -248,7 +279,7 @@ static void ctl_tick(void *arg, uint64_t now_ns)
             return;
         }
     } else if (t->phase == PH_ENDING) {
-        if (sum_bytes(t, true) == sum_bytes(t, false)) {
+        if (sum_bytes(t, true, true) == sum_bytes(t, true, false)) {
             if (t->acked_ns == 0)
                 t->acked_ns = now_ns;
             if (now_ns - t->acked_ns >= ACK_GRACE_NS) {
@@ -258,7 +289,7 @@ static void ctl_tick(void *arg, uint64_t now_ns)
             }
         }
     } else if (t->phase == PH_DRAIN) {
-        if (sum_bytes(t, false) >= t->peer.total || now_ns >= t->deadline_ns) {
+        if (sum_bytes(t, false, false) >= peer_sent(t) || now_ns >= t->deadline_ns) {
             ctl_send_results(t, now_ns);
             return;
         }
@@ -381,8 +412,8 @@ static void ctl_open(struct tcp_conn *c, const uint8_t *cookie, const uint8_t *r
     atomic_store(&t->refs, 1);
     net_memcpy(t->cookie, cookie, IPERF3_COOKIE_LEN);
     t->ctl = c;
-    t->parallel = 0;
-    t->reverse = false;
+    t->parallel = t->nstreams = 0;
+    t->reverse = t->bidir = false;
     t->start_ns = t->end_ns = now_ns;
     net_memset(&t->peer, 0, sizeof(t->peer));
     loop_timer_init(&t->timer, ctl_tick, t);
@@ -446,9 +477,9 @@ static void stream_tick(void *arg, uint64_t now_ns)
     if (stream_dead(st, now_ns))
         return;
     uint32_t s = tstate(st->t);
-    if (st->t->reverse && s == T_RUNNING)
+    if (st->sends && s == T_RUNNING)
         stream_pump(st, now_ns);
-    uint64_t period = st->t->reverse && s == T_JOIN ? 1 * MS /* to start sending */
+    uint64_t period = st->sends && s == T_JOIN ? 1 * MS /* to start sending */
                       : s == T_RUNNING              ? 10 * MS
                                                     : 100 * MS;
     loop_timer_arm(&st->timer, now_ns + period);
@@ -463,7 +494,7 @@ static void stream_count(struct stream *st, uint32_t n)
 static void stream_recv(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
 {
     struct stream *st = ctx;
-    if (!st->t->reverse)
+    if (!st->sends)
         stream_count(st, p->len);
     pkt_free(p);
     stream_dead(st, now_ns);
@@ -474,7 +505,7 @@ static void stream_acked(void *ctx, struct tcp_conn *c, uint32_t bytes, uint64_t
     struct stream *st = ctx;
     uint64_t a = atomic_load_explicit(&st->acked, memory_order_relaxed);
     atomic_store_explicit(&st->acked, a + bytes, memory_order_release);
-    if (!stream_dead(st, now_ns) && st->t->reverse)
+    if (!stream_dead(st, now_ns) && st->sends)
         stream_pump(st, now_ns);
 }
 
@@ -510,7 +541,7 @@ static bool stream_join(struct tcp_conn *c, const uint8_t *cookie, uint32_t rest
             return true;
         }
         uint32_t idx = atomic_fetch_add(&t->joined, 1);
-        if (idx >= t->parallel) { /* more streams than announced */
+        if (idx >= t->nstreams) { /* more streams than announced */
             atomic_fetch_add(&stat_bad, 1);
             drop_conn(c, now_ns);
             atomic_fetch_sub(&stat_open, 1);
@@ -520,7 +551,8 @@ static bool stream_join(struct tcp_conn *c, const uint8_t *cookie, uint32_t rest
         struct stream *st = &t->streams[idx];
         st->t = t;
         st->c = c;
-        atomic_store_explicit(&st->bytes, t->reverse ? 0 : rest, memory_order_relaxed);
+        st->sends = stream_sends(t, idx);
+        atomic_store_explicit(&st->bytes, st->sends ? 0 : rest, memory_order_relaxed);
         atomic_store_explicit(&st->acked, 0, memory_order_relaxed);
         loop_timer_init(&st->timer, stream_tick, st);
         tcp_set_ctx(c, &stream_cb, st);
@@ -636,8 +668,9 @@ static void cmd_show(const struct cli_args *a)
             uint32_t st = tstate(t);
             if (st == T_FREE)
                 continue;
-            kprintf("  test %d: state %u phase %u, %u streams%s, %lu bytes, %lu acknowledged\n", i, st, t->phase,
-                    t->parallel, t->reverse ? " (reverse)" : "", sum_bytes(t, false), sum_bytes(t, true));
+            kprintf("  test %d: state %u phase %u, %u streams%s, %lu bytes received, %lu sent, %lu acknowledged\n",
+                    i, st, t->phase, t->nstreams, t->reverse ? " (reverse)" : t->bidir ? " (bidir)" : "",
+                    sum_bytes(t, false, false), sum_bytes(t, true, false), sum_bytes(t, true, true));
         }
     }
 }

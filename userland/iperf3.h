@@ -1,8 +1,9 @@
 /* userland/iperf3.h: an iperf3 server (`app iperf3 port N`, usually 5201)
  * that the stock iperf3 client (3.x) tests against: TCP, normal mode (the
- * client sends, we count), reverse (-R, we send), parallel streams (-P),
- * durations (-t), JSON output (-J) on the client's side. UDP, SCTP and
- * --bidir are refused with SERVER_ERROR ("not implemented yet").
+ * client sends, we count), reverse (-R, we send), both at once (--bidir),
+ * parallel streams (-P), durations (-t), JSON output (-J) on the client's
+ * side. UDP and SCTP are refused with SERVER_ERROR ("not implemented
+ * yet").
  *
  * The protocol (esnet/iperf, iperf_api.c, iperf_server_api.c,
  * iperf_client_api.c): the client's control connection opens with a
@@ -24,8 +25,9 @@ struct net_stack;
 
 #define IPERF3_COOKIE_LEN 37        /* 36 characters and a NUL */
 #define IPERF3_MAX_TESTS 8          /* at once, over every core */
-#define IPERF3_MAX_STREAMS 16       /* per test */
-#define IPERF3_JSON_MAX 8000        /* longest parameters / results we read or write */
+#define IPERF3_MAX_PARALLEL 16      /* -P */
+#define IPERF3_MAX_STREAMS 32       /* per test: --bidir has two a -P */
+#define IPERF3_JSON_MAX 12000       /* longest parameters / results we read or write */
 
 /* State bytes (iperf_api.h). */
 enum iperf3_state {
@@ -81,7 +83,8 @@ int iperf3_parse_results(const char *json, size_t len, struct iperf3_peer_result
 
 /* Our side's results, as get_results() in the client wants them. */
 struct iperf3_report {
-    bool sender;                    /* reverse mode: we sent */
+    bool bidir;                     /* --bidir: the text tags each line RX-S or TX-S */
+    bool sends[IPERF3_MAX_STREAMS]; /* we sent on the stream (-R, --bidir's second half) */
     uint32_t nstreams;
     int64_t id[IPERF3_MAX_STREAMS];
     uint64_t bytes[IPERF3_MAX_STREAMS];
@@ -90,9 +93,9 @@ struct iperf3_report {
 };
 
 /* What an iperf3 server prints at the end of a test, as --get-server-output
- * shows it: per stream and summed, the interval, transfer and bitrate in
- * iperf3's units (1024-based bytes, 1000-based bits). Into buf (cap bytes,
- * NUL-terminated); its length. */
+ * shows it: per stream and summed per direction, the interval, transfer and
+ * bitrate in iperf3's units (1024-based bytes, 1000-based bits). Into buf
+ * (cap bytes, NUL-terminated); its length. */
 size_t iperf3_server_text(char *buf, size_t cap, const struct iperf3_report *r);
 
 /* Write the results JSON into buf (cap bytes); its length, or 0 when it

@@ -411,21 +411,35 @@ static size_t text_line(char *buf, size_t cap, const char *id, uint64_t bytes, u
     return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
-size_t iperf3_server_text(char *buf, size_t cap, const struct iperf3_report *r)
+/* The lines of one direction's streams (sends: ours), then their sum. */
+static size_t text_direction(char *buf, size_t cap, const struct iperf3_report *r, bool sends)
 {
-    const char *role = r->sender ? "sender" : "receiver";
+    const char *role = sends ? "sender" : "receiver", *tag = !r->bidir ? "" : sends ? "[TX-S" : "[RX-S";
     uint64_t total = 0;
-    int n = fmt_snprintf(buf, cap, "[ ID] Interval           Transfer     Bitrate\n");
-    size_t len = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+    uint32_t lines = 0;
+    size_t len = 0;
+    char id[16];
     for (uint32_t i = 0; i < r->nstreams && i < IPERF3_MAX_STREAMS; i++) {
-        char id[8];
-        fmt_snprintf(id, sizeof id, "%3ld", (long)r->id[i]);
+        if (r->sends[i] != sends)
+            continue;
+        fmt_snprintf(id, sizeof id, "%3ld%s%s", (long)r->id[i], r->bidir ? "]" : "", tag);
         len += text_line(buf + len, cap - len, id, r->bytes[i], r->duration_us, role);
         total += r->bytes[i];
+        lines++;
     }
-    if (r->nstreams > 1)
-        len += text_line(buf + len, cap - len, "SUM", total, r->duration_us, role);
+    if (lines > 1) {
+        fmt_snprintf(id, sizeof id, "SUM%s%s", r->bidir ? "]" : "", tag);
+        len += text_line(buf + len, cap - len, id, total, r->duration_us, role);
+    }
     return len;
+}
+
+size_t iperf3_server_text(char *buf, size_t cap, const struct iperf3_report *r)
+{
+    int n = fmt_snprintf(buf, cap, "[ ID]%s Interval           Transfer     Bitrate\n", r->bidir ? "[Role]" : "");
+    size_t len = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
+    len += text_direction(buf + len, cap - len, r, false);
+    return len + text_direction(buf + len, cap - len, r, true);
 }
 
 size_t iperf3_format_results(char *buf, size_t cap, const struct iperf3_report *r)
@@ -437,8 +451,11 @@ size_t iperf3_format_results(char *buf, size_t cap, const struct iperf3_report *
     json_fixed(&j, "cpu_util_total", 0, 6); /* not measured */
     json_fixed(&j, "cpu_util_user", 0, 6);
     json_fixed(&j, "cpu_util_system", 0, 6);
-    /* -1: we received; 0: we sent, no per-stream retransmission count. */
-    json_i64(&j, "sender_has_retransmits", r->sender ? 0 : -1);
+    /* -1: we only received; 0: we sent, no per-stream retransmission count. */
+    bool sent = false;
+    for (uint32_t i = 0; i < r->nstreams && i < IPERF3_MAX_STREAMS; i++)
+        sent |= r->sends[i];
+    json_i64(&j, "sender_has_retransmits", sent ? 0 : -1);
     json_str(&j, "congestion_used", "cubic");
     json_arr_begin(&j, "streams");
     for (uint32_t i = 0; i < r->nstreams && i < IPERF3_MAX_STREAMS; i++) {
@@ -455,7 +472,7 @@ size_t iperf3_format_results(char *buf, size_t cap, const struct iperf3_report *
     }
     json_arr_end(&j);
     if (r->server_output) {
-        char text[100 * (IPERF3_MAX_STREAMS + 2)];
+        char text[100 * (IPERF3_MAX_STREAMS + 3)];
         iperf3_server_text(text, sizeof text, r);
         json_str(&j, "server_output_text", text);
     }

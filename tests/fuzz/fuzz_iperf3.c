@@ -24,7 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (iperf3_parse_results(json, size, &r) == 0) {
         if (r.nstreams > IPERF3_MAX_STREAMS)
             abort();
-        struct iperf3_report rep = {.sender = true, .nstreams = r.nstreams, .duration_us = 1000000};
+        struct iperf3_report rep = {.bidir = r.nstreams > 1, .nstreams = r.nstreams, .duration_us = 1000000};
+        for (uint32_t i = 0; i < r.nstreams; i++)
+            rep.sends[i] = r.bytes[i] & 1;
         memcpy(rep.id, r.id, sizeof rep.id);
         memcpy(rep.bytes, r.bytes, sizeof rep.bytes);
         static char out[IPERF3_JSON_MAX];

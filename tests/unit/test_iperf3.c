@@ -74,8 +74,9 @@ TEST(iperf3_results)
     CHECK(!r.too_many);
 
     /* Ours, read back. */
-    struct iperf3_report rep = {.sender = true, .nstreams = 3, .duration_us = 2000123};
+    struct iperf3_report rep = {.nstreams = 3, .duration_us = 2000123};
     for (int i = 0; i < 3; i++) {
+        rep.sends[i] = true;
         rep.id[i] = iperf3_stream_id((uint32_t)i);
         rep.bytes[i] = 1000000ull * (uint64_t)(i + 1);
     }
@@ -115,9 +116,10 @@ TEST(iperf3_server_output)
     iperf3_server_text(text, sizeof text, &rep);
     CHECK(strstr(text, "[  3]   0.00-1.00  sec  1023 KBytes  8.38 Mbits/sec                  receiver\n"));
     rep.nstreams = IPERF3_MAX_STREAMS;
-    rep.sender = rep.server_output = true;
+    rep.server_output = true;
     rep.duration_us = 10000000;
     for (uint32_t i = 0; i < IPERF3_MAX_STREAMS; i++) {
+        rep.sends[i] = true;
         rep.id[i] = iperf3_stream_id(i);
         rep.bytes[i] = 12345678901ull;
     }
@@ -126,17 +128,49 @@ TEST(iperf3_server_output)
     CHECK(n > 0);
     buf[n < sizeof buf ? n : 0] = 0;
     CHECK(strstr(buf, "\"server_output_text\":\"[ ID] Interval") != NULL);
-    CHECK(strstr(buf, "[SUM]   0.00-10.00  sec   184 GBytes   158 Gbits/sec                  sender\\u000a\"}") != NULL);
+    CHECK(strstr(buf, "[SUM]   0.00-10.00  sec   368 GBytes   316 Gbits/sec                  sender\\u000a\"}") != NULL);
     struct iperf3_peer_results r;
     CHECK_EQ(iperf3_parse_results(buf, n, &r), 0);
     CHECK_EQ(r.nstreams, IPERF3_MAX_STREAMS);
+}
+
+/* --bidir -P 2: the server receives on the first two streams to join and
+ * sends on the last two; the text tags each direction, as iperf3 3.12's
+ * server prints it. */
+TEST(iperf3_bidir_report)
+{
+    struct iperf3_report rep = {.bidir = true, .nstreams = 4, .duration_us = 2000000, .server_output = true};
+    for (uint32_t i = 0; i < 4; i++) {
+        rep.id[i] = iperf3_stream_id(i);
+        rep.sends[i] = i >= 2;
+        rep.bytes[i] = 1000000ull * (i + 1);
+    }
+    char text[2000];
+    iperf3_server_text(text, sizeof text, &rep);
+    CHECK(strstr(text, "[ ID][Role] Interval           Transfer     Bitrate\n") == text);
+    CHECK(strstr(text, "[  1][RX-S]   0.00-2.00  sec   977 KBytes  4.00 Mbits/sec                  receiver\n"));
+    CHECK(strstr(text, "[  3][RX-S]   0.00-2.00  sec  1.91 MBytes  8.00 Mbits/sec                  receiver\n"));
+    CHECK(strstr(text, "[SUM][RX-S]   0.00-2.00  sec  2.86 MBytes  12.0 Mbits/sec                  receiver\n"));
+    CHECK(strstr(text, "[  4][TX-S]   0.00-2.00  sec  2.86 MBytes  12.0 Mbits/sec                  sender\n"));
+    CHECK(strstr(text, "[SUM][TX-S]   0.00-2.00  sec  6.68 MBytes  28.0 Mbits/sec                  sender\n"));
+    CHECK(strstr(text, "receiver\n[  4][TX-S]") != NULL); /* receivers first */
+    char buf[IPERF3_JSON_MAX];
+    size_t n = iperf3_format_results(buf, sizeof buf, &rep);
+    CHECK(n > 0 && n < sizeof buf);
+    buf[n] = 0;
+    CHECK(strstr(buf, "\"sender_has_retransmits\":0") != NULL);
+    struct iperf3_peer_results r;
+    CHECK_EQ(iperf3_parse_results(buf, n, &r), 0);
+    CHECK_EQ(r.nstreams, 4);
+    CHECK_EQ(r.id[3], 5);
+    CHECK_EQ(r.total, 10000000);
 }
 
 TEST(iperf3_results_too_many)
 {
     char buf[8192];
     size_t n = (size_t)snprintf(buf, sizeof(buf), "{\"streams\":[");
-    for (int i = 0; i < 20; i++)
+    for (int i = 0; i < IPERF3_MAX_STREAMS + 4; i++)
         n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s{\"id\":%d,\"bytes\":10}", i ? "," : "", i + 1);
     n += (size_t)snprintf(buf + n, sizeof(buf) - n, "]}");
     struct iperf3_peer_results r;
