@@ -18,7 +18,7 @@
  * checks for what other cores did and for deadlines.
  *
  * The control side, by phase:
- *   PARAMS   read the parameters; refuse UDP, SCTP or more than
+ *   PARAMS   read the parameters; refuse SCTP or more than
  *            IPERF3_MAX_PARALLEL (SERVER_ERROR); send CREATE_STREAMS
  *   JOIN     every stream joined: TEST_START, TEST_RUNNING
  *   RUNNING  until the client's TEST_END; the streams that are ours to
@@ -29,8 +29,17 @@
  *            (--bidir: at once, its client drains nothing)
  *   RESULTS  read the client's results
  *   DRAIN    until we have received what the client says it sent
- *            (bounded), then our results and DISPLAY_RESULTS
- *   DONE     the client's IPERF_DONE, or its FIN: close. */
+ *            (bounded), then our results and DISPLAY_RESULTS (UDP: at
+ *            once, what came after TEST_END does not count)
+ *   DONE     the client's IPERF_DONE, or its FIN: close.
+ *
+ * A UDP test (-u) has no stream connections: each stream is the client's
+ * 4-byte datagram to the same port from the control connection's address
+ * (iperf_udp_connect), answered from there, and then that address and
+ * port. The core that takes the connect datagram runs the stream's timer
+ * and, for a stream we send on, sends, paced to -b; the core that takes
+ * its first datagram of data (not always the same: RSS hashes fragments
+ * by their addresses only) counts what it receives. */
 #include "iperf3.h"
 
 #include <stdatomic.h>
@@ -40,8 +49,10 @@
 #include "kernel/loop.h"
 #include "net/env.h"
 #include "net/net.h"
+#include "kernel/kalloc.h"
 #include "net/pkt.h"
 #include "net/tcp.h"
+#include "net/udp.h"
 
 #define MS 1000000ull
 #define SEC 1000000000ull
@@ -51,6 +62,7 @@
 #define RUN_SLACK_NS (30 * SEC)     /* past -t and --omit before we give up */
 #define IDLE_TIMEOUT_NS (30 * SEC)  /* a control connection that says nothing */
 #define PENDING_TIMEOUT_NS (10 * SEC) /* a connection that sends no cookie */
+#define UDP_BURST 32                /* datagrams a stream sends a loop pass */
 
 /* T_DONE: finished, streams close; T_DEAD: given up, streams reset. */
 enum test_state { T_FREE, T_SETUP, T_JOIN, T_RUNNING, T_ENDED, T_DONE, T_DEAD };
@@ -58,14 +70,29 @@ enum phase { PH_PARAMS, PH_JOIN, PH_RUNNING, PH_ENDING, PH_RESULTS, PH_DRAIN, PH
 
 struct iperf3_test;
 
+struct udp_core;
+
 struct stream {
     struct iperf3_test *t;
     struct tcp_conn *c;             /* the owning core's */
     struct loop_timer timer;
-    _Atomic uint64_t bytes;         /* received, or queued to send */
+    _Atomic uint64_t bytes;         /* received, or queued (UDP: sent) */
     _Atomic uint64_t acked;         /* sending: acknowledged */
     _Atomic bool ready;             /* joined and counting */
     bool sends;                     /* ours to send on (stream_sends) */
+    /* UDP: uc's core's, but peer (set before ready) and rx (rx_core's). */
+    struct udp_core *uc;            /* NULL: a TCP stream */
+    struct udp_meta peer;           /* the client's connect datagram */
+    _Atomic(struct udp_core *) rx_core;
+    struct iperf3_udp_rx rx;
+    uint64_t next_ns;               /* sending: the next datagram's time (-b) */
+    _Atomic uint64_t packets, lost, jitter_ns; /* published for the results */
+};
+
+/* A core's stack, and the datagram it is sending. */
+struct udp_core {
+    struct net_stack *s;
+    uint8_t out[IPERF3_UDP_MAX_LEN];
 };
 
 struct iperf3_test {
@@ -76,6 +103,10 @@ struct iperf3_test {
     bool reverse, bidir;            /* set before T_JOIN is published */
     uint32_t parallel;              /* -P */
     uint32_t nstreams;              /* parallel, twice that with --bidir */
+    bool udp, c64;                  /* -u; udp_counters_64bit */
+    uint32_t len;                   /* UDP: datagram size */
+    uint64_t rate;                  /* UDP: bits/s a sending stream; 0: no limit */
+    struct tcp_info ctl_info;       /* UDP: the client's address */
     /* The control core's. */
     struct tcp_conn *ctl;
     struct loop_timer timer;
@@ -98,10 +129,10 @@ struct pending {
 };
 
 static struct iperf3_test tests[IPERF3_MAX_TESTS];
-static _Atomic uint64_t stat_tests, stat_refused, stat_bad, stat_streams;
+static _Atomic uint64_t stat_tests, stat_refused, stat_bad, stat_streams, stat_udp_stray;
 static _Atomic int64_t stat_open; /* connections we hold, every core */
 static uint8_t pattern[PKT_DATA_ROOM];
-static bool cli_done;
+static bool cli_done, udp_refused; /* a core could not bind the UDP port */
 
 static const struct tcp_callbacks pending_cb, ctl_cb, stream_cb, drop_cb;
 
@@ -198,8 +229,14 @@ static bool ctl_params(struct iperf3_test *t, uint64_t now_ns)
     struct iperf3_params *p = &t->params;
     if (iperf3_parse_params(t->rx + 4, t->json_len, p) != 0)
         return ctl_bad(t, now_ns);
-    if (p->udp || p->sctp || p->parallel == 0 || p->parallel > IPERF3_MAX_PARALLEL)
+    if (p->sctp || p->parallel == 0 || p->parallel > IPERF3_MAX_PARALLEL ||
+        (p->udp && (udp_refused || p->len < iperf3_udp_hdr_len(p->udp_counters_64bit) || p->len > IPERF3_UDP_MAX_LEN)))
         return ctl_refuse(t, now_ns);
+    t->udp = p->udp;
+    t->c64 = p->udp_counters_64bit;
+    t->len = (uint32_t)p->len;
+    t->rate = p->bandwidth;
+    tcp_get_info(t->ctl, &t->ctl_info);
     t->bidir = p->bidir; /* over reverse, as iperf_set_test_bidirectional */
     t->reverse = p->reverse && !p->bidir;
     t->parallel = p->parallel;
@@ -241,7 +278,7 @@ static uint64_t peer_sent(const struct iperf3_test *t)
 
 static bool ctl_send_results(struct iperf3_test *t, uint64_t now_ns)
 {
-    struct iperf3_report r = {.bidir = t->bidir, .nstreams = t->nstreams,
+    struct iperf3_report r = {.bidir = t->bidir, .udp = t->udp, .nstreams = t->nstreams,
                               .server_output = t->params.get_server_output};
     r.duration_us = (t->end_ns - t->start_ns) / 1000;
     for (uint32_t i = 0; i < t->nstreams; i++) {
@@ -249,7 +286,11 @@ static bool ctl_send_results(struct iperf3_test *t, uint64_t now_ns)
         r.id[i] = i < t->peer.nstreams ? t->peer.id[i] : iperf3_stream_id(i);
         r.sends[i] = stream_sends(t, i);
         /* --bidir's sending streams stopped with data queued: what arrived. */
-        r.bytes[i] = atomic_load_explicit(t->bidir && r.sends[i] ? &st->acked : &st->bytes, memory_order_acquire);
+        bool acked = t->bidir && r.sends[i] && !t->udp;
+        r.bytes[i] = atomic_load_explicit(acked ? &st->acked : &st->bytes, memory_order_acquire);
+        r.packets[i] = atomic_load_explicit(&st->packets, memory_order_acquire);
+        r.lost[i] = atomic_load_explicit(&st->lost, memory_order_acquire);
+        r.jitter_ns[i] = atomic_load_explicit(&st->jitter_ns, memory_order_acquire);
     }
     size_t n = iperf3_format_results(t->rx + 4, IPERF3_JSON_MAX, &r);
     if (n == 0)
@@ -310,7 +351,7 @@ static void ctl_test_end(struct iperf3_test *t, uint64_t now_ns)
 {
     t->end_ns = now_ns;
     atomic_store_explicit(&t->state, T_ENDED, memory_order_release);
-    if (t->reverse) {
+    if (t->reverse && !t->udp) {
         t->acked_ns = 0;
         ctl_phase(t, PH_ENDING, DRAIN_TIMEOUT_NS, now_ns);
     } else {
@@ -326,7 +367,7 @@ static bool ctl_json(struct iperf3_test *t, uint64_t now_ns)
         return ctl_params(t, now_ns);
     if (iperf3_parse_results(t->rx + 4, t->json_len, &t->peer) != 0)
         return ctl_bad(t, now_ns);
-    if (t->reverse)
+    if (t->reverse || t->udp)
         return ctl_send_results(t, now_ns);
     ctl_phase(t, PH_DRAIN, DRAIN_TIMEOUT_NS, now_ns);
     return true;
@@ -413,7 +454,7 @@ static void ctl_open(struct tcp_conn *c, const uint8_t *cookie, const uint8_t *r
     net_memcpy(t->cookie, cookie, IPERF3_COOKIE_LEN);
     t->ctl = c;
     t->parallel = t->nstreams = 0;
-    t->reverse = t->bidir = false;
+    t->reverse = t->bidir = t->udp = false;
     t->start_ns = t->end_ns = now_ns;
     net_memset(&t->peer, 0, sizeof(t->peer));
     loop_timer_init(&t->timer, ctl_tick, t);
@@ -447,21 +488,68 @@ static void stream_pump(struct stream *st, uint64_t now_ns)
     atomic_store_explicit(&st->bytes, queued, memory_order_release);
 }
 
-/* Leave the test (the connection is gone or going). */
+/* The datagram in st->uc->out, of the test's length, to the client. */
+static int udp_out(struct stream *st, uint64_t now_ns)
+{
+    const struct udp_meta *m = &st->peer;
+    struct udp_core *uc = st->uc;
+    uint16_t len = (uint16_t)st->t->len;
+    if (m->v6)
+        return udp_send6_copy(uc->s, uc->out, len, m->dst6, m->src6, m->dport, m->sport, m->port, now_ns);
+    return udp_send_copy(uc->s, uc->out, len, m->dst_be, m->src_be, m->dport, m->sport, now_ns);
+}
+
+/* Send what -b allows by now, a burst at most, while the port's ring has
+ * room (as a Linux sender blocks: what we would drop ourselves waits
+ * instead); when to come back. */
+static uint64_t udp_pump(struct stream *st, uint64_t now_ns)
+{
+    struct iperf3_test *t = st->t;
+    struct net_iface *ifc = net_iface_get(st->uc->s, st->peer.port);
+    uint32_t frames = t->len / 1024 + 1; /* at most, at an MTU of 1280 or more */
+    uint64_t bytes = atomic_load_explicit(&st->bytes, memory_order_relaxed);
+    uint64_t n = atomic_load_explicit(&st->packets, memory_order_relaxed);
+    if (st->next_ns == 0)
+        st->next_ns = now_ns;
+    for (int i = 0; i < UDP_BURST && (t->rate == 0 || st->next_ns <= now_ns); i++) {
+        if (ifc == NULL || ifc->tx_busy || (ifc->ntx && ifc->ntx + frames > NET_TX_BURST))
+            break;
+        iperf3_udp_header(st->uc->out, now_ns, n + 1, t->c64);
+        if (udp_out(st, now_ns) < 0)
+            break;
+        n++;
+        bytes += t->len;
+        if (t->rate)
+            st->next_ns += (uint64_t)t->len * 8 * SEC / t->rate;
+    }
+    atomic_store_explicit(&st->bytes, bytes, memory_order_release);
+    atomic_store_explicit(&st->packets, n, memory_order_release);
+    return t->rate == 0 || st->next_ns < now_ns ? now_ns : st->next_ns;
+}
+
+/* Leave the test (the connection is gone or going; a UDP stream: its
+ * test ended). */
 static void stream_leave(struct stream *st)
 {
     loop_timer_cancel(&st->timer);
+    if (st->uc == NULL)
+        atomic_fetch_sub(&stat_open, 1);
     st->c = NULL;
-    atomic_fetch_sub(&stat_open, 1);
+    st->uc = NULL;
     test_put(st->t);
 }
 
 /* The test was given up: reset the stream and leave (true). Ended: close
  * our side, after what is queued, as iperf3's server does on TEST_END (a
- * reverse-mode client reads whole blocks until it sees the FIN). */
+ * reverse-mode client reads whole blocks until it sees the FIN); a UDP
+ * stream leaves. */
 static bool stream_dead(struct stream *st, uint64_t now_ns)
 {
     uint32_t s = tstate(st->t);
+    if (st->uc && (s == T_ENDED || s == T_DONE || s == T_DEAD)) {
+        stream_leave(st);
+        return true;
+    }
     if (s == T_ENDED || s == T_DONE)
         tcp_close(st->c, now_ns); /* -1 when already closing: fine */
     if (s != T_DEAD)
@@ -477,12 +565,17 @@ static void stream_tick(void *arg, uint64_t now_ns)
     if (stream_dead(st, now_ns))
         return;
     uint32_t s = tstate(st->t);
-    if (st->sends && s == T_RUNNING)
-        stream_pump(st, now_ns);
     uint64_t period = st->sends && s == T_JOIN ? 1 * MS /* to start sending */
                       : s == T_RUNNING              ? 10 * MS
                                                     : 100 * MS;
-    loop_timer_arm(&st->timer, now_ns + period);
+    uint64_t at = now_ns + period;
+    if (st->sends && s == T_RUNNING && st->uc) {
+        uint64_t due = udp_pump(st, now_ns);
+        at = due < at ? due : at;
+    } else if (st->sends && s == T_RUNNING) {
+        stream_pump(st, now_ns);
+    }
+    loop_timer_arm(&st->timer, at);
 }
 
 static void stream_count(struct stream *st, uint32_t n)
@@ -520,48 +613,163 @@ static const struct tcp_callbacks stream_cb = {
     .closed = stream_closed,
 };
 
-/* Join the test that is waiting for streams with this cookie: false when
- * none is. */
+/* A stream slot of t, which was joining: it holds a reference to t. NULL
+ * (none held) when t has moved on, has every stream it announced (counted
+ * bad), or (cookie not NULL) is now another test. */
+static struct stream *slot_claim(struct iperf3_test *t, const uint8_t *cookie)
+{
+    uint32_t r = atomic_load(&t->refs);
+    do {
+        if (r == 0)
+            return NULL;
+    } while (!atomic_compare_exchange_weak(&t->refs, &r, r + 1));
+    if (tstate(t) != T_JOIN || (cookie && net_memcmp(t->cookie, cookie, IPERF3_COOKIE_LEN) != 0)) {
+        test_put(t); /* recycled meanwhile */
+        return NULL;
+    }
+    uint32_t idx = atomic_fetch_add(&t->joined, 1);
+    if (idx >= t->nstreams) { /* more streams than announced */
+        atomic_fetch_add(&stat_bad, 1);
+        test_put(t);
+        return NULL;
+    }
+    struct stream *st = &t->streams[idx];
+    st->t = t;
+    st->c = NULL;
+    st->uc = NULL;
+    st->sends = stream_sends(t, idx);
+    st->next_ns = 0;
+    net_memset(&st->rx, 0, sizeof st->rx);
+    atomic_store_explicit(&st->rx_core, NULL, memory_order_relaxed);
+    atomic_store_explicit(&st->bytes, 0, memory_order_relaxed);
+    atomic_store_explicit(&st->acked, 0, memory_order_relaxed);
+    atomic_store_explicit(&st->packets, 0, memory_order_relaxed);
+    atomic_store_explicit(&st->lost, 0, memory_order_relaxed);
+    atomic_store_explicit(&st->jitter_ns, 0, memory_order_relaxed);
+    loop_timer_init(&st->timer, stream_tick, st);
+    return st;
+}
+
+/* The stream joined: counting from now. */
+static void stream_ready(struct stream *st, uint64_t now_ns)
+{
+    atomic_store_explicit(&st->ready, true, memory_order_release);
+    atomic_fetch_add(&stat_streams, 1);
+    stream_tick(st, now_ns);
+}
+
+/* Join the TCP test that is waiting for streams with this cookie: false
+ * when none is. */
 static bool stream_join(struct tcp_conn *c, const uint8_t *cookie, uint32_t rest, uint64_t now_ns)
 {
     for (int i = 0; i < IPERF3_MAX_TESTS; i++) {
         struct iperf3_test *t = &tests[i];
-        if (tstate(t) != T_JOIN || net_memcmp(t->cookie, cookie, IPERF3_COOKIE_LEN) != 0)
+        if (tstate(t) != T_JOIN || t->udp || net_memcmp(t->cookie, cookie, IPERF3_COOKIE_LEN) != 0)
             continue;
-        uint32_t r = atomic_load(&t->refs);
-        do {
-            if (r == 0)
-                return false;
-        } while (!atomic_compare_exchange_weak(&t->refs, &r, r + 1));
-        atomic_fetch_add(&stat_open, 1);
-        if (tstate(t) != T_JOIN || net_memcmp(t->cookie, cookie, IPERF3_COOKIE_LEN) != 0) {
-            drop_conn(c, now_ns); /* recycled meanwhile */
-            atomic_fetch_sub(&stat_open, 1);
-            test_put(t);
-            return true;
-        }
-        uint32_t idx = atomic_fetch_add(&t->joined, 1);
-        if (idx >= t->nstreams) { /* more streams than announced */
-            atomic_fetch_add(&stat_bad, 1);
+        struct stream *st = slot_claim(t, cookie);
+        if (st == NULL) {
             drop_conn(c, now_ns);
-            atomic_fetch_sub(&stat_open, 1);
-            test_put(t);
             return true;
         }
-        struct stream *st = &t->streams[idx];
-        st->t = t;
+        atomic_fetch_add(&stat_open, 1);
         st->c = c;
-        st->sends = stream_sends(t, idx);
-        atomic_store_explicit(&st->bytes, st->sends ? 0 : rest, memory_order_relaxed);
-        atomic_store_explicit(&st->acked, 0, memory_order_relaxed);
-        loop_timer_init(&st->timer, stream_tick, st);
+        if (!st->sends)
+            atomic_store_explicit(&st->bytes, rest, memory_order_relaxed);
         tcp_set_ctx(c, &stream_cb, st);
-        atomic_store_explicit(&st->ready, true, memory_order_release);
-        atomic_fetch_add(&stat_streams, 1);
-        stream_tick(st, now_ns);
+        stream_ready(st, now_ns);
         return true;
     }
     return false;
+}
+
+/* ---- UDP streams ---- */
+
+static bool udp_same_peer(const struct udp_meta *a, const struct udp_meta *b)
+{
+    return a->v6 == b->v6 && a->sport == b->sport && a->dport == b->dport &&
+           (a->v6 ? net_memcmp(a->src6, b->src6, 16) == 0 : a->src_be == b->src_be);
+}
+
+/* From the UDP test's client (the control connection's address). */
+static bool udp_from_client(const struct iperf3_test *t, const struct udp_meta *m)
+{
+    const struct tcp_info *c = &t->ctl_info;
+    return c->v6 == m->v6 && (m->v6 ? net_memcmp(c->raddr6, m->src6, 16) == 0 : c->raddr_be == m->src_be);
+}
+
+/* The UDP stream of m's address and port, in a test from joining to done;
+ * NULL when there is none. (A slot's peer is set before it is ready.) */
+static struct stream *udp_find(const struct udp_meta *m)
+{
+    for (int i = 0; i < IPERF3_MAX_TESTS; i++) {
+        struct iperf3_test *t = &tests[i];
+        uint32_t state = tstate(t);
+        if (state < T_JOIN || state > T_DONE || !t->udp)
+            continue;
+        uint32_t n = atomic_load(&t->joined);
+        for (uint32_t j = 0; j < n && j < t->nstreams; j++) {
+            struct stream *st = &t->streams[j];
+            if (atomic_load_explicit(&st->ready, memory_order_acquire) && udp_same_peer(&st->peer, m))
+                return st;
+        }
+    }
+    return NULL;
+}
+
+/* A connect datagram: the stream of the UDP test this client is joining,
+ * answered; false when there is none. */
+static bool udp_join(struct udp_core *uc, const struct udp_meta *m, uint64_t now_ns)
+{
+    for (int i = 0; i < IPERF3_MAX_TESTS; i++) {
+        struct iperf3_test *t = &tests[i];
+        if (tstate(t) != T_JOIN || !t->udp || !udp_from_client(t, m))
+            continue;
+        struct stream *st = slot_claim(t, NULL);
+        if (st == NULL)
+            return false;
+        st->uc = uc;
+        st->peer = *m;
+        if (m->v6)
+            udp_send6_copy(uc->s, IPERF3_UDP_REPLY, 4, m->dst6, m->src6, m->dport, m->sport, m->port, now_ns);
+        else
+            udp_send_copy(uc->s, IPERF3_UDP_REPLY, 4, m->dst_be, m->src_be, m->dport, m->sport, now_ns);
+        stream_ready(st, now_ns);
+        return true;
+    }
+    return false;
+}
+
+/* Count a datagram of data, on the one core that counts the stream's. */
+static bool udp_count(struct udp_core *uc, struct stream *st, const uint8_t *data, uint16_t len, uint64_t now_ns)
+{
+    struct udp_core *owner = NULL;
+    if (!atomic_compare_exchange_strong(&st->rx_core, &owner, uc) && owner != uc)
+        return false;
+    if (!iperf3_udp_account(&st->rx, data, len, st->t->c64, now_ns))
+        return false;
+    atomic_store_explicit(&st->bytes, st->rx.bytes, memory_order_release);
+    atomic_store_explicit(&st->packets, st->rx.packets, memory_order_release);
+    atomic_store_explicit(&st->lost, st->rx.lost, memory_order_release);
+    atomic_store_explicit(&st->jitter_ns, st->rx.jitter_ns, memory_order_release);
+    return true;
+}
+
+/* Every datagram to the port on this core: a stream's (counted while the
+ * test runs, as iperf_udp_recv), or a new stream's. */
+static void udp_recv(void *ctx, struct net_stack *s, const struct udp_meta *m, const uint8_t *data, uint16_t len,
+                     struct pkt *p, uint64_t now_ns)
+{
+    struct udp_core *uc = ctx;
+    struct stream *st = udp_find(m);
+    bool ok;
+    if (st)
+        ok = st->sends || tstate(st->t) != T_RUNNING || udp_count(uc, st, data, len, now_ns);
+    else
+        ok = !m->bcast && len == IPERF3_UDP_CONNECT_LEN && udp_join(uc, m, now_ns);
+    if (!ok)
+        atomic_fetch_add(&stat_udp_stray, 1); /* in no test, or short */
+    if (p)
+        pkt_free(p);
 }
 
 /* ---- every connection: the cookie first ---- */
@@ -646,7 +854,7 @@ static void cmd_show(const struct cli_args *a)
     for (int i = 0; i < IPERF3_MAX_TESTS; i++)
         active += tstate(&tests[i]) != T_FREE;
     uint64_t nt = atomic_load(&stat_tests), nr = atomic_load(&stat_refused), nb = atomic_load(&stat_bad);
-    uint64_t ns = atomic_load(&stat_streams);
+    uint64_t ns = atomic_load(&stat_streams), stray = atomic_load(&stat_udp_stray);
     int64_t open = atomic_load(&stat_open);
     if (a->json) {
         struct json j;
@@ -656,20 +864,23 @@ static void cmd_show(const struct cli_args *a)
         json_u64(&j, "streams", ns);
         json_u64(&j, "refused", nr);
         json_u64(&j, "bad", nb);
+        json_u64(&j, "udp-stray", stray);
         json_u64(&j, "active", active);
         json_i64(&j, "connections", open);
         json_obj_end(&j);
         cli_json_end(&j);
     } else {
-        kprintf("iperf3: %lu tests, %lu streams, %lu refused, %lu bad; %u active, %ld connections open\n", nt, ns,
-                nr, nb, active, (long)open);
+        kprintf("iperf3: %lu tests, %lu streams, %lu refused, %lu bad, %lu stray UDP datagrams; %u active, %ld "
+                "connections open\n",
+                nt, ns, nr, nb, stray, active, (long)open);
         for (int i = 0; i < IPERF3_MAX_TESTS; i++) {
             struct iperf3_test *t = &tests[i];
             uint32_t st = tstate(t);
             if (st == T_FREE)
                 continue;
-            kprintf("  test %d: state %u phase %u, %u streams%s, %lu bytes received, %lu sent, %lu acknowledged\n",
-                    i, st, t->phase, t->nstreams, t->reverse ? " (reverse)" : t->bidir ? " (bidir)" : "",
+            kprintf("  test %d: state %u phase %u, %u %s streams%s, %lu bytes received, %lu sent, %lu acknowledged\n",
+                    i, st, t->phase, t->nstreams, t->udp ? "UDP" : "TCP",
+                    t->reverse ? " (reverse)" : t->bidir ? " (bidir)" : "",
                     sum_bytes(t, false, false), sum_bytes(t, true, false), sum_bytes(t, true, true));
         }
     }
@@ -683,6 +894,14 @@ int iperf3_start(struct net_stack *s, uint16_t port)
         cli_done = true;
         cli_register("show iperf3", "show iperf3 [json]", "iperf3 server: tests, streams, open connections",
                      cmd_show);
+    }
+    struct udp_core *uc = kalloc(sizeof *uc);
+    uc->s = s;
+    for (uint32_t i = 0; i < sizeof uc->out; i++)
+        uc->out[i] = (uint8_t)i;
+    if (udp_bind(s, port, udp_recv, uc) != 0) {
+        kprintf("iperf3: UDP port %u taken: -u is refused\n", port);
+        udp_refused = true;
     }
     return tcp_listen(s, port, &listen_cb, NULL);
 }

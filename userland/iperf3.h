@@ -2,8 +2,9 @@
  * that the stock iperf3 client (3.x) tests against: TCP, normal mode (the
  * client sends, we count), reverse (-R, we send), both at once (--bidir),
  * parallel streams (-P), durations (-t), JSON output (-J) on the client's
- * side. UDP and SCTP are refused with SERVER_ERROR ("not implemented
- * yet").
+ * side; UDP (-u) in each of these modes, with the bitrate (-b) and
+ * datagram size (-l) the client asks for. SCTP is refused with
+ * SERVER_ERROR ("not implemented yet").
  *
  * The protocol (esnet/iperf, iperf_api.c, iperf_server_api.c,
  * iperf_client_api.c): the client's control connection opens with a
@@ -61,9 +62,11 @@ bool iperf3_cookie_ok(const uint8_t *cookie);
  * iperf3's server reads them). */
 struct iperf3_params {
     bool tcp, udp, sctp, reverse, bidir;
+    bool udp_counters_64bit;        /* UDP datagrams number themselves in 64 bits */
     uint32_t parallel;              /* 1 when absent */
     uint32_t time_s, omit_s;
     uint64_t len, num, blockcount;
+    uint64_t bandwidth;             /* -b, bits/s a stream; 0: as fast as it goes */
     bool get_server_output;         /* --get-server-output: our summary in the results */
 };
 
@@ -84,10 +87,14 @@ int iperf3_parse_results(const char *json, size_t len, struct iperf3_peer_result
 /* Our side's results, as get_results() in the client wants them. */
 struct iperf3_report {
     bool bidir;                     /* --bidir: the text tags each line RX-S or TX-S */
+    bool udp;                       /* the text has jitter and lost/total datagrams */
     bool sends[IPERF3_MAX_STREAMS]; /* we sent on the stream (-R, --bidir's second half) */
     uint32_t nstreams;
     int64_t id[IPERF3_MAX_STREAMS];
     uint64_t bytes[IPERF3_MAX_STREAMS];
+    uint64_t packets[IPERF3_MAX_STREAMS];   /* UDP: sent, or the highest number received */
+    uint64_t lost[IPERF3_MAX_STREAMS];      /* UDP, received */
+    uint64_t jitter_ns[IPERF3_MAX_STREAMS]; /* UDP, received */
     uint64_t duration_us;           /* each stream's end_time */
     bool server_output;             /* add server_output_text (iperf3_server_text) */
 };
@@ -101,6 +108,35 @@ size_t iperf3_server_text(char *buf, size_t cap, const struct iperf3_report *r);
 /* Write the results JSON into buf (cap bytes); its length, or 0 when it
  * does not fit. */
 size_t iperf3_format_results(char *buf, size_t cap, const struct iperf3_report *r);
+
+/* ---- UDP streams (-u; iperf_udp.c) ----
+ * A stream opens with one 4-byte datagram from the client to the server's
+ * port (its UDP_CONNECT_MSG: "9876" as x86 stores it), which the server
+ * answers from that port ("6789", UDP_CONNECT_REPLY). Then every datagram
+ * starts with the sender's clock (seconds, microseconds) and its number,
+ * from 1, in 32 bits (64 with udp_counters_64bit), all big-endian. */
+#define IPERF3_UDP_CONNECT_LEN 4
+#define IPERF3_UDP_REPLY "6789"
+#define IPERF3_UDP_MAX_LEN 65507u    /* the largest datagram over IPv4 */
+
+static inline uint32_t iperf3_udp_hdr_len(bool c64) { return c64 ? 16u : 12u; }
+
+/* A receiving stream's counts, as iperf_udp_recv keeps them. */
+struct iperf3_udp_rx {
+    uint64_t bytes;
+    uint64_t packets;               /* the highest number seen */
+    uint64_t lost;                  /* gaps in the numbers, less what came late */
+    uint64_t out_of_order;
+    int64_t prev_transit_ns;        /* arrival less the sender's clock */
+    uint64_t jitter_ns;             /* RFC 3550 6.4.1 (1889's): |D| smoothed by 1/16 */
+};
+
+/* Count the datagram at d (len bytes) that arrived at now_ns; false when
+ * it is too short to hold the header (not counted). */
+bool iperf3_udp_account(struct iperf3_udp_rx *rx, const uint8_t *d, uint32_t len, bool c64, uint64_t now_ns);
+
+/* The header of datagram number n, sent at now_ns, at d. */
+void iperf3_udp_header(uint8_t *d, uint64_t now_ns, uint64_t n, bool c64);
 
 /* iperf_add_stream's numbering: the first stream is 1, the n-th (n > 1) is
  * n + 1 (sic: 1, 3, 4, 5, ...). */

@@ -13,6 +13,7 @@
 #include "kernel/fmt.h"
 #include "kernel/json.h"
 #include "net/env.h"
+#include "net/wire.h"
 
 #define SCAN_DEPTH 8
 
@@ -328,6 +329,10 @@ static void params_scalar(void *ctx, const struct jpath_elem *path, int depth, e
         p->blockcount = num_u(type, num, UINT64_MAX);
     else if (key_is(k, "get_server_output"))
         p->get_server_output = num_u(type, num, 1) != 0;
+    else if (key_is(k, "bandwidth"))
+        p->bandwidth = num_u(type, num, UINT64_MAX);
+    else if (key_is(k, "udp_counters_64bit"))
+        p->udp_counters_64bit = true;
 }
 
 int iperf3_parse_params(const char *json, size_t len, struct iperf3_params *out)
@@ -366,6 +371,49 @@ int iperf3_parse_results(const char *json, size_t len, struct iperf3_peer_result
     return scan(json, len, results_scalar, out);
 }
 
+bool iperf3_udp_account(struct iperf3_udp_rx *rx, const uint8_t *d, uint32_t len, bool c64, uint64_t now_ns)
+{
+    if (len < iperf3_udp_hdr_len(c64))
+        return false;
+    uint32_t w[4];
+    net_memcpy(w, d, 16 - (c64 ? 0 : 4));
+    uint64_t sent_ns = (uint64_t)net_ntohl(w[0]) * 1000000000ull + (uint64_t)net_ntohl(w[1]) * 1000ull;
+    uint64_t n = c64 ? (uint64_t)net_ntohl(w[2]) << 32 | net_ntohl(w[3]) : net_ntohl(w[2]);
+    bool first = rx->bytes == 0;
+    rx->bytes += len;
+    if (n > rx->packets) {
+        rx->lost += n - 1 - rx->packets; /* a gap: lost, unless it comes late */
+        rx->packets = n;
+    } else {
+        rx->out_of_order++;
+        if (rx->lost)
+            rx->lost--;
+    }
+    /* The clocks need not agree: only the change in transit time counts. */
+    int64_t transit = (int64_t)(now_ns - sent_ns);
+    if (first)
+        rx->prev_transit_ns = transit;
+    int64_t dt = transit - rx->prev_transit_ns;
+    uint64_t adt = (uint64_t)(dt < 0 ? -dt : dt);
+    rx->prev_transit_ns = transit;
+    rx->jitter_ns = adt >= rx->jitter_ns ? rx->jitter_ns + (adt - rx->jitter_ns) / 16
+                                         : rx->jitter_ns - (rx->jitter_ns - adt) / 16;
+    return true;
+}
+
+void iperf3_udp_header(uint8_t *d, uint64_t now_ns, uint64_t n, bool c64)
+{
+    uint32_t w[4] = {net_htonl((uint32_t)(now_ns / 1000000000ull)),
+                     net_htonl((uint32_t)(now_ns % 1000000000ull / 1000)), 0, 0};
+    if (c64) {
+        w[2] = net_htonl((uint32_t)(n >> 32));
+        w[3] = net_htonl((uint32_t)n);
+    } else {
+        w[2] = net_htonl((uint32_t)n);
+    }
+    net_memcpy(d, w, iperf3_udp_hdr_len(c64));
+}
+
 struct buf_sink {
     char *buf;
     size_t cap, len;
@@ -399,15 +447,32 @@ static void put_unit(char *buf, size_t cap, uint64_t value, uint64_t scale, cons
     fmt_snprintf(buf, cap, "%4s %s", num, units[u]);
 }
 
-static size_t text_line(char *buf, size_t cap, const char *id, uint64_t bytes, uint64_t us, const char *role)
+/* UDP's columns: jitter in ms, lost/total datagrams and the share lost
+ * (iperf3 prints it with %.2g: two significant digits). */
+static void udp_columns(char *buf, size_t cap, uint64_t jitter_ns, uint64_t lost, uint64_t packets)
+{
+    uint64_t us = (jitter_ns + 500) / 1000, pm = packets ? lost * 100000 / packets : 0; /* thousandths of % */
+    char pct[16];
+    if (pm >= 10000 || pm % 1000 == 0)
+        fmt_snprintf(pct, sizeof pct, "%lu", (unsigned long)((pm + 500) / 1000));
+    else if (pm >= 1000)
+        fmt_snprintf(pct, sizeof pct, "%lu.%lu", (unsigned long)(pm / 1000), (unsigned long)(pm % 1000 / 100));
+    else
+        fmt_snprintf(pct, sizeof pct, "0.%03lu", (unsigned long)pm);
+    fmt_snprintf(buf, cap, "%lu.%03lu ms  %lu/%lu (%s%%)  ", (unsigned long)(us / 1000), (unsigned long)(us % 1000),
+                 (unsigned long)lost, (unsigned long)packets, pct);
+}
+
+static size_t text_line(char *buf, size_t cap, const char *id, uint64_t bytes, uint64_t us, const char *udp,
+                        const char *role)
 {
     static const char *const bunits[4] = {"Bytes", "KBytes", "MBytes", "GBytes"};
     static const char *const runits[4] = {"bits/sec", "Kbits/sec", "Mbits/sec", "Gbits/sec"};
     char t[24], b[24];
     put_unit(t, sizeof t, bytes, 1024, bunits);
     put_unit(b, sizeof b, us ? bytes * 8 * 1000000 / us : 0, 1000, runits);
-    int n = fmt_snprintf(buf, cap, "[%s]   0.00-%lu.%02lu  sec  %s  %s                  %s\n", id,
-                         (unsigned long)(us / 1000000), (unsigned long)(us % 1000000 / 10000), t, b, role);
+    int n = fmt_snprintf(buf, cap, "[%s]   0.00-%lu.%02lu  sec  %s  %s  %s%s\n", id, (unsigned long)(us / 1000000),
+                         (unsigned long)(us % 1000000 / 10000), t, b, udp ? udp : "                ", role);
     return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }
 
@@ -415,28 +480,34 @@ static size_t text_line(char *buf, size_t cap, const char *id, uint64_t bytes, u
 static size_t text_direction(char *buf, size_t cap, const struct iperf3_report *r, bool sends)
 {
     const char *role = sends ? "sender" : "receiver", *tag = !r->bidir ? "" : sends ? "[TX-S" : "[RX-S";
-    uint64_t total = 0;
+    uint64_t total = 0, lost = 0, packets = 0, jitter = 0;
     uint32_t lines = 0;
     size_t len = 0;
-    char id[16];
+    char id[16], udp[64];
     for (uint32_t i = 0; i < r->nstreams && i < IPERF3_MAX_STREAMS; i++) {
         if (r->sends[i] != sends)
             continue;
         fmt_snprintf(id, sizeof id, "%3ld%s%s", (long)r->id[i], r->bidir ? "]" : "", tag);
-        len += text_line(buf + len, cap - len, id, r->bytes[i], r->duration_us, role);
+        udp_columns(udp, sizeof udp, r->jitter_ns[i], r->lost[i], r->packets[i]);
+        len += text_line(buf + len, cap - len, id, r->bytes[i], r->duration_us, r->udp ? udp : NULL, role);
         total += r->bytes[i];
+        lost += r->lost[i];
+        packets += r->packets[i];
+        jitter += r->jitter_ns[i];
         lines++;
     }
-    if (lines > 1) {
+    if (lines > 1) { /* the sum's jitter is the streams' mean, as iperf3's */
         fmt_snprintf(id, sizeof id, "SUM%s%s", r->bidir ? "]" : "", tag);
-        len += text_line(buf + len, cap - len, id, total, r->duration_us, role);
+        udp_columns(udp, sizeof udp, jitter / lines, lost, packets);
+        len += text_line(buf + len, cap - len, id, total, r->duration_us, r->udp ? udp : NULL, role);
     }
     return len;
 }
 
 size_t iperf3_server_text(char *buf, size_t cap, const struct iperf3_report *r)
 {
-    int n = fmt_snprintf(buf, cap, "[ ID]%s Interval           Transfer     Bitrate\n", r->bidir ? "[Role]" : "");
+    int n = fmt_snprintf(buf, cap, "[ ID]%s Interval           Transfer     Bitrate%s\n", r->bidir ? "[Role]" : "",
+                         r->udp ? "         Jitter    Lost/Total Datagrams" : "");
     size_t len = n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
     len += text_direction(buf + len, cap - len, r, false);
     return len + text_direction(buf + len, cap - len, r, true);
@@ -463,9 +534,9 @@ size_t iperf3_format_results(char *buf, size_t cap, const struct iperf3_report *
         json_i64(&j, "id", r->id[i]);
         json_u64(&j, "bytes", r->bytes[i]);
         json_i64(&j, "retransmits", -1);
-        json_u64(&j, "jitter", 0);
-        json_u64(&j, "errors", 0);
-        json_u64(&j, "packets", 0);
+        json_fixed(&j, "jitter", r->jitter_ns[i], 9); /* seconds */
+        json_u64(&j, "errors", r->lost[i]);
+        json_u64(&j, "packets", r->packets[i]);
         json_u64(&j, "start_time", 0);
         json_fixed(&j, "end_time", r->duration_us, 6);
         json_obj_end(&j);

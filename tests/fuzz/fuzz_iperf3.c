@@ -1,6 +1,7 @@
 /* tests/fuzz/fuzz_iperf3.c: the iperf3 server's wire parsers
  * (userland/iperf3_proto.c): the cookie, the client's parameters and its
- * results JSON, from any bytes. A parse fails or gives values within their
+ * results JSON, a UDP stream's datagrams (each input twice: a datagram,
+ * then the same again later), from any bytes. A parse fails or gives values within their
  * bounds; our answer for what was parsed always fits its buffer and parses
  * back with the same bytes per stream. */
 #include <stdlib.h>
@@ -14,6 +15,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size >= IPERF3_COOKIE_LEN)
         (void)iperf3_cookie_ok(data);
+    struct iperf3_udp_rx rx = {0};
+    bool c64 = size & 1;
+    for (int i = 0; i < 2; i++)
+        if (iperf3_udp_account(&rx, data, (uint32_t)size, c64, 1000000000ull * (uint64_t)(i + 1)) !=
+                (size >= iperf3_udp_hdr_len(c64)) ||
+            rx.bytes != (size >= iperf3_udp_hdr_len(c64) ? (i + 1) * size : 0) || rx.lost > rx.packets)
+            abort();
     if (size > IPERF3_JSON_MAX)
         size = IPERF3_JSON_MAX;
     char *json = malloc(size ? size : 1); /* exact size: ASan sees any overread */

@@ -166,6 +166,71 @@ TEST(iperf3_bidir_report)
     CHECK_EQ(r.total, 10000000);
 }
 
+/* -u: iperf_udp_recv's counts. Numbers 1, 2, 4, 5, then 3 late: one
+ * lost until 3 comes, then one out of order and none lost; the transit
+ * time changes by 1 ms once (the clocks differ by an arbitrary offset). */
+TEST(iperf3_udp_accounting)
+{
+    static const char p[] = "{\"udp\":true,\"bandwidth\":1000000,\"len\":1460,\"udp_counters_64bit\":1}";
+    struct iperf3_params prm;
+    CHECK_EQ(iperf3_parse_params(p, strlen(p), &prm), 0);
+    CHECK(prm.udp && prm.udp_counters_64bit);
+    CHECK_EQ(prm.bandwidth, 1000000);
+    CHECK_EQ(prm.len, 1460);
+    for (int c64 = 0; c64 <= 1; c64++) {
+        struct iperf3_udp_rx rx = {0};
+        uint8_t d[1460];
+        memset(d, 0xab, sizeof d);
+        const uint64_t base = 1700000000ull * 1000000000ull, ours = 5000000000ull; /* their clock, ours */
+        static const uint64_t order[] = {1, 2, 4, 5, 3};
+        for (int i = 0; i < 5; i++) {
+            uint64_t sent = base + order[i] * 1000000;
+            uint64_t at = ours + order[i] * 1000000 + (i >= 3 ? 1000000 : 0); /* 1 ms later from the 4th */
+            iperf3_udp_header(d, sent, order[i], c64);
+            CHECK(iperf3_udp_account(&rx, d, sizeof d, c64, at));
+            if (i == 2)
+                CHECK_EQ(rx.lost, 1); /* 3 missing */
+        }
+        CHECK_EQ(rx.bytes, 5 * sizeof d);
+        CHECK_EQ(rx.packets, 5);
+        CHECK_EQ(rx.lost, 0);
+        CHECK_EQ(rx.out_of_order, 1);
+        /* |D|: 0, 0, 0, 1 ms (5 is 1 ms late), 0 (so is 3) */
+        uint64_t j = 1000000 / 16;
+        j -= j / 16;
+        CHECK_EQ(rx.jitter_ns, j);
+        CHECK(!iperf3_udp_account(&rx, d, c64 ? 15 : 11, c64, ours)); /* shorter than the header */
+        CHECK_EQ(rx.packets, 5);
+    }
+    uint8_t h[16];
+    iperf3_udp_header(h, 3000000123456ull, 0x123456789ull, true);
+    static const uint8_t want[16] = {0, 0, 0x0b, 0xb8, 0, 0, 0, 0x7b, 0, 0, 0, 1, 0x23, 0x45, 0x67, 0x89};
+    CHECK(memcmp(h, want, 16) == 0); /* 3000 s, 123 us */
+}
+
+/* -u's text: jitter, lost/total and the share lost, per stream and summed. */
+TEST(iperf3_udp_report)
+{
+    struct iperf3_report rep = {.udp = true, .nstreams = 2, .duration_us = 1000000};
+    rep.id[0] = 1, rep.id[1] = 3;
+    rep.bytes[0] = rep.bytes[1] = 131400;
+    rep.packets[0] = rep.packets[1] = 90;
+    rep.lost[1] = 3;
+    rep.jitter_ns[0] = 4000;
+    rep.jitter_ns[1] = 1234567;
+    char text[2000];
+    iperf3_server_text(text, sizeof text, &rep);
+    CHECK(strstr(text, "Bitrate         Jitter    Lost/Total Datagrams\n") != NULL);
+    CHECK(strstr(text, "[  1]   0.00-1.00  sec   128 KBytes  1.05 Mbits/sec  0.004 ms  0/90 (0%)  receiver\n"));
+    CHECK(strstr(text, "[  3]   0.00-1.00  sec   128 KBytes  1.05 Mbits/sec  1.235 ms  3/90 (3.3%)  receiver\n"));
+    CHECK(strstr(text, "[SUM]   0.00-1.00  sec   257 KBytes  2.10 Mbits/sec  0.619 ms  3/180 (1.6%)  receiver\n"));
+    char buf[IPERF3_JSON_MAX];
+    size_t n = iperf3_format_results(buf, sizeof buf, &rep);
+    CHECK(n > 0 && n < sizeof buf);
+    buf[n] = 0;
+    CHECK(strstr(buf, "\"jitter\":0.001234567,\"errors\":3,\"packets\":90") != NULL);
+}
+
 TEST(iperf3_results_too_many)
 {
     char buf[8192];
