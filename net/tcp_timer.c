@@ -191,30 +191,30 @@ static void fire(struct tcp_conn *c, uint64_t now_ns)
     tcp_conn_unbusy(c, now_ns);
 }
 
-/* The next deadline: the first occupied slot from the current tick on (for
- * the current tick's slot, its earliest connection). */
+/* The next deadline: the earliest of the current tick's slot (whose
+ * connections may be due a turn of the wheel or more from now) and the
+ * start of the next occupied slot after it. */
 static uint64_t next_deadline(const struct tcp_stack *t)
 {
     if (t->wheel_n == 0)
         return UINT64_MAX;
-    for (uint32_t d = 0; d < TCP_WHEEL_SLOTS; d++) {
+    uint64_t best = UINT64_MAX;
+    for (const struct tcp_conn *c = t->wheel[t->wheel_tick & SLOT_MASK]; c; c = c->wnext)
+        if (c->timer_at < best)
+            best = c->timer_at;
+    for (uint32_t d = 1; d < TCP_WHEEL_SLOTS; d++) {
         uint32_t slot = (uint32_t)(t->wheel_tick + d) & SLOT_MASK;
         uint64_t bits = t->wheel_bits[slot / 64] >> (slot % 64);
         if (bits == 0) {
             d += 63 - slot % 64; /* the rest of this word is empty */
             continue;
         }
-        if (!(bits & 1))
-            continue;
-        if (d)
-            return (t->wheel_tick + d) << TCP_TICK_SHIFT;
-        uint64_t best = UINT64_MAX;
-        for (const struct tcp_conn *c = t->wheel[slot]; c; c = c->wnext)
-            if (c->timer_at < best)
-                best = c->timer_at;
-        return best;
+        if (bits & 1) {
+            uint64_t start = (t->wheel_tick + d) << TCP_TICK_SHIFT;
+            return start < best ? start : best;
+        }
     }
-    return UINT64_MAX;
+    return best;
 }
 
 uint64_t tcp_poll(struct tcp_stack *t, uint64_t now_ns)

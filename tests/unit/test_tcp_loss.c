@@ -605,3 +605,43 @@ TEST(tcp_send_queues_leave_the_receive_reserve)
     free(m);
     CHECK(tl_free(l));
 }
+
+static bool got_1000(void *ctx) { return ((struct ta *)ctx)[1].rx_bytes >= 1000; }
+
+/* A connection whose only deadline is a turn of the timer wheel or more
+ * away sits in the slot of the tick it was put back at; it must not hide
+ * another connection's retransmission due sooner (found with iperf3 -R
+ * at 3% loss: a stream's RTO waited behind the control connection's
+ * TIME-WAIT, seconds). */
+TEST(tcp_timer_not_hidden_by_a_later_one_in_its_slot)
+{
+    struct tl_opts o = {.delay_ns = 1000000};
+    struct tl *l = tl_new(&o);
+    struct ta idle[2] = {0}, d[2] = {0};
+    CHECK_EQ(ta_listen(l, 1, 10, &idle[1]), 0);
+    CHECK_EQ(ta_listen(l, 1, 9, &d[1]), 0);
+    ta_connect(l, 0, 10, &idle[0]);
+    ta_connect(l, 0, 9, &d[0]);
+    CHECK(tl_run(l, both_open, idle, 1000000000ull) && tl_run(l, both_open, d, 1000000000ull));
+    tl_advance(l, 500000000ull); /* every timer run: nothing on the wheels */
+    struct dropper dr = {.ndrop = 1, .base = d[0].c->snd_nxt}; /* d's first segment, once */
+    l->tap = drop_tap;
+    l->tap_ctx = &dr;
+    d[0].tx_total = 1000;
+    ta_pump(&d[0], l->now_ns);
+    tl_flush(l);
+    CHECK(dr.dropped[0]);
+    uint64_t t0 = l->now_ns;
+    /* The idle connection's keepalive two turns of the wheel from now (its
+     * slot: this tick's); then polls in this tick (other timers of the
+     * stack due), the wheel brought up to date by the first. */
+    tcp_set_keepalive(idle[0].c, 2ull << (TCP_TICK_SHIFT + 10), 1000000000ull, 3);
+    for (int i = 0; i < 2; i++) {
+        net_timer_at(l->s[0], l->now_ns);
+        net_poll(l->s[0], l->now_ns);
+    }
+    CHECK(tl_run(l, got_1000, d, 10000000000ull));
+    CHECK(l->now_ns - t0 < 2 * d[0].c->rto_ns); /* not at the keepalive's 2.1 s */
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 1);
+    CHECK(tl_free(l));
+}
