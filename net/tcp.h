@@ -413,7 +413,9 @@ int tcp_send(struct tcp_conn *c, struct pkt *p, uint64_t now_ns);
 /* Copy up to len bytes into the send queue; returns how many were taken. */
 uint32_t tcp_write(struct tcp_conn *c, const void *data, uint32_t len, uint64_t now_ns);
 
-/* Bytes tcp_send / tcp_write can take now. 0 also while the core's
+/* Bytes tcp_send / tcp_write can take now: within the send buffer, and a
+ * segment's worth for each free slot of the send queue (so many small
+ * sends run out of slots first). 0 also while the core's
  * buffer pool is down to its reserve for receiving (a quarter of it):
  * send queues must not take the buffers ACKs come in. acked is called
  * with 0 bytes when there are buffers again. */

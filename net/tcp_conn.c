@@ -603,7 +603,8 @@ uint32_t tcp_sndbuf(struct tcp_conn *c)
         return 0;
     if (tcp_buf_wait(c))
         return 0;
-    return c->sndbuf - c->snd_queued;
+    uint32_t room = c->sndbuf - c->snd_queued, slots = (uint32_t)(c->sq_cap - c->sq_n) * c->seg_size;
+    return room < slots ? room : slots;
 }
 
 void tcp_get_info(const struct tcp_conn *c, struct tcp_info *out)

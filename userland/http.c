@@ -5,10 +5,14 @@
  * buffer, the request bytes received so far after it. Responses: headers
  * by tcp_write (copied: small), bodies in freshly filled buffers handed to
  * tcp_send (zero-copy), as much as the send buffer takes; the acked
- * callback continues a long body. The next pipelined request is read only
- * when the current response is queued whole. A request's own body is read
- * past by its Content-Length (6.3); one that cannot be framed ends the
- * connection after the answer. Lines may end in a bare LF (2.2). */
+ * callback continues a long body. The next pipelined request is answered
+ * only when the current response is queued whole and the send buffer has
+ * room for a whole answer (ANSWER_ROOM): nothing is cut short. What the
+ * client sends meanwhile waits in its buffers (hold), and the receive
+ * window, which closes as they are held (manual window), stops it there.
+ * A request's own body is read past by its Content-Length (6.3); one that
+ * cannot be framed ends the connection after the answer. Lines may end in
+ * a bare LF (2.2). */
 #include "http.h"
 
 #include <stddef.h>
@@ -20,12 +24,14 @@
 #include "net/tcp.h"
 
 #define HTTP_BODY_MOD 251
+#define ANSWER_ROOM (32u * 1024) /* the send buffer a request waits for: any head, /, /metrics */
 
 struct http_conn {
     struct pkt *self;           /* the buffer this lives in */
     struct http_stats *st;
     uint64_t body_left, body_off;
     uint64_t skip;              /* the request's own body, still to discard */
+    struct pkt *hold, *hold_tail; /* received, not yet in req */
     uint16_t req_len;
     bool close_after;           /* Connection: close, or HTTP/1.0 */
     bool http10;                /* kept alive: say so (RFC 9112 C.2.2) */
@@ -460,24 +466,41 @@ static void consume(struct http_conn *h, size_t n)
     h->req_len = (uint16_t)(h->req_len - n);
 }
 
-/* Drop what arrived of the last request's body: from the buffer (where it
- * starts), then from p. */
-static void skip_body(struct http_conn *h, struct pkt *p)
+/* Bring what was received into the request buffer, as far as it has room,
+ * reading past the last request's body (from the buffer, where it starts,
+ * then from what is held); the window reopens by what was taken. */
+static void take_input(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
 {
     size_t n = h->skip < h->req_len ? (size_t)h->skip : h->req_len;
     consume(h, n);
     h->skip -= n;
-    if (p && h->skip) {
-        n = h->skip < p->len ? (size_t)h->skip : p->len;
+    while (h->hold && (h->skip || h->req_len < REQ_MAX)) {
+        struct pkt *p = h->hold;
+        if (h->skip) {
+            n = h->skip < p->len ? (size_t)h->skip : p->len;
+            h->skip -= n;
+        } else {
+            n = REQ_MAX - h->req_len < p->len ? REQ_MAX - h->req_len : p->len;
+            net_memcpy(h->req + h->req_len, p->data, n);
+            h->req_len = (uint16_t)(h->req_len + n);
+        }
         pkt_pull(p, (uint32_t)n);
-        h->skip -= n;
+        tcp_recved(c, (uint32_t)n, now_ns);
+        if (p->len == 0) {
+            h->hold = p->next;
+            if (h->hold == NULL)
+                h->hold_tail = NULL;
+            pkt_free(p);
+        }
     }
 }
 
 /* Answer what is complete in the buffer, one response at a time: a body
- * that does not fit the send queue now is continued from acked. */
+ * that does not fit the send queue now is continued from acked, and so is
+ * a request waiting for ANSWER_ROOM. */
 static void serve(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
 {
+    static const char big[] = "request header fields too large\n";
     while (!h->closing) {
         if (h->body_left) {
             if (!send_body(c, h, now_ns))
@@ -487,13 +510,23 @@ static void serve(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
                 return;
             }
         }
-        skip_body(h, NULL);
+        take_input(c, h, now_ns);
         size_t end = h->skip ? 0 : header_end(h->req, h->req_len);
+        if (end == 0 && h->req_len == REQ_MAX) { /* a header longer than the buffer */
+            h->close_after = true;
+            h->st->responses_4xx++;
+            send_text(c, h, "431 Request Header Fields Too Large", "text/plain", big, sizeof(big) - 1, false,
+                      NULL, now_ns);
+            close_conn(c, h, now_ns);
+            return;
+        }
         if (end == 0) {
-            if (h->peer_done)
+            if (h->peer_done && !h->hold)
                 close_conn(c, h, now_ns);
             return;
         }
+        if (tcp_sndbuf(c) < ANSWER_ROOM)
+            return;
         answer(c, h, h->req, end, now_ns);
         consume(h, end);
         if (!h->body_left && h->close_after) {
@@ -518,34 +551,31 @@ static void accepted(void *ctx, struct tcp_conn *c, uint64_t now_ns)
     st->connections++;
     st->open++;
     tcp_set_ctx(c, &http_cb, h);
+    tcp_set_manual_window(c, true);
 }
 
 static void recv_data(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
 {
     struct http_conn *h = ctx;
-    skip_body(h, p);
-    if (h->closing || (size_t)h->req_len + p->len > REQ_MAX) {
-        if (!h->closing) {
-            static const char big[] = "request header fields too large\n";
-            h->close_after = true;
-            h->st->responses_4xx++;
-            send_text(c, h, "431 Request Header Fields Too Large", "text/plain", big, sizeof(big) - 1, false,
-                      NULL, now_ns);
-            close_conn(c, h, now_ns);
-        }
+    if (h->closing) {
+        tcp_recved(c, p->len, now_ns);
         pkt_free(p);
         return;
     }
-    net_memcpy(h->req + h->req_len, p->data, p->len);
-    h->req_len = (uint16_t)(h->req_len + p->len);
-    pkt_free(p);
+    p->next = NULL;
+    if (h->hold_tail)
+        h->hold_tail->next = p;
+    else
+        h->hold = p;
+    h->hold_tail = p;
     serve(c, h, now_ns);
 }
 
+/* Room again: the rest of a body, or the requests waiting. */
 static void acked(void *ctx, struct tcp_conn *c, uint32_t bytes, uint64_t now_ns)
 {
     struct http_conn *h = ctx;
-    if (h->body_left && !h->closing)
+    if (!h->closing && (h->body_left || h->req_len || h->hold))
         serve(c, h, now_ns);
 }
 
@@ -561,6 +591,10 @@ static void closed(void *ctx, struct tcp_conn *c, int reason, uint64_t now_ns)
 {
     struct http_conn *h = ctx;
     h->st->open--;
+    for (struct pkt *p = h->hold, *next; p; p = next) {
+        next = p->next;
+        pkt_free(p);
+    }
     pkt_free(h->self);
 }
 
