@@ -337,9 +337,24 @@ static const char *target_path(const char *t, size_t n, size_t *plen)
     return t;
 }
 
+static bool starts(const char *s, size_t n, const char *p)
+{
+    size_t k = str_len(p);
+    return n >= k && net_memcmp(s, p, k) == 0;
+}
+
+/* 400, and the connection ends: where the next request starts is unsure. */
+static void bad_request(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
+{
+    static const char bad[] = "bad request\n";
+    h->close_after = true;
+    h->st->responses_4xx++;
+    send_text(c, h, "400 Bad Request", "text/plain", bad, sizeof(bad) - 1, false, NULL, now_ns);
+}
+
 static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_t len, uint64_t now_ns)
 {
-    static const char not_found[] = "not found\n", bad[] = "bad request\n", no_method[] = "method not allowed\n";
+    static const char not_found[] = "not found\n", no_method[] = "method not allowed\n";
     size_t eol = 0;
     while (eol < len && r[eol] != '\r' && r[eol] != '\n')
         eol++;
@@ -351,15 +366,14 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
     sp2 = sp1 + 1;
     while (sp2 < eol && r[sp2] != ' ')
         sp2++;
-    if (sp1 == 0 || sp2 >= eol || !prefix_ci(r + sp2 + 1, eol - sp2 - 1, "http/1.")) {
-        h->close_after = true;
-        h->st->responses_4xx++;
-        send_text(c, h, "400 Bad Request", "text/plain", bad, sizeof(bad) - 1, false, NULL, now_ns);
+    /* The version exactly HTTP/1.x, names case-sensitive (RFC 9112 2.3). */
+    if (sp1 == 0 || sp2 + 9 != eol || !starts(r + sp2 + 1, 8, "HTTP/1.") || r[eol - 1] < '0' || r[eol - 1] > '9') {
+        bad_request(c, h, now_ns);
         return;
     }
     bool http10 = h->http10 = r[eol - 1] == '0';
-    bool head = sp1 == 4 && prefix_ci(r, 4, "head");
-    bool get = sp1 == 3 && prefix_ci(r, 3, "get");
+    bool head = sp1 == 4 && starts(r, 4, "HEAD");
+    bool get = sp1 == 3 && starts(r, 3, "GET");
     /* Connection header: close, or keep-alive for HTTP/1.0. The request's
      * own body (RFC 9112 6.3): Content-Length bytes are read past and
      * dropped; one we cannot frame (Transfer-Encoding, a bad length) or
@@ -367,30 +381,45 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
      * connection after the response, or the next request would start
      * inside it. */
     h->close_after = http10;
-    bool unframed = false, expect = false;
+    bool unframed = false, expect = false, malformed = false, have_length = false;
+    uint32_t hosts = 0;
     uint64_t body = 0;
     const char *range = NULL;
     size_t range_len = 0;
     for (size_t i = eol; i < len;) {
         while (i < len && (r[i] == '\r' || r[i] == '\n'))
             i++;
-        size_t e = i;
+        size_t e = i, colon;
         while (e < len && r[e] != '\r' && r[e] != '\n')
             e++;
-        if (prefix_ci(r + i, e - i, "connection:")) {
+        if (i == e)
+            break;
+        /* field-name ":" with no space before the colon (RFC 9112 5.1),
+         * and no line folded onto the last (5.2: obs-fold). */
+        for (colon = i; colon < e && r[colon] != ':'; colon++)
+            ;
+        if (colon == e || colon == i || r[i] == ' ' || r[i] == '\t' || r[colon - 1] == ' ' || r[colon - 1] == '\t')
+            malformed = true;
+        if (prefix_ci(r + i, e - i, "host:")) {
+            hosts++;
+        } else if (prefix_ci(r + i, e - i, "connection:")) {
             if (contains_ci(r + i + 11, e - i - 11, "close"))
                 h->close_after = true;
             else if (contains_ci(r + i + 11, e - i - 11, "keep-alive"))
                 h->close_after = false;
         } else if (prefix_ci(r + i, e - i, "content-length:")) {
             size_t k = i + 15, digits = 0;
+            uint64_t v = 0;
             while (k < e && (r[k] == ' ' || r[k] == '\t'))
                 k++;
-            for (; k < e && r[k] >= '0' && r[k] <= '9' && body < (1ull << 50); k++, digits++)
-                body = body * 10 + (uint64_t)(r[k] - '0');
+            for (; k < e && r[k] >= '0' && r[k] <= '9' && v < (1ull << 50); k++, digits++)
+                v = v * 10 + (uint64_t)(r[k] - '0');
             while (k < e && (r[k] == ' ' || r[k] == '\t'))
                 k++;
             unframed |= digits == 0 || k != e;
+            malformed |= have_length && v != body; /* two lengths: which? (6.3) */
+            have_length = true;
+            body = v;
         } else if (prefix_ci(r + i, e - i, "transfer-encoding:")) {
             unframed = true;
         } else if (prefix_ci(r + i, e - i, "expect:")) {
@@ -400,6 +429,10 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
             range_len = e - i - 6;
         }
         i = e;
+    }
+    if (malformed || (!http10 && hosts != 1)) { /* a 1.1 request names one host (RFC 9112 3.2) */
+        bad_request(c, h, now_ns);
+        return;
     }
     if (unframed || (body && expect))
         h->close_after = true;
@@ -416,10 +449,10 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
     if (plen == 1 && path[0] == '/') {
         h->st->responses_2xx++;
         send_status(c, h, head, now_ns);
-    } else if (plen == 8 && prefix_ci(path, 8, "/metrics")) {
+    } else if (plen == 8 && starts(path, 8, "/metrics")) {
         h->st->responses_2xx++;
         send_metrics(c, h, head, now_ns);
-    } else if (plen > 7 && prefix_ci(path, 7, "/bytes/")) {
+    } else if (plen > 7 && starts(path, 7, "/bytes/")) {
         uint64_t n = 0;
         size_t i = 7;
         for (; i < plen && path[i] >= '0' && path[i] <= '9' && n < (1ull << 50); i++)
@@ -511,6 +544,10 @@ static void serve(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
             }
         }
         take_input(c, h, now_ns);
+        size_t blank = 0; /* empty lines before a request line: ignored (RFC 9112 2.2) */
+        while (!h->skip && blank < h->req_len && (h->req[blank] == '\r' || h->req[blank] == '\n'))
+            blank++;
+        consume(h, blank);
         size_t end = h->skip ? 0 : header_end(h->req, h->req_len);
         if (end == 0 && h->req_len == REQ_MAX) { /* a header longer than the buffer */
             h->close_after = true;

@@ -89,19 +89,19 @@ TEST(tcp_http_server)
     CHECK_EQ(bad, 0);
 
     /* Two pipelined requests in one segment, one HEAD. */
-    request(l, cl, "HEAD /bytes/10 HTTP/1.1\r\n\r\nGET /nowhere HTTP/1.1\r\n\r\n");
+    request(l, cl, "HEAD /bytes/10 HTTP/1.1\r\nHost: x\r\n\r\nGET /nowhere HTTP/1.1\r\nHost: x\r\n\r\n");
     CHECK_EQ(response(cl, &off, &body, &blen), 200);
     CHECK_EQ(blen, 10);
     off = body; /* HEAD: no body follows */
     CHECK_EQ(response(cl, &off, &body, &blen), 404);
 
-    request(l, cl, "GET /metrics HTTP/1.1\r\n\r\n");
+    request(l, cl, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
     CHECK_EQ(response(cl, &off, &body, &blen), 200);
     CHECK(find(cl->buf + body, blen, "\nhayate_tcp_accepted 1\n", 23) != NULL);
     CHECK(find(cl->buf + body, blen, "hayate_eth_rx ", 14) != NULL);
     CHECK_EQ(cl->a.rx_bytes, off);
 
-    request(l, cl, "POST / HTTP/1.1\r\n\r\n");
+    request(l, cl, "POST / HTTP/1.1\r\nHost: x\r\n\r\n");
     CHECK_EQ(response(cl, &off, &body, &blen), 405);
 
     /* HTTP/1.0 asking to be kept alive (ab -k): told so, and it is. */
@@ -113,7 +113,7 @@ TEST(tcp_http_server)
 
     /* A request split over segments, then Connection: close. */
     request(l, cl, "GET /bytes/5 HT");
-    request(l, cl, "TP/1.1\r\nConnection: Close\r\n\r\n");
+    request(l, cl, "TP/1.1\r\nHost: x\r\nConnection: Close\r\n\r\n");
     CHECK_EQ(response(cl, &off, &body, &blen), 200);
     CHECK_EQ(blen, 5);
     CHECK_EQ(cl->a.peer_fin, 1);
@@ -153,11 +153,41 @@ TEST(tcp_http_bad_requests)
     tcp_close(cl->a.c, l->now_ns);
     tl_run(l, NULL, NULL, SEC);
 
+    /* Malformed, each answered 400 and closed (RFC 9112 2.3, 3.2, 5.1, 5.2,
+     * 6.3; names case-sensitive); empty lines before a request ignored. */
+    static const char *const bad[] = {
+        "GET / HTTP/1.1\r\n\r\n",                                    /* no Host */
+        "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",                /* two */
+        "GET / HTTP/1.1\r\nHost : a\r\n\r\n",                          /* space before the colon */
+        "GET / HTTP/1.1\r\nHost: a\r\nNoColon\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\nX: 1\r\n folded\r\n\r\n",
+        "GET / HTTP/1.1 extra\r\nHost: a\r\n\r\n",
+        "GET / http/1.1\r\nHost: a\r\n\r\n",
+        "GET / HTTP/1.x\r\nHost: a\r\n\r\n",
+        "GET / HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct client *cb = client_again(l);
+        request(l, cb, bad[i]);
+        off = 0;
+        CHECK_EQ(response(cb, &off, &body, &blen), 400);
+        CHECK_EQ(cb->a.peer_fin, 1);
+        client_done(l, cb);
+    }
+    struct client *cc = client_again(l);
+    request(l, cc, "\r\nget / HTTP/1.1\r\nHost: a\r\n\r\nGET /BYTES/1 HTTP/1.1\r\nHost: a\r\n\r\n"
+                   "GET / HTTP/1.0\r\n\r\n");
+    off = 0;
+    CHECK_EQ(response(cc, &off, &body, &blen), 405);
+    CHECK_EQ(response(cc, &off, &body, &blen), 404);
+    CHECK_EQ(response(cc, &off, &body, &blen), 200); /* 1.0: no Host needed */
+    client_done(l, cc);
+
     /* Headers larger than a buffer: 431 and closed. */
     struct client *c2 = client_again(l);
     char big[4000];
     memset(big, 'a', sizeof(big));
-    memcpy(big, "GET / HTTP/1.1\r\nX: ", 19);
+    memcpy(big, "GET / HTTP/1.1\r\nHost: x\r\nX: ", 28);
     tcp_write(c2->a.c, big, sizeof(big), l->now_ns);
     tl_run(l, NULL, NULL, 5 * SEC);
     off = 0;
@@ -178,7 +208,7 @@ TEST(tcp_http_request_bodies_and_bare_lf)
     struct tl *l = http_pair(cl);
     size_t off = 0, body, blen;
 
-    request(l, cl, "GET /bytes/3 HTTP/1.1\r\nContent-Length: 5\r\n\r\nhelloGET /bytes/4 HTTP/1.1\r\n\r\n");
+    request(l, cl, "GET /bytes/3 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhelloGET /bytes/4 HTTP/1.1\r\nHost: x\r\n\r\n");
     CHECK_EQ(response(cl, &off, &body, &blen), 200);
     CHECK_EQ(blen, 3);
     CHECK_EQ(response(cl, &off, &body, &blen), 200);
@@ -188,17 +218,17 @@ TEST(tcp_http_request_bodies_and_bare_lf)
      * and the connection goes on. */
     static char post[100000];
     memset(post, 'x', sizeof(post));
-    request(l, cl, "POST /upload HTTP/1.1\r\nContent-Length:  100000 \r\n\r\n");
+    request(l, cl, "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length:  100000 \r\n\r\n");
     for (size_t i = 0; i < sizeof(post); i += 10000) {
         tcp_write(cl->a.c, post + i, 10000, l->now_ns);
         tl_run(l, NULL, NULL, SEC);
     }
-    request(l, cl, "GET /bytes/2 HTTP/1.1\r\n\r\n");
+    request(l, cl, "GET /bytes/2 HTTP/1.1\r\nHost: x\r\n\r\n");
     CHECK_EQ(response(cl, &off, &body, &blen), 405);
     CHECK_EQ(response(cl, &off, &body, &blen), 200);
     CHECK_EQ(blen, 2);
 
-    request(l, cl, "GET /bytes/6 HTTP/1.1\nHost: x\n\nGET /bytes/7 HTTP/1.1\n\r\n");
+    request(l, cl, "GET /bytes/6 HTTP/1.1\nHost: x\n\nGET /bytes/7 HTTP/1.1\nHost: x\n\r\n");
     CHECK_EQ(response(cl, &off, &body, &blen), 200);
     CHECK_EQ(blen, 6);
     CHECK_EQ(response(cl, &off, &body, &blen), 200);
@@ -209,9 +239,9 @@ TEST(tcp_http_request_bodies_and_bare_lf)
 
     /* Unframed or maybe never sent: answered, then closed. */
     static const char *const ends[] = {
-        "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
-        "POST / HTTP/1.1\r\nContent-Length: 20\r\nExpect: 100-continue\r\n\r\n",
-        "GET /bytes/1 HTTP/1.1\r\nContent-Length: 12abc\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+        "POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 20\r\nExpect: 100-continue\r\n\r\n",
+        "GET /bytes/1 HTTP/1.1\r\nHost: x\r\nContent-Length: 12abc\r\n\r\n",
     };
     for (size_t i = 0; i < 3; i++) {
         struct client *c = client_again(l);
@@ -237,7 +267,7 @@ TEST(tcp_http_pipelined_behind_a_long_response)
     struct client *cl = calloc(1, sizeof(*cl));
     struct tl *l = http_pair(cl);
     static char req[32768];
-    size_t n = (size_t)snprintf(req, sizeof req, "GET /bytes/262144 HTTP/1.1\r\n\r\nGET /metrics HTTP/1.1\r\n\r\n");
+    size_t n = (size_t)snprintf(req, sizeof req, "GET /bytes/262144 HTTP/1.1\r\nHost: x\r\n\r\nGET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
     for (int i = 0; i < 400; i++)
         n += (size_t)snprintf(req + n, sizeof req - n, "GET /bytes/%d HTTP/1.1\r\nHost: h\r\n\r\n", 257 + i % 40);
     CHECK(n > 3000); /* more than the request buffer */
@@ -291,7 +321,7 @@ TEST(tcp_http_targets_and_allow)
             CHECK_EQ(blen, cases[i].len);
     }
     size_t start = off;
-    request(l, cl, "DELETE /bytes/1 HTTP/1.1\r\n\r\n");
+    request(l, cl, "DELETE /bytes/1 HTTP/1.1\r\nHost: x\r\n\r\n");
     CHECK_EQ(response(cl, &off, &body, &blen), 405);
     CHECK(find(cl->buf + start, body - start, "\r\nAllow: GET, HEAD\r\n", 20) != NULL);
     CHECK_EQ(cl->a.peer_fin, 0);
@@ -329,7 +359,7 @@ TEST(tcp_http_byte_ranges)
     };
     char req[128];
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        snprintf(req, sizeof(req), "GET /bytes/1000 HTTP/1.1\r\nRange:%s\r\n\r\n", cases[i].range);
+        snprintf(req, sizeof(req), "GET /bytes/1000 HTTP/1.1\r\nHost: x\r\nRange:%s\r\n\r\n", cases[i].range);
         size_t start = off;
         request(l, cl, req);
         CHECK_EQ(response(cl, &off, &body, &blen), cases[i].code);
@@ -349,7 +379,7 @@ TEST(tcp_http_byte_ranges)
             CHECK(find(cl->buf + start, body - start, "\r\nAccept-Ranges: bytes\r\n", 24) != NULL);
     }
     /* Range is GET's alone (RFC 9110 14.2): HEAD gets the whole length. */
-    request(l, cl, "HEAD /bytes/1000 HTTP/1.1\r\nRange: bytes=0-9\r\n\r\n");
+    request(l, cl, "HEAD /bytes/1000 HTTP/1.1\r\nHost: x\r\nRange: bytes=0-9\r\n\r\n");
     CHECK_EQ(response(cl, &off, &body, &blen), 200);
     off = body; /* (no body follows a HEAD's Content-Length) */
     CHECK_EQ(blen, 1000);
