@@ -112,6 +112,10 @@ struct iperf3_test {
     struct loop_timer timer;
     uint8_t phase;
     uint64_t deadline_ns, start_ns, end_ns, acked_ns;
+    bool omitted;                   /* -O's seconds are over: counts from here */
+    struct omit {                   /* each stream's counts then */
+        uint64_t bytes, packets, lost;
+    } omit[IPERF3_MAX_STREAMS];
     uint32_t rx_len, json_len;
     struct iperf3_params params;
     struct iperf3_peer_results peer;
@@ -276,21 +280,30 @@ static uint64_t peer_sent(const struct iperf3_test *t)
     return n;
 }
 
+/* A stream's counts as the results report them: --bidir's sending TCP
+ * streams stopped with data queued, so what arrived. */
+static struct omit stream_counts(struct iperf3_test *t, uint32_t i)
+{
+    struct stream *st = &t->streams[i];
+    bool acked = t->bidir && stream_sends(t, i) && !t->udp;
+    return (struct omit){atomic_load_explicit(acked ? &st->acked : &st->bytes, memory_order_acquire),
+                         atomic_load_explicit(&st->packets, memory_order_acquire),
+                         atomic_load_explicit(&st->lost, memory_order_acquire)};
+}
+
 static bool ctl_send_results(struct iperf3_test *t, uint64_t now_ns)
 {
     struct iperf3_report r = {.bidir = t->bidir, .udp = t->udp, .nstreams = t->nstreams,
                               .server_output = t->params.get_server_output};
     r.duration_us = (t->end_ns - t->start_ns) / 1000;
     for (uint32_t i = 0; i < t->nstreams; i++) {
-        struct stream *st = &t->streams[i];
+        struct omit now = stream_counts(t, i);
         r.id[i] = i < t->peer.nstreams ? t->peer.id[i] : iperf3_stream_id(i);
         r.sends[i] = stream_sends(t, i);
-        /* --bidir's sending streams stopped with data queued: what arrived. */
-        bool acked = t->bidir && r.sends[i] && !t->udp;
-        r.bytes[i] = atomic_load_explicit(acked ? &st->acked : &st->bytes, memory_order_acquire);
-        r.packets[i] = atomic_load_explicit(&st->packets, memory_order_acquire);
-        r.lost[i] = atomic_load_explicit(&st->lost, memory_order_acquire);
-        r.jitter_ns[i] = atomic_load_explicit(&st->jitter_ns, memory_order_acquire);
+        r.bytes[i] = now.bytes - t->omit[i].bytes;
+        r.packets[i] = now.packets - t->omit[i].packets;
+        r.lost[i] = now.lost > t->omit[i].lost ? now.lost - t->omit[i].lost : 0; /* late ones take back */
+        r.jitter_ns[i] = atomic_load_explicit(&t->streams[i].jitter_ns, memory_order_acquire);
     }
     size_t n = iperf3_format_results(t->rx + 4, IPERF3_JSON_MAX, &r);
     if (n == 0)
@@ -314,6 +327,8 @@ static void ctl_tick(void *arg, uint64_t now_ns)
             send_state(t->ctl, IPERF3_TEST_START, now_ns);
             send_state(t->ctl, IPERF3_TEST_RUNNING, now_ns);
             t->start_ns = now_ns;
+            t->omitted = t->params.omit_s == 0;
+            net_memset(t->omit, 0, sizeof t->omit);
             atomic_store_explicit(&t->state, T_RUNNING, memory_order_release);
             uint64_t run = ((uint64_t)t->params.time_s + t->params.omit_s) * SEC + RUN_SLACK_NS;
             ctl_phase(t, PH_RUNNING, t->params.time_s ? run : 3600 * SEC, now_ns);
@@ -329,8 +344,17 @@ static void ctl_tick(void *arg, uint64_t now_ns)
                 return;
             }
         }
+    } else if (t->phase == PH_RUNNING && !t->omitted && now_ns >= t->start_ns + t->params.omit_s * SEC) {
+        /* -O: the first seconds are not counted (iperf3 resets its counts). */
+        for (uint32_t i = 0; i < t->nstreams; i++)
+            t->omit[i] = stream_counts(t, i);
+        t->start_ns = now_ns;
+        t->omitted = true;
     } else if (t->phase == PH_DRAIN) {
-        if (sum_bytes(t, false, false) >= peer_sent(t) || now_ns >= t->deadline_ns) {
+        uint64_t omitted = 0; /* the client's counts leave -O's seconds out too */
+        for (uint32_t i = 0; i < t->nstreams; i++)
+            omitted += stream_sends(t, i) ? 0 : t->omit[i].bytes;
+        if (sum_bytes(t, false, false) - omitted >= peer_sent(t) || now_ns >= t->deadline_ns) {
             ctl_send_results(t, now_ns);
             return;
         }

@@ -65,6 +65,19 @@ def test_normal(lab):
     assert lab.machine.json("show iperf3 json")["tests"] >= 1
 
 
+def test_omit(lab):
+    """-O 1: the first second is left out of our counts as of the client's,
+    which then agree over the -t seconds (but for what moved while the
+    client's TEST_RUNNING was on its way: our clocks start apart)."""
+    rc, res, r = iperf3(lab.peers[0], "-O", "1", "-t", "2")
+    assert rc == 0, r.stdout + r.stderr
+    sent, received, _ = summary(res)
+    seconds = res["end"]["sum_received"]["seconds"]
+    print(f"-O 1 -t 2: sent {sent} received {received} bytes over {seconds:.2f} s")
+    assert sent > 0 and abs(received - sent) < sent / 50
+    assert 1.8 < seconds < 2.3
+
+
 def test_reverse(lab):
     rc, res, r = iperf3(lab.peers[0], "-t", "2", "-R")
     assert rc == 0, r.stdout + r.stderr
