@@ -48,14 +48,15 @@ struct router router;
 struct app_def {
     const char *name;
     int (*start)(struct net_stack *s, uint16_t port);
+    bool tcp, udp;              /* what it takes the port of */
 };
 
 static const struct app_def app_defs[] = {
-    {"udp-echo", udp_echo_start},
-    {"tcp-echo", tcp_echo_start},
-    {"http", http_start},
-    {"pingpong", pingpong_server_start},
-    {"iperf3", iperf3_start},
+    {"udp-echo", udp_echo_start, false, true},
+    {"tcp-echo", tcp_echo_start, true, false},
+    {"http", http_start, true, false},
+    {"pingpong", pingpong_server_start, true, false},
+    {"iperf3", iperf3_start, true, true},
 };
 
 static struct tcp_config tcp_cfg;
@@ -334,9 +335,16 @@ static int stmt_app(int argc, char **argv, char *err, size_t errlen)
             fmt_snprintf(err, errlen, "at most %d applications", MAX_APPS);
             return -1;
         }
-        if (argc == 6 && strcmp(argv[1], "udp-echo") == 0) {
+        if (argc == 6 && !app_defs[i].tcp) {
             fmt_snprintf(err, errlen, "idle is for TCP applications");
             return -1;
+        }
+        for (unsigned a = 0; a < napps; a++) {
+            const struct app_def *d = apps[a].def;
+            if (apps[a].port == port && ((d->tcp && app_defs[i].tcp) || (d->udp && app_defs[i].udp))) {
+                fmt_snprintf(err, errlen, "port %lu is app %s's", port, d->name);
+                return -1;
+            }
         }
         apps[napps].def = &app_defs[i];
         apps[napps].set_idle = argc == 6;

@@ -73,9 +73,14 @@ def test_bad_config_line_reported_rest_applies(boot, mkiso):
     iso = mkiso("# a bad line is reported with its number and skipped\n"
                 "\n"
                 "frobnicate the router\n"
-                "hostname r1\n")
+                "hostname r1\n"
+                "app http port 80\n"
+                "app tcp-echo port 80\n"  # the port is taken: reported
+                "app udp-echo port 80\n")  # UDP's is not
     m = boot(iso)
     assert re.search(r"config: line 3: \S", m.log), m.tail()
+    assert "config: line 6: port 80 is app http's" in m.log, m.tail()
+    assert "config: line 7" not in m.log, m.tail()
     assert m.prompt == "r1> "
     assert m.json("show version json").get("hostname", "r1") == "r1"
 
