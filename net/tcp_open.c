@@ -68,8 +68,10 @@ void tcp_listen_input(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns)
         struct tcp_opts syn;
         if (!(seg->flags & TCP_SYN) && t->cfg.syncookies && tcp_cookie_check(t, seg, now_ns, &syn)) {
             struct tcp_conn *c = passive_open(t, l, seg, &syn, seg->seq - 1, true, now_ns);
-            if (c == NULL)
-                return; /* counted; the peer will try again */
+            if (c == NULL) { /* every slot an open connection (counted): say so, not hang the peer */
+                tcp_reply_rst(t, seg, now_ns);
+                return;
+            }
             s->ctr.tcp_syncookie_ok++;
             c->flags |= TCP_CF_COOKIE;
             c->iss = seg->ack - 1;

@@ -197,3 +197,60 @@ TEST(tcp_cookie_options_round_trip)
     CHECK(!tcp_cookie_check(l->t[1], &ack, l->now_ns, &syn));
     CHECK(tl_free(l));
 }
+
+/* What the server says to port 4444 (a client we play by hand): the SYN-
+ * ACK's sequence number, and whether it reset. */
+struct hand {
+    uint32_t synack_seq;
+    int synacks, rsts;
+};
+
+static bool watch_4444(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    struct hand *h = ctx;
+    struct ta_seg s;
+    if (from != 1 || !ta_parse(p, &s) || s.dport != 4444)
+        return true;
+    if ((s.flags & (TCP_SYN | TCP_ACK)) == (TCP_SYN | TCP_ACK)) {
+        h->synacks++;
+        h->synack_seq = s.seq;
+    }
+    h->rsts += (s.flags & TCP_RST) != 0;
+    return false; /* nobody is there */
+}
+
+/* Every slot an established connection: a new client's SYN gets a cookie
+ * (nothing to evict), and its ACK, with nowhere to go, a reset: the client
+ * learns at once instead of sending into silence. */
+TEST(tcp_full_arena_resets_a_cookie_ack)
+{
+    struct tl_opts o = {.nconns = 2};
+    struct tl *l = tl_new(&o);
+    struct ta srv[2] = {{0}}, cli[2] = {{0}};
+    srv[0].next = &srv[1];
+    ta_listen(l, 1, 80, &srv[0]);
+    for (int i = 0; i < 2; i++) {
+        ta_connect(l, 0, 80, &cli[i]);
+        tl_run(l, NULL, NULL, SEC);
+        CHECK_EQ(cli[i].connected, 1);
+    }
+    CHECK_EQ(l->t[1]->nfree, 0);
+    struct hand h = {0};
+    l->tap = watch_4444;
+    l->tap_ctx = &h;
+    uint8_t fr[128];
+    size_t n = ta_frame(fr, 1, 4444, 80, 1000, 0, TCP_SYN, 1000, NULL, 0, NULL, 0);
+    tl_inject(l, 1, fr, n);
+    tl_flush(l);
+    tl_run(l, NULL, NULL, 10000000ull);
+    CHECK_EQ(h.synacks, 1);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-syncookie-tx"), 1);
+    n = ta_frame(fr, 1, 4444, 80, 1001, h.synack_seq + 1, TCP_ACK | TCP_PSH, 1000, NULL, 0, "hi", 2);
+    tl_inject(l, 1, fr, n);
+    tl_flush(l);
+    tl_run(l, NULL, NULL, 10000000ull);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-conn-full"), 1);
+    CHECK_EQ(h.rsts, 1);
+    CHECK_EQ(srv[0].accepted + srv[1].accepted, 2);
+    CHECK(tl_free(l));
+}
