@@ -249,6 +249,7 @@ struct tcp_conn {
     uint32_t min_rtt_t;                 /* smallest RTT sample, tcp_clock() units (none: max) */
     uint32_t rack_sent_t, rack_end;     /* RACK (RFC 8985): the latest sent of what was delivered */
     bool rack_reord;                    /* the path reordered: RACK waits min_rtt / 4 */
+    uint32_t retransmits;               /* segments sent again (tcp_count_retransmit) */
 } __attribute__((aligned(64)));
 
 /* struct tcp_conn.flags */
@@ -326,6 +327,7 @@ struct tcp_info {
     uint16_t mss;
     uint32_t cwnd, ssthresh, snd_wnd, rcv_wnd, snd_queued;
     uint64_t srtt_ns, rto_ns;
+    uint32_t retransmits;               /* segments sent again, as Linux's tcpi_total_retrans */
 };
 
 /* ---- Setup (the embedder) ---- */
@@ -456,6 +458,8 @@ void tcp_get_info(const struct tcp_conn *c, struct tcp_info *out);
 static inline struct net_stack *tcp_conn_stack(const struct tcp_conn *c);
 /* enum tcp_state. */
 static inline uint8_t tcp_conn_state(const struct tcp_conn *c) { return c->state; }
+/* Segments sent again so far (tcp_info.retransmits without the copy). */
+static inline uint32_t tcp_conn_retransmits(const struct tcp_conn *c) { return c->retransmits; }
 const char *tcp_state_name(uint8_t state);
 
 /* Walk the connections: start with *idx = 0; NULL after the last. */

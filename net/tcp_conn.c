@@ -628,6 +628,7 @@ void tcp_get_info(const struct tcp_conn *c, struct tcp_info *out)
         .snd_queued = c->snd_queued,
         .srtt_ns = c->srtt_ns,
         .rto_ns = c->rto_ns,
+        .retransmits = c->retransmits,
     };
     if (out->v6) {
         net_memcpy(out->laddr6, c->laddr6, 16);

@@ -239,6 +239,9 @@ static inline struct tcp_seg *tcp_sq_at(struct tcp_conn *c, uint32_t i)
 
 /* Slots sent so far: those before sq_nxt, and the one holding snd_nxt when
  * part of it went out. */
+/* A segment goes again: the stack's count and the connection's. */
+void tcp_count_retransmit(struct tcp_conn *c);
+
 static inline uint32_t tcp_sent_slots(struct tcp_conn *c)
 {
     uint32_t n = c->sq_nxt;

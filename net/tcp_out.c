@@ -491,6 +491,12 @@ static bool send_range(struct tcp_conn *c, struct tcp_seg *sg, uint32_t from, ui
     return true;
 }
 
+void tcp_count_retransmit(struct tcp_conn *c)
+{
+    c->t->s->ctr.tcp_retransmit++;
+    c->retransmits++;
+}
+
 void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns)
 {
     if (tcp_sent_slots(c) == 0)
@@ -504,7 +510,7 @@ void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns)
         c->nmarked++;
     sg->flags = (uint8_t)((sg->flags & ~TCP_SEG_SACKED) | TCP_SEG_LOST | TCP_SEG_RETX);
     c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING; /* Karn */
-    c->t->s->ctr.tcp_retransmit++;
+    tcp_count_retransmit(c);
     if (!send_range(c, sg, from, to, 0, now_ns))
         sg->flags &= (uint8_t)~TCP_SEG_RETX; /* still to send: send_lost's */
 }
@@ -525,7 +531,7 @@ static uint32_t send_lost(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
             to = c->snd_nxt;
         sg->flags |= TCP_SEG_RETX;
         c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
-        c->t->s->ctr.tcp_retransmit++;
+        tcp_count_retransmit(c);
         uint8_t extra = 0;
         if ((c->flags & TCP_CF_FIN_LOST) && i + 1 == c->sq_n && to == c->snd_end) {
             extra = TCP_FIN; /* the FIN rode on this one: again */
@@ -540,7 +546,7 @@ static uint32_t send_lost(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
     }
     if ((c->flags & TCP_CF_FIN_LOST) && c->snd_una == c->snd_end && pipe < c->cwnd) {
         c->flags &= ~(uint32_t)TCP_CF_FIN_LOST;
-        c->t->s->ctr.tcp_retransmit++;
+        tcp_count_retransmit(c);
         xmit(c, NULL, c->snd_end, 0, TCP_ACK | TCP_FIN, now_ns, 0);
         pipe++;
     }
@@ -730,7 +736,7 @@ void tcp_send_tlp(struct tcp_conn *c, uint64_t now_ns)
         }
         c->flags |= TCP_CF_TLP_RETX;
         c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING; /* Karn */
-        c->t->s->ctr.tcp_retransmit++;
+        tcp_count_retransmit(c);
     }
     c->tlp_end = c->snd_nxt;
     c->t->s->ctr.tcp_tlp++;

@@ -78,6 +78,7 @@ struct stream {
     struct loop_timer timer;
     _Atomic uint64_t bytes;         /* received, or queued (UDP: sent) */
     _Atomic uint64_t acked;         /* sending: acknowledged */
+    _Atomic uint64_t retransmits;   /* sending: the connection's, as of the latest ACK */
     _Atomic bool ready;             /* joined and counting */
     bool sends;                     /* ours to send on (stream_sends) */
     /* UDP: uc's core's, but peer (set before ready) and rx (rx_core's). */
@@ -114,7 +115,7 @@ struct iperf3_test {
     uint64_t deadline_ns, start_ns, end_ns, acked_ns;
     bool omitted;                   /* -O's seconds are over: counts from here */
     struct omit {                   /* each stream's counts then */
-        uint64_t bytes, packets, lost;
+        uint64_t bytes, packets, lost, retransmits;
     } omit[IPERF3_MAX_STREAMS];
     uint32_t rx_len, json_len;
     struct iperf3_params params;
@@ -288,7 +289,8 @@ static struct omit stream_counts(struct iperf3_test *t, uint32_t i)
     bool acked = t->bidir && stream_sends(t, i) && !t->udp;
     return (struct omit){atomic_load_explicit(acked ? &st->acked : &st->bytes, memory_order_acquire),
                          atomic_load_explicit(&st->packets, memory_order_acquire),
-                         atomic_load_explicit(&st->lost, memory_order_acquire)};
+                         atomic_load_explicit(&st->lost, memory_order_acquire),
+                         atomic_load_explicit(&st->retransmits, memory_order_acquire)};
 }
 
 static bool ctl_send_results(struct iperf3_test *t, uint64_t now_ns)
@@ -303,6 +305,7 @@ static bool ctl_send_results(struct iperf3_test *t, uint64_t now_ns)
         r.bytes[i] = now.bytes - t->omit[i].bytes;
         r.packets[i] = now.packets - t->omit[i].packets;
         r.lost[i] = now.lost > t->omit[i].lost ? now.lost - t->omit[i].lost : 0; /* late ones take back */
+        r.retransmits[i] = now.retransmits - t->omit[i].retransmits;
         r.jitter_ns[i] = atomic_load_explicit(&t->streams[i].jitter_ns, memory_order_acquire);
     }
     size_t n = iperf3_format_results(t->rx + 4, IPERF3_JSON_MAX, &r);
@@ -622,6 +625,7 @@ static void stream_acked(void *ctx, struct tcp_conn *c, uint32_t bytes, uint64_t
     struct stream *st = ctx;
     uint64_t a = atomic_load_explicit(&st->acked, memory_order_relaxed);
     atomic_store_explicit(&st->acked, a + bytes, memory_order_release);
+    atomic_store_explicit(&st->retransmits, tcp_conn_retransmits(c), memory_order_relaxed);
     if (!stream_dead(st, now_ns) && st->sends)
         stream_pump(st, now_ns);
 }
@@ -667,6 +671,7 @@ static struct stream *slot_claim(struct iperf3_test *t, const uint8_t *cookie)
     atomic_store_explicit(&st->rx_core, NULL, memory_order_relaxed);
     atomic_store_explicit(&st->bytes, 0, memory_order_relaxed);
     atomic_store_explicit(&st->acked, 0, memory_order_relaxed);
+    atomic_store_explicit(&st->retransmits, 0, memory_order_relaxed);
     atomic_store_explicit(&st->packets, 0, memory_order_relaxed);
     atomic_store_explicit(&st->lost, 0, memory_order_relaxed);
     atomic_store_explicit(&st->jitter_ns, 0, memory_order_relaxed);

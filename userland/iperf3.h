@@ -95,6 +95,7 @@ struct iperf3_report {
     uint64_t packets[IPERF3_MAX_STREAMS];   /* UDP: sent, or the highest number received */
     uint64_t lost[IPERF3_MAX_STREAMS];      /* UDP, received */
     uint64_t jitter_ns[IPERF3_MAX_STREAMS]; /* UDP, received */
+    uint64_t retransmits[IPERF3_MAX_STREAMS]; /* TCP, sent */
     uint64_t duration_us;           /* each stream's end_time */
     bool server_output;             /* add server_output_text (iperf3_server_text) */
 };

@@ -522,18 +522,19 @@ size_t iperf3_format_results(char *buf, size_t cap, const struct iperf3_report *
     json_fixed(&j, "cpu_util_total", 0, 6); /* not measured */
     json_fixed(&j, "cpu_util_user", 0, 6);
     json_fixed(&j, "cpu_util_system", 0, 6);
-    /* -1: we only received; 0: we sent, no per-stream retransmission count. */
+    /* -1: we only received; 1: we sent TCP, each sending stream has its
+     * count (the client's Retr column); 0: we sent UDP. */
     bool sent = false;
     for (uint32_t i = 0; i < r->nstreams && i < IPERF3_MAX_STREAMS; i++)
         sent |= r->sends[i];
-    json_i64(&j, "sender_has_retransmits", sent ? 0 : -1);
+    json_i64(&j, "sender_has_retransmits", !sent ? -1 : r->udp ? 0 : 1);
     json_str(&j, "congestion_used", "cubic");
     json_arr_begin(&j, "streams");
     for (uint32_t i = 0; i < r->nstreams && i < IPERF3_MAX_STREAMS; i++) {
         json_obj_begin(&j, NULL);
         json_i64(&j, "id", r->id[i]);
         json_u64(&j, "bytes", r->bytes[i]);
-        json_i64(&j, "retransmits", -1);
+        json_i64(&j, "retransmits", r->sends[i] && !r->udp ? (int64_t)r->retransmits[i] : -1);
         json_fixed(&j, "jitter", r->jitter_ns[i], 9); /* seconds */
         json_u64(&j, "errors", r->lost[i]);
         json_u64(&j, "packets", r->packets[i]);

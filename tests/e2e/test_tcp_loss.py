@@ -7,7 +7,8 @@ through that, in both roles:
     IPv6 at 3%: our sender's SACK scoreboard, fast recovery and RTO;
   - nc sends 4 MB of random data to tcp-echo at 2% each way: our receiver's
     out-of-order queue and the SACK blocks Linux recovers with (the echo
-    also loses packets, so both senders recover at once).
+    also loses packets, so both senders recover at once);
+  - iperf3 -R at 2%: the client's sender line shows our retransmissions.
 
 Each checks the bytes (SHA-256 and length), that packets really were
 dropped both ways, that our retransmission and recovery counters moved (and
@@ -45,7 +46,7 @@ pytestmark = [
 ADDR4, ADDR6 = "10.12.0.1", "2001:db8:12::1"
 CONF = (f"hostname tl\ninterface eth0 address {ADDR4}/24\ninterface eth0 address {ADDR6}/64\n"
         "route 10.12.1.0/24 via 10.12.0.2\nroute 2001:db8:12:1::/64 via 2001:db8:12::2\n"
-        "app http port 80\napp tcp-echo port 7\n")
+        "app http port 80\napp tcp-echo port 7\napp iperf3 port 5201\n")
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
 TX_RING = 256  # QEMU's virtio-net TX queue: sent frames not yet reclaimed hold buffers
 RULES = """table inet hyloss {{}}
@@ -193,3 +194,21 @@ def test_upload_echo_2pct(lab, report, tmp_path):
     d = check_recovered(lab, before, "nc 4 MB echoed, IPv4, 2% each way", seconds, report)
     assert d["tcp-ooo-queued"] > 0, d
     assert mib.get("TcpExtTCPSackRecovery", 0) > 0 and mib.get("TcpExtTCPSACKReneging", 0) == 0, mib
+
+
+def test_iperf3_reverse_reports_retransmits(lab, report):
+    """iperf3 -R: we send, and the client's Retr column is the segments our
+    connection sent again (no more than the stack's count, which also has
+    the control connection's)."""
+    m, c = lab.machine, lab.client
+    set_loss(lab, 2)
+    before, t0 = counters(m), time.monotonic()
+    r = c.run(["timeout", "60", "iperf3", "-c", ADDR4, "-J", "-R", "-t", "3"], check=False, timeout=70)
+    seconds = time.monotonic() - t0
+    assert r.returncode == 0, r.stdout + r.stderr
+    end = json.loads(r.stdout)["end"]
+    retr = end["sum_sent"]["retransmits"]
+    d = check_recovered(lab, before, "iperf3 -R 3 s, IPv4, 2% each way", seconds, report)
+    report(f"tcp loss, iperf3 -R: {end['sum_received']['bits_per_second'] / 1e6:.1f} Mbit/s, Retr {retr}")
+    assert 0 < retr <= d["tcp-retransmit"], (retr, d["tcp-retransmit"])
+    assert end["streams"][0]["sender"]["retransmits"] == retr

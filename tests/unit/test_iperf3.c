@@ -79,6 +79,7 @@ TEST(iperf3_results)
         rep.sends[i] = true;
         rep.id[i] = iperf3_stream_id((uint32_t)i);
         rep.bytes[i] = 1000000ull * (uint64_t)(i + 1);
+        rep.retransmits[i] = 7u * (uint64_t)i;
     }
     char buf[IPERF3_JSON_MAX];
     size_t n = iperf3_format_results(buf, sizeof(buf), &rep);
@@ -91,9 +92,10 @@ TEST(iperf3_results)
     CHECK_EQ(r.total, 6000000);
     buf[n] = 0;
     CHECK(strstr(buf, "\"cpu_util_total\":0.000000") != NULL);
-    CHECK(strstr(buf, "\"sender_has_retransmits\":0") != NULL);
+    CHECK(strstr(buf, "\"sender_has_retransmits\":1") != NULL); /* the client's Retr column */
     CHECK(strstr(buf, "\"end_time\":2.000123") != NULL);
-    CHECK(strstr(buf, "\"retransmits\":-1") != NULL);
+    CHECK(strstr(buf, "\"id\":3,\"bytes\":2000000,\"retransmits\":7,") != NULL);
+    CHECK(strstr(buf, "\"id\":4,\"bytes\":3000000,\"retransmits\":14,") != NULL);
     CHECK_EQ(iperf3_format_results(buf, 10, &rep), 0); /* does not fit */
 }
 
@@ -158,7 +160,9 @@ TEST(iperf3_bidir_report)
     size_t n = iperf3_format_results(buf, sizeof buf, &rep);
     CHECK(n > 0 && n < sizeof buf);
     buf[n] = 0;
-    CHECK(strstr(buf, "\"sender_has_retransmits\":0") != NULL);
+    CHECK(strstr(buf, "\"sender_has_retransmits\":1") != NULL);
+    CHECK(strstr(buf, "\"id\":1,\"bytes\":1000000,\"retransmits\":-1,") != NULL); /* received */
+    CHECK(strstr(buf, "\"id\":4,\"bytes\":3000000,\"retransmits\":0,") != NULL);
     struct iperf3_peer_results r;
     CHECK_EQ(iperf3_parse_results(buf, n, &r), 0);
     CHECK_EQ(r.nstreams, 4);

@@ -129,6 +129,7 @@ static void ta_closed(void *ctx, struct tcp_conn *c, int reason, uint64_t now_ns
     struct ta *a = ctx;
     a->closed++;
     a->close_reason = reason;
+    a->retransmits = tcp_conn_retransmits(c);
     a->c = NULL;
     uint32_t n = a->held_bytes;
     (void)n;

@@ -15,6 +15,7 @@
 struct ta {
     struct tcp_conn *c;
     int accepted, connected, peer_fin, closed, close_reason;
+    uint32_t retransmits;               /* the connection's, when it closed */
     uint64_t rx_bytes, rx_calls;
     uint64_t rx_bad;            /* bytes that differ from the pattern */
     uint8_t *rx_copy;           /* keep up to rx_cap bytes when set */

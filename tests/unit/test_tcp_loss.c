@@ -224,6 +224,9 @@ TEST(tcp_lost_retransmission_without_timeout)
     CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
     CHECK_EQ(tl_ctr(l, 0, "tcp-lost-retransmit"), 1);
     CHECK_EQ(tl_ctr(l, 0, "tcp-retransmit"), 3);
+    CHECK_EQ(x->a[0].closed, 1);
+    CHECK_EQ(x->a[0].retransmits, 3); /* the connection's own count */
+    CHECK_EQ(x->a[1].retransmits, 0);
     CHECK_EQ(tl_ctr(l, 0, "tcp-fast-recovery"), 1);
     CHECK(ns < 100000000ull); /* simulated: well under one RTO */
     free(x);
