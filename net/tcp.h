@@ -284,6 +284,7 @@ enum {
     TCP_CF_TLP_RETX = 1u << 27,         /* it sent data again (not new data) */
     TCP_CF_DSACK = 1u << 28,            /* the next ACK reports dsack (RFC 2883) */
     TCP_CF_TW_SYN = 1u << 29,           /* TIME-WAIT answered a SYN: its reset ends it */
+    TCP_CF_REO = 1u << 30,              /* rto_at is RACK's reordering timer (RFC 8985 6.3) */
 };
 
 struct tcp_stack {

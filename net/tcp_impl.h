@@ -252,9 +252,13 @@ static inline uint32_t tcp_sent_slots(struct tcp_conn *c)
 
 /* tcp_sack.c */
 /* The SACK blocks of an ACK for ack onto the scoreboard; returns the
- * slots newly SACKed. A retransmission that ack leaves out, sent before
- * what the blocks report (RACK), is marked lost again. */
+ * slots newly SACKed (and notes the latest sent of them for RACK). */
 uint32_t tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o, uint32_t ack);
+/* RACK (RFC 8985 6.2): slots sent before the latest SACKed, by more than
+ * the reordering window (expired: the reordering timer fired, by any
+ * time), marked lost (a retransmission: to be sent again); the others
+ * inside the window arm the reordering timer. Returns the slots marked. */
+uint32_t tcp_rack_detect(struct tcp_conn *c, bool expired, uint64_t now_ns);
 void tcp_sack_mark_lost(struct tcp_conn *c);
 bool tcp_sack_first_lost(struct tcp_conn *c);
 uint32_t tcp_pipe(struct tcp_conn *c);
@@ -279,6 +283,11 @@ static inline bool tcp_cwnd_limited(const struct tcp_conn *c, uint32_t flight)
     return c->cwnd < c->ssthresh ? 2 * flight >= c->cwnd : flight + c->seg_size > c->cwnd;
 }
 void tcp_cc_loss(struct tcp_conn *c, uint64_t now_ns);
+/* tcp_in.c: fast recovery begins (RFC 6675 5 step 4, RFC 6582 3.2 step 2). */
+void tcp_enter_recovery(struct tcp_conn *c, uint64_t now_ns);
+/* RACK marked slots lost: recovery, unless one is on or RFC 6582's
+ * recover point says these belong to the last. */
+void tcp_rack_lost(struct tcp_conn *c, uint64_t now_ns);
 void tcp_cc_rto(struct tcp_conn *c, uint64_t now_ns);
 void tcp_cc_recovery_end(struct tcp_conn *c, uint64_t now_ns);
 
@@ -310,30 +319,44 @@ void tcp_timer_remove(struct tcp_conn *c);
 static inline void tcp_rto_arm(struct tcp_conn *c, uint64_t now_ns)
 {
     c->rto_at = now_ns + c->rto_ns;
-    c->flags &= ~(uint32_t)TCP_CF_PTO;
+    c->flags &= ~(uint32_t)(TCP_CF_PTO | TCP_CF_REO);
+}
+/* RACK's reordering timer (RFC 8985 6.3): rto_at, when sooner. */
+static inline void tcp_reo_timer_arm(struct tcp_conn *c, uint64_t now_ns, uint64_t wait_ns)
+{
+    if (!(c->flags & TCP_CF_PERSIST) && (c->rto_at == 0 || now_ns + wait_ns < c->rto_at)) {
+        c->rto_at = now_ns + wait_ns;
+        c->flags = (c->flags & ~(uint32_t)TCP_CF_PTO) | TCP_CF_REO;
+    }
 }
 /* With data out: the retransmission timer, or the tail loss probe's (RFC
  * 8985 7.2: 2 SRTT, never later than the RTO) when SACK is on, more than
  * a segment is out, nothing is taken for lost and no probe is out. With
  * one segment out RFC 8985 adds the peer's delayed ACK (200 ms), which
  * leaves the probe hardly sooner than the RTO: that case keeps the RTO
- * (and request-response traffic pays one compare). */
-static inline void tcp_loss_timer_arm(struct tcp_conn *c, uint64_t now_ns)
+ * (and request-response traffic pays one compare). tcp_pto_arm: the
+ * probe's deadline alone, when sooner (a second segment joined the one
+ * the RTO was armed for). */
+static inline void tcp_pto_arm(struct tcp_conn *c, uint64_t now_ns)
 {
-    tcp_rto_arm(c, now_ns);
     if (c->snd_nxt - c->snd_una <= c->seg_size ||
         (c->flags & (TCP_CF_SACK | TCP_CF_IN_RECOVERY | TCP_CF_TLP)) != TCP_CF_SACK || c->nmarked || !c->srtt_ns)
         return;
-    uint64_t pto = 2 * c->srtt_ns + TCP_TLP_SLACK_NS;
-    if (pto < c->rto_ns) {
-        c->rto_at = now_ns + pto;
+    uint64_t at = now_ns + 2 * c->srtt_ns + TCP_TLP_SLACK_NS;
+    if (at < c->rto_at) {
+        c->rto_at = at;
         c->flags |= TCP_CF_PTO;
     }
+}
+static inline void tcp_loss_timer_arm(struct tcp_conn *c, uint64_t now_ns)
+{
+    tcp_rto_arm(c, now_ns);
+    tcp_pto_arm(c, now_ns);
 }
 static inline void tcp_rto_stop(struct tcp_conn *c)
 {
     c->rto_at = 0;
-    c->flags &= ~(uint32_t)(TCP_CF_PERSIST | TCP_CF_PTO);
+    c->flags &= ~(uint32_t)(TCP_CF_PERSIST | TCP_CF_PTO | TCP_CF_REO);
 }
 static inline void tcp_delack_arm(struct tcp_conn *c, uint64_t now_ns)
 {

@@ -55,7 +55,7 @@ static bool acceptable(struct tcp_conn *c, const struct tcp_in *seg)
            (SEQ_LEQ(c->rcv_nxt, seg->seq + len - 1) && SEQ_LT(seg->seq + len - 1, c->rcv_nxt + wnd));
 }
 
-static void enter_recovery(struct tcp_conn *c, uint64_t now_ns)
+void tcp_enter_recovery(struct tcp_conn *c, uint64_t now_ns)
 {
     c->t->s->ctr.tcp_fast_recovery++;
     c->flags = (c->flags & ~(uint32_t)(TCP_CF_TLP | TCP_CF_TLP_RETX)) | TCP_CF_IN_RECOVERY;
@@ -64,6 +64,13 @@ static void enter_recovery(struct tcp_conn *c, uint64_t now_ns)
     if (c->flags & TCP_CF_SACK)
         tcp_sack_mark_lost(c);
     tcp_retransmit_first(c, now_ns);
+}
+
+void tcp_rack_lost(struct tcp_conn *c, uint64_t now_ns)
+{
+    if (!(c->flags & TCP_CF_IN_RECOVERY) && SEQ_GEQ(c->snd_una, c->recover) && c->snd_una != c->snd_nxt &&
+        (tcp_sq_at(c, 0)->flags & TCP_SEG_LOST))
+        tcp_enter_recovery(c, now_ns);
 }
 
 /* SND.UNA moves to ack (RFC 9293 3.10.7.4 fifth check): the send queue,
@@ -162,9 +169,13 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now
         } else if (SEQ_GEQ(c->snd_una, c->recover) &&
                    (c->dupacks == TCP_DUPTHRESH ||
                     ((c->flags & TCP_CF_SACK) && sacked_new && tcp_sack_first_lost(c)))) {
-            enter_recovery(c, now_ns);
+            tcp_enter_recovery(c, now_ns);
         }
     }
+    /* RACK, once the ACK has taken what it covers and recovery has begun
+     * or ended: what the new blocks show lost. */
+    if (sacked_new && tcp_rack_detect(c, false, now_ns))
+        tcp_rack_lost(c, now_ns);
     /* SND.UNA =< SEG.ACK: an older ACK says nothing of the window now. */
     if (SEQ_GEQ(ack, c->snd_una) &&
         (SEQ_LT(c->snd_wl1, seg->seq) || (c->snd_wl1 == seg->seq && SEQ_LEQ(c->snd_wl2, ack)))) {

@@ -702,6 +702,8 @@ void tcp_output(struct tcp_conn *c, uint64_t now_ns)
         if (c->rto_at == 0 || (c->flags & TCP_CF_PERSIST)) {
             c->flags &= ~(uint32_t)TCP_CF_PERSIST;
             tcp_loss_timer_arm(c, now_ns);
+        } else if (!(c->flags & (TCP_CF_PTO | TCP_CF_REO))) {
+            tcp_pto_arm(c, now_ns);
         }
     } else if (c->sq_nxt < c->sq_n && c->rto_at == 0) {
         /* Data waits on the peer's window: probe it (RFC 9293 3.8.6.1). */

@@ -1,14 +1,19 @@
 /* net/tcp_sack.c: the sender's scoreboard (RFC 2018 section 5, RFC 6675
  * sections 3 and 4): which slots of the send queue the peer holds (SACKED),
- * which are taken for lost (LOST, by IsLost or a timeout) and have been
- * sent again (RETX), and "pipe", the bytes still thought to be in the
+ * which are taken for lost (LOST, by IsLost, RACK or a timeout) and have
+ * been sent again (RETX), and "pipe", the bytes still thought to be in the
  * network. Slots are marked only when a SACK block covers them whole.
  *
- * IsLost only looks at sequence numbers, so it cannot see a retransmission
- * lost in its turn, which would wait for the RTO. For those, RACK's rule
- * (RFC 8985 6.2) by the time each slot was last sent: a retransmission sent
- * before a slot the peer has since SACKed (by more than the reordering
- * window) was lost again. */
+ * IsLost only counts what was SACKed above a hole: it needs DupThresh
+ * segments there, and cannot see a retransmission lost in its turn. RACK
+ * (RFC 8985 6.2) judges by the time each slot was last sent: one sent
+ * before a slot the peer has since SACKed, by more than the reordering
+ * window, was lost (a whole burst lost but its last segment, which the
+ * tail loss probe cannot repair once a SACK is in). A slot still inside
+ * the window waits for the reordering timer. Unlike the RFC, a first
+ * transmission is left to IsLost while DupThresh slots sent after the
+ * latest delivered are still out (docs/tcp.md, RACK for first
+ * transmissions). */
 #include "net.h"
 #include "tcp_impl.h"
 
@@ -40,24 +45,56 @@ static void rack_note(struct tcp_conn *c, const struct tcp_seg *sg, uint8_t was,
     }
 }
 
-/* RFC 8985 6.2 steps 4 and 5 for the slots sent again: lost when sent
- * before the latest delivered by at least the reordering window (0 until
- * the peer shows reordering, then a quarter of the smallest RTT; with no
- * timer to look again, such a loss waits for a later ACK, or the RTO).
- * Such a slot goes back to plain LOST, for send_lost. */
-static void rack_detect(struct tcp_conn *c, uint32_t n, uint32_t ack)
+/* RACK's reordering window (RFC 8985 6.2 step 4), in tcp_clock units:
+ * none while the peer has not reordered and a loss is certain anyway (in
+ * recovery, or DupThresh slots SACKed); else a quarter of the smallest
+ * RTT, at most SRTT (no sample yet: endless, IsLost decides). */
+static int32_t rack_reo_wnd(const struct tcp_conn *c, uint32_t sacked_slots)
 {
-    uint32_t reo = !c->rack_reord ? 0 : c->min_rtt_t == UINT32_MAX ? INT32_MAX : c->min_rtt_t / 4;
+    if (!c->rack_reord && ((c->flags & TCP_CF_IN_RECOVERY) || sacked_slots >= TCP_DUPTHRESH))
+        return 0;
+    if (c->min_rtt_t == UINT32_MAX)
+        return INT32_MAX;
+    uint32_t reo = c->min_rtt_t / 4, srtt = (uint32_t)(c->srtt_ns >> 10);
+    return (int32_t)(reo < srtt ? reo : srtt);
+}
+
+uint32_t tcp_rack_detect(struct tcp_conn *c, bool expired, uint64_t now_ns)
+{
+    uint32_t n = tcp_sent_slots(c), sacked = 0, later = 0, lost = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tcp_seg *sg = tcp_sq_at(c, i);
+        int32_t d = (int32_t)(c->rack_sent_t - sg->sent_t);
+        sacked += (sg->flags & TCP_SEG_SACKED) != 0;
+        later += !(sg->flags & TCP_SEG_SACKED) && (d < 0 || (d == 0 && SEQ_GT(sg->seq + sg->len, c->rack_end)));
+    }
+    int32_t reo = expired ? 0 : rack_reo_wnd(c, sacked), wait = 0;
     for (uint32_t i = 0; i < n; i++) {
         struct tcp_seg *sg = tcp_sq_at(c, i);
-        if ((sg->flags & (TCP_SEG_RETX | TCP_SEG_SACKED)) != TCP_SEG_RETX || SEQ_LEQ(sg->seq + sg->len, ack))
+        uint8_t f = sg->flags;
+        if ((f & TCP_SEG_SACKED) || (f & (TCP_SEG_LOST | TCP_SEG_RETX)) == TCP_SEG_LOST ||
+            SEQ_LEQ(sg->seq + sg->len, c->snd_una))
             continue;
         int32_t d = (int32_t)(c->rack_sent_t - sg->sent_t);
-        if (d > (int32_t)reo || (d == (int32_t)reo && SEQ_LT(sg->seq + sg->len, c->rack_end))) {
-            sg->flags &= (uint8_t)~TCP_SEG_RETX;
-            c->t->s->ctr.tcp_lost_retransmit++;
+        if (d < 0 || (d == 0 && !SEQ_LT(sg->seq + sg->len, c->rack_end)))
+            continue; /* not sent before the latest delivered */
+        if (!(f & TCP_SEG_RETX) && later >= TCP_DUPTHRESH)
+            continue; /* the duplicate ACKs still to come tell (IsLost) */
+        if (d < reo) {
+            wait = reo - d > wait ? reo - d : wait;
+            continue;
         }
+        if (f & TCP_SEG_RETX) { /* stays LOST: send_lost's again */
+            sg->flags = (uint8_t)(f & ~TCP_SEG_RETX);
+            c->t->s->ctr.tcp_lost_retransmit++;
+        } else {
+            set_flags(c, sg, (uint8_t)(f | TCP_SEG_LOST));
+        }
+        lost++;
     }
+    if (wait)
+        tcp_reo_timer_arm(c, now_ns, (uint64_t)wait << 10);
+    return lost;
 }
 
 uint32_t tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o, uint32_t ack)
@@ -95,8 +132,6 @@ uint32_t tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o, uint32_t 
             }
         }
     }
-    if (marked && c->nmarked > marked) /* (some may be retransmissions) */
-        rack_detect(c, n, ack);
     return marked;
 }
 

@@ -116,6 +116,13 @@ static void rto_fire(struct tcp_conn *c, uint64_t now_ns)
     default:
         break;
     }
+    if (c->flags & TCP_CF_REO) { /* the reordering window is over: lost (RFC 8985 6.3) */
+        c->flags &= ~(uint32_t)TCP_CF_REO;
+        if (c->snd_una != c->snd_nxt && tcp_rack_detect(c, true, now_ns))
+            tcp_rack_lost(c, now_ns);
+        tcp_loss_timer_arm(c, now_ns); /* tcp_output sends what was marked */
+        return;
+    }
     if (c->flags & TCP_CF_PTO) {
         c->flags &= ~(uint32_t)TCP_CF_PTO;
         if (c->snd_una != c->snd_nxt && tcp_can_send_data(c->state))

@@ -254,19 +254,27 @@ static bool drop_late_acks(void *ctx, struct tl *l, int from, struct pkt *p)
     return true;
 }
 
+/* Side 0 connects to side 1 to send 7 segments through tap (d: its
+ * dropper, base set here). */
+static void seven_segments(struct tl *l, struct xfer *x, struct dropper *d,
+                           bool (*tap)(void *, struct tl *, int, struct pkt *))
+{
+    l->tap = tap;
+    l->tap_ctx = d;
+    x->want = 1448 * 7;
+    x->a[0].tx_total = 1448 * 7;
+    ta_listen(l, 1, 9, &x->a[1]);
+    ta_connect(l, 0, 9, &x->a[0]);
+    d->base = x->a[0].c->iss + 1;
+}
+
 TEST(tcp_tail_loss_probe)
 {
     struct tl_opts o = {.delay_ns = 1000000};
     struct tl *l = tl_new(&o);
     struct xfer *x = calloc(1, sizeof(*x));
     struct dropper d = {.ndrop = 1};
-    l->tap = drop_late_acks;
-    l->tap_ctx = &d;
-    x->want = 1448 * 7;
-    x->a[0].tx_total = 1448 * 7;
-    ta_listen(l, 1, 9, &x->a[1]);
-    ta_connect(l, 0, 9, &x->a[0]);
-    d.base = x->a[0].c->iss + 1;
+    seven_segments(l, x, &d, drop_late_acks);
     uint64_t t0 = l->now_ns;
     while (x->a[0].c->snd_una != d.base + 1448 * 7 && l->now_ns - t0 < 1000000000ull)
         tl_advance(l, 100000);
@@ -332,31 +340,64 @@ TEST(tcp_dsack_for_out_of_order_duplicate)
     CHECK(tl_free(l));
     free(x);
 }
-
-TEST(tcp_tail_loss_recovered_by_timeout)
+/* The last two of 7 segments lost, then the FIN: no duplicate ACKs to
+ * speak of. The tail loss probe sends the 7th again; its SACK shows the
+ * 6th, sent before it, lost (RACK, RFC 8985 7.1's design), and fast
+ * recovery repairs it: no RTO. */
+TEST(tcp_tail_loss_repaired_by_probe_and_rack)
 {
     struct tl_opts o = {0};
     struct tl *l = tl_new(&o);
     struct xfer *x = calloc(1, sizeof(*x));
-    struct dropper d = {.ndrop = 2};
-    l->tap = drop_tap;
-    l->tap_ctx = &d;
-    d.drop[0] = 1448 * 5; /* the last two of 7 segments: no dupacks to speak of */
-    d.drop[1] = 1448 * 6;
-    x->want = 1448 * 7;
-    x->a[0].tx_total = 1448 * 7;
+    struct dropper d = {.ndrop = 2, .drop = {1448 * 5, 1448 * 6}}; /* the last two of 7 */
     x->a[0].close_when_sent = true;
     x->a[1].close_on_fin = true;
-    ta_listen(l, 1, 9, &x->a[1]);
-    ta_connect(l, 0, 9, &x->a[0]);
-    d.base = x->a[0].c->iss + 1;
+    seven_segments(l, x, &d, drop_tap);
+    uint64_t t0 = l->now_ns;
     CHECK(tl_run(l, xfer_done, x, 10000000000ull));
     CHECK_EQ(x->a[1].rx_bytes, 1448 * 7);
-    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-tlp"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-fast-recovery"), 1);
     CHECK_EQ(tl_ctr(l, 0, "tcp-retransmit"), 2);
+    CHECK(l->now_ns - t0 < 100000000ull); /* simulated: well before the 200 ms RTO */
     free(x);
     CHECK(tl_free(l));
 }
+
+/* A burst lost but for its last segment, and nothing more to send: one
+ * SACKed segment is not DupThresh, and with a SACK in the probe waits.
+ * RACK takes the five for lost, sent before the one delivered, once the
+ * reordering window (a quarter of the smallest RTT) is over: the
+ * reordering timer, not the RTO. Without drop_first, the burst's first
+ * segment arrives: the SACK comes with an ACK that moves snd_una. */
+static void burst_lost_but_its_last(bool drop_first)
+{
+    struct tl_opts o = {.delay_ns = 1000000};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    struct dropper d = {.ndrop = drop_first ? 6 : 5};
+    for (int i = 0; i < d.ndrop; i++)
+        d.drop[i] = 1448u * (uint32_t)(i + !drop_first);
+    seven_segments(l, x, &d, drop_tap);
+    uint64_t t0 = l->now_ns;
+    while (x->a[1].rx_bytes < 1448 * 7 && l->now_ns - t0 < 1000000000ull)
+        tl_advance(l, 100000);
+    CHECK_EQ(x->a[1].rx_bytes, 1448 * 7);
+    CHECK_EQ(x->a[1].rx_bad, 0);
+    CHECK(d.sack_acks >= 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-tlp"), 0);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-fast-recovery"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-retransmit"), (uint64_t)d.ndrop);
+    CHECK(l->now_ns - t0 < 20000000ull); /* simulated: a few round trips, not the 200 ms RTO */
+    CHECK(tl_free(l)); /* (the connections are open: their closed callbacks write to x) */
+    free(x);
+}
+
+TEST(tcp_rack_burst_lost_but_its_last) { burst_lost_but_its_last(true); }
+
+TEST(tcp_rack_burst_lost_after_its_first) { burst_lost_but_its_last(false); }
 
 TEST(tcp_zero_copy_send_uses_the_buffer)
 {
