@@ -104,7 +104,7 @@ static inline uint32_t tcp_clock(uint64_t ns) { return (uint32_t)(ns >> 10); }
 static inline uint32_t tcp_sent_stamp(struct tcp_conn *c, uint64_t now_ns)
 {
     uint32_t t = tcp_clock(now_ns), next = c->sent_last_t + 1u;
-    t = (int32_t)(t - next) < 0 ? next : t;
+    t = (uint32_t)(next - t) - 1u < (1u << 20) ? next : t; /* behind by under ~1 s: not a wrap after idling */
     c->sent_last_t = t;
     return t;
 }

@@ -60,6 +60,8 @@ void tcp_enter_recovery(struct tcp_conn *c, uint64_t now_ns)
     c->t->s->ctr.tcp_fast_recovery++;
     c->flags = (c->flags & ~(uint32_t)(TCP_CF_TLP | TCP_CF_TLP_RETX)) | TCP_CF_IN_RECOVERY;
     c->recover = c->snd_nxt;
+    if (c->flags & TCP_CF_PTO) /* no probe in recovery (RFC 8985 7.2) */
+        tcp_rto_arm(c, now_ns);
     tcp_cc_loss(c, now_ns);
     if (c->flags & TCP_CF_SACK)
         tcp_sack_mark_lost(c);
@@ -105,6 +107,8 @@ static inline __attribute__((always_inline)) bool new_ack(struct tcp_conn *c, ui
         }
     } else {
         c->dupacks = 0;
+        if (SEQ_GT(ack, c->recover)) /* kept within 2 GB of snd_una, for SEQ_GEQ */
+            c->recover = ack;
         if (tcp_cwnd_limited(c, flight))
             tcp_cc_ack(c, acked, now_ns);
         else if (c->cwnd >= c->ssthresh)

@@ -510,8 +510,9 @@ void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns)
         c->nmarked++;
     sg->flags = (uint8_t)((sg->flags & ~TCP_SEG_SACKED) | TCP_SEG_LOST | TCP_SEG_RETX);
     c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING; /* Karn */
-    tcp_count_retransmit(c);
-    if (!send_range(c, sg, from, to, 0, now_ns))
+    if (send_range(c, sg, from, to, 0, now_ns))
+        tcp_count_retransmit(c);
+    else
         sg->flags &= (uint8_t)~TCP_SEG_RETX; /* still to send: send_lost's */
 }
 
@@ -531,7 +532,6 @@ static uint32_t send_lost(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
             to = c->snd_nxt;
         sg->flags |= TCP_SEG_RETX;
         c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
-        tcp_count_retransmit(c);
         uint8_t extra = 0;
         if ((c->flags & TCP_CF_FIN_LOST) && i + 1 == c->sq_n && to == c->snd_end) {
             extra = TCP_FIN; /* the FIN rode on this one: again */
@@ -542,6 +542,7 @@ static uint32_t send_lost(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
             c->flags |= extra ? TCP_CF_FIN_LOST : 0;
             break;
         }
+        tcp_count_retransmit(c);
         pipe += to - from;
     }
     if ((c->flags & TCP_CF_FIN_LOST) && c->snd_una == c->snd_end && pipe < c->cwnd) {
