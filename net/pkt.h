@@ -201,6 +201,18 @@ static inline void pkt_queue_push(struct pkt_queue *q, struct pkt *p)
     q->len++;
 }
 
+/* The oldest queued, taken off (NULL: none). */
+static inline struct pkt *pkt_queue_pop(struct pkt_queue *q)
+{
+    struct pkt *p = q->head;
+    if (p) {
+        q->head = p->next;
+        q->tail = q->head ? q->tail : NULL;
+        q->len--;
+    }
+    return p;
+}
+
 /* Everything queued, oldest first (linked through next); q is left empty. */
 static inline struct pkt *pkt_queue_take(struct pkt_queue *q)
 {

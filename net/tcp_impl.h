@@ -228,6 +228,8 @@ void tcp_send_cookie_synack(struct tcp_stack *t, const struct tcp_in *seg, uint3
 void tcp_sq_free(struct tcp_conn *c);
 /* Retransmit the first unacknowledged slot now. */
 void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns);
+/* A segment went again: the stack's count and the connection's. */
+void tcp_count_retransmit(struct tcp_conn *c);
 /* The tail loss probe (RFC 8985 7.3): one new segment if the peer's
  * window takes it, else the last segment sent (and the FIN) again. */
 void tcp_send_tlp(struct tcp_conn *c, uint64_t now_ns);
@@ -239,9 +241,6 @@ static inline struct tcp_seg *tcp_sq_at(struct tcp_conn *c, uint32_t i)
 
 /* Slots sent so far: those before sq_nxt, and the one holding snd_nxt when
  * part of it went out. */
-/* A segment goes again: the stack's count and the connection's. */
-void tcp_count_retransmit(struct tcp_conn *c);
-
 static inline uint32_t tcp_sent_slots(struct tcp_conn *c)
 {
     uint32_t n = c->sq_nxt;

@@ -59,14 +59,22 @@ static int32_t rack_reo_wnd(const struct tcp_conn *c, uint32_t sacked_slots)
     return (int32_t)(reo < srtt ? reo : srtt);
 }
 
+/* How long before the latest delivered sg was sent (RFC 8985's
+ * RACK_sent_after, the other way round), in tcp_clock units; -1 when it
+ * was not sent before it. */
+static int32_t rack_age(const struct tcp_conn *c, const struct tcp_seg *sg)
+{
+    int32_t d = (int32_t)(c->rack_sent_t - sg->sent_t);
+    return d < 0 || (d == 0 && !SEQ_LT(sg->seq + sg->len, c->rack_end)) ? -1 : d;
+}
+
 uint32_t tcp_rack_detect(struct tcp_conn *c, bool expired, uint64_t now_ns)
 {
     uint32_t n = tcp_sent_slots(c), sacked = 0, later = 0, lost = 0;
     for (uint32_t i = 0; i < n; i++) {
         const struct tcp_seg *sg = tcp_sq_at(c, i);
-        int32_t d = (int32_t)(c->rack_sent_t - sg->sent_t);
         sacked += (sg->flags & TCP_SEG_SACKED) != 0;
-        later += !(sg->flags & TCP_SEG_SACKED) && (d < 0 || (d == 0 && SEQ_GT(sg->seq + sg->len, c->rack_end)));
+        later += !(sg->flags & TCP_SEG_SACKED) && rack_age(c, sg) < 0;
     }
     int32_t reo = expired ? 0 : rack_reo_wnd(c, sacked), wait = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -75,9 +83,9 @@ uint32_t tcp_rack_detect(struct tcp_conn *c, bool expired, uint64_t now_ns)
         if ((f & TCP_SEG_SACKED) || (f & (TCP_SEG_LOST | TCP_SEG_RETX)) == TCP_SEG_LOST ||
             SEQ_LEQ(sg->seq + sg->len, c->snd_una))
             continue;
-        int32_t d = (int32_t)(c->rack_sent_t - sg->sent_t);
-        if (d < 0 || (d == 0 && !SEQ_LT(sg->seq + sg->len, c->rack_end)))
-            continue; /* not sent before the latest delivered */
+        int32_t d = rack_age(c, sg);
+        if (d < 0)
+            continue;
         if (!(f & TCP_SEG_RETX) && later >= TCP_DUPTHRESH)
             continue; /* the duplicate ACKs still to come tell (IsLost) */
         if (d < reo) {

@@ -31,7 +31,7 @@ struct http_conn {
     struct http_stats *st;
     uint64_t body_left, body_off;
     uint64_t skip;              /* the request's own body, still to discard */
-    struct pkt *hold, *hold_tail; /* received, not yet in req */
+    struct pkt_queue hold;      /* received, not yet in req */
     uint16_t req_len;
     bool close_after;           /* Connection: close, or HTTP/1.0 */
     bool http10;                /* kept alive: say so (RFC 9112 C.2.2) */
@@ -343,13 +343,18 @@ static bool starts(const char *s, size_t n, const char *p)
     return n >= k && net_memcmp(s, p, k) == 0;
 }
 
-/* 400, and the connection ends: where the next request starts is unsure. */
-static void bad_request(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
+/* A 4xx after which the connection ends (where the next request would
+ * start is unsure): status and a line of text. */
+static void refuse(struct tcp_conn *c, struct http_conn *h, const char *status, const char *text, uint64_t now_ns)
 {
-    static const char bad[] = "bad request\n";
     h->close_after = true;
     h->st->responses_4xx++;
-    send_text(c, h, "400 Bad Request", "text/plain", bad, sizeof(bad) - 1, false, NULL, now_ns);
+    send_text(c, h, status, "text/plain", text, str_len(text), false, NULL, now_ns);
+}
+
+static void bad_request(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
+{
+    refuse(c, h, "400 Bad Request", "bad request\n", now_ns);
 }
 
 static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_t len, uint64_t now_ns)
@@ -507,8 +512,8 @@ static void take_input(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
     size_t n = h->skip < h->req_len ? (size_t)h->skip : h->req_len;
     consume(h, n);
     h->skip -= n;
-    while (h->hold && (h->skip || h->req_len < REQ_MAX)) {
-        struct pkt *p = h->hold;
+    while (h->hold.head && (h->skip || h->req_len < REQ_MAX)) {
+        struct pkt *p = h->hold.head;
         if (h->skip) {
             n = h->skip < p->len ? (size_t)h->skip : p->len;
             h->skip -= n;
@@ -519,12 +524,8 @@ static void take_input(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
         }
         pkt_pull(p, (uint32_t)n);
         tcp_recved(c, (uint32_t)n, now_ns);
-        if (p->len == 0) {
-            h->hold = p->next;
-            if (h->hold == NULL)
-                h->hold_tail = NULL;
-            pkt_free(p);
-        }
+        if (p->len == 0)
+            pkt_free(pkt_queue_pop(&h->hold));
     }
 }
 
@@ -533,7 +534,6 @@ static void take_input(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
  * a request waiting for ANSWER_ROOM. */
 static void serve(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
 {
-    static const char big[] = "request header fields too large\n";
     while (!h->closing) {
         if (h->body_left) {
             if (!send_body(c, h, now_ns))
@@ -550,15 +550,12 @@ static void serve(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
         consume(h, blank);
         size_t end = h->skip ? 0 : header_end(h->req, h->req_len);
         if (end == 0 && h->req_len == REQ_MAX) { /* a header longer than the buffer */
-            h->close_after = true;
-            h->st->responses_4xx++;
-            send_text(c, h, "431 Request Header Fields Too Large", "text/plain", big, sizeof(big) - 1, false,
-                      NULL, now_ns);
+            refuse(c, h, "431 Request Header Fields Too Large", "request header fields too large\n", now_ns);
             close_conn(c, h, now_ns);
             return;
         }
         if (end == 0) {
-            if (h->peer_done && !h->hold)
+            if (h->peer_done && !h->hold.head)
                 close_conn(c, h, now_ns);
             return;
         }
@@ -599,12 +596,7 @@ static void recv_data(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now
         pkt_free(p);
         return;
     }
-    p->next = NULL;
-    if (h->hold_tail)
-        h->hold_tail->next = p;
-    else
-        h->hold = p;
-    h->hold_tail = p;
+    pkt_queue_push(&h->hold, p);
     serve(c, h, now_ns);
 }
 
@@ -612,7 +604,7 @@ static void recv_data(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now
 static void acked(void *ctx, struct tcp_conn *c, uint32_t bytes, uint64_t now_ns)
 {
     struct http_conn *h = ctx;
-    if (!h->closing && (h->body_left || h->req_len || h->hold))
+    if (!h->closing && (h->body_left || h->req_len || h->hold.head))
         serve(c, h, now_ns);
 }
 
@@ -628,10 +620,7 @@ static void closed(void *ctx, struct tcp_conn *c, int reason, uint64_t now_ns)
 {
     struct http_conn *h = ctx;
     h->st->open--;
-    for (struct pkt *p = h->hold, *next; p; p = next) {
-        next = p->next;
-        pkt_free(p);
-    }
+    pkt_queue_free(&h->hold);
     pkt_free(h->self);
 }
 
