@@ -5,7 +5,7 @@
  * its stream-joining phase has that cookie, the connection is one of its
  * data streams; otherwise it is a new test's control connection. RSS puts
  * a test's connections on any cores, so a test lives in a static table
- * (tests[]) shared by all of them, lock-free:
+ * (iperf3_tests[]) shared by all of them, lock-free:
  *   - state (enum test_state) and refs are atomics; the control's core
  *     writes the state, the streams' cores read it;
  *   - a stream's core claims a stream slot (atomic joined), owns that slot
@@ -33,96 +33,24 @@
  *            once, what came after TEST_END does not count)
  *   DONE     the client's IPERF_DONE, or its FIN: close.
  *
- * A UDP test (-u) has no stream connections: each stream is the client's
- * 4-byte datagram to the same port from the control connection's address
- * (iperf_udp_connect), answered from there, and then that address and
- * port. The core that takes the connect datagram runs the stream's timer
- * and, for a stream we send on, sends, paced to -b; the core that takes
- * its first datagram of data (not always the same: RSS hashes fragments
- * by their addresses only) counts what it receives. */
-#include "iperf3.h"
+ * A UDP test's streams (-u) are datagrams, not connections: iperf3_udp.c;
+ * what the two sides share is iperf3_impl.h. */
+#include "iperf3_impl.h"
 
 #include <stdatomic.h>
 
 #include "kernel/cli.h"
 #include "kernel/console.h"
-#include "kernel/loop.h"
 #include "net/env.h"
 #include "net/net.h"
-#include "kernel/kalloc.h"
 #include "net/pkt.h"
-#include "net/tcp.h"
-#include "net/udp.h"
 
-#define MS 1000000ull
-#define SEC 1000000000ull
 #define JOIN_TIMEOUT_NS (10 * SEC)
 #define DRAIN_TIMEOUT_NS (3 * SEC)
 #define ACK_GRACE_NS (50 * MS)      /* reverse: the client reads what was acknowledged */
 #define RUN_SLACK_NS (30 * SEC)     /* past -t and --omit before we give up */
 #define IDLE_TIMEOUT_NS (30 * SEC)  /* a control connection that says nothing */
 #define PENDING_TIMEOUT_NS (10 * SEC) /* a connection that sends no cookie */
-#define UDP_BURST 32                /* datagrams a stream sends a loop pass */
-
-/* T_DONE: finished, streams close; T_DEAD: given up, streams reset. */
-enum test_state { T_FREE, T_SETUP, T_JOIN, T_RUNNING, T_ENDED, T_DONE, T_DEAD };
-enum phase { PH_PARAMS, PH_JOIN, PH_RUNNING, PH_ENDING, PH_RESULTS, PH_DRAIN, PH_DONE };
-
-struct iperf3_test;
-
-struct udp_core;
-
-struct stream {
-    struct iperf3_test *t;
-    struct tcp_conn *c;             /* the owning core's */
-    struct loop_timer timer;
-    _Atomic uint64_t bytes;         /* received, or queued (UDP: sent) */
-    _Atomic uint64_t acked;         /* sending: acknowledged */
-    _Atomic uint64_t retransmits;   /* sending: the connection's, as of the latest ACK */
-    _Atomic bool ready;             /* joined and counting */
-    bool sends;                     /* ours to send on (stream_sends) */
-    /* UDP: uc's core's, but peer (set before ready) and rx (rx_core's). */
-    struct udp_core *uc;            /* NULL: a TCP stream */
-    struct udp_meta peer;           /* the client's connect datagram */
-    _Atomic(struct udp_core *) rx_core;
-    struct iperf3_udp_rx rx;
-    uint64_t next_ns;               /* sending: the next datagram's time (-b) */
-    _Atomic uint64_t packets, lost, jitter_ns; /* published for the results */
-};
-
-/* A core's stack, and the datagram it is sending. */
-struct udp_core {
-    struct net_stack *s;
-    uint8_t out[IPERF3_UDP_MAX_LEN];
-};
-
-struct iperf3_test {
-    _Atomic uint32_t state;         /* enum test_state */
-    _Atomic uint32_t refs;
-    _Atomic uint32_t joined;        /* stream slots claimed */
-    uint8_t cookie[IPERF3_COOKIE_LEN];
-    bool reverse, bidir;            /* set before T_JOIN is published */
-    uint32_t parallel;              /* -P */
-    uint32_t nstreams;              /* parallel, twice that with --bidir */
-    bool udp, c64;                  /* -u; udp_counters_64bit */
-    uint32_t len;                   /* UDP: datagram size */
-    uint64_t rate;                  /* UDP: bits/s a sending stream; 0: no limit */
-    struct tcp_info ctl_info;       /* UDP: the client's address */
-    /* The control core's. */
-    struct tcp_conn *ctl;
-    struct loop_timer timer;
-    uint8_t phase;
-    uint64_t deadline_ns, start_ns, end_ns, acked_ns;
-    bool omitted;                   /* -O's seconds are over: counts from here */
-    struct omit {                   /* each stream's counts then */
-        uint64_t bytes, packets, lost, retransmits;
-    } omit[IPERF3_MAX_STREAMS];
-    uint32_t rx_len, json_len;
-    struct iperf3_params params;
-    struct iperf3_peer_results peer;
-    char rx[IPERF3_JSON_MAX + 4];
-    struct stream streams[IPERF3_MAX_STREAMS];
-};
 
 /* A connection until its cookie is complete: in one pool buffer. */
 struct pending {
@@ -133,17 +61,15 @@ struct pending {
     uint8_t cookie[IPERF3_COOKIE_LEN];
 };
 
-static struct iperf3_test tests[IPERF3_MAX_TESTS];
-static _Atomic uint64_t stat_tests, stat_refused, stat_bad, stat_streams, stat_udp_stray;
+struct iperf3_test iperf3_tests[IPERF3_MAX_TESTS];
+static _Atomic uint64_t stat_tests, stat_refused, stat_bad, stat_streams;
 static _Atomic int64_t stat_open; /* connections we hold, every core */
 static uint8_t pattern[PKT_DATA_ROOM];
 static bool cli_done, udp_refused; /* a core could not bind the UDP port */
 
 static const struct tcp_callbacks pending_cb, ctl_cb, stream_cb, drop_cb;
 
-static uint32_t tstate(struct iperf3_test *t) { return atomic_load_explicit(&t->state, memory_order_acquire); }
-
-static void test_put(struct iperf3_test *t)
+void iperf3_test_put(struct iperf3_test *t)
 {
     if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
         return;
@@ -195,7 +121,7 @@ static bool ctl_end(struct iperf3_test *t, enum test_state end, uint64_t now_ns)
     t->ctl = NULL;
     drop_conn(c, now_ns);
     atomic_fetch_sub(&stat_open, 1); /* drop_conn counted it again */
-    test_put(t);
+    iperf3_test_put(t);
     return false;
 }
 
@@ -455,7 +381,7 @@ static void ctl_closed(void *ctx, struct tcp_conn *c, int reason, uint64_t now_n
     atomic_store_explicit(&t->state, T_DEAD, memory_order_release);
     loop_timer_cancel(&t->timer);
     t->ctl = NULL;
-    test_put(t);
+    iperf3_test_put(t);
 }
 
 static const struct tcp_callbacks ctl_cb = {.recv = ctl_recv, .peer_fin = ctl_peer_fin, .closed = ctl_closed};
@@ -466,8 +392,8 @@ static void ctl_open(struct tcp_conn *c, const uint8_t *cookie, const uint8_t *r
     struct iperf3_test *t = NULL;
     for (int i = 0; i < IPERF3_MAX_TESTS && !t; i++) {
         uint32_t free_state = T_FREE;
-        if (atomic_compare_exchange_strong(&tests[i].state, &free_state, T_SETUP))
-            t = &tests[i];
+        if (atomic_compare_exchange_strong(&iperf3_tests[i].state, &free_state, T_SETUP))
+            t = &iperf3_tests[i];
     }
     if (t == NULL) {
         atomic_fetch_add(&stat_refused, 1);
@@ -515,45 +441,6 @@ static void stream_pump(struct stream *st, uint64_t now_ns)
     atomic_store_explicit(&st->bytes, queued, memory_order_release);
 }
 
-/* The datagram in st->uc->out, of the test's length, to the client. */
-static int udp_out(struct stream *st, uint64_t now_ns)
-{
-    const struct udp_meta *m = &st->peer;
-    struct udp_core *uc = st->uc;
-    uint16_t len = (uint16_t)st->t->len;
-    if (m->v6)
-        return udp_send6_copy(uc->s, uc->out, len, m->dst6, m->src6, m->dport, m->sport, m->port, now_ns);
-    return udp_send_copy(uc->s, uc->out, len, m->dst_be, m->src_be, m->dport, m->sport, now_ns);
-}
-
-/* Send what -b allows by now, a burst at most, while the port's ring has
- * room (as a Linux sender blocks: what we would drop ourselves waits
- * instead); when to come back. */
-static uint64_t udp_pump(struct stream *st, uint64_t now_ns)
-{
-    struct iperf3_test *t = st->t;
-    struct net_iface *ifc = net_iface_get(st->uc->s, st->peer.port);
-    uint32_t frames = t->len / 1024 + 1; /* at most, at an MTU of 1280 or more */
-    uint64_t bytes = atomic_load_explicit(&st->bytes, memory_order_relaxed);
-    uint64_t n = atomic_load_explicit(&st->packets, memory_order_relaxed);
-    if (st->next_ns == 0)
-        st->next_ns = now_ns;
-    for (int i = 0; i < UDP_BURST && (t->rate == 0 || st->next_ns <= now_ns); i++) {
-        if (ifc == NULL || ifc->tx_busy || (ifc->ntx && ifc->ntx + frames > NET_TX_BURST))
-            break;
-        iperf3_udp_header(st->uc->out, now_ns, n + 1, t->c64);
-        if (udp_out(st, now_ns) < 0)
-            break;
-        n++;
-        bytes += t->len;
-        if (t->rate)
-            st->next_ns += (uint64_t)t->len * 8 * SEC / t->rate;
-    }
-    atomic_store_explicit(&st->bytes, bytes, memory_order_release);
-    atomic_store_explicit(&st->packets, n, memory_order_release);
-    return t->rate == 0 || st->next_ns < now_ns ? now_ns : st->next_ns;
-}
-
 /* Leave the test (the connection is gone or going; a UDP stream: its
  * test ended). */
 static void stream_leave(struct stream *st)
@@ -563,7 +450,7 @@ static void stream_leave(struct stream *st)
         atomic_fetch_sub(&stat_open, 1);
     st->c = NULL;
     st->uc = NULL;
-    test_put(st->t);
+    iperf3_test_put(st->t);
 }
 
 /* The test was given up: reset the stream and leave (true). Ended: close
@@ -597,7 +484,7 @@ static void stream_tick(void *arg, uint64_t now_ns)
                                                     : 100 * MS;
     uint64_t at = now_ns + period;
     if (st->sends && s == T_RUNNING && st->uc) {
-        uint64_t due = udp_pump(st, now_ns);
+        uint64_t due = iperf3_udp_pump(st, now_ns);
         at = due < at ? due : at;
     } else if (st->sends && s == T_RUNNING) {
         stream_pump(st, now_ns);
@@ -641,10 +528,7 @@ static const struct tcp_callbacks stream_cb = {
     .closed = stream_closed,
 };
 
-/* A stream slot of t, which was joining: it holds a reference to t. NULL
- * (none held) when t has moved on, has every stream it announced (counted
- * bad), or (cookie not NULL) is now another test. */
-static struct stream *slot_claim(struct iperf3_test *t, const uint8_t *cookie)
+struct stream *iperf3_slot_claim(struct iperf3_test *t, const uint8_t *cookie)
 {
     uint32_t r = atomic_load(&t->refs);
     do {
@@ -652,13 +536,13 @@ static struct stream *slot_claim(struct iperf3_test *t, const uint8_t *cookie)
             return NULL;
     } while (!atomic_compare_exchange_weak(&t->refs, &r, r + 1));
     if (tstate(t) != T_JOIN || (cookie && net_memcmp(t->cookie, cookie, IPERF3_COOKIE_LEN) != 0)) {
-        test_put(t); /* recycled meanwhile */
+        iperf3_test_put(t); /* recycled meanwhile */
         return NULL;
     }
     uint32_t idx = atomic_fetch_add(&t->joined, 1);
     if (idx >= t->nstreams) { /* more streams than announced */
         atomic_fetch_add(&stat_bad, 1);
-        test_put(t);
+        iperf3_test_put(t);
         return NULL;
     }
     struct stream *st = &t->streams[idx];
@@ -679,8 +563,7 @@ static struct stream *slot_claim(struct iperf3_test *t, const uint8_t *cookie)
     return st;
 }
 
-/* The stream joined: counting from now. */
-static void stream_ready(struct stream *st, uint64_t now_ns)
+void iperf3_stream_ready(struct stream *st, uint64_t now_ns)
 {
     atomic_store_explicit(&st->ready, true, memory_order_release);
     atomic_fetch_add(&stat_streams, 1);
@@ -692,10 +575,10 @@ static void stream_ready(struct stream *st, uint64_t now_ns)
 static bool stream_join(struct tcp_conn *c, const uint8_t *cookie, uint32_t rest, uint64_t now_ns)
 {
     for (int i = 0; i < IPERF3_MAX_TESTS; i++) {
-        struct iperf3_test *t = &tests[i];
+        struct iperf3_test *t = &iperf3_tests[i];
         if (tstate(t) != T_JOIN || t->udp || net_memcmp(t->cookie, cookie, IPERF3_COOKIE_LEN) != 0)
             continue;
-        struct stream *st = slot_claim(t, cookie);
+        struct stream *st = iperf3_slot_claim(t, cookie);
         if (st == NULL) {
             drop_conn(c, now_ns);
             return true;
@@ -705,100 +588,10 @@ static bool stream_join(struct tcp_conn *c, const uint8_t *cookie, uint32_t rest
         if (!st->sends)
             atomic_store_explicit(&st->bytes, rest, memory_order_relaxed);
         tcp_set_ctx(c, &stream_cb, st);
-        stream_ready(st, now_ns);
+        iperf3_stream_ready(st, now_ns);
         return true;
     }
     return false;
-}
-
-/* ---- UDP streams ---- */
-
-static bool udp_same_peer(const struct udp_meta *a, const struct udp_meta *b)
-{
-    return a->v6 == b->v6 && a->sport == b->sport && a->dport == b->dport &&
-           (a->v6 ? net_memcmp(a->src6, b->src6, 16) == 0 : a->src_be == b->src_be);
-}
-
-/* From the UDP test's client (the control connection's address). */
-static bool udp_from_client(const struct iperf3_test *t, const struct udp_meta *m)
-{
-    const struct tcp_info *c = &t->ctl_info;
-    return c->v6 == m->v6 && (m->v6 ? net_memcmp(c->raddr6, m->src6, 16) == 0 : c->raddr_be == m->src_be);
-}
-
-/* The UDP stream of m's address and port, in a test from joining to done;
- * NULL when there is none. (A slot's peer is set before it is ready.) */
-static struct stream *udp_find(const struct udp_meta *m)
-{
-    for (int i = 0; i < IPERF3_MAX_TESTS; i++) {
-        struct iperf3_test *t = &tests[i];
-        uint32_t state = tstate(t);
-        if (state < T_JOIN || state > T_DONE || !t->udp)
-            continue;
-        uint32_t n = atomic_load(&t->joined);
-        for (uint32_t j = 0; j < n && j < t->nstreams; j++) {
-            struct stream *st = &t->streams[j];
-            if (atomic_load_explicit(&st->ready, memory_order_acquire) && udp_same_peer(&st->peer, m))
-                return st;
-        }
-    }
-    return NULL;
-}
-
-/* A connect datagram: the stream of the UDP test this client is joining,
- * answered; false when there is none. */
-static bool udp_join(struct udp_core *uc, const struct udp_meta *m, uint64_t now_ns)
-{
-    for (int i = 0; i < IPERF3_MAX_TESTS; i++) {
-        struct iperf3_test *t = &tests[i];
-        if (tstate(t) != T_JOIN || !t->udp || !udp_from_client(t, m))
-            continue;
-        struct stream *st = slot_claim(t, NULL);
-        if (st == NULL)
-            return false;
-        st->uc = uc;
-        st->peer = *m;
-        if (m->v6)
-            udp_send6_copy(uc->s, IPERF3_UDP_REPLY, 4, m->dst6, m->src6, m->dport, m->sport, m->port, now_ns);
-        else
-            udp_send_copy(uc->s, IPERF3_UDP_REPLY, 4, m->dst_be, m->src_be, m->dport, m->sport, now_ns);
-        stream_ready(st, now_ns);
-        return true;
-    }
-    return false;
-}
-
-/* Count a datagram of data, on the one core that counts the stream's. */
-static bool udp_count(struct udp_core *uc, struct stream *st, const uint8_t *data, uint16_t len, uint64_t now_ns)
-{
-    struct udp_core *owner = NULL;
-    if (!atomic_compare_exchange_strong(&st->rx_core, &owner, uc) && owner != uc)
-        return false;
-    if (!iperf3_udp_account(&st->rx, data, len, st->t->c64, now_ns))
-        return false;
-    atomic_store_explicit(&st->bytes, st->rx.bytes, memory_order_release);
-    atomic_store_explicit(&st->packets, st->rx.packets, memory_order_release);
-    atomic_store_explicit(&st->lost, st->rx.lost, memory_order_release);
-    atomic_store_explicit(&st->jitter_ns, st->rx.jitter_ns, memory_order_release);
-    return true;
-}
-
-/* Every datagram to the port on this core: a stream's (counted while the
- * test runs, as iperf_udp_recv), or a new stream's. */
-static void udp_recv(void *ctx, struct net_stack *s, const struct udp_meta *m, const uint8_t *data, uint16_t len,
-                     struct pkt *p, uint64_t now_ns)
-{
-    struct udp_core *uc = ctx;
-    struct stream *st = udp_find(m);
-    bool ok;
-    if (st)
-        ok = st->sends || tstate(st->t) != T_RUNNING || udp_count(uc, st, data, len, now_ns);
-    else
-        ok = !m->bcast && len == IPERF3_UDP_CONNECT_LEN && udp_join(uc, m, now_ns);
-    if (!ok)
-        atomic_fetch_add(&stat_udp_stray, 1); /* in no test, or short */
-    if (p)
-        pkt_free(p);
 }
 
 /* ---- every connection: the cookie first ---- */
@@ -881,9 +674,9 @@ static void cmd_show(const struct cli_args *a)
 {
     uint32_t active = 0;
     for (int i = 0; i < IPERF3_MAX_TESTS; i++)
-        active += tstate(&tests[i]) != T_FREE;
+        active += tstate(&iperf3_tests[i]) != T_FREE;
     uint64_t nt = atomic_load(&stat_tests), nr = atomic_load(&stat_refused), nb = atomic_load(&stat_bad);
-    uint64_t ns = atomic_load(&stat_streams), stray = atomic_load(&stat_udp_stray);
+    uint64_t ns = atomic_load(&stat_streams), stray = iperf3_udp_strays();
     int64_t open = atomic_load(&stat_open);
     if (a->json) {
         struct json j;
@@ -903,7 +696,7 @@ static void cmd_show(const struct cli_args *a)
                 "connections open\n",
                 nt, ns, nr, nb, stray, active, (long)open);
         for (int i = 0; i < IPERF3_MAX_TESTS; i++) {
-            struct iperf3_test *t = &tests[i];
+            struct iperf3_test *t = &iperf3_tests[i];
             uint32_t st = tstate(t);
             if (st == T_FREE)
                 continue;
@@ -924,11 +717,7 @@ int iperf3_start(struct net_stack *s, uint16_t port)
         cli_register("show iperf3", "show iperf3 [json]", "iperf3 server: tests, streams, open connections",
                      cmd_show);
     }
-    struct udp_core *uc = kalloc(sizeof *uc);
-    uc->s = s;
-    for (uint32_t i = 0; i < sizeof uc->out; i++)
-        uc->out[i] = (uint8_t)i;
-    if (udp_bind(s, port, udp_recv, uc) != 0) {
+    if (!iperf3_udp_bind(s, port)) {
         kprintf("iperf3: UDP port %u taken: -u is refused\n", port);
         udp_refused = true;
     }
