@@ -117,7 +117,8 @@ typedef uint32_t (*tcp_rss_fn)(void *ctx, uint32_t src_be, uint32_t dst_be, uint
 struct tcp_config {
     uint8_t secret[16];         /* boot-time random: ISNs (RFC 6528), SYN cookies */
     uint32_t sndbuf;            /* bytes queued per connection (256 KiB) */
-    uint32_t rcvbuf;            /* receive window per connection (256 KiB) */
+    uint32_t rcvbuf;            /* receive window per connection, at first (256 KiB) */
+    uint32_t rcvbuf_max;        /* what autotuning may grow it to (4 MiB; <= rcvbuf: fixed) */
     uint16_t sq_slots;          /* buffers per send queue (256) */
     uint16_t ooo_max;           /* out-of-order buffers per connection (256) */
     uint16_t backlog;           /* half-open per listener before SYN cookies (128) */
@@ -227,6 +228,9 @@ struct tcp_conn {
     /* Less often. */
     uint16_t wslot;                     /* timer wheel slot */
     uint16_t ooo_n, ooo_max;
+    uint32_t rcv_max;                   /* rcv_buf's ceiling (tcp_rcv_tune) */
+    uint32_t rcv_tune_seq;              /* what the application had taken at rcv_tune_ns */
+    uint64_t rcv_tune_ns;
     struct tcp_conn *wprev, *wnext;
     struct tcp_conn *tw_prev, *tw_next; /* TIME-WAIT, oldest first (tcp_stack.tw_head) */
     struct tcp_listener *listener;      /* while SYN-RECEIVED from one */

@@ -15,6 +15,7 @@ void tcp_config_default(struct tcp_config *cfg)
     net_memset(cfg, 0, sizeof(*cfg));
     cfg->sndbuf = 256u << 10;
     cfg->rcvbuf = 256u << 10;
+    cfg->rcvbuf_max = 4u << 20; /* 1 Gb/s at 32 ms of round trip */
     cfg->sq_slots = 256;
     cfg->ooo_max = 256; /* more than the default window's full segments (181) */
     cfg->backlog = 128;
@@ -206,13 +207,13 @@ static struct tcp_conn *conn_take(struct tcp_stack *t, uint16_t lport, uint16_t 
     c->cc_algo = t->cfg.cc;
     c->sndbuf = t->cfg.sndbuf;
     c->rcv_buf = t->cfg.rcvbuf;
+    c->rcv_max = t->cfg.rcvbuf_max > c->rcv_buf ? t->cfg.rcvbuf_max : c->rcv_buf;
     c->ooo_max = t->cfg.ooo_max;
     c->rto_ns = t->cfg.rto_init_ns;
     c->min_rtt_t = UINT32_MAX; /* no sample yet */
     if (t->cfg.nagle)
         c->flags |= TCP_CF_NAGLE;
-    while (c->rcv_wscale < TCP_WS_MAX && (c->rcv_buf >> c->rcv_wscale) > 0xffff)
-        c->rcv_wscale++;
+    c->rcv_wscale = tcp_wscale_for(c->rcv_max);
     return c;
 }
 

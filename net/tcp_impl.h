@@ -201,6 +201,14 @@ void tcp_input_again(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns);
 /* tcp_rcv.c */
 /* In-window data (and FIN) of an acceptable segment; takes seg->p. */
 void tcp_rcv_data(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns);
+/* The window shift that lets the field say max (RFC 7323 2.3). */
+static inline uint8_t tcp_wscale_for(uint32_t max)
+{
+    uint8_t ws = 0;
+    while (ws < TCP_WS_MAX && (max >> ws) > 0xffff)
+        ws++;
+    return ws;
+}
 static inline uint32_t tcp_rcv_window(const struct tcp_conn *c)
 {
     return c->rcv_held < c->rcv_buf ? c->rcv_buf - c->rcv_held : 0;
@@ -389,9 +397,25 @@ static inline void tcp_deliver(struct tcp_conn *c, struct pkt *p, uint64_t now_n
     c->cb->recv(c->ctx, c, p, now_ns);
 }
 
+/* tcp_rcv.c: a round trip since the last look: the receive window may grow. */
+void tcp_rcv_tune(struct tcp_conn *c, uint64_t now_ns);
+
+/* In-order data came: an ACK at least every second full segment (RFC
+ * 5681 4.2), else soon; where one is due, a look at the window's size. */
+static inline void tcp_rcv_ack_due(struct tcp_conn *c, uint64_t now_ns)
+{
+    if (++c->delack_segs < 2) {
+        tcp_delack_arm(c, now_ns);
+        return;
+    }
+    c->flags |= TCP_CF_ACK_NOW;
+    if (c->rcv_buf < c->rcv_max && now_ns - c->rcv_tune_ns >= c->srtt_ns)
+        tcp_rcv_tune(c, now_ns);
+}
+
 /* seg's data is next in sequence, fits the window, nothing is out of
- * order (the header-prediction case): delivered, and an ACK every second
- * segment (RFC 9293 3.8.6.3); takes seg->p. */
+ * order (the header-prediction case): delivered and acknowledged; takes
+ * seg->p. */
 static inline void tcp_rcv_in_order(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
 {
     struct pkt *p = seg->p;
@@ -399,10 +423,7 @@ static inline void tcp_rcv_in_order(struct tcp_conn *c, struct tcp_in *seg, uint
     tcp_deliver(c, p, now_ns);
     if (c->flags & TCP_CF_DEAD)
         return;
-    if (++c->delack_segs >= 2)
-        c->flags |= TCP_CF_ACK_NOW;
-    else
-        tcp_delack_arm(c, now_ns);
+    tcp_rcv_ack_due(c, now_ns);
 }
 
 /* tcp_rcv.c: [seq, seq + len) came again; the next ACK says so first in

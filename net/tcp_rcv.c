@@ -266,11 +266,38 @@ void tcp_rcv_data(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
         rcv_fin(c, now_ns);
         return;
     }
-    if (len) {
-        /* RFC 5681 4.2: at least every second full segment, else soon. */
-        if (++c->delack_segs >= 2)
-            c->flags |= TCP_CF_ACK_NOW;
-        else
-            tcp_delack_arm(c, now_ns);
+    if (len)
+        tcp_rcv_ack_due(c, now_ns);
+}
+
+/* Receive-window autotuning, after Linux's dynamic right-sizing: once a
+ * round trip, what the application took in it. A sender that used more
+ * than half the window may be held back by it: the window becomes four
+ * times that intake (twice, and as much again for a sender in slow start,
+ * whose window doubles each round trip), up to rcv_max. A window the
+ * sender does not fill stays as it is. Not while the pool is half used:
+ * out-of-order data holds buffers, up to a window's worth. Without window
+ * scaling the field says 64 KB at most. */
+void tcp_rcv_tune(struct tcp_conn *c, uint64_t now_ns)
+{
+    uint32_t taken = c->rcv_nxt - c->rcv_held;
+    uint64_t ns = now_ns - c->rcv_tune_ns;
+    if (!(c->flags & TCP_CF_WS)) {
+        c->rcv_max = c->rcv_buf;
+        return;
     }
+    const struct pkt_pool *pool = c->t->s->pool;
+    if (c->rcv_tune_ns && ns && pool->nfree > pool->total / 2) {
+        uint64_t srtt = c->srtt_ns ? c->srtt_ns : ns;
+        uint64_t got = (uint64_t)(taken - c->rcv_tune_seq) * srtt / ns, want = 4 * got;
+        if (2 * got > c->rcv_buf) {
+            c->rcv_buf = want < c->rcv_max ? (uint32_t)want : c->rcv_max;
+            uint32_t ooo = c->rcv_buf >> 10; /* a buffer a KB, as `tcp window` gives */
+            if (ooo > c->ooo_max)
+                c->ooo_max = ooo > 0xffff ? 0xffff : (uint16_t)ooo;
+            c->t->s->ctr.tcp_rcv_window_grown++;
+        }
+    }
+    c->rcv_tune_seq = taken;
+    c->rcv_tune_ns = now_ns;
 }

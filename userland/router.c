@@ -312,7 +312,7 @@ static void tcp_window_apply(void)
 {
     if (tcp_window == 0)
         return;
-    tcp_cfg.sndbuf = tcp_cfg.rcvbuf = tcp_window;
+    tcp_cfg.sndbuf = tcp_cfg.rcvbuf = tcp_cfg.rcvbuf_max = tcp_window; /* fixed: no autotuning */
     if ((tcp_window >> 10) > tcp_cfg.sq_slots)
         tcp_cfg.sq_slots = tcp_cfg.ooo_max = (uint16_t)(tcp_window >> 10);
     while (tcp_conns > TCP_CONNS_MIN && tcp_arena_size(&tcp_cfg, tcp_conns) > TCP_ARENA_MAX)

@@ -498,23 +498,35 @@ TEST(tcp_congestion_control_per_connection)
  * fill it): the default 256 KB buffers allow about 50 Mb/s; 4 MB ones
  * (`tcp window 4096`: a send-queue slot and an out-of-order buffer a KB)
  * ten times that. Simulated time: the figures are exact. */
-static uint64_t long_path(uint32_t window)
+/* 32 MB over 1 Gb/s and a 40 ms round trip, side 0's send buffer and
+ * side 1's receive window given (0: the defaults); returns the simulated
+ * ns, *grown the receiver's tcp-rcv-window-grown. */
+static uint64_t long_path(uint32_t sndbuf, uint32_t rcvbuf, uint32_t rcvbuf_max, uint64_t *grown)
 {
-    struct tcp_config cfg;
-    tcp_config_default(&cfg);
-    if (window) {
-        cfg.sndbuf = cfg.rcvbuf = window;
-        cfg.sq_slots = cfg.ooo_max = (uint16_t)(window >> 10);
+    struct tcp_config cfg[2];
+    tcp_config_default(&cfg[0]);
+    tcp_config_default(&cfg[1]);
+    if (sndbuf) {
+        cfg[0].sndbuf = sndbuf;
+        cfg[0].sq_slots = (uint16_t)(sndbuf >> 10);
     }
+    if (rcvbuf) {
+        cfg[1].rcvbuf = rcvbuf;
+        cfg[1].ooo_max = (uint16_t)(rcvbuf >> 10);
+    }
+    if (rcvbuf_max != UINT32_MAX)
+        cfg[1].rcvbuf_max = rcvbuf_max;
     struct tl_opts o = {.rate_bps = 1000000000, .queue_max = 4096, .delay_ns = 20000000, .nbufs = 16384,
-                        .cfg = {&cfg, &cfg}};
+                        .cfg = {&cfg[0], &cfg[1]}};
     struct tl *l = tl_new(&o);
     struct xfer *x = calloc(1, sizeof(*x));
     uint64_t ns = transfer(l, x, 32u << 20, true, TCP_CC_CUBIC);
     no_malformed(l);
     CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
-    fprintf(stderr, "  window %u KB: 32 MB in %.2f s, %.0f Mb/s\n", window ? window >> 10 : cfg.rcvbuf >> 10, ns / 1e9,
-            (32u << 20) * 8e3 / (double)ns);
+    *grown = tl_ctr(l, 1, "tcp-rcv-window-grown");
+    fprintf(stderr, "  send buffer %u KB, window %u KB (up to %u KB): 32 MB in %.2f s, %.0f Mb/s, grown %llu times\n",
+            cfg[0].sndbuf >> 10, cfg[1].rcvbuf >> 10, cfg[1].rcvbuf_max >> 10, ns / 1e9,
+            (32u << 20) * 8e3 / (double)ns, (unsigned long long)*grown);
     free(x);
     CHECK(tl_free(l));
     return ns;
@@ -522,9 +534,44 @@ static uint64_t long_path(uint32_t window)
 
 TEST(tcp_window_fills_a_long_path)
 {
-    uint64_t small = long_path(0), big = long_path(4u << 20);
+    uint64_t grown;
+    uint64_t small = long_path(0, 0, UINT32_MAX, &grown); /* the send buffer limits */
+    uint64_t big = long_path(4u << 20, 4u << 20, 0, &grown);
     CHECK(small > 4900000000ull);           /* 256 KB a 40 ms round trip: under 55 Mb/s */
     CHECK(big < small / 5 && big < 800000000ull); /* over 330 Mb/s, with slow start */
+    CHECK_EQ(grown, 0);                     /* fixed */
+}
+
+/* A receiver with the default window (256 KB, up to 4 MB) and a sender
+ * with 4 MB: autotuning grows the window and the path fills as with 4 MB
+ * fixed; kept at 256 KB, it takes seven times as long. */
+TEST(tcp_rcv_window_grows_on_a_long_path)
+{
+    uint64_t grown, fixed_grown;
+    uint64_t tuned = long_path(4u << 20, 0, UINT32_MAX, &grown);
+    uint64_t fixed = long_path(4u << 20, 0, 0, &fixed_grown);
+    CHECK(tuned < 800000000ull && tuned * 6 < fixed);
+    CHECK(grown >= 2 && grown <= 8); /* 256 KB to 4 MB: a few steps, one a round trip at most */
+    CHECK_EQ(fixed_grown, 0);
+}
+
+/* 1 Gb/s with 100 us of round trip needs 12.5 KB: the window stays at
+ * 256 KB however much comes (the sender's queue at the bottleneck is no
+ * reason to offer more). */
+TEST(tcp_rcv_window_stays_on_a_short_path)
+{
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    cfg.sndbuf = 4u << 20;
+    cfg.sq_slots = 4096;
+    struct tl_opts o = {.rate_bps = 1000000000, .queue_max = 4096, .nbufs = 16384, .cfg = {&cfg, NULL}};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    transfer(l, x, 32u << 20, true, TCP_CC_CUBIC);
+    no_malformed(l);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-rcv-window-grown"), 0);
+    free(x);
+    CHECK(tl_free(l));
 }
 
 static bool both_open(void *ctx)

@@ -406,6 +406,7 @@ TEST(tcp_zero_window_and_persist)
     struct tcp_config small;
     tcp_config_default(&small);
     small.rcvbuf = 16384;
+    small.rcvbuf_max = 0; /* fixed */
     struct ta a[2] = {{0}};
     a[1].hold = true; /* keeps every buffer: the window closes */
     struct tl_opts o = {.cfg = {NULL, &small}};
