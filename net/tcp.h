@@ -110,16 +110,20 @@ typedef uint32_t (*tcp_rss_fn)(void *ctx, uint32_t src_be, uint32_t dst_be, uint
                                uint16_t dport);
 
 #define TCP_MAX_LISTEN 16
+#define TCP_SQ_LARGE_MAX 64     /* cfg.sq_large at most */
 #define TCP_WHEEL_SLOTS 1024    /* timer wheel: 1024 ticks of 2^20 ns */
 #define TCP_HASH_MIN 64
 
 /* Per-stack settings; tcp_config_default fills the defaults. */
 struct tcp_config {
     uint8_t secret[16];         /* boot-time random: ISNs (RFC 6528), SYN cookies */
-    uint32_t sndbuf;            /* bytes queued per connection (256 KiB) */
+    uint32_t sndbuf;            /* bytes queued per connection, at first (256 KiB) */
+    uint32_t sndbuf_max;        /* what autotuning may grow it to (4 MiB; <= sndbuf: fixed) */
     uint32_t rcvbuf;            /* receive window per connection, at first (256 KiB) */
     uint32_t rcvbuf_max;        /* what autotuning may grow it to (4 MiB; <= rcvbuf: fixed) */
     uint16_t sq_slots;          /* buffers per send queue (256) */
+    uint16_t sq_large;          /* queues of a slot a KB of sndbuf_max, a core, for the
+                                 * connections whose buffer grows past sq_slots (16) */
     uint16_t ooo_max;           /* out-of-order buffers per connection (256) */
     uint16_t backlog;           /* half-open per listener before SYN cookies (128) */
     uint8_t cc;                 /* enum tcp_cc_algo for new connections (CUBIC) */
@@ -318,6 +322,9 @@ struct tcp_stack {
     struct tcp_conn *wheel[TCP_WHEEL_SLOTS];
     uint64_t wheel_bits[TCP_WHEEL_SLOTS / 64];
     uint64_t hash6_key[10];             /* IPv6 tuples: multilinear hash keys */
+    struct tcp_seg *sq_small;           /* conns[i]'s queue: sq_small + i * cfg.sq_slots */
+    struct tcp_seg *sq_large[TCP_SQ_LARGE_MAX]; /* free large queues: [0, nsq_large) */
+    uint16_t nsq_large, sq_large_cap;
 };
 
 /* What `show tcp` and tests read about a connection. */

@@ -14,6 +14,8 @@ void tcp_config_default(struct tcp_config *cfg)
 {
     net_memset(cfg, 0, sizeof(*cfg));
     cfg->sndbuf = 256u << 10;
+    cfg->sndbuf_max = 4u << 20;
+    cfg->sq_large = 16;
     cfg->rcvbuf = 256u << 10;
     cfg->rcvbuf_max = 4u << 20; /* 1 Gb/s at 32 ms of round trip */
     cfg->sq_slots = 256;
@@ -37,6 +39,21 @@ static size_t per_conn(const struct tcp_config *cfg)
     return ALIGN8(sizeof(struct tcp_conn)) + ALIGN8((size_t)cfg->sq_slots * sizeof(struct tcp_seg));
 }
 
+/* Slots of a large send queue: a KB of sndbuf_max each, as `tcp window`
+ * gives; none when the send buffer does not grow. */
+static uint32_t large_cap(const struct tcp_config *cfg)
+{
+    if (cfg->sndbuf_max <= cfg->sndbuf || cfg->sq_large == 0 || (cfg->sndbuf_max >> 10) <= cfg->sq_slots)
+        return 0;
+    return cfg->sndbuf_max >> 10 > 0xffff ? 0xffff : cfg->sndbuf_max >> 10;
+}
+
+static size_t large_bytes(const struct tcp_config *cfg)
+{
+    uint32_t n = cfg->sq_large < TCP_SQ_LARGE_MAX ? cfg->sq_large : TCP_SQ_LARGE_MAX;
+    return (size_t)n * ALIGN8((size_t)large_cap(cfg) * sizeof(struct tcp_seg));
+}
+
 static uint32_t hash_size(uint32_t n)
 {
     uint32_t h = TCP_HASH_MIN;
@@ -48,7 +65,8 @@ static uint32_t hash_size(uint32_t n)
 /* 64 bytes of slack: connections start on a cache line. */
 size_t tcp_arena_size(const struct tcp_config *cfg, uint32_t nconns)
 {
-    return (size_t)hash_size(nconns) * sizeof(struct tcp_conn *) + (size_t)nconns * per_conn(cfg) + 64;
+    return (size_t)hash_size(nconns) * sizeof(struct tcp_conn *) + (size_t)nconns * per_conn(cfg) +
+           large_bytes(cfg) + 64;
 }
 
 uint32_t tcp_init(struct net_stack *s, struct tcp_stack *t, void *arena, size_t bytes,
@@ -61,7 +79,9 @@ uint32_t tcp_init(struct net_stack *s, struct tcp_stack *t, void *arena, size_t 
         tcp_config_default(&t->cfg);
     if (t->cfg.sq_slots < 2)
         t->cfg.sq_slots = 2;
-    uint32_t n = (uint32_t)(bytes / (per_conn(&t->cfg) + 2 * sizeof(void *)));
+    if (bytes < large_bytes(&t->cfg) + 64)
+        return 0;
+    uint32_t n = (uint32_t)((bytes - large_bytes(&t->cfg)) / (per_conn(&t->cfg) + 2 * sizeof(void *)));
     while (n && tcp_arena_size(&t->cfg, n) > bytes)
         n--;
     if (n == 0)
@@ -93,6 +113,14 @@ uint32_t tcp_init(struct net_stack *s, struct tcp_stack *t, void *arena, size_t 
         c->sq_cap = t->cfg.sq_slots;
         c->hnext = t->free_list;
         t->free_list = c;
+    }
+    t->sq_small = sq;
+    t->sq_large_cap = (uint16_t)large_cap(&t->cfg);
+    uint8_t *large = (uint8_t *)(sq + (size_t)n * t->cfg.sq_slots);
+    for (t->nsq_large = 0; t->sq_large_cap && t->nsq_large < t->cfg.sq_large && t->nsq_large < TCP_SQ_LARGE_MAX;
+         t->nsq_large++) {
+        t->sq_large[t->nsq_large] = (struct tcp_seg *)(void *)large;
+        large += ALIGN8((size_t)t->sq_large_cap * sizeof(struct tcp_seg));
     }
     t->port_next = (uint16_t)(TCP_EPHEMERAL_LO + (t->hash_key % (65536u - TCP_EPHEMERAL_LO)));
     t->rx_reserve = s->pool->total / 4;
@@ -594,19 +622,6 @@ void tcp_set_keepalive(struct tcp_conn *c, uint64_t idle_ns, uint64_t intvl_ns, 
 void tcp_set_idle_timeout(struct tcp_conn *c, uint64_t idle_ns) { keepalive_set(c, idle_ns, 0, 0); }
 
 uint32_t tcp_mss(const struct tcp_conn *c) { return c->seg_size; }
-
-uint32_t tcp_sndbuf(struct tcp_conn *c)
-{
-    if (c->state != TCP_ESTABLISHED && c->state != TCP_CLOSE_WAIT && c->state != TCP_SYN_SENT &&
-        c->state != TCP_SYN_RECEIVED)
-        return 0;
-    if ((c->flags & TCP_CF_FIN_QUEUED) || c->snd_queued >= c->sndbuf)
-        return 0;
-    if (tcp_buf_wait(c))
-        return 0;
-    uint32_t room = c->sndbuf - c->snd_queued, slots = (uint32_t)(c->sq_cap - c->sq_n) * c->seg_size;
-    return room < slots ? room : slots;
-}
 
 void tcp_get_info(const struct tcp_conn *c, struct tcp_info *out)
 {

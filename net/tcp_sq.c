@@ -22,11 +22,72 @@ static bool can_queue(const struct tcp_conn *c)
 
 void tcp_sq_free(struct tcp_conn *c)
 {
+    struct tcp_stack *t = c->t;
     for (uint32_t i = 0; i < c->sq_n; i++)
         tcp_sq_slot_free(c, tcp_sq_at(c, i));
     c->sq_n = c->sq_head = c->sq_nxt = 0;
     c->nmarked = 0;
     c->snd_queued = 0;
+    if (c->sq_cap != t->cfg.sq_slots) { /* a large queue goes back to the core */
+        t->sq_large[t->nsq_large++] = c->sq;
+        c->sq = t->sq_small + (size_t)(c - t->conns) * t->cfg.sq_slots;
+        c->sq_cap = t->cfg.sq_slots;
+    }
+}
+
+/* Move c's queue into one of the core's large ones, in order from slot 0. */
+static bool sq_enlarge(struct tcp_conn *c)
+{
+    struct tcp_stack *t = c->t;
+    if (t->nsq_large == 0 || c->sq_cap != t->cfg.sq_slots)
+        return false;
+    struct tcp_seg *q = t->sq_large[--t->nsq_large];
+    for (uint32_t i = 0; i < c->sq_n; i++)
+        q[i] = *tcp_sq_at(c, i);
+    c->sq = q;
+    c->sq_head = 0;
+    c->sq_cap = t->sq_large_cap;
+    return true;
+}
+
+/* Send-buffer autotuning: the application found the queue full. Where the
+ * queue is what holds the flight back (the congestion window would let
+ * all of it out, the peer's window takes more) the buffer doubles, up to
+ * cfg.sndbuf_max, in one of the core's large queues once it outgrows its
+ * slots (a slot a KB). The congestion window then limits, and grows, and
+ * the buffer ends near twice it, as Linux keeps it. Not while the pool is
+ * half used, as the receive window (tcp_rcv_tune). */
+static __attribute__((noinline, cold)) void snd_tune(struct tcp_conn *c)
+{
+    struct tcp_stack *t = c->t;
+    const struct pkt_pool *pool = t->s->pool;
+    uint32_t queued = c->snd_end - c->snd_una;
+    if (c->sndbuf >= t->cfg.sndbuf_max || c->state != TCP_ESTABLISHED || queued > c->cwnd + c->seg_size ||
+        queued + c->seg_size > c->snd_wnd || pool->nfree <= pool->total / 2)
+        return;
+    uint32_t want = c->sndbuf > t->cfg.sndbuf_max / 2 ? t->cfg.sndbuf_max : 2 * c->sndbuf;
+    if ((want >> 10) > c->sq_cap && !sq_enlarge(c))
+        return;
+    c->sndbuf = want;
+    t->s->ctr.tcp_snd_buffer_grown++;
+}
+
+/* len more bytes find the queue full: autotuning's moment. */
+static inline void tune_if_full(struct tcp_conn *c, uint32_t len)
+{
+    if (NET_UNLIKELY(c->snd_queued + len > c->sndbuf || c->sq_n == c->sq_cap))
+        snd_tune(c);
+}
+
+uint32_t tcp_sndbuf(struct tcp_conn *c)
+{
+    if (!can_queue(c))
+        return 0;
+    tune_if_full(c, c->seg_size); /* less room than a segment: full enough */
+    if (c->snd_queued >= c->sndbuf || tcp_buf_wait(c))
+        return 0;
+    uint32_t room = c->sndbuf - c->snd_queued, slots = (uint32_t)(c->sq_cap - c->sq_n) * c->seg_size;
+    return room < slots ? room : slots;
 }
 
 static struct tcp_seg *sq_last(struct tcp_conn *c) { return c->sq_n ? tcp_sq_at(c, c->sq_n - 1u) : NULL; }
@@ -95,6 +156,7 @@ uint32_t tcp_write(struct tcp_conn *c, const void *data, uint32_t len, uint64_t 
     c->t->now_ns = now_ns;
     if (!can_queue(c))
         return 0;
+    tune_if_full(c, len);
     uint32_t room = c->sndbuf > c->snd_queued ? c->sndbuf - c->snd_queued : 0;
     uint32_t n = copy_in(c, data, len < room ? len : room);
     if (n)
@@ -105,8 +167,13 @@ uint32_t tcp_write(struct tcp_conn *c, const void *data, uint32_t len, uint64_t 
 int tcp_send(struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
 {
     c->t->now_ns = now_ns;
-    if (!can_queue(c) || c->snd_queued + p->len > c->sndbuf)
+    if (!can_queue(c))
         return -1;
+    if (NET_UNLIKELY(c->snd_queued + p->len > c->sndbuf)) {
+        snd_tune(c);
+        if (c->snd_queued + p->len > c->sndbuf)
+            return -1;
+    }
     if (p->len == 0) {
         pkt_free(p);
         return 0;

@@ -498,48 +498,56 @@ TEST(tcp_congestion_control_per_connection)
  * fill it): the default 256 KB buffers allow about 50 Mb/s; 4 MB ones
  * (`tcp window 4096`: a send-queue slot and an out-of-order buffer a KB)
  * ten times that. Simulated time: the figures are exact. */
-/* 32 MB over 1 Gb/s and a 40 ms round trip, side 0's send buffer and
- * side 1's receive window given (0: the defaults); returns the simulated
- * ns, *grown the receiver's tcp-rcv-window-grown. */
-static uint64_t long_path(uint32_t sndbuf, uint32_t rcvbuf, uint32_t rcvbuf_max, uint64_t *grown)
+/* A buffer fixed at kb KB: no autotuning. */
+static void fixed(struct tcp_config *cfg, uint32_t kb)
 {
-    struct tcp_config cfg[2];
-    tcp_config_default(&cfg[0]);
-    tcp_config_default(&cfg[1]);
-    if (sndbuf) {
-        cfg[0].sndbuf = sndbuf;
-        cfg[0].sq_slots = (uint16_t)(sndbuf >> 10);
-    }
-    if (rcvbuf) {
-        cfg[1].rcvbuf = rcvbuf;
-        cfg[1].ooo_max = (uint16_t)(rcvbuf >> 10);
-    }
-    if (rcvbuf_max != UINT32_MAX)
-        cfg[1].rcvbuf_max = rcvbuf_max;
-    struct tl_opts o = {.rate_bps = 1000000000, .queue_max = 4096, .delay_ns = 20000000, .nbufs = 16384,
-                        .cfg = {&cfg[0], &cfg[1]}};
+    cfg->sndbuf = cfg->rcvbuf = kb << 10;
+    cfg->sndbuf_max = cfg->rcvbuf_max = 0;
+    cfg->sq_slots = cfg->ooo_max = (uint16_t)kb;
+}
+
+/* 32 MB from side 0 to side 1 over 1 Gb/s and a 40 ms round trip (20 us:
+ * 100 us); returns the simulated ns, grown[i] how often side i's buffer
+ * grew (the send buffer on 0, the receive window on 1). */
+static uint64_t long_path(const struct tcp_config *snd, const struct tcp_config *rcv, uint64_t delay_ns,
+                          uint64_t grown[2])
+{
+    struct tl_opts o = {.rate_bps = 1000000000, .queue_max = 4096, .delay_ns = delay_ns, .nbufs = 16384,
+                        .cfg = {snd, rcv}};
     struct tl *l = tl_new(&o);
     struct xfer *x = calloc(1, sizeof(*x));
     uint64_t ns = transfer(l, x, 32u << 20, true, TCP_CC_CUBIC);
     no_malformed(l);
     CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
-    *grown = tl_ctr(l, 1, "tcp-rcv-window-grown");
-    fprintf(stderr, "  send buffer %u KB, window %u KB (up to %u KB): 32 MB in %.2f s, %.0f Mb/s, grown %llu times\n",
-            cfg[0].sndbuf >> 10, cfg[1].rcvbuf >> 10, cfg[1].rcvbuf_max >> 10, ns / 1e9,
-            (32u << 20) * 8e3 / (double)ns, (unsigned long long)*grown);
+    grown[0] = tl_ctr(l, 0, "tcp-snd-buffer-grown");
+    grown[1] = tl_ctr(l, 1, "tcp-rcv-window-grown");
+    CHECK_EQ(tl_ctr(l, 1, "tcp-snd-buffer-grown"), 0);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rcv-window-grown"), 0);
+    CHECK_EQ(l->s[0]->tcp->nsq_large, snd->sq_large && snd->sndbuf_max > snd->sndbuf ? snd->sq_large : 0);
+    fprintf(stderr, "  send buffer %u KB (up to %u), window %u KB (up to %u), %.1f ms: 32 MB in %.2f s, %.0f Mb/s, "
+            "grown %llu and %llu times\n", snd->sndbuf >> 10, snd->sndbuf_max >> 10, rcv->rcvbuf >> 10,
+            rcv->rcvbuf_max >> 10, 2 * delay_ns / 1e6, ns / 1e9, (32u << 20) * 8e3 / (double)ns,
+            (unsigned long long)grown[0], (unsigned long long)grown[1]);
     free(x);
     CHECK(tl_free(l));
     return ns;
 }
 
+#define LONG_PATH_NS 20000000ull
+
 TEST(tcp_window_fills_a_long_path)
 {
-    uint64_t grown;
-    uint64_t small = long_path(0, 0, UINT32_MAX, &grown); /* the send buffer limits */
-    uint64_t big = long_path(4u << 20, 4u << 20, 0, &grown);
-    CHECK(small > 4900000000ull);           /* 256 KB a 40 ms round trip: under 55 Mb/s */
-    CHECK(big < small / 5 && big < 800000000ull); /* over 330 Mb/s, with slow start */
-    CHECK_EQ(grown, 0);                     /* fixed */
+    struct tcp_config small, big;
+    tcp_config_default(&small);
+    tcp_config_default(&big);
+    fixed(&small, 256);
+    fixed(&big, 4096);
+    uint64_t grown[2];
+    uint64_t slow = long_path(&small, &small, LONG_PATH_NS, grown);
+    uint64_t fast = long_path(&big, &big, LONG_PATH_NS, grown);
+    CHECK(slow > 4900000000ull);            /* 256 KB a 40 ms round trip: under 55 Mb/s */
+    CHECK(fast < slow / 5 && fast < 800000000ull); /* over 330 Mb/s, with slow start */
+    CHECK(grown[0] == 0 && grown[1] == 0);
 }
 
 /* A receiver with the default window (256 KB, up to 4 MB) and a sender
@@ -547,31 +555,51 @@ TEST(tcp_window_fills_a_long_path)
  * fixed; kept at 256 KB, it takes seven times as long. */
 TEST(tcp_rcv_window_grows_on_a_long_path)
 {
-    uint64_t grown, fixed_grown;
-    uint64_t tuned = long_path(4u << 20, 0, UINT32_MAX, &grown);
-    uint64_t fixed = long_path(4u << 20, 0, 0, &fixed_grown);
-    CHECK(tuned < 800000000ull && tuned * 6 < fixed);
-    CHECK(grown >= 2 && grown <= 8); /* 256 KB to 4 MB: a few steps, one a round trip at most */
-    CHECK_EQ(fixed_grown, 0);
+    struct tcp_config snd, rcv, rcv_fixed;
+    tcp_config_default(&snd);
+    tcp_config_default(&rcv);
+    tcp_config_default(&rcv_fixed);
+    fixed(&snd, 4096);
+    fixed(&rcv_fixed, 256);
+    uint64_t grown[2], fixed_grown[2];
+    uint64_t tuned = long_path(&snd, &rcv, LONG_PATH_NS, grown);
+    uint64_t kept = long_path(&snd, &rcv_fixed, LONG_PATH_NS, fixed_grown);
+    CHECK(tuned < 800000000ull && tuned * 6 < kept);
+    CHECK(grown[1] >= 2 && grown[1] <= 8); /* 256 KB to 4 MB: a few steps, one a round trip at most */
+    CHECK_EQ(fixed_grown[1], 0);
 }
 
-/* 1 Gb/s with 100 us of round trip needs 12.5 KB: the window stays at
- * 256 KB however much comes (the sender's queue at the bottleneck is no
- * reason to offer more). */
-TEST(tcp_rcv_window_stays_on_a_short_path)
+/* The same for the send buffer (256 KB, up to 4 MB in one of the core's
+ * large queues, given back at the close): to a 4 MB receiver, and with
+ * the defaults on both sides. */
+TEST(tcp_snd_buffer_grows_on_a_long_path)
+{
+    struct tcp_config snd, rcv;
+    tcp_config_default(&snd);
+    tcp_config_default(&rcv);
+    fixed(&rcv, 4096);
+    uint64_t grown[2];
+    uint64_t tuned = long_path(&snd, &rcv, LONG_PATH_NS, grown);
+    CHECK(tuned < 800000000ull);
+    CHECK(grown[0] >= 4 && grown[0] <= 12); /* 256 KB doubles four times */
+    tcp_config_default(&rcv);
+    uint64_t both = long_path(&snd, &rcv, LONG_PATH_NS, grown);
+    CHECK(both < 900000000ull && grown[0] >= 4 && grown[1] >= 2);
+    snd.sq_large = 0; /* no large queue: 256 slots */
+    uint64_t kept = long_path(&snd, &rcv, LONG_PATH_NS, grown);
+    CHECK(kept > 4900000000ull && grown[0] == 0);
+}
+
+/* 1 Gb/s with 100 us of round trip needs 12.5 KB: neither buffer grows
+ * however much comes (the sender's queue at the bottleneck is no reason
+ * to offer more). */
+TEST(tcp_buffers_stay_on_a_short_path)
 {
     struct tcp_config cfg;
     tcp_config_default(&cfg);
-    cfg.sndbuf = 4u << 20;
-    cfg.sq_slots = 4096;
-    struct tl_opts o = {.rate_bps = 1000000000, .queue_max = 4096, .nbufs = 16384, .cfg = {&cfg, NULL}};
-    struct tl *l = tl_new(&o);
-    struct xfer *x = calloc(1, sizeof(*x));
-    transfer(l, x, 32u << 20, true, TCP_CC_CUBIC);
-    no_malformed(l);
-    CHECK_EQ(tl_ctr(l, 1, "tcp-rcv-window-grown"), 0);
-    free(x);
-    CHECK(tl_free(l));
+    uint64_t grown[2];
+    long_path(&cfg, &cfg, 50000, grown);
+    CHECK(grown[0] == 0 && grown[1] == 0);
 }
 
 static bool both_open(void *ctx)
