@@ -129,16 +129,28 @@ static inline __attribute__((always_inline)) bool new_ack(struct tcp_conn *c, ui
     return true;
 }
 
-/* The tail loss probe's episode ends (RFC 8985 7.4): if it sent data
- * again and the answer reports no duplicate (D-SACK, RFC 2883: a first
- * block at or below the ACK), the probe repaired a loss, which calls for
- * the congestion response fast recovery would have made. */
-static void tlp_answered(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now_ns)
+/* An ACK reached the end of the tail loss probe's episode (RFC 8985 7.4).
+ * A probe of new data is answered. One that sent data again is answered
+ * by a duplicate's report (D-SACK, RFC 2883: a first block at or below
+ * the ACK) or a plain duplicate ACK at its end: the original arrived too,
+ * no loss. An ACK beyond its end with neither says the probe repaired a
+ * loss, which calls for the congestion response fast recovery would have
+ * made. An ACK up to its end may be the late original's, the duplicate's
+ * report still to come: the episode waits on (as Linux's does). */
+static void tlp_answered(struct tcp_conn *c, const struct tcp_in *seg, bool sacked_new, uint64_t now_ns)
 {
-    bool dsack = seg->opt.nsack && SEQ_LEQ(seg->opt.sack[0][1], seg->ack);
-    if ((c->flags & TCP_CF_TLP_RETX) && !dsack && !(c->flags & TCP_CF_IN_RECOVERY)) {
-        c->t->s->ctr.tcp_tlp_loss++;
-        tcp_cc_loss(c, now_ns);
+    if (c->flags & TCP_CF_TLP_RETX) {
+        uint32_t ack = seg->ack;
+        bool dsack = seg->opt.nsack && SEQ_LEQ(seg->opt.sack[0][1], ack);
+        bool dup = ack == c->snd_una && seg->len == 0 && !sacked_new;
+        if (!dsack && !dup) {
+            if (ack == c->tlp_end)
+                return;
+            if (!(c->flags & TCP_CF_IN_RECOVERY)) {
+                c->t->s->ctr.tcp_tlp_loss++;
+                tcp_cc_loss(c, now_ns);
+            }
+        }
     }
     c->flags &= ~(uint32_t)(TCP_CF_TLP | TCP_CF_TLP_RETX);
 }
@@ -155,7 +167,7 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now
     if ((c->flags & TCP_CF_SACK) && seg->opt.nsack)
         sacked_new = tcp_sack_update(c, &seg->opt, ack) != 0;
     if ((c->flags & TCP_CF_TLP) && SEQ_GEQ(ack, c->tlp_end))
-        tlp_answered(c, seg, now_ns);
+        tlp_answered(c, seg, sacked_new, now_ns);
     if (SEQ_GT(ack, c->snd_una)) {
         if (!new_ack(c, ack, now_ns))
             return;

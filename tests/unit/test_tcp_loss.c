@@ -291,6 +291,44 @@ TEST(tcp_tail_loss_probe)
     free(x);
 }
 
+/* The same probe, its original only late: the original's ACK (up to the
+ * probe's end, no D-SACK; injected) comes first, then the D-SACK of the
+ * probe. The first cannot tell (Linux waits on it too); the second ends
+ * the episode: no loss was repaired, ssthresh stays. */
+TEST(tcp_tail_loss_probe_original_acked_first)
+{
+    struct tl_opts o = {.delay_ns = 1000000};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    struct dropper d = {.ndrop = 1};
+    seven_segments(l, x, &d, drop_late_acks);
+    uint64_t t0 = l->now_ns;
+    while (tl_ctr(l, 0, "tcp-tlp") == 0 && l->now_ns - t0 < 1000000000ull)
+        tl_advance(l, 100000);
+    struct tcp_conn *c = x->a[0].c, *r = x->a[1].c;
+    uint32_t ssthresh = c->ssthresh, end = d.base + 1448 * 7;
+    CHECK_EQ(c->tlp_end, end);
+    uint8_t f[128], ts[12] = {TCP_OPT_NOP, TCP_OPT_NOP, TCP_OPT_TS, TCP_OPT_TS_LEN};
+    uint32_t tsval = net_htonl(c->ts_recent), tsecr = net_htonl(r->ts_recent); /* as side 1's last */
+    memcpy(ts + 4, &tsval, 4);
+    memcpy(ts + 8, &tsecr, 4);
+    size_t n = ta_frame(f, 0, r->lport, r->rport, r->snd_nxt, end, TCP_ACK,
+                        (uint16_t)(tcp_rcv_window(r) >> r->rcv_wscale), ts, sizeof ts, NULL, 0);
+    tl_inject(l, 0, f, n);
+    tl_flush(l);
+    CHECK_EQ(c->snd_una, end);
+    CHECK(c->flags & TCP_CF_TLP); /* the answer is still to come */
+    while (d.data_segs == 0 && l->now_ns - t0 < 1000000000ull)
+        tl_advance(l, 100000);
+    CHECK_EQ(d.data_segs, 1); /* the D-SACK of the probe, sent */
+    tl_advance(l, 2000000);   /* and arrived */
+    CHECK_EQ(c->flags & TCP_CF_TLP, 0);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-tlp-loss"), 0);
+    CHECK_EQ(c->ssthresh, ssthresh);
+    CHECK(tl_free(l));
+    free(x);
+}
+
 /* What side 1 last answered, the wire otherwise cut: side 1 sees only
  * the frames a test injects. */
 struct last_ack {
