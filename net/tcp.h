@@ -338,6 +338,7 @@ struct tcp_info {
     bool sack, timestamps, wscale;
     uint16_t mss;
     uint32_t cwnd, ssthresh, snd_wnd, rcv_wnd, snd_queued;
+    uint32_t snd_buf, rcv_buf;          /* as autotuning left them */
     uint64_t srtt_ns, rto_ns;
     uint32_t retransmits;               /* segments sent again, as Linux's tcpi_total_retrans */
 };

@@ -641,6 +641,8 @@ void tcp_get_info(const struct tcp_conn *c, struct tcp_info *out)
         .ssthresh = c->ssthresh,
         .snd_wnd = c->snd_wnd,
         .rcv_wnd = tcp_rcv_window(c),
+        .snd_buf = c->sndbuf,
+        .rcv_buf = c->rcv_buf,
         .snd_queued = c->snd_queued,
         .srtt_ns = c->srtt_ns,
         .rto_ns = c->rto_ns,

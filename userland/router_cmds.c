@@ -257,8 +257,8 @@ static void cmd_show_tcp(const struct cli_args *a)
     if (a->json) {
         list_begin(&j, "connections");
     } else {
-        kprintf("%-4s %-21s %-21s %-11s %6s %8s %8s %8s %8s %9s %6s\n", "core", "local", "remote", "state", "mss",
-                "cwnd", "snd-wnd", "rcv-wnd", "queued", "srtt-us", "retx");
+        kprintf("%-4s %-21s %-21s %-11s %6s %8s %8s %8s %8s %8s %9s %6s\n", "core", "local", "remote", "state",
+                "mss", "cwnd", "snd-wnd", "rcv-wnd", "queued", "snd-buf", "srtt-us", "retx");
     }
     unsigned hidden = 0;
     for (unsigned core = 0; core < router.ncores; core++) {
@@ -287,14 +287,16 @@ static void cmd_show_tcp(const struct cli_args *a)
                 json_u64(&j, "snd_wnd", e->snd_wnd);
                 json_u64(&j, "rcv_wnd", e->rcv_wnd);
                 json_u64(&j, "snd_queued", e->snd_queued);
+                json_u64(&j, "snd_buf", e->snd_buf);
+                json_u64(&j, "rcv_buf", e->rcv_buf);
                 json_u64(&j, "srtt_us", e->srtt_ns / 1000);
                 json_u64(&j, "rto_ms", e->rto_ns / 1000000);
                 json_u64(&j, "retransmits", e->retransmits);
                 json_obj_end(&j);
             } else {
-                kprintf("%-4u %-21s %-21s %-11s %6u %8u %8u %8u %8u %9lu %6u\n", core, local, remote,
+                kprintf("%-4u %-21s %-21s %-11s %6u %8u %8u %8u %8u %8u %9lu %6u\n", core, local, remote,
                         tcp_state_name(e->state), e->mss, e->cwnd, e->snd_wnd, e->rcv_wnd, e->snd_queued,
-                        e->srtt_ns / 1000, e->retransmits);
+                        e->snd_buf, e->srtt_ns / 1000, e->retransmits);
             }
         }
     }

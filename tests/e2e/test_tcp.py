@@ -194,6 +194,7 @@ def test_tcp_window_setting(netlab):
         assert nc.stdout.readline() == b"hi\n"
         live = [c for c in m.json("show tcp json")["connections"] if c["local"] == f"{ADDR}:7"]
         assert len(live) == 1 and live[0]["wscale"] and live[0]["rcv_wnd"] > 4000000, live
+        assert live[0]["snd_buf"] == live[0]["rcv_buf"] == 4 << 20, live  # fixed: no autotuning
     finally:
         nc.stdin.close()
         nc.wait(timeout=20)
