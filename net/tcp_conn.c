@@ -43,9 +43,8 @@ static size_t per_conn(const struct tcp_config *cfg)
  * gives; none when the send buffer does not grow. */
 static uint32_t large_cap(const struct tcp_config *cfg)
 {
-    if (cfg->sndbuf_max <= cfg->sndbuf || cfg->sq_large == 0 || (cfg->sndbuf_max >> 10) <= cfg->sq_slots)
-        return 0;
-    return cfg->sndbuf_max >> 10 > 0xffff ? 0xffff : cfg->sndbuf_max >> 10;
+    uint32_t cap = cfg->sndbuf_max >> 10 > 0xffff ? 0xffff : cfg->sndbuf_max >> 10;
+    return cfg->sndbuf_max > cfg->sndbuf && cfg->sq_large && cap > cfg->sq_slots ? cap : 0;
 }
 
 static size_t large_bytes(const struct tcp_config *cfg)
@@ -586,6 +585,7 @@ void tcp_set_manual_window(struct tcp_conn *c, bool on)
         c->flags |= TCP_CF_MANUAL_WND;
     } else {
         c->flags &= ~(uint32_t)TCP_CF_MANUAL_WND;
+        c->rcv_tune_seq += c->rcv_held; /* released at once: no rate autotuning should see */
         c->rcv_held = 0;
     }
 }

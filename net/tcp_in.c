@@ -361,6 +361,8 @@ static __attribute__((noinline)) void synced_input(struct tcp_conn *c, struct tc
         c->listener = NULL;
         if ((c->flags & TCP_CF_RTT_TIMING) && c->retries == 0)
             tcp_rtt_sample(c, now_ns - c->rtt_start_ns);
+        else
+            tcp_rtt_sample_ts(c, seg, now_ns);
         c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
         c->snd_una = seg->ack;
         c->snd_wnd = seg->wnd << c->snd_wscale;

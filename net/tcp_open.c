@@ -174,6 +174,8 @@ void tcp_syn_sent_input(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
     c->snd_una = seg->ack;
     if (c->retries == 0)
         tcp_rtt_sample(c, now_ns - c->rtt_start_ns);
+    else
+        tcp_rtt_sample_ts(c, seg, now_ns);
     c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
     c->state = TCP_ESTABLISHED;
     tcp_established(c, now_ns);

@@ -286,10 +286,11 @@ void tcp_rcv_tune(struct tcp_conn *c, uint64_t now_ns)
         c->rcv_max = c->rcv_buf;
         return;
     }
+    if (c->srtt_ns == 0)
+        return; /* no round trip to measure by (tcp_rtt_sample_ts) */
     const struct pkt_pool *pool = c->t->s->pool;
     if (c->rcv_tune_ns && ns && pool->nfree > pool->total / 2) {
-        uint64_t srtt = c->srtt_ns ? c->srtt_ns : ns;
-        uint64_t got = (uint64_t)(taken - c->rcv_tune_seq) * srtt / ns, want = 4 * got;
+        uint64_t got = (uint64_t)(taken - c->rcv_tune_seq) * c->srtt_ns / ns, want = 4 * got;
         if (2 * got > c->rcv_buf) {
             c->rcv_buf = want < c->rcv_max ? (uint32_t)want : c->rcv_max;
             uint32_t ooo = c->rcv_buf >> 10; /* a buffer a KB, as `tcp window` gives */

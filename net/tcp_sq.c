@@ -51,7 +51,7 @@ static bool sq_enlarge(struct tcp_conn *c)
 }
 
 /* Send-buffer autotuning: the application found the queue full. Where the
- * queue is what holds the flight back (the congestion window would let
+ * full queue is what holds the flight back (the congestion window would let
  * all of it out, the peer's window takes more) the buffer doubles, up to
  * cfg.sndbuf_max, in one of the core's large queues once it outgrows its
  * slots (a slot a KB). The congestion window then limits, and grows, and
@@ -62,9 +62,9 @@ static __attribute__((noinline, cold)) void snd_tune(struct tcp_conn *c)
     struct tcp_stack *t = c->t;
     const struct pkt_pool *pool = t->s->pool;
     uint32_t queued = c->snd_end - c->snd_una;
-    if (c->sndbuf >= t->cfg.sndbuf_max || c->state != TCP_ESTABLISHED || queued > c->cwnd + c->seg_size ||
-        queued + c->seg_size > c->snd_wnd || pool->nfree <= pool->total / 2)
-        return;
+    if (c->sndbuf >= t->cfg.sndbuf_max || c->state != TCP_ESTABLISHED || c->snd_queued + c->seg_size <= c->sndbuf ||
+        queued > c->cwnd + c->seg_size || queued + c->seg_size > c->snd_wnd || pool->nfree <= pool->total / 2)
+        return; /* not full (a large write), or cwnd or the peer's window limit */
     uint32_t want = c->sndbuf > t->cfg.sndbuf_max / 2 ? t->cfg.sndbuf_max : 2 * c->sndbuf;
     if ((want >> 10) > c->sq_cap && !sq_enlarge(c))
         return;

@@ -605,6 +605,36 @@ TEST(tcp_rcv_window_grows_on_a_long_path)
     CHECK(tuned < 800000000ull && tuned * 6 < kept);
     CHECK(grown[1] >= 2 && grown[1] <= 8); /* 256 KB to 4 MB: a few steps, one a round trip at most */
     CHECK_EQ(fixed_grown[1], 0);
+    /* A receiver whose handshake the RTT timer did not time (a SYN
+     * cookie's) takes its RTT from the timestamp echo. */
+    rcv.backlog = 0;
+    uint64_t cookie = long_path(&snd, &rcv, LONG_PATH_NS, grown);
+    CHECK(cookie < 800000000ull && grown[1] >= 2);
+}
+
+static bool a0_connected(void *ctx) { return ((struct ta *)ctx)->connected; }
+
+/* One large write into an idle connection fills the queue, and the
+ * congestion window, not the buffer, holds the flight back: the buffer
+ * stays, and the core's large queues with it. */
+TEST(tcp_snd_buffer_not_grown_by_a_large_write)
+{
+    struct tl_opts o = {.delay_ns = LONG_PATH_NS};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    CHECK_EQ(ta_listen(l, 1, 5001, &x->a[1]), 0);
+    CHECK(ta_connect(l, 0, 5001, &x->a[0]) != NULL);
+    CHECK(tl_run(l, a0_connected, &x->a[0], 1000000000ull));
+    struct tcp_conn *c = x->a[0].c;
+    static uint8_t mb[1 << 20];
+    CHECK_EQ(tcp_write(c, mb, sizeof mb, l->now_ns), 256u << 10);
+    CHECK_EQ(tcp_write(c, mb, sizeof mb, l->now_ns), 0);
+    CHECK_EQ(tcp_sndbuf(c), 0);
+    CHECK_EQ(c->sndbuf, 256u << 10);
+    CHECK_EQ(l->s[0]->tcp->nsq_large, 16);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-snd-buffer-grown"), 0);
+    CHECK(tl_free(l));
+    free(x);
 }
 
 /* The same for the send buffer (256 KB, up to 4 MB in one of the core's
@@ -629,8 +659,9 @@ TEST(tcp_snd_buffer_grows_on_a_long_path)
 }
 
 /* 1 Gb/s with 100 us of round trip needs 12.5 KB: neither buffer grows
- * however much comes (the sender's queue at the bottleneck is no reason
- * to offer more). */
+ * however much comes. (The RTT the receiver goes by is its handshake's:
+ * the queue the sender builds at the bottleneck, 2 ms of it here, is no
+ * reason to offer more.) */
 TEST(tcp_buffers_stay_on_a_short_path)
 {
     struct tcp_config cfg;
