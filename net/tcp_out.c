@@ -257,9 +257,9 @@ static int xmit_unrouted(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, u
  * retransmission timeouts in step). True when c waits (tcp_tx_wait). */
 static __attribute__((noinline)) bool port_full(struct tcp_conn *c, struct net_iface *ifc, uint32_t len)
 {
-    if (ifc->ntx == NET_TX_BURST)
+    if (ifc->ntx >= NET_TX_DATA_MAX)
         net_flush_port(c->t->s, ifc); /* room for this one, or the ring is full */
-    if (!ifc->tx_busy || len == 0) /* (an ACK goes if there is room) */
+    if (len == 0 || (!ifc->tx_busy && ifc->ntx < NET_TX_DATA_MAX)) /* (an ACK goes if there is room) */
         return false;
     tcp_tx_wait(c);
     return true;
@@ -287,7 +287,7 @@ static inline __attribute__((always_inline)) int xmit_ip(struct tcp_conn *c, str
             return nchain ? -1 : xmit_unrouted(c, sg, seq, len, flags, now_ns);
     }
     struct net_iface *ifc = &s->iface[c->route_port];
-    if (NET_UNLIKELY(ifc->tx_busy || ifc->ntx == NET_TX_BURST) && port_full(c, ifc, len))
+    if (NET_UNLIKELY(ifc->tx_busy || ifc->ntx >= NET_TX_DATA_MAX) && port_full(c, ifc, len | (flags & TCP_FIN)))
         return -1; /* the data stays queued; net_flush brings us back */
     uint32_t l2 = c->hdr_l2_len, tl = c->hdr_len; /* template: headers with timestamps, no SACK */
     uint8_t sack[TCP_MAX_OPT_LEN];
@@ -689,10 +689,12 @@ void tcp_output(struct tcp_conn *c, uint64_t now_ns)
     send_new(c, pipe, now_ns);
     if ((c->flags & TCP_CF_FIN_QUEUED) && !(c->flags & TCP_CF_FIN_SENT) && c->snd_nxt == c->snd_end &&
         c->sq_nxt == c->sq_n) {
-        /* Sent or not (no buffer), it is in flight: the RTO resends it. */
-        xmit(c, NULL, c->snd_nxt, 0, TCP_ACK | TCP_FIN, now_ns, 0);
-        c->flags |= TCP_CF_FIN_SENT;
-        c->snd_nxt++;
+        /* Sent or not (no buffer), it is in flight: the RTO resends it;
+         * but a FIN the full port holds back waits, like data, for room. */
+        if (xmit(c, NULL, c->snd_nxt, 0, TCP_ACK | TCP_FIN, now_ns, 0) == 0 || !(c->flags & TCP_CF_TX_WAIT)) {
+            c->flags |= TCP_CF_FIN_SENT;
+            c->snd_nxt++;
+        }
     }
     if (c->flags & TCP_CF_ACK_NOW)
         tcp_send_ack(c, now_ns);
