@@ -774,6 +774,50 @@ TEST(tcp_full_tx_ring_holds_back_without_loss)
     CHECK(tl_free(l));
 }
 
+static bool all_connected(void *ctx)
+{
+    struct ta *b = ctx;
+    for (int i = 0; i < 16; i++)
+        if (!b[i].connected)
+            return false;
+    return true;
+}
+
+/* While those 16 fill the ring, 16 more connect to side 0: their SYN-ACKs
+ * take the places of the burst data leaves free, so none is dropped and
+ * none waits for a retransmission. */
+TEST(tcp_full_tx_ring_leaves_room_for_handshakes)
+{
+    struct tl_opts o = {.rate_bps = 1000000000ull, .queue_max = 4096, .tx_ring = 32, .seed = 5};
+    struct tl *l = tl_new(&o);
+    struct many *m = calloc(1, sizeof(*m));
+    struct ta *b = calloc(32, sizeof(*b));
+    for (int i = 0; i < 16; i++) {
+        m->a[0][i].tx_total = 4u << 20;
+        m->a[0][i].zero_copy = true;
+        m->a[1][i].next = i < 15 ? &m->a[1][i + 1] : NULL;
+        b[i].next = i < 15 ? &b[i + 1] : NULL;
+    }
+    CHECK_EQ(ta_listen(l, 1, 5001, &m->a[1][0]), 0);
+    CHECK_EQ(ta_listen(l, 0, 7000, &b[0]), 0);
+    for (int i = 0; i < 16; i++)
+        CHECK(ta_connect(l, 0, 5001, &m->a[0][i]) != NULL);
+    tl_advance(l, 20000000); /* the senders fill the ring */
+    uint64_t busy = tl_ctr(l, 0, "eth-tx-busy"), t0 = l->now_ns;
+    CHECK(busy > 0);
+    for (int i = 0; i < 16; i++)
+        CHECK(ta_connect(l, 1, 7000, &b[16 + i]) != NULL);
+    CHECK(tl_run(l, all_connected, b + 16, 10000000000ull));
+    CHECK(tl_ctr(l, 0, "eth-tx-busy") > busy); /* still full meanwhile */
+    CHECK(l->now_ns - t0 < 100000000ull);      /* no 1 s SYN-ACK timeout */
+    CHECK_EQ(tl_ctr(l, 0, "eth-tx-drop"), 0);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-rto"), 0);
+    CHECK(tl_free(l)); /* (open connections: their closed callbacks write to m and b) */
+    free(m);
+    free(b);
+}
+
 /* 16 connections whose send buffers together want more than side 0's
  * whole pool (16 x 256 KB of queue, 1,024 buffers): tcp_sndbuf says 0
  * once the pool is down to its receive reserve, so ACKs still find
