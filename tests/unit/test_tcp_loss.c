@@ -268,13 +268,21 @@ static void seven_segments(struct tl *l, struct xfer *x, struct dropper *d,
     d->base = x->a[0].c->iss + 1;
 }
 
-TEST(tcp_tail_loss_probe)
+/* Seven segments over 1 ms each way, the ACK of the sixth dropped. */
+static struct tl *late_ack_pair(struct xfer *x, struct dropper *d)
 {
     struct tl_opts o = {.delay_ns = 1000000};
     struct tl *l = tl_new(&o);
+    *d = (struct dropper){.ndrop = 1};
+    seven_segments(l, x, d, drop_late_acks);
+    return l;
+}
+
+TEST(tcp_tail_loss_probe)
+{
     struct xfer *x = calloc(1, sizeof(*x));
-    struct dropper d = {.ndrop = 1};
-    seven_segments(l, x, &d, drop_late_acks);
+    struct dropper d;
+    struct tl *l = late_ack_pair(x, &d);
     uint64_t t0 = l->now_ns;
     while (x->a[0].c->snd_una != d.base + 1448 * 7 && l->now_ns - t0 < 1000000000ull)
         tl_advance(l, 100000);
@@ -297,11 +305,9 @@ TEST(tcp_tail_loss_probe)
  * the episode: no loss was repaired, ssthresh stays. */
 TEST(tcp_tail_loss_probe_original_acked_first)
 {
-    struct tl_opts o = {.delay_ns = 1000000};
-    struct tl *l = tl_new(&o);
     struct xfer *x = calloc(1, sizeof(*x));
-    struct dropper d = {.ndrop = 1};
-    seven_segments(l, x, &d, drop_late_acks);
+    struct dropper d;
+    struct tl *l = late_ack_pair(x, &d);
     uint64_t t0 = l->now_ns;
     while (tl_ctr(l, 0, "tcp-tlp") == 0 && l->now_ns - t0 < 1000000000ull)
         tl_advance(l, 100000);
