@@ -1,5 +1,6 @@
-/* net/tcp_conn.c: TCP connections: the arena they are carved from, the
- * 4-tuple hash (IPv4 and IPv6), listeners, and the application's open and
+/* net/tcp_conn.c: TCP connections: the arena they are carved from (and
+ * the large send queues autotuning moves connections into), the 4-tuple
+ * hash (IPv4 and IPv6), listeners, and the application's open and
  * close calls (RFC 9293 section 3.10.1 OPEN, 3.10.4 CLOSE, 3.10.5 ABORT). */
 #include "env.h"
 #include "ip4.h"
@@ -234,7 +235,7 @@ static struct tcp_conn *conn_take(struct tcp_stack *t, uint16_t lport, uint16_t 
     c->cc_algo = t->cfg.cc;
     c->sndbuf = t->cfg.sndbuf;
     c->rcv_buf = t->cfg.rcvbuf;
-    c->rcv_max = t->cfg.rcvbuf_max > c->rcv_buf ? t->cfg.rcvbuf_max : c->rcv_buf;
+    c->rcv_max = tcp_cfg_rcv_max(&t->cfg);
     c->ooo_max = t->cfg.ooo_max;
     c->rto_ns = t->cfg.rto_init_ns;
     c->min_rtt_t = UINT32_MAX; /* no sample yet */

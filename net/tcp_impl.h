@@ -201,6 +201,13 @@ void tcp_input_again(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns);
 /* tcp_rcv.c */
 /* In-window data (and FIN) of an acceptable segment; takes seg->p. */
 void tcp_rcv_data(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns);
+/* What the receive window may grow to (tcp_rcv_tune). */
+static inline uint32_t tcp_cfg_rcv_max(const struct tcp_config *cfg)
+{
+    return cfg->rcvbuf_max > cfg->rcvbuf ? cfg->rcvbuf_max : cfg->rcvbuf;
+}
+/* tcp_sq.c: autotuning grows no buffer while the core's pool is half used. */
+bool tcp_pool_roomy(const struct tcp_stack *t);
 /* The window shift that lets the field say max (RFC 7323 2.3). */
 static inline uint8_t tcp_wscale_for(uint32_t max)
 {
@@ -481,17 +488,6 @@ static inline uint32_t tcp_sq_ack(struct tcp_conn *c, uint32_t ack)
 
 /* A round-trip time measured (RFC 6298 2.2, 2.3; the clock granularity
  * G is the timer tick), and the RTO from it. */
-static inline void tcp_rtt_sample(struct tcp_conn *c, uint64_t r);
-/* An RTT sample from the peer's echo of our timestamp (RFC 7323 4.1),
- * for a handshake the RTT timer could not time (a SYN-ACK sent again, or
- * a SYN cookie's): to the timestamp's tick, its middle. Without it a
- * connection that only receives would have no RTT (tcp_rcv_tune). */
-static inline void tcp_rtt_sample_ts(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now_ns)
-{
-    uint32_t ticks = tcp_ts_now(now_ns) + c->ts_offset - seg->opt.tsecr;
-    if ((c->flags & TCP_CF_TS) && seg->opt.has_ts && seg->opt.tsecr && ticks < (1u << 20))
-        tcp_rtt_sample(c, ((uint64_t)ticks << TCP_TICK_SHIFT) + (1ull << (TCP_TICK_SHIFT - 1)));
-}
 static inline void tcp_rtt_sample(struct tcp_conn *c, uint64_t r)
 {
     const struct tcp_config *cfg = &c->t->cfg;
@@ -515,6 +511,16 @@ static inline void tcp_rtt_sample(struct tcp_conn *c, uint64_t r)
     if (rto > cfg->rto_max_ns)
         rto = cfg->rto_max_ns;
     c->rto_ns = rto;
+}
+/* An RTT sample from the peer's echo of our timestamp (RFC 7323 4.1),
+ * for a handshake the RTT timer could not time (a SYN-ACK sent again, or
+ * a SYN cookie's): to the timestamp's tick, its middle. Without it a
+ * connection that only receives would have no RTT (tcp_rcv_tune). */
+static inline void tcp_rtt_sample_ts(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now_ns)
+{
+    uint32_t ticks = tcp_ts_now(now_ns) + c->ts_offset - seg->opt.tsecr;
+    if ((c->flags & TCP_CF_TS) && seg->opt.has_ts && seg->opt.tsecr && ticks < (1u << 20))
+        tcp_rtt_sample(c, ((uint64_t)ticks << TCP_TICK_SHIFT) + (1ull << (TCP_TICK_SHIFT - 1)));
 }
 
 #endif

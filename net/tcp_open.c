@@ -22,6 +22,7 @@ static void negotiate(struct tcp_conn *c, const struct tcp_opts *o, bool offered
     } else {
         c->snd_wscale = 0;
         c->rcv_wscale = 0;
+        c->rcv_max = c->rcv_buf; /* the field says 64 KB at most: no autotuning */
     }
     c->flags = (c->flags & ~(uint32_t)(TCP_CF_SACK | TCP_CF_TS | TCP_CF_WS)) | keep;
     c->route_until_ns = c->route6_until_ns = 0; /* the header template has the options agreed */

@@ -462,7 +462,7 @@ void tcp_send_cookie_synack(struct tcp_stack *t, const struct tcp_in *seg, uint3
     uint8_t opt[TCP_MAX_OPT_LEN];
     int ws = -1;
     if (seg->opt.has_ws && t->cfg.wscale)
-        ws = (int)tcp_wscale_for(t->cfg.rcvbuf_max > t->cfg.rcvbuf ? t->cfg.rcvbuf_max : t->cfg.rcvbuf);
+        ws = (int)tcp_wscale_for(tcp_cfg_rcv_max(&t->cfg));
     bool ts = seg->opt.has_ts && t->cfg.timestamps;
     uint32_t optlen = tcp_opt_syn(opt, mss, seg->opt.sack_ok && t->cfg.sack, ts, ws,
                                   tcp_ts_now(now_ns) + (tcp_in_is6(seg) ? tcp_ts_offset6(t, seg->dst6, seg->src6)

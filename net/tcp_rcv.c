@@ -2,7 +2,8 @@
  * eighth steps): trimming to the window, in-order delivery to the
  * application in the buffer the data came in (zero-copy), the bounded
  * out-of-order queue, the SACK blocks it yields (RFC 2018 section 4), the
- * peer's FIN, and the delayed-ACK decision (RFC 1122 4.2.3.2, RFC 5681 4.2).
+ * peer's FIN, the delayed-ACK decision (RFC 1122 4.2.3.2, RFC 5681 4.2),
+ * and the receive window's autotuning (tcp_rcv_tune).
  *
  * Out-of-order buffers are kept sorted by sequence number (in pkt.user),
  * linked through pkt.next, trimmed so that none overlap. */
@@ -276,20 +277,15 @@ void tcp_rcv_data(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
  * times that intake (twice, and as much again for a sender in slow start,
  * whose window doubles each round trip), up to rcv_max. A window the
  * sender does not fill stays as it is. Not while the pool is half used:
- * out-of-order data holds buffers, up to a window's worth. Without window
- * scaling the field says 64 KB at most. */
+ * out-of-order data holds buffers, up to a window's worth. (Without
+ * window scaling rcv_max is rcv_buf: tcp_open.c.) */
 void tcp_rcv_tune(struct tcp_conn *c, uint64_t now_ns)
 {
     uint32_t taken = c->rcv_nxt - c->rcv_held;
     uint64_t ns = now_ns - c->rcv_tune_ns;
-    if (!(c->flags & TCP_CF_WS)) {
-        c->rcv_max = c->rcv_buf;
-        return;
-    }
     if (c->srtt_ns == 0)
         return; /* no round trip to measure by (tcp_rtt_sample_ts) */
-    const struct pkt_pool *pool = c->t->s->pool;
-    if (c->rcv_tune_ns && ns && pool->nfree > pool->total / 2) {
+    if (c->rcv_tune_ns && ns && tcp_pool_roomy(c->t)) {
         uint64_t got = (uint64_t)(taken - c->rcv_tune_seq) * c->srtt_ns / ns, want = 4 * got;
         if (2 * got > c->rcv_buf) {
             c->rcv_buf = want < c->rcv_max ? (uint32_t)want : c->rcv_max;

@@ -1,11 +1,12 @@
 /* net/tcp_sq.c: the send queue (net/tcp_out.c sends from it): tcp_send
  * (zero-copy: the application's buffer becomes a slot), tcp_write (copied
  * into TCP's own buffers, small writes packed into the open last slot),
- * and the release of what the peer acknowledged (tcp_sq_ack, inline in
- * net/tcp_impl.h).
+ * the release of what the peer acknowledged (tcp_sq_ack, inline in
+ * net/tcp_impl.h), and the send buffer's autotuning (snd_tune).
  *
  * The queue is a ring of slots (struct tcp_seg), each one buffer holding at
- * most one segment's payload. */
+ * most one segment's payload: the connection's own in the arena, or, once
+ * its buffer outgrows it, one of the core's large rings (sq_enlarge). */
 #include "env.h"
 #include "net.h"
 #include "tcp_impl.h"
@@ -50,6 +51,8 @@ static bool sq_enlarge(struct tcp_conn *c)
     return true;
 }
 
+bool tcp_pool_roomy(const struct tcp_stack *t) { return t->s->pool->nfree > t->s->pool->total / 2; }
+
 /* Send-buffer autotuning: the application found the queue full. Where the
  * full queue is what holds the flight back (the congestion window would let
  * all of it out, the peer's window takes more) the buffer doubles, up to
@@ -60,10 +63,9 @@ static bool sq_enlarge(struct tcp_conn *c)
 static __attribute__((noinline, cold)) void snd_tune(struct tcp_conn *c)
 {
     struct tcp_stack *t = c->t;
-    const struct pkt_pool *pool = t->s->pool;
     uint32_t queued = c->snd_end - c->snd_una;
     if (c->sndbuf >= t->cfg.sndbuf_max || c->state != TCP_ESTABLISHED || c->snd_queued + c->seg_size <= c->sndbuf ||
-        queued > c->cwnd + c->seg_size || queued + c->seg_size > c->snd_wnd || pool->nfree <= pool->total / 2)
+        queued > c->cwnd + c->seg_size || queued + c->seg_size > c->snd_wnd || !tcp_pool_roomy(t))
         return; /* not full (a large write), or cwnd or the peer's window limit */
     uint32_t want = c->sndbuf > t->cfg.sndbuf_max / 2 ? t->cfg.sndbuf_max : 2 * c->sndbuf;
     if ((want >> 10) > c->sq_cap && !sq_enlarge(c))
