@@ -237,6 +237,7 @@ struct tcp_conn {
     uint64_t rcv_tune_ns;
     struct tcp_conn *wprev, *wnext;
     struct tcp_conn *tw_prev, *tw_next; /* TIME-WAIT, oldest first (tcp_stack.tw_head) */
+    struct tcp_conn *wait_prev, *wait_next; /* tcp_stack.wait_head's queue */
     struct tcp_listener *listener;      /* while SYN-RECEIVED from one */
     uint32_t irs;
     uint32_t ooo_bytes;
@@ -317,7 +318,7 @@ struct tcp_stack {
     struct tcp_conn *limbo;             /* the slot tcp_poll is running */
     uint32_t nblocked;                  /* connections with TCP_CF_TX_WAIT */
     uint32_t nbuf_wait;                 /* connections with TCP_CF_BUF_WAIT */
-    uint32_t wake_from;                 /* where tcp_wake starts: round robin */
+    struct tcp_conn *wait_head, *wait_tail; /* TCP_CF_TX_WAIT or BUF_WAIT, oldest first */
     uint32_t rx_reserve;                /* pool buffers send queues leave alone */
     struct tcp_conn *wheel[TCP_WHEEL_SLOTS];
     uint64_t wheel_bits[TCP_WHEEL_SLOTS / 64];

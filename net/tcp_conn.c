@@ -84,6 +84,8 @@ uint32_t tcp_init(struct net_stack *s, struct tcp_stack *t, void *arena, size_t 
     uint32_t n = (uint32_t)((bytes - large_bytes(&t->cfg)) / (per_conn(&t->cfg) + 2 * sizeof(void *)));
     while (n && tcp_arena_size(&t->cfg, n) > bytes)
         n--;
+    while (tcp_arena_size(&t->cfg, n + 1) <= bytes) /* the estimate counted two hash slots each */
+        n++;
     if (n == 0)
         return 0;
     t->s = s;

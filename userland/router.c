@@ -26,6 +26,7 @@
 #include "kernel/multiboot.h"
 #include "kernel/percpu.h"
 #include "kernel/pktmem.h"
+#include "kernel/pmm.h"
 #include "kernel/ports.h"
 #include "kernel/time.h"
 #include "kernel/random.h"
@@ -38,10 +39,10 @@
 #define ROUTER_BURST FWD_BURST_MAX
 #define RECLAIM_PERIOD_NS 10000000ull
 #define MAX_APPS 8
-#define TCP_CONNS_PER_CORE 1024
+#define TCP_CONNS_DEFAULT 1024 /* a core, where memory allows; more where an eighth of it holds them */
 #define TCP_CONNS_MIN 8
+#define TCP_CONNS_MAX 65536
 #define ROUTER_MTU_MIN 576 /* RFC 791: what every host takes whole (IPv6 wants 1280) */
-#define TCP_ARENA_MAX (16u << 20) /* TCP's connections and send queues, a core */
 
 struct router router;
 
@@ -62,7 +63,8 @@ static const struct app_def app_defs[] = {
 static struct tcp_config tcp_cfg;
 static struct tcp_rss_reta tcp_reta;
 static uint32_t tcp_window;     /* `tcp window KB`, in bytes (0: the default) */
-static uint32_t tcp_conns = TCP_CONNS_PER_CORE;
+static uint32_t tcp_conns;         /* a core: tcp_conns_apply */
+static uint32_t tcp_conns_asked;   /* `tcp connections N` (0: from memory) */
 
 static struct {
     const struct app_def *def;
@@ -293,22 +295,28 @@ static int stmt_routes(int argc, char **argv, char *err, size_t errlen)
 }
 
 /* tcp window KB: every connection's send buffer and receive window, for
- * paths whose bandwidth-delay product is over the default 256 KB. */
+ * paths whose bandwidth-delay product is over the default 256 KB.
+ * tcp connections N: connections a core, for servers with more clients
+ * than the default gives. */
 static int stmt_tcp(int argc, char **argv, char *err, size_t errlen)
 {
-    unsigned long kb;
-    if (argc != 3 || strcmp(argv[1], "window") != 0 || config_parse_u32(argv[2], 16384, &kb) != 0 || kb < 64) {
-        fmt_snprintf(err, errlen, "usage: tcp window KB (64 to 16384)");
-        return -1;
+    unsigned long v;
+    if (argc == 3 && strcmp(argv[1], "window") == 0 && config_parse_u32(argv[2], 16384, &v) == 0 && v >= 64) {
+        tcp_window = (uint32_t)v << 10;
+        return 0;
     }
-    tcp_window = (uint32_t)kb << 10;
-    return 0;
+    if (argc == 3 && strcmp(argv[1], "connections") == 0 && config_parse_u32(argv[2], TCP_CONNS_MAX, &v) == 0 &&
+        v >= TCP_CONNS_MIN) {
+        tcp_conns_asked = (uint32_t)v;
+        return 0;
+    }
+    fmt_snprintf(err, errlen, "usage: tcp window KB (64 to 16384) | tcp connections N (%u to %u)", TCP_CONNS_MIN,
+                 TCP_CONNS_MAX);
+    return -1;
 }
 
 /* The window asked for: a send-queue slot and an out-of-order buffer a KB
- * of it (a slot holds up to a buffer's payload), and as many connections
- * a core as TCP_ARENA_MAX then holds (the default's 1024 take 8.5 MB, 1.6 MB
- * of it the large send queues autotuning moves connections into). */
+ * of it (a slot holds up to a buffer's payload). */
 static void tcp_window_apply(void)
 {
     if (tcp_window == 0)
@@ -317,9 +325,45 @@ static void tcp_window_apply(void)
     tcp_cfg.sndbuf_max = tcp_cfg.rcvbuf_max = tcp_window; /* fixed: no autotuning */
     if ((tcp_window >> 10) > tcp_cfg.sq_slots)
         tcp_cfg.sq_slots = tcp_cfg.ooo_max = (uint16_t)(tcp_window >> 10);
-    while (tcp_conns > TCP_CONNS_MIN && tcp_arena_size(&tcp_cfg, tcp_conns) > TCP_ARENA_MAX)
-        tcp_conns -= tcp_conns / 8;
-    kprintf("tcp: window %u KB, %u connections a core\n", tcp_window >> 10, tcp_conns);
+    kprintf("tcp: window %u KB\n", tcp_window >> 10);
+}
+
+/* The most connections, up to want, whose arena fits in bytes. */
+static uint32_t conns_fitting(uint32_t want, uint64_t bytes)
+{
+    uint32_t lo = 0, hi = want;
+    while (lo < hi) {
+        uint32_t mid = hi - (hi - lo) / 2;
+        if (tcp_arena_size(&tcp_cfg, mid) <= bytes)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Connections a core, each with its send queue (the default window's
+ * take 6.7 KB; 1.6 MB more a core are the large queues autotuning moves
+ * connections into): as many as an eighth of the memory free for the
+ * core holds, at least TCP_CONNS_DEFAULT where half holds them; or
+ * `tcp connections N`, in at most half. The rest stays for the route
+ * table and the console. */
+static void tcp_conns_apply(void)
+{
+    uint64_t per_core = pmm_free_pages() * PAGE_SIZE / router.ncores;
+    uint32_t n;
+    if (tcp_conns_asked) {
+        n = conns_fitting(tcp_conns_asked, per_core / 2);
+        if (n < tcp_conns_asked)
+            kprintf("tcp: memory for %u connections a core, not %u\n", n, tcp_conns_asked);
+    } else {
+        n = conns_fitting(TCP_CONNS_MAX, per_core / 8);
+        if (n < TCP_CONNS_DEFAULT)
+            n = conns_fitting(TCP_CONNS_DEFAULT, per_core / 2);
+    }
+    tcp_conns = n > TCP_CONNS_MIN ? n : TCP_CONNS_MIN;
+    kprintf("tcp: %u connections a core (%lu KB of memory each)\n", tcp_conns,
+            (unsigned long)(tcp_arena_size(&tcp_cfg, tcp_conns) >> 10));
 }
 
 static int stmt_app(int argc, char **argv, char *err, size_t errlen)
@@ -427,6 +471,7 @@ void router_start(void)
     http_set_metrics(router_metric, NULL); /* every core's counters, whichever serves */
     tcp_config_default(&tcp_cfg);
     tcp_window_apply();
+    tcp_conns_apply();
     random_bytes(tcp_cfg.secret, sizeof tcp_cfg.secret);
     for (int p = 0; p < ports_count(); p++) { /* TCP's active opens follow the NIC's RSS */
         struct netdev *d = ports_get(p);

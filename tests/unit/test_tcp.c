@@ -30,6 +30,19 @@ TEST(tcp_toeplitz_vector)
     CHECK_EQ(tcp_toeplitz(key, 40, in, 8), 0x323e8fc2u);
 }
 
+/* An arena of tcp_arena_size(n) holds n connections, not one fewer (the
+ * boot log's count is the table's). */
+TEST(tcp_arena_holds_what_it_was_sized_for)
+{
+    static const uint32_t sizes[] = {1, 7, 100, 1000, 4096};
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        struct tl_opts o = {.nconns = sizes[i]};
+        struct tl *l = tl_new(&o);
+        CHECK_EQ(l->t[0]->nconns, sizes[i]);
+        CHECK(tl_free(l));
+    }
+}
+
 static bool both_closed(void *ctx)
 {
     struct ta *a = ctx;

@@ -774,6 +774,7 @@ TEST(tcp_full_tx_ring_holds_back_without_loss)
     CHECK_EQ(tl_ctr(l, 0, "tcp-retransmit"), 0);
     CHECK_EQ(l->overflow + l->lost, 0);
     CHECK_EQ(l->s[0]->tcp->nblocked, 0);
+    CHECK(l->s[0]->tcp->wait_head == NULL);
     fprintf(stderr, "  16 x 1 MB through a 32-frame ring: ring full %lu times, %lu waits\n",
             (unsigned long)tl_ctr(l, 0, "eth-tx-busy"), (unsigned long)tl_ctr(l, 0, "tcp-tx-wait"));
     free(m);
@@ -838,6 +839,7 @@ TEST(tcp_send_queues_leave_the_receive_reserve)
     CHECK_EQ(l->no_buf, 0); /* every ACK found a buffer */
     CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
     CHECK_EQ(l->s[0]->tcp->nbuf_wait, 0);
+    CHECK(l->s[0]->tcp->wait_head == NULL);
     fprintf(stderr, "  16 x 2 MB from a 1,024-buffer pool: %lu waits for buffers\n",
             (unsigned long)tl_ctr(l, 0, "tcp-buf-wait"));
     free(m);
