@@ -58,15 +58,24 @@ bool tcp_pool_roomy(const struct tcp_stack *t) { return t->s->pool->nfree > t->s
  * all of it out, the peer's window takes more) the buffer doubles, up to
  * cfg.sndbuf_max, in one of the core's large queues once it outgrows its
  * slots (a slot a KB). The congestion window then limits, and grows, and
- * the buffer ends near twice it, as Linux keeps it. Not while the pool is
- * half used, as the receive window (tcp_rcv_tune). */
+ * the buffer ends near twice it, as Linux keeps it. Sends smaller than a
+ * KB run out of slots before bytes: their queue moves into a large one
+ * too. Not while the pool is half used, as the receive window
+ * (tcp_rcv_tune). */
 static __attribute__((noinline, cold)) void snd_tune(struct tcp_conn *c)
 {
     struct tcp_stack *t = c->t;
     uint32_t queued = c->snd_end - c->snd_una;
-    if (c->sndbuf >= t->cfg.sndbuf_max || c->state != TCP_ESTABLISHED || c->snd_queued + c->seg_size <= c->sndbuf ||
-        queued > c->cwnd + c->seg_size || queued + c->seg_size > c->snd_wnd || !tcp_pool_roomy(t))
-        return; /* not full (a large write), or cwnd or the peer's window limit */
+    if (c->state != TCP_ESTABLISHED || queued > c->cwnd + c->seg_size || queued + c->seg_size > c->snd_wnd ||
+        !tcp_pool_roomy(t))
+        return; /* cwnd or the peer's window limit */
+    if (c->snd_queued + c->seg_size <= c->sndbuf) { /* room for bytes, not slots */
+        if (c->sq_n == c->sq_cap && sq_enlarge(c))
+            t->s->ctr.tcp_snd_buffer_grown++;
+        return;
+    }
+    if (c->sndbuf >= t->cfg.sndbuf_max)
+        return;
     uint32_t want = c->sndbuf > t->cfg.sndbuf_max / 2 ? t->cfg.sndbuf_max : 2 * c->sndbuf;
     if ((want >> 10) > c->sq_cap && !sq_enlarge(c))
         return;
@@ -183,8 +192,11 @@ int tcp_send(struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
     if (p->len <= TCP_COPY_MAX && append_room(c) >= p->len) {
         copy_in(c, p->data, p->len);
     } else if (p->len <= c->seg_size) {
-        if (c->sq_n == c->sq_cap)
-            return -1;
+        if (NET_UNLIKELY(c->sq_n == c->sq_cap)) {
+            snd_tune(c);
+            if (c->sq_n == c->sq_cap)
+                return -1;
+        }
         slot_add(c, p, (uint16_t)(p->data - pkt_buf_start(p)), p->len, 0);
         kick(c, now_ns);
         return 0;

@@ -18,7 +18,7 @@ void ta_pump(struct ta *a, uint64_t now_ns)
     while (a->tx_queued < a->tx_total) {
         uint64_t left = a->tx_total - a->tx_queued;
         if (a->zero_copy) {
-            uint32_t n = tcp_mss(c);
+            uint32_t n = a->chunk ? a->chunk : tcp_mss(c);
             if (n > left)
                 n = (uint32_t)left;
             if (tcp_sndbuf(c) < n)

@@ -22,6 +22,7 @@ struct ta {
     uint64_t rx_cap;
     uint64_t tx_total, tx_queued, acked;
     bool zero_copy;             /* send with tcp_send, else tcp_write */
+    uint16_t chunk;             /* zero_copy: bytes a tcp_send (0: the MSS) */
     bool close_when_sent;
     bool close_on_fin;
     bool hold;                  /* manual window: keep buffers in held */
