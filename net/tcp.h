@@ -108,6 +108,8 @@ struct tcp_callbacks {
  * indirection table (tcp_rss_reta_core does it the usual way). */
 typedef uint32_t (*tcp_rss_fn)(void *ctx, uint32_t src_be, uint32_t dst_be, uint16_t sport,
                                uint16_t dport);
+/* The same for IPv6 (addresses of 16 bytes). */
+typedef uint32_t (*tcp_rss6_fn)(void *ctx, const uint8_t *src, const uint8_t *dst, uint16_t sport, uint16_t dport);
 
 #define TCP_MAX_LISTEN 16
 #define TCP_SQ_LARGE_MAX 64     /* cfg.sq_large at most */
@@ -138,7 +140,8 @@ struct tcp_config {
     uint64_t rto_max_ns;        /* (60 s) */
     uint64_t time_wait_ns;      /* 2 MSL (60 s) */
     tcp_rss_fn rss;             /* NULL: every port is ours */
-    void *rss_ctx;
+    tcp_rss6_fn rss6;           /* the same for IPv6 */
+    void *rss_ctx;              /* both's */
 };
 
 /* A segment's worth of queued data: payload at pkt_buf_start(p) + off. */
@@ -409,12 +412,10 @@ struct tcp_conn *tcp_connect(struct net_stack *s, uint32_t dst_be, uint16_t dpor
 struct tcp_conn *tcp_connect_from(struct net_stack *s, uint16_t lport, uint32_t dst_be, uint16_t dport,
                                   const struct tcp_callbacks *cb, void *ctx, uint64_t now_ns);
 
-/* tcp_connect_from over IPv6 to dst (16 bytes; lport 0: ephemeral): the
- * source is the outgoing port's address (its link-local one for a
- * link-local dst, on the first port with IPv6). No RSS check on the
- * ephemeral port: tcp_rss_fn is IPv4's, so with several cores the SYN-ACK
- * may reach another core (use one core, or pass a port known to hash
- * here). */
+/* tcp_connect_from over IPv6 to dst (16 bytes; lport 0: ephemeral, one
+ * whose replies cfg.rss6 puts on this core): the source is the outgoing
+ * port's address (its link-local one for a link-local dst, on the first
+ * port with IPv6). */
 struct tcp_conn *tcp_connect6_from(struct net_stack *s, uint16_t lport, const uint8_t *dst, uint16_t dport,
                                    const struct tcp_callbacks *cb, void *ctx, uint64_t now_ns);
 
@@ -496,5 +497,8 @@ struct tcp_rss_reta {
 };
 uint32_t tcp_rss_reta_core(void *reta_ctx, uint32_t src_be, uint32_t dst_be, uint16_t sport,
                            uint16_t dport);
+/* The tcp_rss6_fn: the hash over both addresses and ports (RSS's TCP/IPv6
+ * input without extension headers). */
+uint32_t tcp_rss6_reta_core(void *reta_ctx, const uint8_t *src, const uint8_t *dst, uint16_t sport, uint16_t dport);
 
 #endif

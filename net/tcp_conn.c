@@ -453,15 +453,18 @@ static bool select_src6(struct net_stack *s, const uint8_t *dst, uint8_t *src, u
     return true;
 }
 
-/* An ephemeral port free for the IPv6 pair (no RSS: see tcp_connect6_from). */
+/* The same for an IPv6 pair. */
 static uint16_t pick_port6(struct tcp_stack *t, const uint8_t *laddr, const uint8_t *raddr, uint16_t dport)
 {
     const uint32_t span = 65536u - TCP_EPHEMERAL_LO;
     for (uint32_t i = 0; i < span; i++) {
         uint16_t port = t->port_next;
         t->port_next = (uint16_t)(port == 65535 ? TCP_EPHEMERAL_LO : port + 1u);
-        if (!tcp_conn_lookup6(t, laddr, raddr, port, dport) && !tcp_listener_find(t, port))
-            return port;
+        if (tcp_conn_lookup6(t, laddr, raddr, port, dport) || tcp_listener_find(t, port))
+            continue;
+        if (t->cfg.rss6 && t->cfg.rss6(t->cfg.rss_ctx, raddr, laddr, dport, port) != t->s->core)
+            continue;
+        return port;
     }
     return 0;
 }

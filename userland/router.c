@@ -475,9 +475,10 @@ void router_start(void)
     random_bytes(tcp_cfg.secret, sizeof tcp_cfg.secret);
     for (int p = 0; p < ports_count(); p++) { /* TCP's active opens follow the NIC's RSS */
         struct netdev *d = ports_get(p);
-        if (router.addr[p].addr_be && (d->offloads & NETDEV_OFF_RSS)) {
+        if ((router.addr[p].addr_be || router6_port_has_addr(p)) && (d->offloads & NETDEV_OFF_RSS)) {
             tcp_reta = (struct tcp_rss_reta){d->rss_key, NETDEV_RSS_KEY_LEN, d->rss_reta, NETDEV_RSS_RETA_LEN};
             tcp_cfg.rss = tcp_rss_reta_core;
+            tcp_cfg.rss6 = tcp_rss6_reta_core;
             tcp_cfg.rss_ctx = &tcp_reta;
             break;
         }

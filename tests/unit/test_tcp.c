@@ -28,6 +28,20 @@ TEST(tcp_toeplitz_vector)
     const uint8_t in[12] = {66, 9, 149, 187, 161, 142, 100, 80, 2794 >> 8, 2794 & 0xff, 1766 >> 8, 1766 & 0xff};
     CHECK_EQ(tcp_toeplitz(key, 40, in, 12), 0x51ccc178u);
     CHECK_EQ(tcp_toeplitz(key, 40, in, 8), 0x323e8fc2u);
+    /* IPv6 with TCP: 3ffe:2501:200:1fff::7 port 2794 to 3ffe:2501:200:3::1
+     * port 1766, through tcp_rss6_reta_core (a table of one bucket per
+     * hash value's low bit, so the bucket shows the hash). */
+    static const uint8_t src6[16] = {0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x1f, 0xff, 0, 0, 0, 0, 0, 0, 0, 7};
+    static const uint8_t dst6[16] = {0x3f, 0xfe, 0x25, 0x01, 0x02, 0x00, 0x00, 0x03, 0, 0, 0, 0, 0, 0, 0, 1};
+    uint8_t in6[36];
+    memcpy(in6, src6, 16);
+    memcpy(in6 + 16, dst6, 16);
+    memcpy(in6 + 32, in + 8, 4);
+    CHECK_EQ(tcp_toeplitz(key, 40, in6, 36), 0x40207d3du);
+    CHECK_EQ(tcp_toeplitz(key, 40, in6, 32), 0x2cc18cd5u); /* addresses only */
+    static const uint16_t reta[3] = {10, 11, 12};
+    struct tcp_rss_reta r = {.key = key, .key_len = 40, .reta = reta, .reta_size = 3};
+    CHECK_EQ(tcp_rss6_reta_core(&r, src6, dst6, 2794, 1766), reta[0x40207d3du % 3]);
 }
 
 /* An arena of tcp_arena_size(n) holds n connections, not one fewer (the
@@ -113,6 +127,7 @@ TEST(tcp_active_open_ports_land_on_this_core)
     struct tcp_config cfg;
     tcp_config_default(&cfg);
     cfg.rss = tcp_rss_reta_core;
+    cfg.rss6 = tcp_rss6_reta_core;
     cfg.rss_ctx = &r;
     struct tl_opts o = {.cfg = {&cfg, NULL}};
     struct tl *l = tl_new(&o);
@@ -124,8 +139,15 @@ TEST(tcp_active_open_ports_land_on_this_core)
         if (c)
             CHECK_EQ(tcp_rss_reta_core(&r, c->raddr_be, c->laddr_be, c->rport, c->lport), 2);
     }
-    tl_run(l, NULL, NULL, 1000000000ull); /* refused: nobody listens */
-    for (int i = 0; i < 20; i++)
-        CHECK_EQ(a[i].close_reason, TCP_CLOSE_REFUSED);
+    struct ta b[20] = {{0}}; /* and over IPv6 */
+    for (int i = 0; i < 20; i++) {
+        struct tcp_conn *c = ta_connect6(l, 0, 80, &b[i]);
+        CHECK(c != NULL);
+        if (c)
+            CHECK_EQ(tcp_rss6_reta_core(&r, c->raddr6, c->laddr6, c->rport, c->lport), 2);
+    }
+    tl_run(l, NULL, NULL, 3000000000ull); /* refused: nobody listens (after a SYN again, for those */
+    for (int i = 0; i < 20; i++)          /* Neighbor Discovery did not hold) */
+        CHECK_EQ(a[i].close_reason + b[i].close_reason, 2 * TCP_CLOSE_REFUSED);
     CHECK(tl_free(l));
 }
