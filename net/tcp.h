@@ -33,8 +33,9 @@
  * (a cold line), so the IPv4 lookup never matches it.
  *
  * Path MTU discovery (RFC 1191, RFC 8201) lowers a connection's segment
- * size when an ICMP error says a link on the way is narrower
- * (net/tcp_icmp.c). Not here yet: urgent data (URG is ignored: the data is
+ * size when an ICMP error says a link on the way is narrower, or when
+ * full-sized segments keep timing out with no error at all (a black hole,
+ * RFC 2923 2.1) (net/tcp_icmp.c). Not here yet: urgent data (URG is ignored: the data is
  * delivered in line). */
 #ifndef NET_TCP_H
 #define NET_TCP_H

@@ -15,13 +15,22 @@
  * An error counts only when the sequence number it quotes is one we have
  * sent and not yet had acknowledged (RFC 5927 4.1), so a blind attacker
  * cannot shrink segments; nor do we go below 552 bytes for IPv4 (Linux's
- * min_pmtu) or 1280 for IPv6 (RFC 8201 4). The size is per connection and
- * never grows back (no RFC 4821 probing). */
+ * min_pmtu) or 1280 for IPv6 (RFC 8201 4).
+ *
+ * Where the errors never come (a firewall drops them: a black hole, RFC
+ * 2923 2.1), full-sized segments time out again and again. After
+ * TCP_BLACKHOLE_RTOS timeouts in a row of a segment larger than a base
+ * size that every path carries, the segment size comes down to it, as
+ * Linux's does with tcp_mtu_probing=1 (RFC 4821's search_low: 1024 bytes
+ * of payload; for IPv6, all that its minimum MTU of 1280 holds). The size
+ * is per connection and never grows back (no RFC 4821 probing). */
 #include "net.h"
 #include "tcp_impl.h"
 #include "wire.h"
 
 #define PMTU4_MIN 552
+#define BASE_MSS4 1024
+#define BASE_MSS6 (IP6_MIN_MTU - IP6_HDR_LEN - TCP_HDR_LEN)
 
 /* The path to c takes at most mtu bytes of IP (ip_hdr of them header),
  * says an error quoting c's TCP header th (at least 8 bytes): believed
@@ -88,4 +97,15 @@ void tcp_icmp6(struct net_stack *s, const uint8_t *q, uint32_t avail, uint8_t ty
     quoted_ports(q + IP6_HDR_LEN, &sport, &dport);
     pmtu_lower(s, tcp_conn_lookup6(s->tcp, ip->src, ip->dst, sport, dport), q + IP6_HDR_LEN,
                mtu < IP6_MIN_MTU ? IP6_MIN_MTU : mtu, IP6_HDR_LEN, now_ns);
+}
+
+void tcp_pmtu_blackhole(struct tcp_conn *c)
+{
+    uint16_t base = (c->flags & TCP_CF_IP6) ? BASE_MSS6 : BASE_MSS4;
+    uint32_t base_seg = base - ((c->flags & TCP_CF_TS) ? TCP_TS_ALIGNED_LEN : 0u);
+    struct tcp_seg *sg = tcp_sent_slots(c) ? tcp_sq_at(c, 0) : NULL;
+    if (c->mss <= base || sg == NULL || sg->len <= base_seg)
+        return; /* small segments time out too: not a matter of size */
+    tcp_conn_set_mss(c, base);
+    c->t->s->ctr.tcp_pmtu_blackhole++;
 }

@@ -180,6 +180,11 @@ void tcp_enter_time_wait(struct tcp_conn *c, uint64_t now_ns);
 void tcp_time_wait_restart(struct tcp_conn *c, uint64_t now_ns);
 /* Sizes from the MSS and options agreed. */
 void tcp_conn_set_mss(struct tcp_conn *c, uint16_t peer_mss);
+/* tcp_icmp.c: c's timeouts in a row have reached TCP_BLACKHOLE_RTOS; its
+ * segments come down to a size every path carries when it is their size
+ * that may be dropped. */
+#define TCP_BLACKHOLE_RTOS 3 /* Linux's tcp_retries1 */
+void tcp_pmtu_blackhole(struct tcp_conn *c);
 uint16_t tcp_our_mss(struct tcp_stack *t, uint32_t raddr_be);
 /* IPv6: the MTU towards raddr less 60 bytes of headers. */
 uint16_t tcp_our_mss6(struct tcp_stack *t, const uint8_t *raddr);

@@ -154,6 +154,8 @@ static void rto_fire(struct tcp_conn *c, uint64_t now_ns)
         return;
     }
     t->s->ctr.tcp_rto++;
+    if (c->retries == TCP_BLACKHOLE_RTOS)
+        tcp_pmtu_blackhole(c);
     tcp_cc_rto(c, now_ns);
     tcp_mark_all_lost(c);
     c->flags &= ~(uint32_t)(TCP_CF_IN_RECOVERY | TCP_CF_RTT_TIMING | TCP_CF_TLP | TCP_CF_TLP_RETX);

@@ -82,3 +82,30 @@ def test_download_through_narrow_link(lab, family):
           f"{d['tcp-retransmit']} retransmitted, {d['tcp-rto']} timeouts")
     assert d["tcp-pmtu-lowered"] == 1, d  # one connection, lowered once
     assert d["tcp-timeout"] == 0 and d["tcp-rst-tx"] == 0, d
+
+
+@pytest.mark.parametrize("family", ["4", "6"])
+def test_download_through_black_hole(lab, family):
+    """The same link, but a firewall on the router drops its errors (a
+    black hole, RFC 2923 2.1): after three timeouts hayate's segments come
+    down to a size every path carries, and curl still gets every byte."""
+    lab, client = lab
+    m, router = lab.machine, lab.peers[0]
+    nft = ["add table inet bh", "add chain inet bh out { type filter hook output priority 0; }",
+           "add rule inet bh out icmp type destination-unreachable icmp code frag-needed drop",
+           "add rule inet bh out icmpv6 type packet-too-big drop"]
+    for rule in nft:
+        router.run(["nft", rule])
+    try:
+        before = counters(m)
+        n = 1 << 20
+        url = f"http://{ADDR4}/bytes/{n}" if family == "4" else f"http://[{ADDR6}]/bytes/{n}"
+        r = client.run(["bash", "-c", f"curl -{family} -sS --max-time 60 {url} | sha256sum"], timeout=90)
+        assert r.stdout.split()[0] == netlab.pattern_sha256(n), r.stderr
+        c = counters(m)
+        d = {k: c[k] - before.get(k, 0) for k in c}
+        print(f"IPv{family}: {d['tcp-pmtu-blackhole']} black holes, {d['tcp-rto']} timeouts")
+        assert d["tcp-pmtu-blackhole"] == 1 and d["tcp-pmtu-lowered"] == 0, d
+        assert d["tcp-timeout"] == 0 and d["tcp-rst-tx"] == 0, d
+    finally:
+        router.run(["nft", "delete table inet bh"], check=False)

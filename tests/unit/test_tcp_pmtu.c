@@ -20,7 +20,7 @@ static const uint8_t router6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 0xfe};
 struct narrow {
     struct tl *l;
     uint32_t mtu;               /* of IP packets; 0: let all through */
-    uint32_t reported;          /* the MTU the errors give (normally mtu) */
+    uint32_t reported;          /* the MTU the errors give (normally mtu; 0: no errors, a black hole) */
     uint32_t dropped;
     uint8_t err[16][1600];
     size_t err_len[16];
@@ -81,7 +81,7 @@ static bool narrow_tap(void *ctx, struct tl *l, int from, struct pkt *p)
     if (from != 0 || n->mtu == 0 || p->len - ETH_HDR_LEN <= n->mtu)
         return true;
     n->dropped++;
-    if (n->nerr < 16) {
+    if (n->reported && n->nerr < 16) {
         uint8_t *f = n->err[n->nerr];
         n->err_len[n->nerr++] = v6 ? icmp6_error(f, l, ip, p->len - ETH_HDR_LEN, n->reported)
                                    : icmp4_error(f, l, ip, n->reported);
@@ -158,6 +158,24 @@ TEST(tcp_pmtu_ipv6_packet_too_big)
     CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
     CHECK(n->dropped >= 2 && n->dropped <= 10);
     narrow_free(n);
+}
+
+/* No errors at all (a firewall drops them): after three timeouts in a
+ * row the segments come down to 1024 bytes (IPv4) or what 1280 holds
+ * (IPv6), and the rest goes through. */
+TEST(tcp_pmtu_black_hole)
+{
+    for (int six = 0; six < 2; six++) {
+        struct narrow *n = narrow_new(six ? 1400 : 1200, 0);
+        transfer(n, six, 1u << 20);
+        struct tl *l = n->l;
+        CHECK_EQ(tl_ctr(l, 0, "tcp-pmtu-blackhole"), 1);
+        CHECK_EQ(tl_ctr(l, 0, "tcp-pmtu-lowered"), 0);
+        CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), TCP_BLACKHOLE_RTOS);
+        fprintf(stderr, "  IPv%d black hole at %u: 1 MB after %lu timeouts, %.2f s\n", six ? 6 : 4, n->mtu,
+                (unsigned long)tl_ctr(l, 0, "tcp-rto"), l->now_ns / 1e9);
+        narrow_free(n);
+    }
 }
 
 /* A size under the floor counts as the floor: 552 for IPv4 (segments of
