@@ -12,14 +12,22 @@
 static uint8_t *cur, *end;
 static uint64_t used;
 
-void *kalloc_pages(uint64_t n, uint64_t align_pages)
+void *kalloc_pages_try(uint64_t n, uint64_t align_pages)
 {
     uint64_t pa = pmm_alloc(n, align_pages);
     if (!pa)
-        panic("kalloc: out of memory (%lu pages)", n);
+        return NULL;
     void *va = phys_to_virt(pa);
     memset(va, 0, n * PAGE_SIZE);
     used += n * PAGE_SIZE;
+    return va;
+}
+
+void *kalloc_pages(uint64_t n, uint64_t align_pages)
+{
+    void *va = kalloc_pages_try(n, align_pages);
+    if (!va)
+        panic("kalloc: out of memory (%lu pages)", n);
     return va;
 }
 

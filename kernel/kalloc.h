@@ -7,6 +7,7 @@
 
 void *kalloc(size_t size);                /* zeroed, 64-byte aligned; panics when out */
 void *kalloc_pages(uint64_t n, uint64_t align_pages); /* zeroed, direct-mapped */
+void *kalloc_pages_try(uint64_t n, uint64_t align_pages); /* the same, NULL when no run of n is free */
 void *kalloc_huge(uint64_t n2m);          /* n 2 MiB pages, 2 MiB-aligned */
 uint64_t kalloc_used_bytes(void);
 

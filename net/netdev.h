@@ -26,6 +26,7 @@ enum {
     NETDEV_OFF_TSO4 = 1u << 2,
     NETDEV_OFF_TSO6 = 1u << 3,
     NETDEV_OFF_RSS = 1u << 4,
+    NETDEV_OFF_RSS_TCP6 = 1u << 5, /* RSS hashes TCP/IPv6 ports too (not addresses only) */
 };
 
 /* Per queue, written only by the core that owns the queue. Names follow

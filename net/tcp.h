@@ -376,7 +376,7 @@ void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns);
  * next header is TCP, p->len its checked length; from ifc. Takes p. */
 void tcp_input6(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns);
 
-/* Connections whose wait is over go on, round robin: those that held data
+/* Connections whose wait is over go on, oldest wait first: those that held data
  * back from a full ring send it where there is room again, those refused
  * buffers get acked(0) when the pool is above its reserve. net_flush calls
  * it when any wait; true when any went on. */

@@ -201,7 +201,10 @@ static struct tcp_conn *victim(struct tcp_stack *t, bool half_open)
 {
     if (t->tw_head || !half_open)
         return t->tw_head;
-    for (uint32_t i = 0; i < t->nconns; i++)
+    uint32_t pending = 0; /* none half-open: no walk through a full table */
+    for (uint32_t i = 0; i < TCP_MAX_LISTEN; i++)
+        pending += t->listen[i].pending;
+    for (uint32_t i = 0; pending && i < t->nconns; i++)
         if (t->conns[i].state == TCP_SYN_RECEIVED && t->conns[i].listener)
             return &t->conns[i];
     return NULL;

@@ -70,8 +70,8 @@ static __attribute__((noinline, cold)) void snd_tune(struct tcp_conn *c)
         !tcp_pool_roomy(t))
         return; /* cwnd or the peer's window limit */
     if (c->snd_queued + c->seg_size <= c->sndbuf) { /* room for bytes, not slots */
-        if (c->sq_n == c->sq_cap && sq_enlarge(c))
-            t->s->ctr.tcp_snd_buffer_grown++;
+        if (c->sq_n == c->sq_cap && 2 * t->nsq_large > t->cfg.sq_large && sq_enlarge(c))
+            t->s->ctr.tcp_snd_buffer_grown++; /* (half the large queues stay for buffers that grow) */
         return;
     }
     if (c->sndbuf >= t->cfg.sndbuf_max)

@@ -89,7 +89,7 @@ bool tcp_buf_wait(struct tcp_conn *c)
     return true;
 }
 
-/* Some port a waiter is on has room, or the pool has. */
+/* Some port has room (a waiter's, likely), or the pool has. */
 static bool room_back(const struct tcp_stack *t)
 {
     if (t->nbuf_wait && t->s->pool->nfree > t->rx_reserve)

@@ -366,6 +366,24 @@ static void tcp_conns_apply(void)
             (unsigned long)(tcp_arena_size(&tcp_cfg, tcp_conns) >> 10));
 }
 
+/* A core's TCP arena for tcp_conns connections, or fewer where free memory
+ * has no run that long (free pages need not be contiguous); NULL when
+ * not even TCP_CONNS_MIN fit. */
+static void *tcp_arena(unsigned cpu, size_t *bytes)
+{
+    for (uint32_t n = tcp_conns;; n -= n / 8) {
+        *bytes = tcp_arena_size(&tcp_cfg, n);
+        void *arena = kalloc_pages_try((*bytes + PAGE_SIZE - 1) / PAGE_SIZE, 1);
+        if (arena) {
+            if (n < tcp_conns)
+                kprintf("tcp: core %u: memory for %u connections, not %u\n", cpu, n, tcp_conns);
+            return arena;
+        }
+        if (n <= TCP_CONNS_MIN)
+            return NULL;
+    }
+}
+
 static int stmt_app(int argc, char **argv, char *err, size_t errlen)
 {
     unsigned long port, idle = 0;
@@ -433,9 +451,9 @@ static struct router_core *core_setup(unsigned cpu)
         net_iface_add(&rc->stack, dev, (uint16_t)cpu, router.addr[p].addr_be, router.addr[p].prefix_len);
         rc->ports[rc->nports++] = dev;
     }
-    size_t tcp_bytes = tcp_arena_size(&tcp_cfg, tcp_conns);
-    void *arena = kalloc_pages((tcp_bytes + PAGE_SIZE - 1) / PAGE_SIZE, 1);
-    if (tcp_init(&rc->stack, &rc->tcp, arena, tcp_bytes, &tcp_cfg) == 0)
+    size_t tcp_bytes;
+    void *arena = tcp_arena(cpu, &tcp_bytes);
+    if (arena == NULL || tcp_init(&rc->stack, &rc->tcp, arena, tcp_bytes, &tcp_cfg) == 0)
         kprintf("router: no TCP on core %u\n", cpu);
     fwd_init(&rc->fwd, router.rt4, &router.nht);
     fwd_attach(&rc->fwd, &rc->stack);
@@ -478,7 +496,8 @@ void router_start(void)
         if ((router.addr[p].addr_be || router6_port_has_addr(p)) && (d->offloads & NETDEV_OFF_RSS)) {
             tcp_reta = (struct tcp_rss_reta){d->rss_key, NETDEV_RSS_KEY_LEN, d->rss_reta, NETDEV_RSS_RETA_LEN};
             tcp_cfg.rss = tcp_rss_reta_core;
-            tcp_cfg.rss6 = tcp_rss6_reta_core;
+            if (d->offloads & NETDEV_OFF_RSS_TCP6) /* else IPv6's replies hash on addresses alone */
+                tcp_cfg.rss6 = tcp_rss6_reta_core;
             tcp_cfg.rss_ctx = &tcp_reta;
             break;
         }

@@ -716,7 +716,7 @@ struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_poo
     dev->priv = g;
     dev->nqueues = g->pairs;
     dev->mtu = 1500;
-    dev->offloads = NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM | NETDEV_OFF_TSO4 | (g->pairs > 1 ? NETDEV_OFF_RSS : 0);
+    dev->offloads = NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM | NETDEV_OFF_TSO4 | (g->pairs > 1 ? NETDEV_OFF_RSS | NETDEV_OFF_RSS_TCP6 : 0);
     wait_reg(g, IGB_STATUS, IGB_STATUS_LU, IGB_STATUS_LU, LINK_WAIT_MS * 1000);
     igb_poll_status(dev);
     if (igb_nports == 0)

@@ -87,6 +87,7 @@ struct vnet {
     uint8_t *ctrl_buf;
     uint16_t max_pairs, pairs;
     bool rss; /* flows spread by our key and table (else the device's way) */
+    bool rss_tcp6; /* ... with TCP/IPv6's ports in the hash */
     /* Device reset (3.1, 2.1.2 DEVICE_NEEDS_RESET), without locks: core 0
      * sees the status and moves phase to DRAINING; each queue's owner, at
      * its next burst, frees what its rings hold (its own pool's buffers)
@@ -423,6 +424,7 @@ static int rss_config(struct vnet *v, uint16_t pairs)
         return -1;
     uint8_t cmd[4 + 2 + 2 + 2 * NETDEV_RSS_RETA_LEN + 2 + 1 + NETDEV_RSS_KEY_LEN];
     uint32_t want = types & (HASH_IPV4 | HASH_TCPV4 | HASH_UDPV4 | HASH_IPV6 | HASH_TCPV6 | HASH_UDPV6);
+    v->rss_tcp6 = (want & HASH_TCPV6) != 0;
     uint16_t mask = NETDEV_RSS_RETA_LEN - 1, unclassified = 0, max_tx = pairs;
     uint8_t *p = cmd;
     memcpy(p, &want, 4);
@@ -543,7 +545,7 @@ struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, struct 
     dev->link_up = !(f & F_STATUS);
     dev->offloads = ((f & F_GUEST_CSUM) ? NETDEV_OFF_RX_CSUM : 0) | ((f & F_CSUM) ? NETDEV_OFF_TX_CSUM : 0) |
                     ((f & F_HOST_TSO4) ? NETDEV_OFF_TSO4 : 0) | ((f & F_HOST_TSO6) ? NETDEV_OFF_TSO6 : 0) |
-                    (v->rss ? NETDEV_OFF_RSS : 0);
+                    (v->rss ? NETDEV_OFF_RSS : 0) | (v->rss && v->rss_tcp6 ? NETDEV_OFF_RSS_TCP6 : 0);
     vnet_poll_status(dev);
     return dev;
 }

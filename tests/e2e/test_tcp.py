@@ -269,4 +269,5 @@ def test_tcp_connections_setting(netlab):
     codes = r.stdout.split()
     assert len(codes) == 130 and codes.count("200") == 100, (r.stdout, r.stderr[-2000:])
     c = counters(m)
-    assert c["tcp-accepted"] == 100 and c["tcp-conn-full"] == 30, c
+    # Each of the 30 at least once (its request may come after the ACK, and count again).
+    assert c["tcp-accepted"] == 100 and c["tcp-conn-full"] >= 30, c
