@@ -248,12 +248,84 @@ static void fmt_endpoint(char *buf, size_t n, bool v6, uint32_t addr_be, const u
     }
 }
 
+/* A core's table at a glance (like ss -s): how many of its connections
+ * are in each state, how many wait for room, the large send queues lent. */
+struct tcp_summary {
+    struct router_core *rc;
+    uint32_t capacity, waiting, large, large_free;
+    uint32_t state[TCP_TIME_WAIT + 1];
+};
+
+static void take_tcp_summary(void *arg)
+{
+    struct tcp_summary *s = arg;
+    const struct tcp_stack *t = &s->rc->tcp;
+    uint32_t idx = 0;
+    const struct tcp_conn *c;
+    if (s->rc->stack.tcp == NULL)
+        return;
+    s->capacity = t->nconns;
+    s->waiting = t->nblocked + t->nbuf_wait;
+    s->large = t->sq_large_cap ? t->cfg.sq_large : 0;
+    s->large_free = t->nsq_large;
+    while ((c = tcp_conn_next((struct tcp_stack *)t, &idx)) != NULL)
+        s->state[c->state <= TCP_TIME_WAIT ? c->state : TCP_CLOSED]++;
+}
+
+static void show_tcp_summary(const struct cli_args *a)
+{
+    struct json j;
+    if (a->json)
+        list_begin(&j, "cores");
+    for (unsigned core = 0; core < router.ncores; core++) {
+        struct tcp_summary s = {.rc = router.core[core]};
+        if (on_core(core, take_tcp_summary, &s) != 0)
+            continue;
+        uint32_t used = 0;
+        for (int st = TCP_SYN_SENT; st <= TCP_TIME_WAIT; st++)
+            used += s.state[st];
+        if (a->json) {
+            json_obj_begin(&j, 0);
+            json_u64(&j, "core", core);
+            json_u64(&j, "capacity", s.capacity);
+            json_u64(&j, "in_use", used);
+            json_obj_begin(&j, "states");
+            for (int st = TCP_SYN_SENT; st <= TCP_TIME_WAIT; st++)
+                json_u64(&j, tcp_state_name(st), s.state[st]);
+            json_obj_end(&j);
+            json_u64(&j, "waiting", s.waiting);
+            json_u64(&j, "large_queues", s.large);
+            json_u64(&j, "large_queues_in_use", s.large - s.large_free);
+            json_obj_end(&j);
+            continue;
+        }
+        kprintf("core %u: %u of %u connections in use", core, used, s.capacity);
+        for (int st = TCP_SYN_SENT, first = 1; st <= TCP_TIME_WAIT; st++)
+            if (s.state[st]) {
+                kprintf("%s%s %u", first ? " (" : ", ", tcp_state_name(st), s.state[st]);
+                first = 0;
+            }
+        kprintf("%s; %u waiting for room; %u of %u large send queues in use\n", used ? ")" : "", s.waiting,
+                s.large - s.large_free, s.large);
+    }
+    if (a->json)
+        list_end(&j);
+}
+
 /* Every core's connections, as the owning core sees them (like ss -ti). */
 static void cmd_show_tcp(const struct cli_args *a)
 {
     static struct tcp_snapshot snap; /* console only: one at a time */
     struct json j;
     char local[56], remote[56];
+    if (a->argc == 1 && strcmp(a->argv[0], "summary") == 0) {
+        show_tcp_summary(a);
+        return;
+    }
+    if (a->argc != 0) {
+        kprintf("usage: show tcp [summary] [json]\n");
+        return;
+    }
     if (a->json) {
         list_begin(&j, "connections");
     } else {
@@ -561,7 +633,8 @@ void router_cmds_init(void)
 {
     cli_register("show stats", "show stats [json]", "stack and forwarding counters, all cores", cmd_show_stats);
     cli_register("show arp", "show arp [json]", "ARP caches of every core", cmd_show_arp);
-    cli_register("show tcp", "show tcp [json]", "TCP connections of every core", cmd_show_tcp);
+    cli_register("show tcp", "show tcp [summary] [json]", "TCP connections of every core; or how many, by state",
+                 cmd_show_tcp);
     cli_register("show neighbors", "show neighbors [json]", "IPv6 neighbour caches of every core",
                  cmd_show_neighbors);
     cli_register("show route", "show route A.B.C.D|X:X::X|summary [json]", "longest match and next hop; table sizes",

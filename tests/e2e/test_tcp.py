@@ -265,6 +265,8 @@ def test_tcp_connections_setting(netlab):
     lab = netlab(["10.6.0.2/24"], config=CONF + "tcp connections 100\n")
     peer, m = lab.peers[0], lab.machine
     assert conns_a_core(m) == 100, m.tail()
+    summary = m.json("show tcp summary json")["cores"]
+    assert [(s["capacity"], s["in_use"]) for s in summary] == [(100, 0)], summary
     r = peer.run(["python3", "-c", HOLD, "130", ADDR], timeout=120)
     codes = r.stdout.split()
     assert len(codes) == 130 and codes.count("200") == 100, (r.stdout, r.stderr[-2000:])
