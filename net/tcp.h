@@ -141,8 +141,9 @@ struct tcp_config {
     uint64_t rto_max_ns;        /* (60 s) */
     uint64_t time_wait_ns;      /* 2 MSL (60 s) */
     tcp_rss_fn rss;             /* NULL: every port is ours */
+    void *rss_ctx;
     tcp_rss6_fn rss6;           /* the same for IPv6 */
-    void *rss_ctx;              /* both's */
+    void *rss6_ctx;
 };
 
 /* A segment's worth of queued data: payload at pkt_buf_start(p) + off. */

@@ -465,7 +465,7 @@ static uint16_t pick_port6(struct tcp_stack *t, const uint8_t *laddr, const uint
         t->port_next = (uint16_t)(port == 65535 ? TCP_EPHEMERAL_LO : port + 1u);
         if (tcp_conn_lookup6(t, laddr, raddr, port, dport) || tcp_listener_find(t, port))
             continue;
-        if (t->cfg.rss6 && t->cfg.rss6(t->cfg.rss_ctx, raddr, laddr, dport, port) != t->s->core)
+        if (t->cfg.rss6 && t->cfg.rss6(t->cfg.rss6_ctx, raddr, laddr, dport, port) != t->s->core)
             continue;
         return port;
     }

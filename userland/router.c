@@ -61,7 +61,7 @@ static const struct app_def app_defs[] = {
 };
 
 static struct tcp_config tcp_cfg;
-static struct tcp_rss_reta tcp_reta;
+static struct tcp_rss_reta tcp_reta, tcp_reta6; /* IPv4's, IPv6's */
 static uint32_t tcp_window;     /* `tcp window KB`, in bytes (0: the default) */
 static uint32_t tcp_conns;         /* a core: tcp_conns_apply */
 static uint32_t tcp_conns_asked;   /* `tcp connections N` (0: from memory) */
@@ -491,15 +491,19 @@ void router_start(void)
     tcp_window_apply();
     tcp_conns_apply();
     random_bytes(tcp_cfg.secret, sizeof tcp_cfg.secret);
-    for (int p = 0; p < ports_count(); p++) { /* TCP's active opens follow the NIC's RSS */
+    for (int p = ports_count() - 1; p >= 0; p--) { /* TCP's active opens follow the NIC's RSS: the first port's */
         struct netdev *d = ports_get(p);
-        if ((router.addr[p].addr_be || router6_port_has_addr(p)) && (d->offloads & NETDEV_OFF_RSS)) {
-            tcp_reta = (struct tcp_rss_reta){d->rss_key, NETDEV_RSS_KEY_LEN, d->rss_reta, NETDEV_RSS_RETA_LEN};
+        struct tcp_rss_reta r = {d->rss_key, NETDEV_RSS_KEY_LEN, d->rss_reta, NETDEV_RSS_RETA_LEN};
+        if (router.addr[p].addr_be && (d->offloads & NETDEV_OFF_RSS)) {
+            tcp_reta = r;
             tcp_cfg.rss = tcp_rss_reta_core;
-            if (d->offloads & NETDEV_OFF_RSS_TCP6) /* else IPv6's replies hash on addresses alone */
-                tcp_cfg.rss6 = tcp_rss6_reta_core;
             tcp_cfg.rss_ctx = &tcp_reta;
-            break;
+        }
+        /* Without TCP/IPv6 ports in the NIC's hash, IPv6 replies hash on addresses alone. */
+        if (router6_port_has_addr(p) && (d->offloads & NETDEV_OFF_RSS_TCP6)) {
+            tcp_reta6 = r;
+            tcp_cfg.rss6 = tcp_rss6_reta_core;
+            tcp_cfg.rss6_ctx = &tcp_reta6;
         }
     }
     for (unsigned c = 0; c < router.ncores; c++) {

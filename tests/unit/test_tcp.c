@@ -127,8 +127,8 @@ TEST(tcp_active_open_ports_land_on_this_core)
     struct tcp_config cfg;
     tcp_config_default(&cfg);
     cfg.rss = tcp_rss_reta_core;
+    cfg.rss_ctx = cfg.rss6_ctx = &r;
     cfg.rss6 = tcp_rss6_reta_core;
-    cfg.rss_ctx = &r;
     struct tl_opts o = {.cfg = {&cfg, NULL}};
     struct tl *l = tl_new(&o);
     l->s[0]->core = 2;
