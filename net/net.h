@@ -37,7 +37,8 @@
 #include "udp.h"
 
 #define NET_MAX_PORTS 8         /* port numbers 0..7 (netdev.index) */
-#define NET_TX_BURST 64         /* frames gathered per port before a flush */
+#define NET_TX_BURST 256        /* frames gathered per port before a flush (a ring's worth: what
+                                 * does not wait, ACKs, SYN-ACKs, needs room while data waits) */
 #define NET_TX_DATA_MAX 32      /* of them TCP data may take: the rest for ACKs, SYN-ACKs,
                                  * FINs, resets, ICMP and ARP while data waits on a full ring */
 #define NET_MTU_DEFAULT 1500

@@ -126,7 +126,7 @@ static void ping_burst(struct fake_net *fn, int n)
 TEST(eth_tx_one_doorbell_per_burst)
 {
     struct fake_net fn;
-    fake_net_init(&fn, 128);
+    fake_net_init(&fn, 2 * NET_TX_BURST);
     fake_net_learn_peer(&fn);
     ping_burst(&fn, 20);
     CHECK_EQ(fn.nd[0].tx_calls, 1);
@@ -179,7 +179,7 @@ static uint64_t ctr(const struct fake_net *fn, const char *name)
 TEST(eth_tx_refused_dropped_when_full_or_down)
 {
     struct fake_net fn;
-    fake_net_init(&fn, 128);
+    fake_net_init(&fn, 2 * NET_TX_BURST);
     fake_net_learn_peer(&fn);
     fn.nd[0].tx_accept = 0;
     ping_burst(&fn, NET_TX_BURST + 8);
