@@ -4,7 +4,9 @@
  * Configuration: `interface ethN address A.B.C.D/LEN` gives a port its
  * address and a connected route; `route P/L via G` and `routes FILE via G`
  * add routes whose next hop is the gateway G on the port whose subnet holds
- * it; `app NAME port N` runs an application on every core's stack.
+ * it; `app NAME port N` runs an application on every core's stack;
+ * `tcp window KB` and `tcp connections N` size TCP (each core's table is
+ * otherwise sized from the memory free at boot: tcp_conns_apply).
  *
  * Data path: core c polls queue c of every routed port, hands each burst
  * to the forwarding path (net/fwd.h: lookup, rewrite, one TX burst per
