@@ -103,9 +103,11 @@ void tcp_pmtu_blackhole(struct tcp_conn *c)
 {
     uint16_t base = (c->flags & TCP_CF_IP6) ? BASE_MSS6 : BASE_MSS4;
     uint32_t base_seg = base - ((c->flags & TCP_CF_TS) ? TCP_TS_ALIGNED_LEN : 0u);
-    struct tcp_seg *sg = tcp_sent_slots(c) ? tcp_sq_at(c, 0) : NULL;
-    uint32_t from = sg && SEQ_GT(c->snd_una, sg->seq) ? c->snd_una : (sg ? sg->seq : 0);
-    if (c->mss <= base || sg == NULL || sg->seq + sg->len - from <= base_seg)
+    if (c->mss <= base || tcp_sent_slots(c) == 0)
+        return;
+    const struct tcp_seg *sg = tcp_sq_at(c, 0);
+    uint32_t from = SEQ_GT(c->snd_una, sg->seq) ? c->snd_una : sg->seq;
+    if (sg->seq + sg->len - from <= base_seg)
         return; /* what times out is small: not a matter of size */
     tcp_conn_set_mss(c, base);
     c->t->s->ctr.tcp_pmtu_blackhole++;
