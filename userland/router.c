@@ -41,7 +41,8 @@
 #define ROUTER_BURST FWD_BURST_MAX
 #define RECLAIM_PERIOD_NS 10000000ull
 #define MAX_APPS 8
-#define TCP_CONNS_DEFAULT 1024 /* a core, where memory allows; more where an eighth of it holds them */
+#define TCP_CONNS_DEFAULT 1024 /* a core, where memory allows; more where an eighth of it holds them, */
+#define TCP_CONNS_DEFAULT_MAX 16384 /* up to this many (a router's memory is not all for TCP) */
 #define TCP_CONNS_MIN 8
 #define TCP_CONNS_MAX 65536
 #define ROUTER_MTU_MIN 576 /* RFC 791: what every host takes whole (IPv6 wants 1280) */
@@ -347,7 +348,8 @@ static uint32_t conns_fitting(uint32_t want, uint64_t bytes)
 /* Connections a core, each with its send queue (the default window's
  * take 6.7 KB; 1.6 MB more a core are the large queues autotuning moves
  * connections into): as many as an eighth of the memory free for the
- * core holds, at least TCP_CONNS_DEFAULT where half holds them; or
+ * core holds (TCP_CONNS_DEFAULT_MAX at most: 110 MB), at least
+ * TCP_CONNS_DEFAULT where half holds them; or
  * `tcp connections N`, in at most half. The rest stays for the route
  * table and the console. */
 static void tcp_conns_apply(void)
@@ -359,7 +361,7 @@ static void tcp_conns_apply(void)
         if (n < tcp_conns_asked)
             kprintf("tcp: memory for %u connections a core, not %u\n", n, tcp_conns_asked);
     } else {
-        n = conns_fitting(TCP_CONNS_MAX, per_core / 8);
+        n = conns_fitting(TCP_CONNS_DEFAULT_MAX, per_core / 8);
         if (n < TCP_CONNS_DEFAULT)
             n = conns_fitting(TCP_CONNS_DEFAULT, per_core / 2);
     }
