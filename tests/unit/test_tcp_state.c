@@ -434,6 +434,39 @@ TEST(tcp_zero_window_and_persist)
     CHECK(tl_free(l));
 }
 
+static bool drop_from_1(void *ctx, struct tl *l, int from, struct pkt *p) { return from != 1; }
+
+/* A receiver that keeps its window shut for 20 minutes but answers every
+ * probe keeps the connection (RFC 9293 3.8.6.1: MUST stay open); once it
+ * stops answering, the sender gives up after its retries. */
+TEST(tcp_persist_lasts_while_probes_are_answered)
+{
+    struct tcp_config small;
+    tcp_config_default(&small);
+    small.rcvbuf = 16384;
+    small.rcvbuf_max = 0; /* fixed */
+    struct ta a[2] = {{0}};
+    a[1].hold = true;
+    struct tl_opts o = {.cfg = {NULL, &small}};
+    struct tl *l = pair(a, &o);
+    a[0].tx_total = 100000;
+    ta_pump(&a[0], l->now_ns);
+    tl_advance(l, 1200 * SEC);
+    uint64_t probes = tl_ctr(l, 0, "tcp-window-probe");
+    CHECK(probes > small.data_retries); /* more than it would give up after */
+    CHECK_EQ(tl_ctr(l, 0, "tcp-timeout"), 0);
+    CHECK_EQ(a[0].closed, 0);
+    l->tap = drop_from_1; /* the receiver goes silent */
+    tl_advance(l, 1200 * SEC);
+    CHECK_EQ(a[0].closed, 1);
+    CHECK_EQ(a[0].close_reason, TCP_CLOSE_TIMEOUT);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-window-probe") - probes, small.data_retries);
+    fprintf(stderr, "  %lu probes answered in 20 min; then %u unanswered and a timeout\n", (unsigned long)probes,
+            small.data_retries);
+    l->tap = NULL;
+    CHECK(tl_free(l));
+}
+
 TEST(tcp_sequence_numbers_wrap)
 {
     struct tl_opts o = {.loss_ppm = 5000, .seed = 11};
