@@ -1,7 +1,7 @@
 /* net/fwd.c: the IPv4 forwarding fast path (net/fwd.h): classify a burst,
  * look it up in one batch, rewrite in place (RFC 1812 5.2.2 checks, 5.3.1
  * TTL, RFC 1624 checksum update), and send each port's frames with one
- * netdev_tx_burst. The slow path is in fwd_slow.c. */
+ * netdev_tx_burst. The slow path is in fwd_slow.c, IPv6 in fwd6.c. */
 #include "fwd.h"
 
 #include "arp.h"
@@ -91,6 +91,7 @@ void fwd_sync(struct fwd *f, const struct net_stack *s)
     if (!fill_local(f, addrs, n))
         f->fast_ports = 0; /* everything through the stack: slow, but right */
     nexthop_cache_flush(&f->nhc);
+    fwd6_sync(f, s);
 }
 
 bool fwd_route(void *ctx, uint32_t dst_be, uint16_t *port, uint32_t *gw_be)
@@ -165,12 +166,6 @@ static inline uint32_t classify(const struct fwd *f, struct pkt *p)
     return net_ntohl(dst);
 }
 
-static inline void put_tx(struct fwd *f, uint16_t port, struct pkt *p)
-{
-    f->tx[port][NET_TX_BURST + f->ntx[port]++] = p;
-    f->dirty |= 1u << port;
-}
-
 /* Off the fast path after the lookup: back to an IPv4 datagram at p->data,
  * as the stack would hand it over. */
 static void exception(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, uint64_t now_ns)
@@ -213,7 +208,7 @@ static void flush(struct fwd *f, struct net_stack *s)
 
 static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns)
 {
-    uint32_t nf = 0, nslow = 0, nfast = 0;
+    uint32_t nf = 0, nf6 = 0, nslow = 0, nfast = 0;
     uint64_t stack_tx = s->ctr.eth_tx;
 
     nexthop_cache_check(&f->nhc, s);
@@ -223,11 +218,14 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
             __builtin_prefetch(pkts[i + PREFETCH_AHEAD]->data);
         struct pkt *p = pkts[i];
         uint32_t dst = classify(f, p);
-        f->fast[nf] = p; /* both: one index moves on */
+        bool v6 = dst == 0 && f->fast6_ports && fwd6_classify(f, p, f->dst6[nf6]);
+        f->fast[nf] = p; /* all three: one index moves on */
         f->dst[nf] = dst;
+        f->fast6[nf6] = p;
         f->slow[nslow] = p;
         nf += dst != 0;
-        nslow += dst == 0;
+        nf6 += v6;
+        nslow += dst == 0 && !v6;
     }
     if (nf)
         f->lookup4(f->lookup4_ctx, f->dst, f->nh, nf);
@@ -251,11 +249,13 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
         if (NET_UNLIKELY(mac != a->eth))
             net_memcpy(d, mac, ETH_ALEN);
         fwd_ttl_dec(h);
-        put_tx(f, a->port, p);
+        fwd_put_tx(f, a->port, p);
         nfast++;
     }
     f->ctr.fast += nfast;
     f->ctr.tx += nfast;
+    if (nf6)
+        fwd6_forward(f, s, nf6, f->slow, &nslow, now_ns);
     if (nslow) {
         f->ctr.to_stack += nslow;
         net_input(s, f->slow, (uint16_t)nslow, now_ns);

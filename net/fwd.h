@@ -1,4 +1,5 @@
-/* net/fwd.h: the IPv4 forwarding pipeline (RFC 1812), one per core.
+/* net/fwd.h: the forwarding pipeline, IPv4 (RFC 1812) and IPv6 (RFC 8200),
+ * one per core.
  *
  * The fast path is one explicit loop over a received burst (aos/pix, DPDK
  * l3fwd, VPP ip4-rewrite):
@@ -21,6 +22,12 @@
  * fragmentation. Every drop has a counter (FWD_COUNTERS). docs/fwd.md has
  * the design.
  *
+ * IPv6 (fwd6.c) shares the loop, the lookup batch and the TX arrays: plain
+ * transit IPv6 has its hop limit decremented (no header checksum) and goes
+ * out the same way. Everything else IPv6, the fast path's exceptions too
+ * (no route, an unresolved neighbour, too big), goes to the stack as it
+ * came, which forwards it per packet (ip6.c) with its ICMPv6 errors.
+ *
  * Per core, like struct net_stack: nothing here is shared but the route
  * table and the next-hop table, which are read-only to this code. The
  * caller keeps the route table's quiescent-state slot (route.h) between
@@ -38,6 +45,7 @@
 #include "nexthop.h"
 #include "pkt.h"
 #include "route4.h"
+#include "route6.h"
 #include "wire.h"
 
 #define FWD_BURST_MAX 256 /* frames one fwd_burst call handles at once */
@@ -58,6 +66,7 @@
     X(rx, "fwd-rx")                       /* frames into fwd_burst */            \
     X(to_stack, "fwd-to-stack")           /* handed to the stack as they came */ \
     X(fast, "fwd-fast")                   /* forwarded by the fast path */       \
+    X(fast6, "fwd-fast6")                 /* of those, IPv6 */                   \
     X(slow, "fwd-slow")                   /* transit datagrams on the slow path */ \
     X(tx, "fwd-tx")                       /* forwarded, both paths, or queued */ \
     X(arp_queued, "fwd-arp-queued")       /* of those, waiting on ARP */         \
@@ -73,6 +82,16 @@ struct fwd_counters {
 
 /* A burst lookup: nh[i] for host-order addr[i], i < n; 0 is no route. */
 typedef void (*fwd_lookup4_fn)(void *ctx, const uint32_t *addr, uint32_t *nh, uint32_t n);
+/* The same for IPv6 addresses (network order, as on the wire). */
+typedef void (*fwd_lookup6_fn)(void *ctx, const uint8_t (*addr)[16], uint32_t *nh, uint32_t n);
+
+/* An IPv6 next hop, as the router's table gives it: a route6 next-hop
+ * index i picks nh6[i]. */
+#define FWD_NH6_MAX 256
+struct fwd_nh6 {
+    uint8_t port;
+    uint8_t gw[16];                      /* all zero: the destination is on the link */
+};
 
 struct fwd {
     const struct route4 *rt4;            /* shared, read-only here */
@@ -91,6 +110,19 @@ struct fwd {
     /* Room in front for the stack's frames, merged into the same burst. */
     struct pkt *tx[NET_MAX_PORTS][NET_TX_BURST + FWD_BURST_MAX];
     struct nexthop_cache nhc;
+    /* IPv6 (fwd6.c); fast6_ports 0 until fwd_set_route6. */
+    const struct route6 *rt6;            /* shared, read-only here */
+    fwd_lookup6_fn lookup6;              /* NULL: route6_lookup_burst on rt6 */
+    void *lookup6_ctx;
+    const struct fwd_nh6 *nh6;           /* [1, nnh6) */
+    uint32_t nnh6;
+    uint32_t fast6_ports;                /* bit p: port p has IPv6 and may take the fast path */
+    uint64_t nd6_gen;                    /* fwd6_nd_gen when adj6 was last flushed */
+    uint64_t local6[64];                 /* a 4096-bit filter of our IPv6 addresses */
+    struct pkt *fast6[FWD_BURST_MAX];
+    uint8_t dst6[FWD_BURST_MAX][16];
+    uint32_t nh6v[FWD_BURST_MAX];
+    struct nexthop_adj adj6[FWD_NH6_MAX]; /* as nhc's, from the neighbour cache */
 };
 
 /* Zero f and take the shared tables (they stay the embedder's). */
@@ -123,6 +155,14 @@ bool fwd_route(void *ctx, uint32_t dst_be, uint16_t *port, uint32_t *gw_be);
 /* Replace the burst lookup (the benchmark puts rte_lpm here). */
 void fwd_set_lookup4(struct fwd *f, fwd_lookup4_fn fn, void *ctx);
 
+/* Forward IPv6 on the fast path too: rt6's next-hop index i is nh6[i] for
+ * 0 < i < n (0 and the rest: the stack decides). The tables stay the
+ * caller's and must not change while f uses them. Then fwd_sync, once the
+ * ports have their IPv6 addresses. */
+void fwd_set_route6(struct fwd *f, const struct route6 *rt6, const struct fwd_nh6 *nh6, uint32_t n);
+/* Replace the IPv6 burst lookup (the benchmark puts rte_lpm6 here). */
+void fwd_set_lookup6(struct fwd *f, fwd_lookup6_fn fn, void *ctx);
+
 /* Counters by name, as in counter.h (layer "fwd"; offsets into struct
  * fwd_counters). */
 const struct net_counter_desc *fwd_counter_at(size_t i);
@@ -139,6 +179,22 @@ static inline uint64_t fwd_counter_get(const struct fwd_counters *c, const struc
  * p. */
 #define FWD_NH_UNKNOWN 0xffffffffu
 void fwd_slow(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, uint64_t now_ns);
+
+/* Frame p out of port with this burst's frames. */
+static inline void fwd_put_tx(struct fwd *f, uint16_t port, struct pkt *p)
+{
+    f->tx[port][NET_TX_BURST + f->ntx[port]++] = p;
+    f->dirty |= 1u << port;
+}
+
+/* fwd6.c: fwd_sync's IPv6 part; whether frame p is plain transit IPv6 for
+ * the fast path (its destination copied to dst); the lookup and rewrite of
+ * the n frames in f->fast6, each into f->tx or, not rewritten, onto
+ * slow[*nslow]. */
+void fwd6_sync(struct fwd *f, const struct net_stack *s);
+bool fwd6_classify(const struct fwd *f, struct pkt *p, uint8_t *dst);
+void fwd6_forward(struct fwd *f, struct net_stack *s, uint32_t n, struct pkt **slow, uint32_t *nslow,
+                  uint64_t now_ns);
 
 /* TTL minus one and the header checksum updated for it (RFC 1624 eqn. 3:
  * HC' = ~(~HC + ~m + m') over the TTL/protocol word m). The word is read

@@ -9,8 +9,9 @@
  * only while the configuration is read, and holds the connected prefixes
  * too (gateway all zero), so one longest match decides; next hops (port, gateway) are a
  * small table beside it, shared read-only by every core's stack
- * (net_set_route6). Forwarding itself is net/ip6.c, per packet, on the
- * core that received it. */
+ * (net_set_route6) and by each core's fast path (fwd_set_route6). Transit
+ * IPv6 is forwarded on the core that received it: in batches by
+ * net/fwd6.c, and what that leaves to the stack per packet by net/ip6.c. */
 #include "router.h"
 
 #include "kernel/config.h"
@@ -23,13 +24,8 @@
 #include "net/ip6.h"
 #include "net/route6.h"
 
-#define NH6_MAX 256
-
 static struct route6 *rt6;
-static struct {
-    uint8_t port;
-    uint8_t gw[16];             /* all zero: on-link (a connected prefix) */
-} nh6[NH6_MAX];
+static struct fwd_nh6 nh6[FWD_NH6_MAX]; /* gateway all zero: on-link (a connected prefix) */
 static uint32_t nnh6 = 1;       /* 0 is "no route" */
 static struct {
     bool set;
@@ -68,7 +64,7 @@ static uint32_t nexthop6_on(int port, const uint8_t *gw, char *err, size_t errle
     for (uint32_t i = 1; i < nnh6; i++)
         if (nh6[i].port == port && memcmp(nh6[i].gw, gw, 16) == 0)
             return i;
-    if (nnh6 == NH6_MAX) {
+    if (nnh6 == FWD_NH6_MAX) {
         fmt_snprintf(err, errlen, "IPv6 next-hop table full");
         return 0;
     }
@@ -208,8 +204,11 @@ void router6_core_setup(struct router_core *rc)
             ra6_enable(&rc->stack, ifc, rc->cpu == 0, time_now_ns());
         any = true;
     }
-    if (any) /* IPv6 forwarding only where it is configured */
+    if (any) { /* IPv6 forwarding only where it is configured */
         net_set_route6(&rc->stack, lookup, NULL);
+        fwd_set_route6(&rc->fwd, rt6, nh6, nnh6);
+        fwd_sync(&rc->fwd, &rc->stack);
+    }
 }
 
 void router6_init(const struct route_cfg *cfg)

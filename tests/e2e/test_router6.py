@@ -3,7 +3,7 @@ icmp6.c, userland/router6.c) with Linux hosts in namespaces: neighbour
 discovery both ways, ping6 to the router's addresses (global and
 link-local) and through it, the hop limit going down by one, time
 exceeded and no-route unreachable from the router, TCP across it with
-matching bytes, and the counters; IPv4 keeps working beside it. Then the
+matching bytes (on the batched fast path), and the counters; IPv4 keeps working beside it. Then the
 same on two cores with the device's RSS, where neighbour advertisements
 reach another core than the one that asked. Last, router advertisements:
 hosts with neither address nor route configure themselves from them."""
@@ -107,7 +107,10 @@ def check_router6(lab, tmp_path):
     nb = [e for e in m.json("show neighbors json")["entries"] if e["address"] == "2001:db8:1::2"]
     assert nb and all(e["mac"] == right_mac and e["port"] == "eth1" for e in nb), nb
     c = stats(m)
-    assert c["ip6-forwarded"] > 100 and c["icmp6-rx-echo"] >= 7 and c["icmp6-tx-error"] >= 2, c
+    # The TCP transfer on the fast path (net/fwd6.c); what waited for a
+    # neighbour and the ICMPv6 errors on the stack's (ip6.c).
+    assert c["fwd-fast6"] > 1000 and c["ip6-forwarded"] >= 1, c
+    assert c["icmp6-rx-echo"] >= 7 and c["icmp6-tx-error"] >= 2, c
     assert c["nd6-rx-ns"] > 0 and c["nd6-tx-na"] > 0 and c["nd6-tx-ns"] > 0 and c["nd6-rx-na"] > 0, c
     assert c["ip6-hop-limit"] >= 1 and c["ip6-no-route"] >= 1 and c["nd6-bad"] == 0, c
     return c
