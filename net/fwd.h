@@ -118,7 +118,9 @@ struct fwd {
     uint32_t nnh6;
     uint32_t fast6_ports;                /* bit p: port p has IPv6 and may take the fast path */
     uint64_t nd6_gen;                    /* fwd6_nd_gen when adj6 was last flushed */
-    uint64_t local6[64];                 /* a 4096-bit filter of our IPv6 addresses */
+    uint64_t local6[64];                 /* a 4096-bit filter of local6_addr */
+    uint8_t local6_addr[NET_MAX_PORTS][16]; /* our IPv6 addresses */
+    uint32_t nlocal6;
     struct pkt *fast6[FWD_BURST_MAX];
     uint8_t dst6[FWD_BURST_MAX][16];
     uint32_t nh6v[FWD_BURST_MAX];
@@ -158,7 +160,8 @@ void fwd_set_lookup4(struct fwd *f, fwd_lookup4_fn fn, void *ctx);
 /* Forward IPv6 on the fast path too: rt6's next-hop index i is nh6[i] for
  * 0 < i < n (0 and the rest: the stack decides). The tables stay the
  * caller's and must not change while f uses them. Then fwd_sync, once the
- * ports have their IPv6 addresses. */
+ * ports have their IPv6 addresses. What the fast path leaves to the stack
+ * is forwarded there only with net_set_route6 (else ip6-no-forward). */
 void fwd_set_route6(struct fwd *f, const struct route6 *rt6, const struct fwd_nh6 *nh6, uint32_t n);
 /* Replace the IPv6 burst lookup (the benchmark puts rte_lpm6 here). */
 void fwd_set_lookup6(struct fwd *f, fwd_lookup6_fn fn, void *ctx);

@@ -40,17 +40,24 @@ static inline uint64_t load64(const uint8_t *p)
     return v;
 }
 
-/* Bit of address a in local6: a hash of all 16 bytes, so that the many
- * addresses ending in ::1 do not all look like ours ::1. */
+/* Bit of address a in local6: a hash of all 16 bytes, each half by its
+ * own multiplier, so that few addresses share a bit with ours. */
 static inline uint32_t local6_bit(const uint8_t *a)
 {
-    return (uint32_t)(((load64(a) ^ load64(a + 8)) * 0x9e3779b97f4a7c15ull) >> 52);
+    return (uint32_t)((load64(a) * 0x9e3779b97f4a7c15ull + load64(a + 8) * 0xc2b2ae3d27d4eb4full) >> 52);
 }
 
-static inline bool maybe_local6(const struct fwd *f, const uint8_t *a)
+/* One of our addresses: a bit test, and on a hit (ours, or one in about
+ * 4096 others a port) the exact compare. */
+static inline bool is_local6(const struct fwd *f, const uint8_t *a)
 {
     uint32_t b = local6_bit(a);
-    return (f->local6[b >> 6] >> (b & 63)) & 1;
+    if (NET_LIKELY(!((f->local6[b >> 6] >> (b & 63)) & 1)))
+        return false;
+    for (uint32_t i = 0; i < f->nlocal6; i++)
+        if (net_memcmp(a, f->local6_addr[i], 16) == 0)
+            return true;
+    return false;
 }
 
 /* The generation of s's neighbour MACs, as nexthop_arp_gen is ARP's: an
@@ -68,6 +75,7 @@ static void adj6_flush(struct fwd *f)
 void fwd6_sync(struct fwd *f, const struct net_stack *s)
 {
     f->fast6_ports = 0;
+    f->nlocal6 = 0;
     net_memset(f->local6, 0, sizeof(f->local6));
     for (uint16_t i = 0; i < s->nports && i < NET_MAX_PORTS; i++) {
         const struct net_iface *ifc = &s->iface[i];
@@ -75,6 +83,7 @@ void fwd6_sync(struct fwd *f, const struct net_stack *s)
             continue;
         uint32_t b = local6_bit(ifc->addr6);
         f->local6[b >> 6] |= 1ull << (b & 63);
+        net_memcpy(f->local6_addr[f->nlocal6++], ifc->addr6, 16);
         if (f->nh6 && ((f->fast_ports >> i) & 1))
             f->fast6_ports |= 1u << i;
     }
@@ -113,7 +122,7 @@ bool fwd6_classify(const struct fwd *f, struct pkt *p, uint8_t *dst)
     if (tot + ETH_HDR_LEN > len || ip[6] == 0 || ip[7] <= 1)
         return false;
     const uint8_t *src = ip + 8, *dst_ip = ip + 24;
-    if (odd6(src) || odd6(dst_ip) || maybe_local6(f, src) || maybe_local6(f, dst_ip))
+    if (odd6(src) || odd6(dst_ip) || is_local6(f, src) || is_local6(f, dst_ip))
         return false;
     net_memcpy(dst, dst_ip, 16);
     if (NET_UNLIKELY(tot + ETH_HDR_LEN < ETH_MIN_LEN)) {

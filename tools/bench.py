@@ -80,14 +80,15 @@ def route_runs(huge):
 
 NET_ALL = sorted(os.path.join("net", f) for f in os.listdir(os.path.join(ROOT, "net"))
                  if f.endswith(".c"))
-# fwd_bench.c compiles route_bench.c in (its tables and rte_lpm set-up), so
-# route_bench6.c comes along.
-FWD_MAIN = ["tools/bench/fwd_bench.c", "tools/bench/fwd_nic.c", "tools/bench/route_bench6.c"]
+# fwd_bench.c compiles route_bench.c in (its tables and rte_lpm set-up), and
+# fwd_bench6.c (the IPv6 rows) route_bench6.c.
+FWD_MAIN = ["tools/bench/fwd_bench.c", "tools/bench/fwd_bench6.c", "tools/bench/fwd_nic.c"]
 
 
 def build_fwd_bench():
-    """The forwarding pipeline (net/fwd.h) on an in-memory NIC, all of net/
-    in it: -march=native beside rte_lpm, and the kernel's code generation."""
+    """The forwarding pipeline (net/fwd.h), IPv4 and IPv6, on an in-memory
+    NIC, all of net/ in it: -march=native beside rte_lpm and rte_lpm6, and
+    the kernel's code generation."""
     os.makedirs(BUILD, exist_ok=True)
     cflags, libs = dpdk_flags("--cflags"), dpdk_flags("--libs")
     sh([CC, "-O2"] + WARN + cflags + ["-march=native", "-o", os.path.join(BUILD, "fwd_bench")]

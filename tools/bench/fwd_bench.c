@@ -1,26 +1,31 @@
-/* tools/bench/fwd_bench.c: the IPv4 forwarding pipeline (net/fwd.h) on an
+/* tools/bench/fwd_bench.c: the forwarding pipeline (net/fwd.h) on an
  * in-memory NIC (fwd_nic.h), with the full table, beside the same pipeline
- * looking up in DPDK rte_lpm: 64-byte frames in bursts of 1, 8, 32 and 256;
- * ns per packet, packets per second on one core, doorbells per packet.
+ * looking up in DPDK rte_lpm (IPv4: 64-byte frames) and rte_lpm6 (IPv6:
+ * 62-byte frames, fwd_bench6.c) in bursts of 1, 8, 32 and 256; ns per
+ * packet, packets per second on one core, doorbells per packet.
  *
  *   fwd_bench DATA_DIR [--reps N] [--huge] [--packets N] [--burst N]
- *             [--hayate-only] [--tag TEXT]
+ *             [--hayate-only] [--v4-only | --v6-only] [--tag TEXT]
  *
  * --huge: 2 MiB pages for the tables and packet buffers, both sides;
  * --burst: that burst size only; --hayate-only: no DPDK (the kernel-flags
- * build). Rows: ns per packet and Mpps, each beside rte_lpm; TX and RX
- * doorbells per packet beside their bounds (one per output port per burst,
- * one per burst).
+ * build). Rows: ns per packet and Mpps, each beside rte_lpm or rte_lpm6;
+ * TX doorbells per packet beside their bound (one per output port per
+ * burst), for IPv4 also RX doorbells beside one per burst. Exits non-zero
+ * when a frame left the fast path or a port's count differs between the
+ * two sides.
  *
  * The rig: four ports with four gateways each (16 next hops); every prefix
  * of rib-v4-2024 goes to one of them (by a hash of the prefix), loaded into
  * our table with route4_load_text (one text per next hop) and into rte_lpm
- * with the same next hops. Frames come in on eth0 addressed to random
- * addresses inside random table prefixes (one array, both sides) and go out
- * on all four ports. The device's side (filling RX buffers, completing TX
- * descriptors) runs between chunks of NIC_RING / 2 frames and is not timed;
- * the timed part is the driver (rx_burst, refill, tx_burst, reclaim) and
- * fwd_burst. Sides and burst sizes are interleaved, medians of --reps.
+ * with the same next hops; the IPv6 half does the same with rib-v6-2024,
+ * route6 and rte_lpm6 (IPv4 runs first, all of it, then IPv6). Frames
+ * come in on eth0 addressed to random addresses inside random table
+ * prefixes (one array, both sides) and go out on all four ports. The
+ * device's side (filling RX buffers, completing TX descriptors) runs
+ * between chunks of NIC_RING / 2 frames and is not timed; the timed part is
+ * the driver (rx_burst, refill, tx_burst, reclaim) and fwd_burst. Sides and
+ * burst sizes are interleaved, medians of --reps.
  *
  * The prefixes, the addresses and the rte_lpm build come from
  * route_bench.c, compiled into this file (its main renamed), so the two
@@ -32,17 +37,7 @@
 #include "route_bench.c"
 #undef main
 
-#include "../../net/fwd.h"
-#include "../../net/net.h"
-#include "../../net/nexthop.h"
-#include "fwd_nic.h"
-
-#define NPORTS 4
-#define GW_PER_PORT 4
-#define NNH (NPORTS * GW_PER_PORT)
-#define CHUNK (NIC_RING / 2)
-#define POOL_BUFS 16384u
-#define FRAME_LEN 60 /* a 64-byte frame less its FCS */
+#include "fwd_bench.h"
 
 void net_env_log(const char *fmt, ...)
 {
@@ -52,30 +47,9 @@ void net_env_log(const char *fmt, ...)
 static int bursts[] = {1, 8, 32, 256};
 static int nbursts = 4;
 
-struct rig {
-    struct pkt_pool pool;
-    uint8_t *mem;
-    struct nic nic[NPORTS];
-    struct net_stack *s;
-    struct fwd *f;
-    struct nexthop_table nht;
-    uint32_t nh[NNH];
-    struct route4 *rt;
-    struct rte_lpm *lpm;
-    uint32_t *dst_be; /* NADDR destinations */
-    uint8_t tmpl[FRAME_LEN];
-    uint32_t tmpl_base;
-};
-
 static uint32_t be(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
 {
     return htonl((uint32_t)a << 24 | (uint32_t)b << 16 | (uint32_t)c << 8 | d);
-}
-
-static void port_mac(uint8_t *m, int port, int host)
-{
-    const uint8_t mac[6] = {0x02, 0, 0, (uint8_t)host, 0, (uint8_t)port};
-    memcpy(m, mac, 6);
 }
 
 /* The gateways ask for our address: their entries land in each port's ARP
@@ -85,7 +59,7 @@ static void learn_gateways(struct rig *r, uint64_t now_ns)
     for (int p = 0; p < NPORTS; p++)
         for (int g = 0; g < GW_PER_PORT; g++) {
             uint8_t f[64] = {0}, mac[6];
-            port_mac(mac, p, 2 + g);
+            fwd_bench_mac(mac, p, 2 + g);
             memset(f, 0xff, 6);
             memcpy(f + 6, mac, 6);
             f[12] = 0x08, f[13] = 0x06;
@@ -110,7 +84,7 @@ static void make_template(struct rig *r)
     uint8_t *f = r->tmpl, src_mac[6];
     memset(f, 0, FRAME_LEN);
     memcpy(f, r->nic[0].dev.mac, 6);
-    port_mac(src_mac, 0, 0x77);
+    fwd_bench_mac(src_mac, 0, 0x77);
     memcpy(f + 6, src_mac, 6);
     f[12] = 0x08;
     struct ip4_hdr h = {0x45, 0, htons(FRAME_LEN - 14), 0, 0, 64, IP4_PROTO_UDP, 0, be(198, 18, 0, 1), 0};
@@ -153,7 +127,8 @@ static void load_tables(struct rig *r, struct route4_prefix *p, size_t n, int on
     free(len);
 }
 
-static void setup(struct rig *r, const char *dir, int only)
+/* The IPv4 tables, both sides, and the destinations. */
+static void setup4(struct rig *r, const char *dir, int only)
 {
     char path[4096];
     size_t n;
@@ -162,23 +137,6 @@ static void setup(struct rig *r, const char *dir, int only)
     if (p == NULL) {
         fprintf(stderr, "fwd_bench: cannot read %s\n", path);
         exit(1);
-    }
-    size_t bytes = (size_t)POOL_BUFS * PKT_BUF_SIZE;
-    r->mem = bench_alloc(NULL, bytes, PKT_BUF_SIZE);
-    memset(r->mem, 0, bytes);
-    pkt_pool_init(&r->pool, r->mem, 0x100000000ull, bytes);
-    r->s = calloc(1, sizeof(*r->s));
-    net_stack_init(r->s, &r->pool, 0);
-    nexthop_init(&r->nht);
-    for (int port = 0; port < NPORTS; port++) {
-        uint8_t mac[6];
-        port_mac(mac, port, 1);
-        nic_init(&r->nic[port], (uint16_t)port, mac, &r->pool, 0x100000000ull);
-        net_iface_add(r->s, &r->nic[port].dev, 0, be(10, 0, (uint8_t)port, 1), 24);
-        for (int g = 0; g < GW_PER_PORT; g++) {
-            struct nexthop nh = {.kind = NEXTHOP_VIA, .port = (uint8_t)port, .gw_be = be(10, 0, (uint8_t)port, (uint8_t)(2 + g))};
-            r->nh[port * GW_PER_PORT + g] = nexthop_add(&r->nht, &nh);
-        }
     }
     load_tables(r, p, n, only);
     uint32_t *uni = malloc(NADDR * 4), *in = malloc(NADDR * 4);
@@ -189,6 +147,32 @@ static void setup(struct rig *r, const char *dir, int only)
     free(uni);
     free(in);
     free(p);
+}
+
+/* The rig: buffers, the stack, four ports with an IPv4 address and four
+ * gateways each; the IPv4 tables unless v4 is 0 (then rt is NULL and no
+ * IPv4 frame may come). */
+static void setup(struct rig *r, const char *dir, int only, int v4)
+{
+    size_t bytes = (size_t)POOL_BUFS * PKT_BUF_SIZE;
+    r->mem = bench_alloc(NULL, bytes, PKT_BUF_SIZE);
+    memset(r->mem, 0, bytes);
+    pkt_pool_init(&r->pool, r->mem, 0x100000000ull, bytes);
+    r->s = calloc(1, sizeof(*r->s));
+    net_stack_init(r->s, &r->pool, 0);
+    nexthop_init(&r->nht);
+    for (int port = 0; port < NPORTS; port++) {
+        uint8_t mac[6];
+        fwd_bench_mac(mac, port, 1);
+        nic_init(&r->nic[port], (uint16_t)port, mac, &r->pool, 0x100000000ull);
+        net_iface_add(r->s, &r->nic[port].dev, 0, be(10, 0, (uint8_t)port, 1), 24);
+        for (int g = 0; g < GW_PER_PORT; g++) {
+            struct nexthop nh = {.kind = NEXTHOP_VIA, .port = (uint8_t)port, .gw_be = be(10, 0, (uint8_t)port, (uint8_t)(2 + g))};
+            r->nh[port * GW_PER_PORT + g] = nexthop_add(&r->nht, &nh);
+        }
+    }
+    if (v4)
+        setup4(r, dir, only);
     r->f = aligned_alloc(64, (sizeof(*r->f) + 63) / 64 * 64);
     fwd_init(r->f, r->rt, &r->nht);
     fwd_attach(r->f, r->s);
@@ -204,7 +188,7 @@ static void lpm_lookup(void *ctx, const uint32_t *addr, uint32_t *nh, uint32_t n
 
 struct result {
     double ns_per_pkt;
-    uint64_t pkts, tx_doorbells, rx_doorbells, fast;
+    uint64_t pkts, tx_doorbells, rx_doorbells, fast, to_stack;
     uint64_t per_port[NPORTS];
 };
 
@@ -213,13 +197,19 @@ static uint64_t now_ns(void)
     return (uint64_t)(bench_now() * 1e9);
 }
 
-/* npkts frames through the pipeline in bursts of b: lpm selects the lookup. */
-static struct result run(struct rig *r, int b, int lpm, uint64_t npkts)
+/* npkts frames through the pipeline in bursts of b, IPv6 with v6: lpm
+ * selects the lookup. fast counts the frames of that family on the fast
+ * path. */
+static struct result run(struct rig *r, int b, int lpm, int v6, uint64_t npkts)
 {
     struct result res = {0};
     struct pkt *pkts[256];
-    fwd_set_lookup4(r->f, lpm ? lpm_lookup : NULL, r->lpm);
-    learn_gateways(r, now_ns());
+    if (v6) {
+        fwd_bench6_prepare(r, lpm, now_ns());
+    } else {
+        fwd_set_lookup4(r->f, lpm ? lpm_lookup : NULL, r->lpm);
+        learn_gateways(r, now_ns());
+    }
     uint64_t db_tx = 0, db_rx = r->nic[0].rx_doorbells, sent[NPORTS];
     memset(&r->f->ctr, 0, sizeof(r->f->ctr));
     for (int p = 0; p < NPORTS; p++) {
@@ -229,7 +219,8 @@ static struct result run(struct rig *r, int b, int lpm, uint64_t npkts)
     double t = 0;
     uint32_t pos = 0;
     while (res.pkts < npkts) {
-        uint32_t got = nic_receive(&r->nic[0], r->tmpl, FRAME_LEN, r->tmpl_base, r->dst_be + pos, CHUNK);
+        uint32_t got = v6 ? fwd_bench6_receive(r, res.pkts, CHUNK)
+                          : nic_receive(&r->nic[0], r->tmpl, FRAME_LEN, r->tmpl_base, r->dst_be + pos, CHUNK);
         pos = (pos + CHUNK) % NADDR;
         uint64_t now = now_ns();
         double t0 = bench_now();
@@ -250,7 +241,8 @@ static struct result run(struct rig *r, int b, int lpm, uint64_t npkts)
         res.per_port[p] = r->nic[p].tx_packets - sent[p];
     }
     res.tx_doorbells -= db_tx;
-    res.fast = r->f->ctr.fast;
+    res.fast = v6 ? r->f->ctr.fast6 : r->f->ctr.fast;
+    res.to_stack = r->f->ctr.to_stack;
     return res;
 }
 
@@ -273,11 +265,79 @@ static double doorbell_bound(struct rig *r, int b, uint64_t npkts)
     return (double)ports / (double)npkts;
 }
 
+/* Every frame of both sides on the fast path, and each port's count the
+ * same on both: else say what differs. */
+static int check(const struct result *h, const struct result *l, int v6, int b, int only)
+{
+    const char *fam = v6 ? "IPv6" : "IPv4", *ref = v6 ? "rte_lpm6" : "rte_lpm";
+    int bad = 0;
+    for (int side = 0; side < (only ? 1 : 2); side++) {
+        const struct result *x = side ? l : h;
+        if (x->fast != x->pkts) {
+            fprintf(stderr, "fwd_bench: %s burst %d, %s lookup: %llu of %llu on the fast path, %llu to the stack\n",
+                    fam, b, side ? ref : "our", (unsigned long long)x->fast, (unsigned long long)x->pkts,
+                    (unsigned long long)x->to_stack);
+            bad = 1;
+        }
+    }
+    if (!only && memcmp(h->per_port, l->per_port, sizeof(h->per_port)) != 0) {
+        fprintf(stderr, "fwd_bench: %s burst %d: frames per port differ from %s's:", fam, b, ref);
+        for (int p = 0; p < NPORTS; p++)
+            fprintf(stderr, " eth%d %llu/%llu", p, (unsigned long long)h->per_port[p],
+                    (unsigned long long)l->per_port[p]);
+        fprintf(stderr, "\n");
+        bad = 1;
+    }
+    return bad;
+}
+
+/* One family's rows (IPv6 with v6): both sides and every burst size
+ * interleaved, medians of reps. Returns non-zero when a check failed. */
+static int rows(struct rig *r, int v6, int only, uint64_t npkts)
+{
+    static double ns[2][4][64];
+    struct result last[2][4];
+    const char *row = v6 ? "fwd6 62B" : "fwd 64B", *db = v6 ? "fwd6" : "fwd";
+    const char *ref = only ? "" : v6 ? "rte_lpm6, same pipeline" : "rte_lpm, same pipeline";
+    int bad = 0, sides = only ? 1 : 2;
+    for (int side = 0; side < sides; side++) /* warm up */
+        run(r, 32, side, v6, npkts / 4);
+    for (int rep = 0; rep < reps; rep++)
+        for (int bi = 0; bi < nbursts; bi++)
+            for (int k = 0; k < sides; k++) {
+                int lpm = only ? 0 : (rep + bi + k) & 1; /* alternate which side goes first */
+                last[lpm][bi] = run(r, bursts[bi], lpm, v6, npkts);
+                ns[lpm][bi][rep] = last[lpm][bi].ns_per_pkt;
+            }
+    for (int bi = 0; bi < nbursts; bi++) {
+        struct result *h = &last[0][bi];
+        bad |= check(h, &last[1][bi], v6, bursts[bi], only);
+        char name[128];
+        double hn = bench_median(ns[0][bi], reps), ln = only ? 0 : bench_median(ns[1][bi], reps);
+        snprintf(name, sizeof(name), "%s burst %d, full table%s", row, bursts[bi], tag);
+        bench_emit(name, "ns/packet", hn, ref, ln);
+        snprintf(name, sizeof(name), "%s burst %d, full table, rate%s", row, bursts[bi], tag);
+        bench_emit(name, "Mpps/core", 1e3 / hn, ref, only ? 0 : 1e3 / ln);
+        if (only)
+            continue;
+        double bound = v6 ? fwd_bench6_tx_bound(r, bursts[bi], h->pkts) : doorbell_bound(r, bursts[bi], h->pkts);
+        snprintf(name, sizeof(name), "%s TX doorbells, burst %d", db, bursts[bi]);
+        bench_emit(name, "per packet", (double)h->tx_doorbells / (double)h->pkts,
+                   "bound: one per output port per burst", bound);
+        if (v6) /* the same RX side as IPv4's */
+            continue;
+        snprintf(name, sizeof(name), "fwd RX doorbells, burst %d", bursts[bi]);
+        bench_emit(name, "per packet", (double)h->rx_doorbells / (double)h->pkts, "one per burst",
+                   1.0 / bursts[bi]);
+    }
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = NULL;
     uint64_t npkts = 1u << 22;
-    int only = 0;
+    int only = 0, v4 = 1, v6 = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
@@ -287,6 +347,10 @@ int main(int argc, char **argv)
             bursts[0] = atoi(argv[++i]), nbursts = 1;
         else if (!strcmp(argv[i], "--hayate-only"))
             only = 1;
+        else if (!strcmp(argv[i], "--v4-only"))
+            v6 = 0;
+        else if (!strcmp(argv[i], "--v6-only"))
+            v4 = 0;
         else if (!strcmp(argv[i], "--tag") && i + 1 < argc)
             tag = argv[++i];
         else if (!strcmp(argv[i], "--packets") && i + 1 < argc)
@@ -295,9 +359,9 @@ int main(int argc, char **argv)
             dir = argv[i];
     }
     if (dir == NULL || reps < 1 || reps > 64 || npkts < CHUNK || npkts > NADDR || bursts[0] < 1 ||
-        bursts[0] > 256 || CHUNK % bursts[0]) {
+        bursts[0] > 256 || CHUNK % bursts[0] || !(v4 || v6)) {
         fprintf(stderr, "usage: fwd_bench DATA_DIR [--reps N] [--huge] [--packets N] [--burst N] "
-                        "[--hayate-only] [--tag TEXT]\n");
+                        "[--hayate-only] [--v4-only | --v6-only] [--tag TEXT]\n");
         return 2;
     }
     npkts = npkts / CHUNK * CHUNK;
@@ -309,44 +373,18 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "fwd_bench: %s pages for tables and buffers, both sides\n", bench_huge ? "2 MiB" : "4 KiB");
     static struct rig r;
-    setup(&r, dir, only);
-    static double ns[2][4][64];
-    struct result last[2][4];
-    int bad = 0, sides = only ? 1 : 2;
-    for (int side = 0; side < sides; side++) /* warm up */
-        run(&r, 32, side, npkts / 4);
-    for (int rep = 0; rep < reps; rep++)
-        for (int bi = 0; bi < nbursts; bi++)
-            for (int k = 0; k < sides; k++) {
-                int lpm = only ? 0 : (rep + bi + k) & 1; /* alternate which side goes first */
-                last[lpm][bi] = run(&r, bursts[bi], lpm, npkts);
-                ns[lpm][bi][rep] = last[lpm][bi].ns_per_pkt;
-            }
-    for (int bi = 0; bi < nbursts; bi++) {
-        struct result *h = &last[0][bi], *l = &last[1][bi];
-        if (h->fast != h->pkts || (!only && memcmp(h->per_port, l->per_port, sizeof(h->per_port)) != 0)) {
-            fprintf(stderr, "fwd_bench: burst %d: %llu of %llu on the fast path, or ports differ from rte_lpm's\n",
-                    bursts[bi], (unsigned long long)h->fast, (unsigned long long)h->pkts);
-            bad = 1;
-        }
-        char name[128];
-        const char *ref = only ? "" : "rte_lpm, same pipeline";
-        double hn = bench_median(ns[0][bi], reps), ln = only ? 0 : bench_median(ns[1][bi], reps);
-        snprintf(name, sizeof(name), "fwd 64B burst %d, full table%s", bursts[bi], tag);
-        bench_emit(name, "ns/packet", hn, ref, ln);
-        snprintf(name, sizeof(name), "fwd 64B burst %d, full table, rate%s", bursts[bi], tag);
-        bench_emit(name, "Mpps/core", 1e3 / hn, ref, only ? 0 : 1e3 / ln);
-        if (only)
-            continue;
-        snprintf(name, sizeof(name), "fwd TX doorbells, burst %d", bursts[bi]);
-        bench_emit(name, "per packet", (double)h->tx_doorbells / (double)h->pkts,
-                   "bound: one per output port per burst", doorbell_bound(&r, bursts[bi], h->pkts));
-        snprintf(name, sizeof(name), "fwd RX doorbells, burst %d", bursts[bi]);
-        bench_emit(name, "per packet", (double)h->rx_doorbells / (double)h->pkts, "one per burst",
-                   1.0 / bursts[bi]);
+    setup(&r, dir, only, v4);
+    int bad = 0;
+    if (v4)
+        bad |= rows(&r, 0, only, npkts);
+    if (v6) {
+        fwd_bench6_setup(&r, dir, only);
+        bad |= rows(&r, 1, only, npkts);
+        fwd_bench6_free(&r);
     }
     if (!only) {
-        rte_lpm_free(r.lpm);
+        if (r.lpm)
+            rte_lpm_free(r.lpm);
         rte_eal_cleanup();
     }
     return bad;

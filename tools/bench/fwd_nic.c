@@ -140,6 +140,21 @@ uint32_t nic_receive(struct nic *n, const uint8_t *tmpl, uint16_t len, uint32_t 
     return k;
 }
 
+uint32_t nic_receive6(struct nic *n, const uint8_t *tmpl, uint16_t len, const uint8_t (*dst)[16], uint32_t max)
+{
+    uint32_t k = 0;
+    for (; k < max && n->rx_head != n->rdt; k++, n->rx_head++) {
+        struct nic_desc *d = &n->rxd[n->rx_head & (NIC_RING - 1)];
+        uint8_t *f = virt(n, d->addr);
+        memcpy(f, tmpl, len);
+        memcpy(f + 14 + 24, dst[k], 16);
+        d->len = len;
+        d->status = NIC_DD;
+    }
+    n->rx_packets += k;
+    return k;
+}
+
 uint32_t nic_receive_frame(struct nic *n, const uint8_t *frame, uint16_t len)
 {
     if (n->rx_head == n->rdt)

@@ -65,6 +65,10 @@ void nic_release(struct nic *n);
  * header with both at zero. Returns how many the posted buffers took. */
 uint32_t nic_receive(struct nic *n, const uint8_t *tmpl, uint16_t len, uint32_t base, const uint32_t *dst_be,
                      uint32_t max);
+/* The same for IPv6: tmpl is an Ethernet + IPv6 header with the
+ * destination left to fill, dst[i] the destination of frame i (network
+ * order). No header checksum to fill (RFC 8200). */
+uint32_t nic_receive6(struct nic *n, const uint8_t *tmpl, uint16_t len, const uint8_t (*dst)[16], uint32_t max);
 /* Receive one frame as it is (ARP and such). */
 uint32_t nic_receive_frame(struct nic *n, const uint8_t *frame, uint16_t len);
 /* Send everything up to TDT: mark the descriptors done. Returns how many. */

@@ -1,0 +1,73 @@
+/* tools/bench/fwd_bench.h: what the forwarding benchmark's two halves
+ * share: the rig (four in-memory ports, one stack, one struct fwd) that
+ * fwd_bench.c builds and runs IPv4 through, and the IPv6 half on the same
+ * rig (fwd_bench6.c). */
+#ifndef TOOLS_BENCH_FWD_BENCH_H
+#define TOOLS_BENCH_FWD_BENCH_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "../../net/fwd.h"
+#include "../../net/net.h"
+#include "../../net/nexthop.h"
+#include "../../net/route4.h"
+#include "../../net/route6.h"
+#include "fwd_nic.h"
+
+#define NPORTS 4
+#define GW_PER_PORT 4
+#define NNH (NPORTS * GW_PER_PORT)
+#define CHUNK (NIC_RING / 2) /* frames the device side fills between timed stretches */
+#define POOL_BUFS 16384u
+#define FRAME_LEN 60  /* a 64-byte frame less its FCS */
+#define FRAME6_LEN 62 /* the smallest Ethernet + IPv6 + UDP frame: 14 + 40 + 8 */
+
+struct rte_lpm;
+struct rte_lpm6;
+
+struct rig {
+    struct pkt_pool pool;
+    uint8_t *mem;
+    struct nic nic[NPORTS];
+    struct net_stack *s;
+    struct fwd *f;
+    /* IPv4 (fwd_bench.c) */
+    struct nexthop_table nht;
+    uint32_t nh[NNH];
+    struct route4 *rt;
+    struct rte_lpm *lpm;
+    uint32_t *dst_be; /* NADDR destinations */
+    uint8_t tmpl[FRAME_LEN];
+    uint32_t tmpl_base;
+    /* IPv6 (fwd_bench6.c) */
+    struct fwd_nh6 nh6[1 + NNH]; /* 0: no route */
+    struct route6 *rt6;
+    struct rte_lpm6 *lpm6;
+    uint8_t (*dst6)[16];         /* NADDR6 destinations, network order */
+    uint8_t tmpl6[FRAME6_LEN];
+};
+
+/* Host host's MAC on port port: ours are host 1, the gateways 2.. */
+static inline void fwd_bench_mac(uint8_t *m, int port, int host)
+{
+    const uint8_t mac[6] = {0x02, 0, 0, (uint8_t)host, 0, (uint8_t)port};
+    memcpy(m, mac, 6);
+}
+
+/* fwd_bench6.c. Give the ports IPv6 addresses and four gateways each,
+ * load rib-v6-2024 from dir into our route6 and (unless hayate_only)
+ * rte_lpm6, and make the frames. */
+void fwd_bench6_setup(struct rig *r, const char *dir, int hayate_only);
+/* Before a run: the IPv6 lookup (rte_lpm6's with lpm, else ours) and the
+ * gateways' neighbour entries made fresh. */
+void fwd_bench6_prepare(struct rig *r, int lpm, uint64_t now_ns);
+/* The device side: up to max frames into eth0, destinations from index
+ * pos of the address array (cycled). Returns how many it took. */
+uint32_t fwd_bench6_receive(struct rig *r, uint64_t pos, uint32_t max);
+/* As doorbell_bound in fwd_bench.c: distinct output ports per burst of b,
+ * summed over npkts destinations, per packet. */
+double fwd_bench6_tx_bound(struct rig *r, int b, uint64_t npkts);
+void fwd_bench6_free(struct rig *r);
+
+#endif
