@@ -116,17 +116,8 @@ static const uint8_t odd_octet[256] = {
     [240] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
-static inline uint64_t load64(const uint8_t *p)
-{
-    uint64_t v;
-    net_memcpy(&v, p, 8);
-    return v;
-}
-
-/* Frame bytes 0..7 (destination MAC, 2 bytes of source) and 12..19
- * (EtherType, version/IHL, TOS, total length, id): what to compare, as
- * words in memory order, so the same code holds for either byte order. */
-static const uint8_t mac_mask[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0};
+/* Frame bytes 12..19 (EtherType, version/IHL, TOS, total length, id):
+ * what to compare, as a word in memory order (fwd_unicast_to_us). */
 static const uint8_t l3_mask[8] = {0xff, 0xff, 0xff, 0, 0, 0, 0, 0};
 static const uint8_t l3_want[8] = {0x08, 0x00, 0x45, 0, 0, 0, 0, 0}; /* IPv4, 20-byte header */
 
@@ -144,8 +135,7 @@ static inline uint32_t classify(const struct fwd *f, struct pkt *p)
     uint32_t port = p->port, len = p->len;
     if (port >= NET_MAX_PORTS || !((f->fast_ports >> port) & 1))
         return 0;
-    if (((load64(d) ^ f->mac64[port]) & load64(mac_mask)) != 0 ||
-        (load64(d + 12) & load64(l3_mask)) != load64(l3_want))
+    if (!fwd_unicast_to_us(f, d, port) || (fwd_load64(d + 12) & fwd_load64(l3_mask)) != fwd_load64(l3_want))
         return 0;
     uint32_t tot = (uint32_t)ip[2] << 8 | ip[3];
     if (tot < IP4_HDR_LEN || tot + ETH_HDR_LEN > len || ((ip[6] & 0x3f) | ip[7]) != 0 || ip[8] <= 1)

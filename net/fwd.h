@@ -183,6 +183,23 @@ static inline uint64_t fwd_counter_get(const struct fwd_counters *c, const struc
 #define FWD_NH_UNKNOWN 0xffffffffu
 void fwd_slow(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, uint64_t now_ns);
 
+static inline uint64_t fwd_load64(const uint8_t *p)
+{
+    uint64_t v;
+    __builtin_memcpy(&v, p, 8);
+    return v;
+}
+
+/* Frame d is unicast to port's MAC from a unicast source (the stack drops
+ * a group source: eth-bad-src): bytes 0..7 against mac64[port] (zero past
+ * the MAC) under a mask with the source's group bit, as words in memory
+ * order, so the same code holds for either byte order. */
+static inline bool fwd_unicast_to_us(const struct fwd *f, const uint8_t *d, uint32_t port)
+{
+    static const uint8_t mask[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0};
+    return ((fwd_load64(d) ^ f->mac64[port]) & fwd_load64(mask)) == 0;
+}
+
 /* Frame p out of port with this burst's frames. */
 static inline void fwd_put_tx(struct fwd *f, uint16_t port, struct pkt *p)
 {

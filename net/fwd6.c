@@ -33,18 +33,11 @@ void fwd_set_lookup6(struct fwd *f, fwd_lookup6_fn fn, void *ctx)
     f->lookup6_ctx = fn ? ctx : (void *)(uintptr_t)f->rt6;
 }
 
-static inline uint64_t load64(const uint8_t *p)
-{
-    uint64_t v;
-    net_memcpy(&v, p, 8);
-    return v;
-}
-
 /* Bit of address a in local6: a hash of all 16 bytes, each half by its
  * own multiplier, so that few addresses share a bit with ours. */
 static inline uint32_t local6_bit(const uint8_t *a)
 {
-    return (uint32_t)((load64(a) * 0x9e3779b97f4a7c15ull + load64(a + 8) * 0xc2b2ae3d27d4eb4full) >> 52);
+    return (uint32_t)((fwd_load64(a) * 0x9e3779b97f4a7c15ull + fwd_load64(a + 8) * 0xc2b2ae3d27d4eb4full) >> 52);
 }
 
 /* One of our addresses: a bit test, and on a hit (ours, or one in about
@@ -100,10 +93,9 @@ static inline bool odd6(const uint8_t *a)
 }
 
 /* Frame bytes 12..19: EtherType, then version 6 (the class and flow label
- * are not looked at). */
+ * are not looked at), as a word in memory order. */
 static const uint8_t l3_mask6[8] = {0xff, 0xff, 0xf0, 0, 0, 0, 0, 0};
 static const uint8_t l3_want6[8] = {0x86, 0xdd, 0x60, 0, 0, 0, 0, 0};
-static const uint8_t mac_mask[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0};
 
 /* Plain transit IPv6: unicast to our MAC on a port with IPv6, a length
  * that fits the frame, no hop-by-hop header (RFC 8200 4.3 leaves it to
@@ -115,8 +107,7 @@ bool fwd6_classify(const struct fwd *f, struct pkt *p, uint8_t *dst)
     uint32_t port = p->port, len = p->len;
     if (port >= NET_MAX_PORTS || !((f->fast6_ports >> port) & 1))
         return false;
-    if (((load64(d) ^ f->mac64[port]) & load64(mac_mask)) != 0 ||
-        (load64(d + 12) & load64(l3_mask6)) != load64(l3_want6))
+    if (!fwd_unicast_to_us(f, d, port) || (fwd_load64(d + 12) & fwd_load64(l3_mask6)) != fwd_load64(l3_want6))
         return false;
     uint32_t tot = IP6_HDR_LEN + ((uint32_t)ip[4] << 8 | ip[5]);
     if (tot + ETH_HDR_LEN > len || ip[6] == 0 || ip[7] <= 1)

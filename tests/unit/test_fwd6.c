@@ -382,3 +382,24 @@ TEST(fwd6_counter_name)
     if (d)
         CHECK_EQ(d->offset, offsetof(struct fwd_counters, fast6));
 }
+
+/* A group (multicast) source MAC is no station's (IEEE 802): the stack
+ * drops it (eth-bad-src), and neither fast path forwards it meanwhile. */
+TEST(fwd_group_source_mac_goes_to_the_stack)
+{
+    struct fwd6_fix y;
+    fwd6_fix_init(&y, 64);
+    fwd6_fix_learn(&y);
+    uint8_t f4[256], f6[256];
+    size_t n4 = fwd_fix_frame(f4, 0, FAKE_PEER, NET_IP4(192, 168, 1, 1), 64, 0, 20, 1);
+    size_t n6 = fwd6_fix_frame(f6, 0, fwd6_peer0, fwd6_far, 64, 20, 1);
+    f4[6] |= 1;
+    f6[6] |= 1;
+    fwd_fix_one(&y.x, 0, f4, n4);
+    fwd_fix_one(&y.x, 0, f6, n6);
+    CHECK_EQ(y.x.fn.nd[1].nsent, 0);
+    CHECK_EQ(fwd_fix_counters(y.x.f, "fwd-rx=2 fwd-to-stack=2"), 0);
+    CHECK_EQ(fake_expect_counters(y.x.fn.s, "eth-rx=2 eth-bad-src=2"), 0);
+    CHECK(fake_net_all_free(&y.x.fn));
+    fwd6_fix_free(&y);
+}
