@@ -225,13 +225,14 @@ class Lab:
         self.close()
 
 
-def curl_through(left, right, tmp_path, mb=10, timeout=240):
+def curl_through(left, right, tmp_path, mb=10, timeout=240, addr_index=0):
     """curl mb MiB of random bytes from a Python HTTP server on right
-    (port 8080 of its first address) to left; asserts the SHA-256 matches
-    and returns the seconds the transfer took."""
+    (port 8080 of its address addr_index, IPv4 or IPv6) to left; asserts
+    the SHA-256 matches and returns the seconds the transfer took."""
     blob = random.Random(7).randbytes(mb << 20)
     (tmp_path / "blob").write_bytes(blob)
-    addr = right.addr()
+    addr = right.addr(addr_index)
+    host = f"[{addr}]" if ":" in addr else addr
     srv = right.popen(f"python3 -m http.server 8080 --bind {addr} --directory {tmp_path}",
                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -241,7 +242,7 @@ def curl_through(left, right, tmp_path, mb=10, timeout=240):
                 break
             time.sleep(0.1)
         t0 = time.monotonic()
-        left.run(f"curl -sS --max-time {timeout} -o {out} http://{addr}:8080/blob", timeout=timeout + 20)
+        left.run(f"curl -sS --max-time {timeout} -o {out} http://{host}:8080/blob", timeout=timeout + 20)
         elapsed = time.monotonic() - t0
     finally:
         srv.kill()
