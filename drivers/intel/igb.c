@@ -13,7 +13,7 @@
  * found by their DD bit; RDT is written once per refill, after a burst.
  * TX: advanced data descriptors (7.2.2.3), one per buffer, EOP and RS on a
  * frame's last; completions by DD, reclaimed lazily; TDT written once per
- * burst. Checksum offload and TSO (TCP/IPv4) through advanced context
+ * burst. Checksum offload and TSO (TCP over IPv4 and IPv6) through advanced context
  * descriptors (7.2.2.2), written only when the queue's two context slots
  * hold nothing that fits. docs/igb.md has the rest. */
 #include "igb.h"
@@ -241,7 +241,7 @@ enum tx_how {
     TX_BAD,      /* cannot be sent right: dropped */
 };
 
-/* Reads the headers of p (a PKT_TX_L4_CSUM or PKT_TX_TSO4 frame, headers
+/* Reads the headers of p (a PKT_TX_L4_CSUM, TSO4 or TSO6 frame, headers
  * in its first buffer): MACLEN from the Ethernet header (one 802.1Q tag
  * counted in), IPLEN = csum_start - MACLEN, the L4 type from csum_offset
  * (16: TCP, 6: UDP), and for TSO the TCP header length. p is not changed. */
@@ -249,9 +249,7 @@ static enum tx_how tx_classify(const struct pkt *p, struct tx_off *o)
 {
     if (!(p->flags & (PKT_TX_L4_CSUM | PKT_TX_TSO4 | PKT_TX_TSO6)))
         return TX_PLAIN;
-    if (p->flags & PKT_TX_TSO6)
-        return TX_BAD; /* not offered */
-    bool tso = (p->flags & PKT_TX_TSO4) != 0, chain = (p->flags & PKT_F_CHAIN) != 0;
+    bool tso = (p->flags & (PKT_TX_TSO4 | PKT_TX_TSO6)) != 0, chain = (p->flags & PKT_F_CHAIN) != 0;
     const uint8_t *f = p->data;
     uint32_t mac = ETH_HDR_LEN, l4 = p->csum_start;
     if (p->len >= ETH_HDR_LEN && (f[12] << 8 | f[13]) == ETH_TYPE_VLAN)
@@ -262,7 +260,8 @@ static enum tx_how tx_classify(const struct pkt *p, struct tx_off *o)
                 l4 - mac <= IGB_TXCTX_IPLEN_MAX && l4 + p->csum_offset + 2u <= p->len;
     if (!fits && !tso)
         return chain ? TX_BAD : TX_SOFTWARE; /* csum_pkt_finish sums one buffer only */
-    if (!fits || (tso && (type != ETH_TYPE_IP4 || !tcp || p->tso_mss == 0)))
+    uint32_t tso_type = p->flags & PKT_TX_TSO4 ? ETH_TYPE_IP4 : ETH_TYPE_IP6;
+    if (!fits || (tso && (type != tso_type || !tcp || p->tso_mss == 0)))
         return TX_BAD;
     *o = (struct tx_off){
         .ctx = {.macip = mac << IGB_TXCTX_MACLEN_SHIFT | (l4 - mac),
@@ -276,7 +275,8 @@ static enum tx_how tx_classify(const struct pkt *p, struct tx_off *o)
         if (l4len < 20 || l4 + l4len > p->len || l4 + l4len >= 512) /* headers in 512 bytes (7.2.2.2) */
             return TX_BAD;
         o->ctx.mss_l4len = (uint32_t)p->tso_mss << IGB_TXCTX_MSS_SHIFT | l4len << IGB_TXCTX_L4LEN_SHIFT;
-        o->popts |= IGB_TXD_POPTS_IXSM;
+        if (type == ETH_TYPE_IP4) /* each segment's IPv4 header checksum; IPv6 has none */
+            o->popts |= IGB_TXD_POPTS_IXSM;
         o->hdr_len = l4 + l4len;
         o->tso = true;
     }
@@ -320,8 +320,8 @@ static void ctx_write(struct igb_queue *q, uint16_t t, uint32_t slot, const stru
 }
 
 /* TSO's prototype header (the datasheet's TCP segmentation rules, as in
- * Linux and FreeBSD igb): IPv4 total length and header checksum zero (the
- * device writes each segment's), and in the TCP checksum field the
+ * Linux and FreeBSD igb): IPv4 total length and header checksum, or IPv6
+ * payload length, zero (the device writes each segment's), and in the TCP checksum field the
  * pseudo-header sum without the length, which the device adds per
  * segment. The stack summed the whole frame's TCP length in (net/tcp_out.c
  * fill_hdr): taken back out here. */
@@ -332,8 +332,12 @@ static void tso_headers(struct pkt *p, const struct tx_off *o, uint32_t frame_le
     memcpy(&sum, field, 2);
     sum = csum_fold(csum_add(sum, (uint16_t)~net_htons((uint16_t)(frame_len - p->csum_start))));
     memcpy(field, &sum, 2);
-    memset(ip + 2, 0, 2);  /* total length */
-    memset(ip + 10, 0, 2); /* header checksum */
+    if (o->ctx.tucmd & IGB_TXCTX_TUCMD_IPV4) {
+        memset(ip + 2, 0, 2);  /* total length */
+        memset(ip + 10, 0, 2); /* header checksum */
+    } else {
+        memset(ip + 4, 0, 2);  /* payload length */
+    }
 }
 
 /* The bytes of a checksummed frame to send: an IPv4 frame's padding left
@@ -716,7 +720,8 @@ struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_poo
     dev->priv = g;
     dev->nqueues = g->pairs;
     dev->mtu = 1500;
-    dev->offloads = NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM | NETDEV_OFF_TSO4 | (g->pairs > 1 ? NETDEV_OFF_RSS | NETDEV_OFF_RSS_TCP6 : 0);
+    dev->offloads = NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM | NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6 |
+                    (g->pairs > 1 ? NETDEV_OFF_RSS | NETDEV_OFF_RSS_TCP6 : 0);
     wait_reg(g, IGB_STATUS, IGB_STATUS_LU, IGB_STATUS_LU, LINK_WAIT_MS * 1000);
     igb_poll_status(dev);
     if (igb_nports == 0)

@@ -3,7 +3,8 @@ NICs, QEMU's `-device igb` (drivers/intel/igb.c). Each port's tap sits in
 a namespace of its own; traffic goes only to addresses inside them.
 
 One lab per test, in one pass: ping through the router both ways and to
-the router, 10 MB curled through it (sha256 checked), 4 MB over IPv6, `app http` on the
+the router, 10 MB curled through it (sha256 checked), 4 MB over IPv6,
+4 MB over IPv6 from the router's own server on each port (TSO6), `app http` on the
 router curled from a peer, a burst of 64-byte frames for the forwarding
 figure, then the buffer and interface checks. Again with -smp 2.
 
@@ -114,7 +115,7 @@ def check_buffers_and_counters(m, smp):
         c = i["counters"]
         assert c["rx-packets"] > 0 and c["tx-packets"] > 0 and c["rx-error"] == 0, c
         assert i["offloads"]["rss"] is (smp > 1) and i["offloads"]["rx-csum"] is True, i["offloads"]
-        assert i["offloads"]["tx-csum"] is True and i["offloads"]["tso4"] is True, i["offloads"]
+        assert i["offloads"]["tx-csum"] is True and i["offloads"]["tso4"] is i["offloads"]["tso6"] is True, i["offloads"]
     deadline = time.monotonic() + 5
     while True:
         pools = m.json("show buffers json")["pools"]
@@ -214,6 +215,20 @@ def check_tx_offloads(m, lab, report, smp):
            f"descriptors; {len(frames)} frames captured, checksums right ({big} whole TSO frames)")
 
 
+def check_tso6(m, lab):
+    """TCP over IPv6 from the router's own `app http`: TSO frames on both
+    ports, the bytes right (a wrong prototype header would not be)."""
+    before = igb_counters(m)
+    n = 4 << 20
+    for peer, addr in zip(lab.peers, ("2001:db8::1", "2001:db8:1::1")):
+        r = peer.run(["bash", "-c", f"curl -sS --max-time 60 'http://[{addr}]/bytes/{n}' | sha256sum"], timeout=90)
+        assert r.stdout.split()[0] == netlab.pattern_sha256(n), f"/bytes/{n} from {addr}"
+    after = igb_counters(m)
+    for port in ("eth0", "eth1"):
+        frames = after[port]["tx-tso-frames"] - before[port]["tx-tso-frames"]
+        assert frames > 0 and after[port]["tx-offload-bad"] == 0, (port, before[port], after[port])
+
+
 def run_router(lab, tmp_path, report, smp):
     left, right = lab.peers
     m = lab.machine
@@ -233,6 +248,7 @@ def run_router(lab, tmp_path, report, smp):
     want = hashlib.sha256(bytes(i % 251 for i in range(100000))).hexdigest()
     assert r.stdout.split()[0] == want
     check_tx_offloads(m, lab, report, smp)
+    check_tso6(m, lab)
     got, rx0, rate, bells = forward_burst(m, left, right)
     check_buffers_and_counters(m, smp)
     report(f"igb router (-smp {smp}): curl 10 MB through hayate in {elapsed:.1f}s "
