@@ -353,8 +353,13 @@ static void give_up(struct net_stack *s, struct net_iface *ifc, struct nd6_entry
     while (q) {
         struct pkt *next = q->next;
         q->next = NULL;
+        /* Address unreachable to a forwarded packet's source (RFC 4443
+         * 3.1), from the port it came in on (its RX metadata). Our own
+         * packets have no such port, and an error to ourselves would say
+         * nothing: dropped, counted above. */
         struct net_iface *in = net_iface_get(s, q->port);
-        icmp6_send_error(s, in && in->has6 ? in : ifc, q, ICMP6_UNREACH, 3, 0, now_ns);
+        if (!ip6_is_ours(s, ((const struct ip6_hdr *)q->data)->src))
+            icmp6_send_error(s, in && in->has6 ? in : ifc, q, ICMP6_UNREACH, 3, 0, now_ns);
         pkt_free(q);
         q = next;
     }
