@@ -119,7 +119,7 @@ struct fwd {
     uint32_t fast6_ports;                /* bit p: port p has IPv6 and may take the fast path */
     uint64_t nd6_gen;                    /* fwd6_nd_gen when adj6 was last flushed */
     uint64_t local6[64];                 /* a 4096-bit filter of local6_addr */
-    uint8_t local6_addr[NET_MAX_PORTS][16]; /* our IPv6 addresses */
+    uint8_t local6_addr[2 * NET_MAX_PORTS][16]; /* our IPv6 addresses, the anycast ones too */
     uint32_t nlocal6;
     struct pkt *fast6[FWD_BURST_MAX];
     uint8_t dst6[FWD_BURST_MAX][16];

@@ -77,6 +77,11 @@ void fwd6_sync(struct fwd *f, const struct net_stack *s)
         uint32_t b = local6_bit(ifc->addr6);
         f->local6[b >> 6] |= 1ull << (b & 63);
         net_memcpy(f->local6_addr[f->nlocal6++], ifc->addr6, 16);
+        if (!ip6_is_unspec(ifc->sra6)) { /* answered by the stack (ip6_is_anycast) */
+            b = local6_bit(ifc->sra6);
+            f->local6[b >> 6] |= 1ull << (b & 63);
+            net_memcpy(f->local6_addr[f->nlocal6++], ifc->sra6, 16);
+        }
         if (f->nh6 && ((f->fast_ports >> i) & 1))
             f->fast6_ports |= 1u << i;
     }

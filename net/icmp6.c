@@ -15,11 +15,14 @@
 
 /* An echo request (RFC 4443 4.1) turned into its reply (4.2), the
  * message len bytes at m. */
-static void echo_reply_in_place(const struct net_iface *ifc, struct ip6_hdr *h, uint8_t *m, uint32_t len)
+static void echo_reply_in_place(const struct net_stack *s, const struct net_iface *ifc, struct ip6_hdr *h,
+                                uint8_t *m, uint32_t len)
 {
-    /* 4.2: the reply to a multicast request comes from our unicast address. */
+    /* 4.2, 2.2(b): the reply to a multicast or anycast request comes from
+     * our unicast address. */
     uint8_t src[16];
-    net_memcpy(src, ip6_is_mcast(h->dst) ? (ifc->has6 ? ifc->addr6 : ifc->ll6) : h->dst, 16);
+    bool group = ip6_is_mcast(h->dst) || ip6_is_anycast(s, h->dst);
+    net_memcpy(src, group ? (ifc->has6 ? ifc->addr6 : ifc->ll6) : h->dst, 16);
     net_memcpy(h->dst, h->src, 16);
     net_memcpy(h->src, src, 16);
     h->hlim = IP6_DEFAULT_HLIM;
@@ -64,7 +67,7 @@ void icmp6_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint
         goto drop;
     }
     s->ctr.icmp6_rx_echo++;
-    echo_reply_in_place(ifc, h, m, len);
+    echo_reply_in_place(s, ifc, h, m, len);
     p->flags = 0;
     s->ctr.icmp6_tx_echo_reply++;
     ip6_output(s, ifc, NULL, p, now_ns);
@@ -86,7 +89,7 @@ bool icmp6_echo_flat(struct net_stack *s, struct net_iface *ifc, uint8_t *d, uin
         return true;
     }
     s->ctr.icmp6_rx_echo++;
-    echo_reply_in_place(ifc, h, m, n);
+    echo_reply_in_place(s, ifc, h, m, n);
     if (ip6_output_parts(s, ifc, d, len, NULL, 0, now_ns) == 0)
         s->ctr.icmp6_tx_echo_reply++;
     return true;

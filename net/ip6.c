@@ -35,6 +35,11 @@ void ip6_iface_set(struct net_iface *ifc, const uint8_t *addr, uint8_t plen)
         net_memcpy(ifc->addr6, addr, 16);
     else
         net_memset(ifc->addr6, 0, 16);
+    /* RFC 4291 2.6.1: a router's for each subnet it is on; none on a /127
+     * (RFC 6164 6: it would be the other end's address) or a /128. */
+    net_memset(ifc->sra6, 0, 16);
+    if (addr && plen < 127)
+        ip6_prefix_of(addr, plen, ifc->sra6);
 }
 
 bool ip6_prefix_eq(const uint8_t *a, const uint8_t *b, unsigned plen)
@@ -209,9 +214,19 @@ bool ip6_is_ours(const struct net_stack *s, const uint8_t *a)
     return false;
 }
 
+bool ip6_is_anycast(const struct net_stack *s, const uint8_t *a)
+{
+    for (uint16_t i = 0; i < s->nports; i++) {
+        const struct net_iface *ifc = &s->iface[i];
+        if (ifc->dev && ifc->has6 && !ip6_is_unspec(ifc->sra6) && ip6_eq(a, ifc->sra6))
+            return true;
+    }
+    return false;
+}
+
 /* A group ifc listens to: all nodes, all routers where it advertises
  * (router solicitations go there, RFC 4861 6.1.1), or the solicited-node
- * group of one of its addresses. */
+ * group of one of its addresses, the anycast one included. */
 static bool in_group(const struct net_iface *ifc, const uint8_t *g)
 {
     static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1}, all_routers[16] = {0xff, 0x02, [15] = 2};
@@ -224,7 +239,10 @@ static bool in_group(const struct net_iface *ifc, const uint8_t *g)
     if (!ifc->has6)
         return false;
     ip6_solicited_node(ifc->addr6, sn);
-    return ip6_eq(g, sn);
+    if (ip6_eq(g, sn))
+        return true;
+    ip6_solicited_node(ifc->sra6, sn);
+    return !ip6_is_unspec(ifc->sra6) && ip6_eq(g, sn);
 }
 
 /* The upper layer of a datagram for us. */
@@ -420,6 +438,14 @@ void ip6_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64
         goto drop;
     }
     if (ip6_is_ours(s, h->dst)) {
+        deliver(s, ifc, p, now_ns);
+        return;
+    }
+    if (ip6_is_anycast(s, h->dst)) { /* a subnet's anycast: we answer its pings, and serve nothing on it */
+        if (h->next != IP6_PROTO_ICMP6) {
+            s->ctr.ip6_not_for_us++;
+            goto drop;
+        }
         deliver(s, ifc, p, now_ns);
         return;
     }

@@ -63,6 +63,9 @@ bool ip6_prefix_eq(const uint8_t *a, const uint8_t *b, unsigned plen);
 
 /* One of s's addresses, on any port. */
 bool ip6_is_ours(const struct net_stack *s, const uint8_t *a);
+/* a is a port's Subnet-Router anycast address (RFC 4291 2.6.1; struct
+ * net_iface sra6). Not "ours": nothing is sent from it. */
+bool ip6_is_anycast(const struct net_stack *s, const uint8_t *a);
 
 /* addr on ifc's link (its prefix, or link-local). */
 bool ip6_on_link(const struct net_iface *ifc, const uint8_t *addr);

@@ -131,7 +131,9 @@ static void send_na(struct net_stack *s, struct net_iface *ifc, const uint8_t *t
     static const uint8_t all_nodes[16] = {0xff, 0x02, [15] = 1};
     uint8_t body[NS_LEN] = {ND6_NA}, gmac[6];
     bool to_all = ip6_is_unspec(dst);
-    body[4] = (uint8_t)((s->route6 ? ND6_NA_ROUTER : 0) | (to_all ? 0 : ND6_NA_SOLICITED) | ND6_NA_OVERRIDE);
+    bool anycast = ip6_eq(target, ifc->sra6); /* 7.2.7: another node may answer for it too */
+    body[4] = (uint8_t)((s->route6 ? ND6_NA_ROUTER : 0) | (to_all ? 0 : ND6_NA_SOLICITED) |
+                        (anycast ? 0 : ND6_NA_OVERRIDE));
     net_memcpy(body + 8, target, 16);
     body[24] = ND6_OPT_TLLA;
     body[25] = 1;
@@ -242,9 +244,12 @@ bool nd6_find_lla(const uint8_t *o, uint32_t len, uint8_t want, uint8_t *mac, bo
     return found;
 }
 
+/* A target we answer for on ifc: its addresses, and its subnet's anycast
+ * (RFC 4861 7.2.4; answered at once, without 7.2.7's random delay). */
 static bool ours(const struct net_iface *ifc, const uint8_t *a)
 {
-    return ip6_eq(a, ifc->ll6) || (ifc->has6 && ip6_eq(a, ifc->addr6));
+    return ip6_eq(a, ifc->ll6) ||
+           (ifc->has6 && (ip6_eq(a, ifc->addr6) || (!ip6_is_unspec(ifc->sra6) && ip6_eq(a, ifc->sra6))));
 }
 
 static void seen(struct net_stack *s, struct net_iface *ifc, const uint8_t *ip, const uint8_t *mac)

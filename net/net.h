@@ -97,6 +97,7 @@ struct net_iface {
     bool has6;                  /* addr6 is set */
     uint8_t plen6;
     uint8_t addr6[16];
+    uint8_t sra6[16];           /* Subnet-Router anycast: the prefix, zeros after; all zero: none */
     uint8_t ll6[16];            /* link-local, from the MAC */
     struct nd6_cache nd;
     struct ra6_state ra;

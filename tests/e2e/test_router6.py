@@ -1,7 +1,7 @@
 """tests/e2e/test_router6.py: the router's IPv6 side (net/ip6.c, nd6.c,
 icmp6.c, userland/router6.c) with Linux hosts in namespaces: neighbour
-discovery both ways, ping6 to the router's addresses (global and
-link-local) and through it, the hop limit going down by one, time
+discovery both ways, ping6 to the router's addresses (global,
+link-local and Subnet-Router anycast) and through it, the hop limit going down by one, time
 exceeded and no-route unreachable from the router, TCP across it with
 matching bytes (on the batched fast path), and the counters; IPv4 keeps working beside it. Then the
 same on two cores with the device's RSS, where neighbour advertisements
@@ -79,6 +79,9 @@ def check_router6(lab, tmp_path):
     b = bytes.fromhex(mac.replace(":", ""))
     eui = ipaddress.IPv6Address(b"\xfe\x80" + bytes(6) + bytes([b[0] ^ 2, b[1], b[2], 0xff, 0xfe, b[3], b[4], b[5]]))
     left.run(f"ping -6 -c 2 -i 0.2 -W 3 {eui}%{left.tap}", timeout=30)  # the link-local one (RFC 4291 2.5.6)
+    for anycast in ("2001:db8::", "2001:db8:1::"):  # each subnet's Subnet-Router anycast (2.6.1), one routed to us
+        r = left.run(f"ping -6 -c 2 -i 0.2 -W 3 {anycast}", timeout=30)
+        assert "from 2001:db8::1" in r.stdout, r.stdout  # answered from the unicast address (RFC 4443 2.2)
     right.run("ping -6 -c 3 -i 0.2 -W 3 2001:db8::2", timeout=30)  # through, on-link both sides
     r = left.run("ping -6 -c 1 -t 1 -W 3 2001:db8:99::2", check=False, timeout=20)
     assert "Time exceeded" in r.stdout and "2001:db8::1" in r.stdout, r.stdout

@@ -217,6 +217,54 @@ TEST(ip6_udp_echoed)
     fake_net_free(&fn);
 }
 
+/* Each port's Subnet-Router anycast address (RFC 4291 2.6.1): a
+ * solicitation for it is answered without the override flag (RFC 4861
+ * 7.2.7), a ping to it answered from the port's unicast address (RFC 4443
+ * 2.2), anything else to it dropped, not forwarded onto the link; a /127
+ * has none (RFC 6164 6). */
+TEST(ip6_subnet_router_anycast)
+{
+    struct fake_net fn;
+    setup(&fn);
+    CHECK_EQ(udp_echo_start(fn.s, 7), 0);
+    resolve_peer0(&fn);
+    fake_net_all_free(&fn);
+    static const uint8_t any0[16] = {0x20, 0x01, 0x0d, 0xb8}, any1[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1};
+    uint8_t f[1600], sn[16], gmac[6] = {0x33, 0x33, 0xff};
+    ip6_solicited_node(any0, sn);
+    memcpy(gmac + 3, sn + 13, 3);
+    fake_net_input(&fn, 0, f, ns(f, gmac, fake_peer_mac, PEER0, sn, any0, fake_peer_mac));
+    CHECK_EQ(fn.nd[0].nsent, 1);
+    if (fn.nd[0].nsent == 1) {
+        const struct pkt *p = fn.nd[0].sent[0];
+        CHECK(icmp_ok(p) && icmp_of(p)[0] == ND6_NA && memcmp(icmp_of(p) + 8, any0, 16) == 0);
+        CHECK(icmp_of(p)[4] == (ND6_NA_ROUTER | ND6_NA_SOLICITED));
+    }
+    fake_net_all_free(&fn);
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, any0, 64, 10));
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, any1, 64, 10)); /* the other port's, routed to us */
+    CHECK_EQ(fn.nd[0].nsent, 2);
+    for (uint32_t i = 0; i < fn.nd[0].nsent; i++) {
+        const struct pkt *p = fn.nd[0].sent[i];
+        CHECK(icmp_ok(p) && icmp_of(p)[0] == ICMP6_ECHO_REPLY && memcmp(hdr_of(p)->src, A0, 16) == 0);
+    }
+    fake_net_all_free(&fn);
+    fake_net_input(&fn, 0, f, udp6(f, PEER0, any1, 7, 10));
+    CHECK_EQ(fn.nd[0].nsent + fn.nd[1].nsent, 0);
+    CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=5 eth-tx=4 ip6-rx=5 ip6-local=4 ip6-tx=4 ip6-not-for-us=1 "
+                                        "icmp6-rx=4 icmp6-rx-echo=2 icmp6-tx-echo-reply=2 nd6-rx-ns=2 nd6-tx-na=2"),
+             0);
+    /* On a /127 the prefix with zeros is the other end: forwarded there. */
+    static const uint8_t a127[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 1};
+    net_iface_set_addr6(fn.s, 1, a127, 127);
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, any1, 64, 10));
+    CHECK_EQ(fn.s->ctr.ip6_forwarded, 1);
+    CHECK_EQ(fn.s->ctr.nd6_tx_ns, 1); /* resolving it, the datagram queued */
+    nd6_release(fn.s, &fn.s->iface[1]);
+    CHECK(fake_net_all_free(&fn));
+    fake_net_free(&fn);
+}
+
 TEST(ip6_forwarded_after_resolution_with_queue)
 {
     struct fake_net fn;
