@@ -65,6 +65,13 @@ static void adj6_flush(struct fwd *f)
     net_memset(f->adj6, 0, sizeof(f->adj6));
 }
 
+static void local6_add(struct fwd *f, const uint8_t *a)
+{
+    uint32_t b = local6_bit(a);
+    f->local6[b >> 6] |= 1ull << (b & 63);
+    net_memcpy(f->local6_addr[f->nlocal6++], a, 16);
+}
+
 void fwd6_sync(struct fwd *f, const struct net_stack *s)
 {
     f->fast6_ports = 0;
@@ -74,14 +81,9 @@ void fwd6_sync(struct fwd *f, const struct net_stack *s)
         const struct net_iface *ifc = &s->iface[i];
         if (ifc->dev == NULL || !ifc->has6)
             continue;
-        uint32_t b = local6_bit(ifc->addr6);
-        f->local6[b >> 6] |= 1ull << (b & 63);
-        net_memcpy(f->local6_addr[f->nlocal6++], ifc->addr6, 16);
-        if (!ip6_is_unspec(ifc->sra6)) { /* answered by the stack (ip6_is_anycast) */
-            b = local6_bit(ifc->sra6);
-            f->local6[b >> 6] |= 1ull << (b & 63);
-            net_memcpy(f->local6_addr[f->nlocal6++], ifc->sra6, 16);
-        }
+        local6_add(f, ifc->addr6);
+        if (!ip6_is_unspec(ifc->sra6)) /* answered by the stack (ip6_is_anycast) */
+            local6_add(f, ifc->sra6);
         if (f->nh6 && ((f->fast_ports >> i) & 1))
             f->fast6_ports |= 1u << i;
     }
