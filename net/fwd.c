@@ -235,11 +235,8 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
             exception(f, s, p, nh, now_ns);
             continue;
         }
-        net_memcpy(d, a->eth, 2 * ETH_ALEN);
-        if (NET_UNLIKELY(mac != a->eth))
-            net_memcpy(d, mac, ETH_ALEN);
         fwd_ttl_dec(h);
-        fwd_put_tx(f, a->port, p);
+        fwd_send_adj(f, a, mac, p);
         nfast++;
     }
     f->ctr.fast += nfast;

@@ -200,11 +200,16 @@ static inline bool fwd_unicast_to_us(const struct fwd *f, const uint8_t *d, uint
     return ((fwd_load64(d) ^ f->mac64[port]) & fwd_load64(mask)) == 0;
 }
 
-/* Frame p out of port with this burst's frames. */
-static inline void fwd_put_tx(struct fwd *f, uint16_t port, struct pkt *p)
+/* Frame p out of adjacency a's port with this burst's frames, its
+ * Ethernet addresses a's: mac is the destination's, a->eth itself or what
+ * a per-packet lookup found (NEXTHOP_ADJ_LINK). */
+static inline void fwd_send_adj(struct fwd *f, const struct nexthop_adj *a, const uint8_t *mac, struct pkt *p)
 {
-    f->tx[port][NET_TX_BURST + f->ntx[port]++] = p;
-    f->dirty |= 1u << port;
+    __builtin_memcpy(p->data, a->eth, 2 * ETH_ALEN);
+    if (__builtin_expect(mac != a->eth, 0))
+        __builtin_memcpy(p->data, mac, ETH_ALEN);
+    f->tx[a->port][NET_TX_BURST + f->ntx[a->port]++] = p;
+    f->dirty |= 1u << a->port;
 }
 
 /* fwd6.c: fwd_sync's IPv6 part; whether frame p is plain transit IPv6 for

@@ -21,6 +21,7 @@ void fwd_set_route6(struct fwd *f, const struct route6 *rt6, const struct fwd_nh
     f->rt6 = rt6;
     f->nh6 = nh6;
     f->nnh6 = n < FWD_NH6_MAX ? n : FWD_NH6_MAX;
+    net_memset(f->adj6, 0, sizeof(f->adj6)); /* then adj6_flush's bound holds */
     if (f->lookup6 == NULL || f->lookup6 == lookup6_default) {
         f->lookup6 = lookup6_default;
         f->lookup6_ctx = (void *)(uintptr_t)rt6; /* route6_lookup_burst takes it const */
@@ -60,9 +61,10 @@ static inline uint64_t nd_gen(const struct net_stack *s)
     return s->ctr.nd6_rx_ns + s->ctr.nd6_rx_na + s->ctr.nd6_learned_remote;
 }
 
+/* Only [0, nnh6) is ever filled: fwd6_forward takes other indexes as 0. */
 static void adj6_flush(struct fwd *f)
 {
-    net_memset(f->adj6, 0, sizeof(f->adj6));
+    net_memset(f->adj6, 0, (f->nnh6 ? f->nnh6 : 1) * sizeof(f->adj6[0]));
 }
 
 static void local6_add(struct fwd *f, const uint8_t *a)
@@ -141,7 +143,7 @@ static const struct nexthop_adj *adj6_fill(struct fwd *f, struct net_stack *s, u
     struct nexthop_adj *a = &f->adj6[idx];
     net_memset(a, 0, sizeof(*a));
     a->until_ns = now_ns + NEXTHOP_ADJ_TTL_NS;
-    if (idx == 0 || idx >= f->nnh6)
+    if (idx == 0)
         return a;
     const struct fwd_nh6 *nh = &f->nh6[idx];
     struct net_iface *ifc = net_iface_get(s, nh->port);
@@ -174,11 +176,10 @@ void fwd6_forward(struct fwd *f, struct net_stack *s, uint32_t n, struct pkt **s
     uint32_t nfast = 0;
     for (uint32_t i = 0; i < n; i++) {
         struct pkt *p = f->fast6[i];
-        uint32_t nh = f->nh6v[i] < FWD_NH6_MAX ? f->nh6v[i] : 0;
+        uint32_t nh = f->nh6v[i] < f->nnh6 ? f->nh6v[i] : 0; /* 0: no next hop, the stack's */
         const struct nexthop_adj *a = &f->adj6[nh];
         if (NET_UNLIKELY(now_ns >= a->until_ns))
             a = adj6_fill(f, s, nh, now_ns);
-        uint8_t *d = p->data;
         const uint8_t *mac = a->eth;
         if (NET_UNLIKELY(a->state != NEXTHOP_ADJ_MAC)) {
             mac = NULL;
@@ -189,11 +190,8 @@ void fwd6_forward(struct fwd *f, struct net_stack *s, uint32_t n, struct pkt **s
             slow[(*nslow)++] = p; /* as it came: the stack resolves, or sends the ICMPv6 error */
             continue;
         }
-        net_memcpy(d, a->eth, 2 * ETH_ALEN);
-        if (NET_UNLIKELY(mac != a->eth))
-            net_memcpy(d, mac, ETH_ALEN);
-        d[ETH_HDR_LEN + 7]--; /* hop limit */
-        fwd_put_tx(f, a->port, p);
+        p->data[ETH_HDR_LEN + 7]--; /* hop limit */
+        fwd_send_adj(f, a, mac, p);
         nfast++;
     }
     f->ctr.fast += nfast;
