@@ -32,20 +32,20 @@
 #define IGB_MPC 0x04010 /* missed packets, clear on read (8.19.14) */
 
 /* Per-queue registers, queue n = 0..15, at their non-aliased addresses
- * (8.10.x RX queues at 0xC000, 8.12.x TX queues at 0xE000). */
-#define IGB_RDBAL(n) (0x0c000 + 0x40 * (n))
-#define IGB_RDBAH(n) (0x0c004 + 0x40 * (n))
-#define IGB_RDLEN(n) (0x0c008 + 0x40 * (n))
-#define IGB_SRRCTL(n) (0x0c00c + 0x40 * (n))
-#define IGB_RDH(n) (0x0c010 + 0x40 * (n))
-#define IGB_RDT(n) (0x0c018 + 0x40 * (n))
-#define IGB_RXDCTL(n) (0x0c028 + 0x40 * (n))
-#define IGB_TDBAL(n) (0x0e000 + 0x40 * (n))
-#define IGB_TDBAH(n) (0x0e004 + 0x40 * (n))
-#define IGB_TDLEN(n) (0x0e008 + 0x40 * (n))
-#define IGB_TDH(n) (0x0e010 + 0x40 * (n))
-#define IGB_TDT(n) (0x0e018 + 0x40 * (n))
-#define IGB_TXDCTL(n) (0x0e028 + 0x40 * (n))
+ * (8.10.x RX queues at 0xC000, 8.12.x TX queues at 0xE000), each the same
+ * block: the offsets below from its base (a VF's queue has the same block,
+ * igbvf.c). */
+#define IGB_RXQ(n) (0x0c000 + 0x40 * (n))
+#define IGB_TXQ(n) (0x0e000 + 0x40 * (n))
+enum {
+    IGB_Q_BAL = 0x00,    /* RDBAL / TDBAL: ring base, low half */
+    IGB_Q_BAH = 0x04,
+    IGB_Q_LEN = 0x08,    /* RDLEN / TDLEN: bytes */
+    IGB_Q_SRRCTL = 0x0c, /* RX only */
+    IGB_Q_HEAD = 0x10,
+    IGB_Q_TAIL = 0x18,
+    IGB_Q_DCTL = 0x28,   /* RXDCTL / TXDCTL */
+};
 
 enum {
     /* CTRL (8.2.1) */

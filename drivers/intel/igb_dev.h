@@ -1,0 +1,84 @@
+/* drivers/intel/igb_dev.h: what the 82576 drivers share, physical
+ * function (igb.c) and virtual function (igbvf.c): both use the same
+ * advanced descriptors and so the same data path (igb_rxtx.c), each on
+ * the ring registers of its own queues. Only drivers/intel includes it. */
+#ifndef DRIVERS_INTEL_IGB_DEV_H
+#define DRIVERS_INTEL_IGB_DEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "drivers/intel/igb_regs.h"
+#include "net/netdev.h"
+#include "net/pkt.h"
+
+#define IGB_RX_RING 512u /* descriptors (RDLEN: a multiple of 128 bytes) */
+#define IGB_TX_RING 512u
+#define IGB_RSS_MAX_PAIRS 8u
+_Static_assert(IGB_RSS_MAX_PAIRS <= NETDEV_MAX_QUEUES, "queue arrays");
+
+/* What a context slot holds (7.2.2.2), as written. */
+struct igb_txctx {
+    uint32_t macip;       /* vlan_macip_lens */
+    uint32_t tucmd;       /* type_tucmd_mlhl, TUCMD bits only */
+    uint32_t mss_l4len;   /* mss_l4len_idx without IDX; 0: no TSO */
+    bool valid;
+};
+
+/* The driver's own TX counters, per queue (`show igb`). */
+struct igb_txstats {
+    uint64_t csum_offload;   /* tx-csum-offload: non-TSO frames with TXSM */
+    uint64_t csum_software;  /* tx-csum-software: finished by csum_pkt_finish */
+    uint64_t tso_frames;     /* tx-tso-frames: frames with TSE */
+    uint64_t tso_segments;   /* tx-tso-segments: what the device cut them into */
+    uint64_t ctx_descs;      /* tx-context-descriptors: ring slots spent on contexts */
+    uint64_t offload_bad;    /* tx-offload-bad: dropped, an offload the device cannot do */
+};
+
+/* One queue pair; its owner's alone. */
+struct igb_queue {
+    volatile union igb_rx_desc *rx;
+    volatile struct igb_tx_desc *tx;
+    struct pkt **rx_slot; /* the buffer posted at each RX descriptor */
+    struct pkt **tx_slot; /* the buffer behind each TX descriptor */
+    uint16_t *tx_last;    /* at a frame's first TX descriptor: its last (RS) one */
+    volatile uint32_t *rdt, *tdt;
+    struct pkt_pool *pool;
+    uint16_t rx_next;     /* next RX descriptor to complete */
+    uint16_t rx_tail;     /* next to post; RDT's value */
+    uint16_t rx_posted;   /* descriptors holding a buffer */
+    bool rx_discard;      /* inside a multi-descriptor frame being dropped */
+    uint16_t tx_tail;     /* next to fill; TDT's value */
+    uint16_t tx_clean;    /* oldest not reclaimed */
+    uint16_t tx_used;     /* descriptors between tx_clean and tx_tail */
+    uint8_t ctx_next;     /* context slot to overwrite next: the one used less recently */
+    struct igb_txctx ctx[IGB_TXCTX_SLOTS];
+    struct igb_txstats txs;
+} __attribute__((aligned(64)));
+
+struct igb {
+    struct netdev dev;
+    volatile uint8_t *regs;
+    struct igb_queue *q[IGB_RSS_MAX_PAIRS];
+    uint16_t pairs;
+    char where[24];        /* "igb 00:03.0": messages from before the port has a name */
+};
+
+static inline uint32_t igb_rd32(const struct igb *g, uint32_t reg) { return *(volatile const uint32_t *)(g->regs + reg); }
+static inline void igb_wr32(struct igb *g, uint32_t reg, uint32_t v) { *(volatile uint32_t *)(g->regs + reg) = v; }
+/* Bounded wait for (reg & mask) == want; false on timeout. */
+bool igb_wait_reg(struct igb *g, uint32_t reg, uint32_t mask, uint32_t want, uint32_t timeout_us);
+
+/* igb_rxtx.c: the data path (netdev_ops' bursts). */
+uint16_t igb_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n);
+uint16_t igb_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n);
+/* A queue pair's rings and slots, refilled from pool. */
+struct igb_queue *igb_queue_alloc(struct pkt_pool *pool);
+/* Programs and enables the pair whose RX registers start at rx_base and TX
+ * ones at tx_base (RDBAL, TDBAL: the layout below is the same at every
+ * queue's address, PF or VF), then posts its RX buffers. */
+void igb_queue_start(struct igb *g, uint16_t qi, uint32_t rx_base, uint32_t tx_base);
+/* `show igb` lists g's TX offload counters. */
+void igb_show_add(struct igb *g);
+
+#endif

@@ -1,0 +1,513 @@
+/* drivers/intel/igb_rxtx.c: the 82576's data path, polled, shared by the
+ * physical function (igb.c) and the virtual function (igbvf.c): no
+ * interrupts, no register read, one tail write per burst.
+ *
+ * RX: advanced one-buffer descriptors (7.1.5), 2 KiB buffers from the
+ * queue's pool, frame at the usual data offset. Completed descriptors are
+ * found by their DD bit; RDT is written once per refill, after a burst.
+ * TX: advanced data descriptors (7.2.2.3), one per buffer, EOP and RS on a
+ * frame's last; completions by DD, reclaimed lazily; TDT written once per
+ * burst. Checksum offload and TSO (TCP over IPv4 and IPv6) through
+ * advanced context descriptors (7.2.2.2), written only when the queue's
+ * two context slots hold nothing that fits. docs/igb.md has the rest. */
+#include "drivers/intel/igb_dev.h"
+
+#include "kernel/cli.h"
+#include "kernel/console.h"
+#include "kernel/kalloc.h"
+#include "kernel/lib.h"
+#include "kernel/memmap.h"
+#include "kernel/ports.h"
+#include "kernel/time.h"
+#include "net/csum.h"
+#include "net/wire.h"
+
+#define REFILL_BATCH 32u      /* refill once this many RX descriptors are empty */
+#define TX_RECLAIM_AT 64u     /* reclaim once this many TX descriptors are in use */
+#define TX_CHAIN_MAX 64u      /* data descriptors of one frame (QEMU takes 64) */
+
+_Static_assert((IGB_RX_RING * sizeof(union igb_rx_desc)) % 128 == 0, "RDLEN: 128-byte multiple (8.10.5)");
+_Static_assert((IGB_TX_RING * sizeof(struct igb_tx_desc)) % 128 == 0, "TDLEN: 128-byte multiple (8.12.4)");
+_Static_assert((IGB_RX_RING & (IGB_RX_RING - 1)) == 0 && (IGB_TX_RING & (IGB_TX_RING - 1)) == 0,
+               "rings are powers of two");
+_Static_assert(PKT_DATA_ROOM >= 1522, "a 1522-byte frame (LPE off) fits one buffer");
+
+static struct igb *to_igb(struct netdev *dev) { return dev->priv; }
+
+static struct igb *igb_ports[PORTS_MAX]; /* for `show igb` */
+static int igb_nports;
+
+/* Descriptors are ordinary write-back memory and the tail registers
+ * uncached: x86 keeps stores in order, so the compiler is all that must not
+ * move the tail write above the descriptor stores. */
+static inline void dma_wmb(void) { __atomic_signal_fence(__ATOMIC_RELEASE); }
+static inline void dma_rmb(void) { __atomic_signal_fence(__ATOMIC_ACQUIRE); }
+
+/* ---- data path ---- */
+
+static void rx_refill(struct netdev *dev, struct igb_queue *q, uint16_t qi)
+{
+    struct pkt *fresh[REFILL_BATCH];
+    uint16_t before = q->rx_tail;
+    while (q->rx_posted < IGB_RX_RING - 1) { /* off by one on purpose: RDT == RDH means empty */
+        uint32_t want = IGB_RX_RING - 1 - q->rx_posted;
+        want = want < REFILL_BATCH ? want : REFILL_BATCH;
+        uint32_t got = pkt_alloc_bulk(q->pool, fresh, want);
+        for (uint32_t i = 0; i < got; i++) {
+            uint16_t t = q->rx_tail;
+            q->rx_slot[t] = fresh[i];
+            q->rx[t].read.pkt_addr = pkt_data_phys(fresh[i]);
+            q->rx[t].read.hdr_addr = 0; /* clears DD (7.1.5) */
+            q->rx_tail = (uint16_t)((t + 1) & (IGB_RX_RING - 1));
+        }
+        q->rx_posted = (uint16_t)(q->rx_posted + got);
+        if (got < want) {
+            dev->stats[qi].rx_no_buf += want - got;
+            break;
+        }
+    }
+    if (q->rx_tail != before) {
+        dma_wmb();
+        *q->rdt = q->rx_tail;
+        dev->stats[qi].rx_doorbells++;
+    }
+}
+
+/* Offload results of a completed descriptor (7.1.5.2). */
+static void rx_meta(struct pkt *p, const volatile union igb_rx_desc *d, uint32_t status)
+{
+    if ((status & IGB_RXD_L4CS) && !(status & IGB_RXD_ERR_L4E))
+        p->flags |= PKT_RX_L4_CSUM_OK;
+    if ((status & IGB_RXD_IPCS) && !(status & IGB_RXD_ERR_IPE))
+        p->flags |= PKT_RX_IP_CSUM_OK;
+    if (d->wb.info & IGB_RXD_RSS_TYPE_MASK) { /* only with RXCSUM.PCSD: RSS is on */
+        p->rss_hash = d->wb.rss_hash;
+        p->flags |= PKT_F_RSS_HASH;
+    }
+}
+
+static void tx_reclaim(struct igb_queue *q)
+{
+    while (q->tx_used) {
+        uint16_t last = q->tx_last[q->tx_clean];
+        if (!(q->tx[last].olinfo_status & IGB_TXD_STAT_DD))
+            break;
+        uint16_t n = (uint16_t)(((last - q->tx_clean) & (IGB_TX_RING - 1)) + 1);
+        for (uint16_t i = 0; i < n; i++) {
+            uint16_t k = (uint16_t)((q->tx_clean + i) & (IGB_TX_RING - 1));
+            if (q->tx_slot[k]) /* each buffer of a chain has its own; a context descriptor none */
+                pkt_free(q->tx_slot[k]);
+            q->tx_slot[k] = NULL;
+        }
+        q->tx_clean = (uint16_t)((last + 1) & (IGB_TX_RING - 1));
+        q->tx_used = (uint16_t)(q->tx_used - n);
+    }
+}
+
+uint16_t igb_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)
+{
+    struct igb_queue *q = to_igb(dev)->q[qi];
+    struct netdev_qstats *st = &dev->stats[qi];
+    uint16_t got = 0;
+    uint64_t bytes = 0;
+    while (got < n && q->rx_posted) {
+        volatile union igb_rx_desc *d = &q->rx[q->rx_next];
+        uint32_t status = d->wb.status_error;
+        if (!(status & IGB_RXD_DD))
+            break;
+        dma_rmb(); /* the rest of the descriptor after DD */
+        struct pkt *p = q->rx_slot[q->rx_next];
+        q->rx_slot[q->rx_next] = NULL;
+        q->rx_next = (uint16_t)((q->rx_next + 1) & (IGB_RX_RING - 1));
+        q->rx_posted--;
+        /* A frame over several descriptors (larger than a buffer: not with
+         * LPE off) or with a MAC error: every buffer of it dropped, once
+         * counted. */
+        if (q->rx_discard || !(status & IGB_RXD_EOP) || (status & IGB_RXD_ERR_RXE)) {
+            if (!q->rx_discard)
+                st->rx_error++;
+            q->rx_discard = !(status & IGB_RXD_EOP);
+            pkt_free(p);
+            continue;
+        }
+        p->len = d->wb.length;
+        p->port = dev->index;
+        p->queue = qi;
+        rx_meta(p, d, status);
+        bytes += p->len;
+        pkts[got++] = p;
+    }
+    if (IGB_RX_RING - 1 - q->rx_posted >= REFILL_BATCH || (got == 0 && q->rx_posted < IGB_RX_RING - 1))
+        rx_refill(dev, q, qi);
+    if (got == 0 && q->tx_used)
+        tx_reclaim(q); /* idle: give finished TX buffers back to the pool */
+    netdev_count_rx(st, got, bytes);
+    return got;
+}
+
+/* ---- TX offloads: checksums and TSO (7.2.2.2, 7.2.2.3) ---- */
+
+/* What a frame asks of the device: the context it needs and the data
+ * descriptor's options. */
+struct tx_off {
+    struct igb_txctx ctx;
+    uint32_t popts;       /* TXSM, and IXSM for TSO */
+    uint32_t mac_len;     /* MACLEN */
+    uint32_t hdr_len;     /* TSO: MAC, IP and TCP headers */
+    bool tso;
+};
+
+enum tx_how {
+    TX_PLAIN,    /* no offload asked */
+    TX_HW,       /* the device does it: *o filled */
+    TX_SOFTWARE, /* a checksum the device cannot place (not TCP/UDP): csum_pkt_finish */
+    TX_BAD,      /* cannot be sent right: dropped */
+};
+
+/* Reads the headers of p (a PKT_TX_L4_CSUM, TSO4 or TSO6 frame, headers
+ * in its first buffer): MACLEN from the Ethernet header (one 802.1Q tag
+ * counted in), IPLEN = csum_start - MACLEN, the L4 type from csum_offset
+ * (16: TCP, 6: UDP), and for TSO the TCP header length. p is not changed. */
+static enum tx_how tx_classify(const struct pkt *p, struct tx_off *o)
+{
+    if (!(p->flags & (PKT_TX_L4_CSUM | PKT_TX_TSO4 | PKT_TX_TSO6)))
+        return TX_PLAIN;
+    bool tso = (p->flags & (PKT_TX_TSO4 | PKT_TX_TSO6)) != 0, chain = (p->flags & PKT_F_CHAIN) != 0;
+    const uint8_t *f = p->data;
+    uint32_t mac = ETH_HDR_LEN, l4 = p->csum_start;
+    if (p->len >= ETH_HDR_LEN && (f[12] << 8 | f[13]) == ETH_TYPE_VLAN)
+        mac += ETH_VLAN_LEN;
+    uint32_t type = p->len >= mac ? (uint32_t)(f[mac - 2] << 8 | f[mac - 1]) : 0;
+    bool tcp = p->csum_offset == 16, udp = p->csum_offset == 6;
+    bool fits = (type == ETH_TYPE_IP4 || type == ETH_TYPE_IP6) && (tcp || udp) && l4 > mac &&
+                l4 - mac <= IGB_TXCTX_IPLEN_MAX && l4 + p->csum_offset + 2u <= p->len;
+    if (!fits && !tso)
+        return chain ? TX_BAD : TX_SOFTWARE; /* csum_pkt_finish sums one buffer only */
+    uint32_t tso_type = p->flags & PKT_TX_TSO4 ? ETH_TYPE_IP4 : ETH_TYPE_IP6;
+    if (!fits || (tso && (type != tso_type || !tcp || p->tso_mss == 0)))
+        return TX_BAD;
+    *o = (struct tx_off){
+        .ctx = {.macip = mac << IGB_TXCTX_MACLEN_SHIFT | (l4 - mac),
+                .tucmd = (type == ETH_TYPE_IP4 ? IGB_TXCTX_TUCMD_IPV4 : 0) | (tcp ? IGB_TXCTX_TUCMD_L4T_TCP : 0),
+                .valid = true},
+        .popts = IGB_TXD_POPTS_TXSM,
+        .mac_len = mac,
+    };
+    if (tso) {
+        uint32_t l4len = (uint32_t)(f[l4 + 12] >> 4) * 4;
+        if (l4len < 20 || l4 + l4len > p->len || l4 + l4len >= 512) /* headers in 512 bytes (7.2.2.2) */
+            return TX_BAD;
+        o->ctx.mss_l4len = (uint32_t)p->tso_mss << IGB_TXCTX_MSS_SHIFT | l4len << IGB_TXCTX_L4LEN_SHIFT;
+        if (type == ETH_TYPE_IP4) /* each segment's IPv4 header checksum; IPv6 has none */
+            o->popts |= IGB_TXD_POPTS_IXSM;
+        o->hdr_len = l4 + l4len;
+        o->tso = true;
+    }
+    return TX_HW;
+}
+
+/* A context slot that already holds o's parameters, or -1. A plain
+ * checksum ignores MSS and L4LEN (7.2.2.2), so a TSO context serves it. */
+static int ctx_lookup(const struct igb_queue *q, const struct tx_off *o)
+{
+    for (int i = 0; i < IGB_TXCTX_SLOTS; i++) {
+        const struct igb_txctx *c = &q->ctx[i];
+        if (c->valid && c->macip == o->ctx.macip && c->tucmd == o->ctx.tucmd &&
+            (!o->tso || c->mss_l4len == o->ctx.mss_l4len))
+            return i;
+    }
+    return -1;
+}
+
+/* The slot a new context for o goes to: for TSO, one holding the same
+ * headers without TSO (the new one serves its frames too), else the one
+ * used less recently. */
+static uint32_t ctx_victim(const struct igb_queue *q, const struct tx_off *o)
+{
+    for (uint32_t i = 0; o->tso && i < IGB_TXCTX_SLOTS; i++)
+        if (q->ctx[i].valid && q->ctx[i].macip == o->ctx.macip && q->ctx[i].tucmd == o->ctx.tucmd)
+            return i;
+    return q->ctx_next;
+}
+
+static void ctx_write(struct igb_queue *q, uint16_t t, uint32_t slot, const struct tx_off *o)
+{
+    volatile struct igb_tx_ctx_desc *c = (volatile struct igb_tx_ctx_desc *)&q->tx[t];
+    c->vlan_macip_lens = o->ctx.macip;
+    c->seqnum_seed = 0;
+    c->type_tucmd_mlhl = o->ctx.tucmd | IGB_TXD_DTYP_CTXT | IGB_TXD_CMD_DEXT;
+    c->mss_l4len_idx = o->ctx.mss_l4len | slot << IGB_TXD_IDX_SHIFT;
+    q->tx_slot[t] = NULL;
+    q->ctx[slot] = o->ctx;
+    q->txs.ctx_descs++;
+}
+
+/* TSO's prototype header (the datasheet's TCP segmentation rules, as in
+ * Linux and FreeBSD igb): IPv4 total length and header checksum, or IPv6
+ * payload length, zero (the device writes each segment's), and in the TCP checksum field the
+ * pseudo-header sum without the length, which the device adds per
+ * segment. The stack summed the whole frame's TCP length in (net/tcp_out.c
+ * fill_hdr): taken back out here. */
+static void tso_headers(struct pkt *p, const struct tx_off *o, uint32_t frame_len)
+{
+    uint8_t *ip = p->data + o->mac_len, *field = p->data + p->csum_start + p->csum_offset;
+    uint16_t sum;
+    memcpy(&sum, field, 2);
+    sum = csum_fold(csum_add(sum, (uint16_t)~net_htons((uint16_t)(frame_len - p->csum_start))));
+    memcpy(field, &sum, 2);
+    if (o->ctx.tucmd & IGB_TXCTX_TUCMD_IPV4) {
+        memset(ip + 2, 0, 2);  /* total length */
+        memset(ip + 10, 0, 2); /* header checksum */
+    } else {
+        memset(ip + 4, 0, 2);  /* payload length */
+    }
+}
+
+/* The bytes of a checksummed frame to send: an IPv4 frame's padding left
+ * off (PSP pads on the wire), for a checksum engine that counts every byte
+ * after the IP header into the length (QEMU's, on a backend without vnet
+ * headers) would sum it in. */
+static uint32_t unpadded_len(const struct pkt *p, const struct tx_off *o, uint32_t len)
+{
+    const uint8_t *ip = p->data + o->mac_len;
+    uint32_t end = o->mac_len + (uint32_t)(ip[2] << 8 | ip[3]);
+    bool v4 = (o->ctx.tucmd & IGB_TXCTX_TUCMD_IPV4) != 0;
+    return v4 && !(p->flags & PKT_F_CHAIN) && end < len && end >= p->csum_start + p->csum_offset + 2u ? end : len;
+}
+
+/* Descriptors for frame p from tx_tail on: a context descriptor when o
+ * needs one that no slot holds, then one data descriptor per buffer; false
+ * (nothing written, p unchanged) when they do not fit. */
+static bool tx_frame(struct igb_queue *q, struct pkt *p, const struct tx_off *o, uint32_t *frame_len)
+{
+    uint32_t nbuf = 1, len = p->len;
+    for (const struct pkt *e = p; e->flags & PKT_F_CHAIN; e = e->next) {
+        nbuf++;
+        len += e->next->len;
+    }
+    int slot = o ? ctx_lookup(q, o) : 0;
+    uint32_t need = nbuf + (slot < 0);
+    if (nbuf > TX_CHAIN_MAX || need > IGB_TX_RING - 1u - q->tx_used)
+        return false;
+    uint16_t first = q->tx_tail, t = first;
+    uint32_t cmd = IGB_TXD_DTYP_DATA | IGB_TXD_CMD_DEXT | IGB_TXD_CMD_IFCS;
+    uint32_t olinfo = len << IGB_TXD_PAYLEN_SHIFT; /* PAYLEN: the whole frame (7.2.2.3) */
+    if (o) {
+        if (slot < 0) {
+            slot = (int)ctx_victim(q, o);
+            ctx_write(q, t, (uint32_t)slot, o);
+            t = (uint16_t)((t + 1) & (IGB_TX_RING - 1));
+        }
+        q->ctx_next = (uint8_t)(slot ^ 1);
+        olinfo = o->popts | (uint32_t)slot << IGB_TXD_IDX_SHIFT;
+        if (o->tso) {
+            uint32_t pay = len - o->hdr_len, mss = p->tso_mss;
+            tso_headers(p, o, len);
+            cmd |= IGB_TXD_CMD_TSE;
+            olinfo |= pay << IGB_TXD_PAYLEN_SHIFT; /* with TSE: the payload after the headers */
+            q->txs.tso_frames++;
+            q->txs.tso_segments += (pay + mss - 1) / mss;
+        } else {
+            len = unpadded_len(p, o, len);
+            olinfo |= len << IGB_TXD_PAYLEN_SHIFT;
+            q->txs.csum_offload++;
+        }
+    }
+    for (struct pkt *e = p;; e = e->next) {
+        bool last = !(e->flags & PKT_F_CHAIN);
+        q->tx_slot[t] = e;
+        q->tx[t].addr = pkt_data_phys(e);
+        uint32_t dlen = e == p && last ? len : e->len; /* one buffer: maybe unpadded */
+        q->tx[t].cmd_type_len = dlen | cmd | (last ? IGB_TXD_CMD_EOP | IGB_TXD_CMD_RS : 0);
+        q->tx[t].olinfo_status = e == p ? olinfo : 0; /* PAYLEN, POPTS, IDX: the first's count */
+        if (last)
+            break;
+        t = (uint16_t)((t + 1) & (IGB_TX_RING - 1));
+    }
+    q->tx_last[first] = t;
+    q->tx_tail = (uint16_t)((t + 1) & (IGB_TX_RING - 1));
+    q->tx_used = (uint16_t)(q->tx_used + need);
+    *frame_len = len;
+    return true;
+}
+
+uint16_t igb_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)
+{
+    struct igb_queue *q = to_igb(dev)->q[qi];
+    struct netdev_qstats *st = &dev->stats[qi];
+    bool reclaimed = q->tx_used >= TX_RECLAIM_AT || q->tx_used + n > IGB_TX_RING - 1;
+    if (reclaimed)
+        tx_reclaim(q);
+    uint16_t sent = 0, queued = 0;
+    uint64_t bytes = 0;
+    for (; sent < n; sent++) {
+        struct pkt *p = pkts[sent];
+        struct tx_off o;
+        uint32_t len;
+        enum tx_how how = tx_classify(p, &o);
+        if (how == TX_BAD) { /* taken: counted and freed */
+            q->txs.offload_bad++;
+            st->tx_error++;
+            pkt_free_frame(p);
+            continue;
+        }
+        if (how == TX_SOFTWARE) {
+            csum_pkt_finish(p);
+            q->txs.csum_software++;
+        }
+        const struct tx_off *op = how == TX_HW ? &o : NULL;
+        if (!tx_frame(q, p, op, &len)) {
+            if (reclaimed)
+                break;
+            tx_reclaim(q); /* once a burst: finished frames free their slots */
+            reclaimed = true;
+            if (!tx_frame(q, p, op, &len))
+                break;
+        }
+        queued++;
+        bytes += len;
+    }
+    if (queued) {
+        dma_wmb();
+        *q->tdt = q->tx_tail;
+        st->tx_doorbells++;
+        st->tx_packets += queued;
+        st->tx_bytes += bytes;
+        st->tx_batches++;
+    }
+    st->tx_full += (uint64_t)(n - sent);
+    return sent;
+}
+
+/* ---- `show igb`: the driver's own counters ---- */
+
+static void txstats_add(struct igb_txstats *sum, const struct igb_txstats *s)
+{
+    sum->csum_offload += s->csum_offload;
+    sum->csum_software += s->csum_software;
+    sum->tso_frames += s->tso_frames;
+    sum->tso_segments += s->tso_segments;
+    sum->ctx_descs += s->ctx_descs;
+    sum->offload_bad += s->offload_bad;
+}
+
+static void txstats_json(struct json *j, const struct igb_txstats *s)
+{
+    json_u64(j, "tx-csum-offload", s->csum_offload);
+    json_u64(j, "tx-csum-software", s->csum_software);
+    json_u64(j, "tx-tso-frames", s->tso_frames);
+    json_u64(j, "tx-tso-segments", s->tso_segments);
+    json_u64(j, "tx-context-descriptors", s->ctx_descs);
+    json_u64(j, "tx-offload-bad", s->offload_bad);
+}
+
+/* Counts of other cores' queues are recent, not exact. */
+static void cmd_show_igb(const struct cli_args *a)
+{
+    struct json j;
+    if (a->json) {
+        cli_json_begin(&j);
+        json_obj_begin(&j, 0);
+        json_arr_begin(&j, "ports");
+    }
+    for (int i = 0; i < igb_nports; i++) {
+        const struct igb *g = igb_ports[i];
+        struct igb_txstats t = {0};
+        for (uint16_t qi = 0; qi < g->pairs; qi++)
+            txstats_add(&t, &g->q[qi]->txs);
+        if (!a->json) {
+            kprintf("%s: tx checksums offloaded %lu, in software %lu; TSO %lu frames, %lu segments; "
+                    "%lu context descriptors; %lu bad offload requests\n",
+                    g->dev.name, t.csum_offload, t.csum_software, t.tso_frames, t.tso_segments, t.ctx_descs,
+                    t.offload_bad);
+            continue;
+        }
+        json_obj_begin(&j, 0);
+        json_str(&j, "name", g->dev.name);
+        json_obj_begin(&j, "counters");
+        txstats_json(&j, &t);
+        json_obj_end(&j);
+        json_arr_begin(&j, "per-queue");
+        for (uint16_t qi = 0; qi < g->pairs; qi++) {
+            json_obj_begin(&j, 0);
+            json_u64(&j, "queue", qi);
+            txstats_json(&j, &g->q[qi]->txs);
+            json_obj_end(&j);
+        }
+        json_arr_end(&j);
+        json_obj_end(&j);
+    }
+    if (a->json) {
+        json_arr_end(&j);
+        json_obj_end(&j);
+        cli_json_end(&j);
+    } else if (igb_nports == 0) {
+        kprintf("no igb ports\n");
+    }
+}
+
+/* ---- set-up ---- */
+
+bool igb_wait_reg(struct igb *g, uint32_t reg, uint32_t mask, uint32_t want, uint32_t timeout_us)
+{
+    for (uint32_t us = 0; us < timeout_us; us += 10) {
+        if ((igb_rd32(g, reg) & mask) == want)
+            return true;
+        time_delay_us(10);
+    }
+    return (igb_rd32(g, reg) & mask) == want;
+}
+
+struct igb_queue *igb_queue_alloc(struct pkt_pool *pool)
+{
+    struct igb_queue *q = kalloc(sizeof *q);
+    q->rx = kalloc_pages(IGB_RX_RING * sizeof(union igb_rx_desc) / PAGE_SIZE, 1);
+    q->tx = kalloc_pages(IGB_TX_RING * sizeof(struct igb_tx_desc) / PAGE_SIZE, 1);
+    q->rx_slot = kalloc(IGB_RX_RING * sizeof *q->rx_slot);
+    q->tx_slot = kalloc(IGB_TX_RING * sizeof *q->tx_slot);
+    q->tx_last = kalloc(IGB_TX_RING * sizeof *q->tx_last);
+    q->pool = pool;
+    return q;
+}
+
+void igb_queue_start(struct igb *g, uint16_t qi, uint32_t rx_base, uint32_t tx_base)
+{
+    struct igb_queue *q = g->q[qi];
+    uint64_t rx_phys = virt_to_phys((const void *)q->rx), tx_phys = virt_to_phys((const void *)q->tx);
+    igb_wr32(g, rx_base + IGB_Q_DCTL, igb_rd32(g, rx_base + IGB_Q_DCTL) & ~IGB_XDCTL_ENABLE);
+    igb_wr32(g, rx_base + IGB_Q_BAL, (uint32_t)rx_phys);
+    igb_wr32(g, rx_base + IGB_Q_BAH, (uint32_t)(rx_phys >> 32));
+    igb_wr32(g, rx_base + IGB_Q_LEN, IGB_RX_RING * (uint32_t)sizeof(union igb_rx_desc));
+    /* 2 KiB buffers; DROP_EN: a queue without buffers drops its own
+     * frames rather than holding up the others (7.1.3.1). */
+    igb_wr32(g, rx_base + IGB_Q_SRRCTL, (2u << IGB_SRRCTL_BSIZEPKT_SHIFT) | (2u << IGB_SRRCTL_BSIZEHDR_SHIFT) |
+                                            IGB_SRRCTL_DESCTYPE_ADV_ONEBUF | IGB_SRRCTL_DROP_EN);
+    igb_wr32(g, rx_base + IGB_Q_HEAD, 0);
+    igb_wr32(g, rx_base + IGB_Q_TAIL, 0);
+    igb_wr32(g, rx_base + IGB_Q_DCTL, igb_rd32(g, rx_base + IGB_Q_DCTL) | IGB_XDCTL_ENABLE);
+    if (!igb_wait_reg(g, rx_base + IGB_Q_DCTL, IGB_XDCTL_ENABLE, IGB_XDCTL_ENABLE, 10000))
+        kprintf("%s: RX queue %u did not enable\n", g->where, qi);
+    q->rdt = (volatile uint32_t *)(g->regs + rx_base + IGB_Q_TAIL);
+
+    igb_wr32(g, tx_base + IGB_Q_BAL, (uint32_t)tx_phys);
+    igb_wr32(g, tx_base + IGB_Q_BAH, (uint32_t)(tx_phys >> 32));
+    igb_wr32(g, tx_base + IGB_Q_LEN, IGB_TX_RING * (uint32_t)sizeof(struct igb_tx_desc));
+    igb_wr32(g, tx_base + IGB_Q_HEAD, 0);
+    igb_wr32(g, tx_base + IGB_Q_TAIL, 0);
+    /* WTHRESH 0: each RS descriptor is written back at once; nothing waits
+     * for an interrupt to flush them (8.12.13). */
+    igb_wr32(g, tx_base + IGB_Q_DCTL, (igb_rd32(g, tx_base + IGB_Q_DCTL) & ~IGB_XDCTL_WTHRESH_MASK) | IGB_XDCTL_ENABLE);
+    if (!igb_wait_reg(g, tx_base + IGB_Q_DCTL, IGB_XDCTL_ENABLE, IGB_XDCTL_ENABLE, 10000))
+        kprintf("%s: TX queue %u did not enable\n", g->where, qi);
+    q->tdt = (volatile uint32_t *)(g->regs + tx_base + IGB_Q_TAIL);
+    rx_refill(&g->dev, q, qi);
+}
+
+void igb_show_add(struct igb *g)
+{
+    if (igb_nports == 0)
+        cli_register("show igb", "show igb [json]", "igb TX offloads: checksums, TSO, context descriptors",
+                     cmd_show_igb);
+    if (igb_nports < PORTS_MAX)
+        igb_ports[igb_nports++] = g;
+}
