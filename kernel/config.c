@@ -72,7 +72,8 @@ static int split(char *line, char **argv)
     return argc;
 }
 
-static int apply_line(char *line, char *err, size_t errlen)
+/* only: apply that keyword's lines alone (with only_fn), skip the rest. */
+static int apply_line(char *line, char *err, size_t errlen, const char *only, config_fn only_fn)
 {
     char *argv[CONFIG_MAX_WORDS];
     int argc = split(line, argv);
@@ -82,6 +83,8 @@ static int apply_line(char *line, char *err, size_t errlen)
     }
     if (argc == 0)
         return 0;
+    if (only)
+        return strcmp(argv[0], only) == 0 ? only_fn(argc, argv, err, errlen) : 0;
     for (int i = 0; i < nstmts; i++)
         if (strcmp(stmts[i].keyword, argv[0]) == 0)
             return stmts[i].fn(argc, argv, err, errlen);
@@ -89,7 +92,7 @@ static int apply_line(char *line, char *err, size_t errlen)
     return -1;
 }
 
-int config_apply(const char *text, size_t len, config_report_fn report)
+static int apply_text(const char *text, size_t len, config_report_fn report, const char *only, config_fn only_fn)
 {
     int bad = 0, line_no = 0;
     size_t pos = 0;
@@ -112,9 +115,11 @@ int config_apply(const char *text, size_t len, config_report_fn report)
         line[n] = 0;
         err[0] = 0;
         if (too_long) {
+            if (only)
+                continue; /* reported by the full pass */
             fmt_snprintf(err, sizeof err, too_long == 2 ? "NUL byte in line" : "line longer than %d characters",
                          CONFIG_MAX_LINE - 1);
-        } else if (apply_line(line, err, sizeof err) == 0) {
+        } else if (apply_line(line, err, sizeof err, only, only_fn) == 0) {
             continue;
         }
         bad++;
@@ -122,4 +127,14 @@ int config_apply(const char *text, size_t len, config_report_fn report)
             report(line_no, err[0] ? err : "invalid statement");
     }
     return bad;
+}
+
+int config_apply(const char *text, size_t len, config_report_fn report)
+{
+    return apply_text(text, len, report, 0, 0);
+}
+
+int config_apply_only(const char *text, size_t len, const char *keyword, config_fn fn, config_report_fn report)
+{
+    return apply_text(text, len, report, keyword, fn);
 }

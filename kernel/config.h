@@ -23,6 +23,11 @@ void config_reset(void); /* forget every registration (tests) */
 /* Applies text (len bytes, need not be NUL-terminated). Returns the number
  * of bad lines. */
 int config_apply(const char *text, size_t len, config_report_fn report);
+/* Applies keyword's lines alone, with fn, and skips every other line
+ * unreported: for what must be known before the rest can apply (the ports
+ * are probed before their statements, and `sriov` decides what they are).
+ * The full pass must then take keyword's lines quietly. */
+int config_apply_only(const char *text, size_t len, const char *keyword, config_fn fn, config_report_fn report);
 
 /* Helpers for statement handlers. */
 int config_parse_u32(const char *s, unsigned long max, unsigned long *out);

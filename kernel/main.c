@@ -37,17 +37,35 @@ static const char default_config[] = "hostname hayate\n";
 
 static void report_config_error(int line_no, const char *msg) { kprintf("config: line %d: %s\n", line_no, msg); }
 
+/* The configuration is the first module (tools/mkiso puts it there). */
+static const char *config_text(size_t *len)
+{
+    if (boot_info.nmodules == 0) {
+        *len = sizeof default_config - 1;
+        return default_config;
+    }
+    const struct boot_module *m = &boot_info.modules[0];
+    *len = m->end - m->start;
+    return phys_to_virt(m->start);
+}
+
+/* What decides which ports there are, before they are probed. */
+static void apply_config_early(void)
+{
+    size_t len;
+    const char *text = config_text(&len);
+    config_apply_only(text, len, "sriov", ports_sriov_stmt, report_config_error);
+}
+
 static void apply_config(void)
 {
-    /* The configuration is the first module (tools/mkiso puts it there). */
-    if (boot_info.nmodules > 0) {
-        const struct boot_module *m = &boot_info.modules[0];
-        kprintf("config: %s (%lu bytes)\n", m->name, m->end - m->start);
-        config_apply(phys_to_virt(m->start), m->end - m->start, report_config_error);
-    } else {
+    size_t len;
+    const char *text = config_text(&len);
+    if (boot_info.nmodules > 0)
+        kprintf("config: %s (%lu bytes)\n", boot_info.modules[0].name, len);
+    else
         kprintf("config: none given, using the built-in default\n");
-        config_apply(default_config, sizeof default_config - 1, report_config_error);
-    }
+    config_apply(text, len, report_config_error);
 }
 
 void kernel_main64(uint64_t mbi_phys, uint32_t magic);
@@ -71,6 +89,7 @@ void kernel_main64(uint64_t mbi_phys, uint32_t magic)
     loop_init();                            /* per-core loops, timers, messages */
     pci_init();                             /* ECAM (MCFG) or port I/O; every function */
     pktmem_init(cpu_count());               /* per-core packet buffer pools */
+    apply_config_early();                   /* sriov: VFs to offer, before probing */
     ports_init(cpu_count());                /* NIC drivers claim eth0, eth1, ... */
     cli_init();                             /* console commands, hostname */
     sys_cmds_init();                        /* show version, shutdown, debug */

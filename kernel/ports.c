@@ -4,10 +4,13 @@
 #include "ports.h"
 
 #include "drivers/intel/igb.h"
+#include "drivers/intel/igbvf.h"
 #include "drivers/pci/pci.h"
 #include "drivers/virtio/virtio_net.h"
 #include "kernel/cli.h"
+#include "kernel/config.h"
 #include "kernel/console.h"
+#include "kernel/fmt.h"
 #include "kernel/lib.h"
 #include "kernel/loop.h"
 #include "kernel/pktmem.h"
@@ -16,6 +19,7 @@
 
 static struct netdev *ports[PORTS_MAX];
 static int nports;
+static uint8_t sriov_vfs[PORTS_MAX]; /* `sriov ethN vfs K`: VFs port N's PF is to offer */
 static struct loop_timer status_timer;
 static void (*describe)(int port, bool v6, char *buf, size_t n);
 
@@ -189,6 +193,22 @@ void ports_note_link(struct netdev *dev, bool up)
     dev->link_up = up;
 }
 
+/* sriov ethN vfs K: applied before the ports are probed (config_apply_only). */
+int ports_sriov_stmt(int argc, char **argv, char *err, size_t errlen)
+{
+    unsigned long port, vfs;
+    if (argc != 4 || strncmp(argv[1], "eth", 3) != 0 || config_parse_u32(argv[1] + 3, PORTS_MAX - 1, &port) != 0 ||
+        strcmp(argv[2], "vfs") != 0 || config_parse_u32(argv[3], IGB_SRIOV_MAX_VFS, &vfs) != 0) {
+        fmt_snprintf(err, errlen, "usage: sriov ethN vfs K (K at most %d)", IGB_SRIOV_MAX_VFS);
+        return -1;
+    }
+    sriov_vfs[port] = (uint8_t)vfs;
+    return 0;
+}
+
+/* The full pass: ports_sriov_stmt has taken these lines already. */
+static int stmt_sriov_done(int argc, char **argv, char *err, size_t errlen) { return 0; }
+
 void ports_init(unsigned ncpus)
 {
     struct pkt_pool *pools[NETDEV_MAX_QUEUES];
@@ -201,7 +221,9 @@ void ports_init(unsigned ncpus)
         if (virtio_net_match(pci))
             dev = virtio_net_probe(pci, pairs, pools);
         else if (igb_match(pci))
-            dev = igb_probe(pci, pairs, pools);
+            dev = igb_probe(pci, pairs, pools, sriov_vfs[nports]);
+        else if (igbvf_match(pci))
+            dev = igbvf_probe(pci, pools);
         if (!dev)
             continue;
         pci->claimed = true;
@@ -212,6 +234,7 @@ void ports_init(unsigned ncpus)
                 dev->driver, pci->bus, pci->dev, pci->fn, dev->mac[0], dev->mac[1], dev->mac[2], dev->mac[3],
                 dev->mac[4], dev->mac[5], dev->nqueues, dev->nqueues == 1 ? "" : "s", dev->link_up ? "up" : "down");
     }
+    config_register("sriov", stmt_sriov_done);
     cli_register("show interfaces", "show interfaces [json]", "ports, link, counters, doorbells", cmd_show_interfaces);
     cli_register("debug virtio-break", "debug virtio-break PORT", "make a virtio-net device need a reset",
                  cmd_debug_break);

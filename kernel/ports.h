@@ -14,6 +14,10 @@
 /* Probes every PCI function with the known drivers; each port gets up to
  * ncpus queue pairs, queue q refilled from core q's pool. */
 void ports_init(unsigned ncpus);
+/* The `sriov ethN vfs K` statement (a config_fn), applied before
+ * ports_init: port N, an igb physical function, offers K virtual
+ * functions, which become ports after every other. */
+int ports_sriov_stmt(int argc, char **argv, char *err, size_t errlen);
 int ports_count(void);
 struct netdev *ports_get(int index);
 struct netdev *ports_find(const char *name);

@@ -42,12 +42,15 @@ bool igb_match(const struct pci_dev *pci)
     return pci->vendor == IGB_VENDOR_INTEL && pci->device == IGB_DEVICE_82576;
 }
 
-/* Slow path, core 0: link state, and the device's missed-packet counter
- * (RX FIFO overflow for want of descriptors) into queue 0, core 0's. */
+/* Slow path, core 0: link state, the device's missed-packet counter (RX
+ * FIFO overflow for want of descriptors) into queue 0, core 0's, and the
+ * VFs' mailboxes. */
 static void igb_poll_status(struct netdev *dev)
 {
     struct igb *g = to_igb(dev);
     bool up = (igb_rd32(g, IGB_STATUS) & IGB_STATUS_LU) != 0;
+    if (g->nvfs)
+        igb_sriov_serve();
     dev->stats[0].rx_miss += igb_rd32(g, IGB_MPC);
     ports_note_link(dev, up);
 }
@@ -134,7 +137,7 @@ static void setup_rss(struct igb *g)
                           IGB_MRQC_TCPIPV6 | IGB_MRQC_UDPIPV4 | IGB_MRQC_UDPIPV6);
 }
 
-struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools)
+struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)
 {
     struct igb *g = kalloc(sizeof *g);
     struct netdev *dev = &g->dev;
@@ -147,7 +150,7 @@ struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_poo
         kprintf("%s: reset did not complete\n", g->where);
         return NULL;
     }
-    uint32_t ral = igb_rd32(g, IGB_RAL0), rah = igb_rd32(g, IGB_RAH0);
+    uint32_t ral = igb_rd32(g, IGB_RAL(0)), rah = igb_rd32(g, IGB_RAH(0));
     for (int i = 0; i < 4; i++)
         dev->mac[i] = (uint8_t)(ral >> (8 * i));
     dev->mac[4] = (uint8_t)rah;
@@ -156,8 +159,10 @@ struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_poo
     for (int i = 0; i < IGB_MTA_COUNT; i++)
         igb_wr32(g, IGB_MTA(i), 0);
 
+    if (nvfs)
+        nvfs = igb_sriov_setup(g, pci, nvfs);
     uint16_t pairs = max_pairs < IGB_MAX_PAIRS ? max_pairs : IGB_MAX_PAIRS;
-    g->pairs = pairs ? pairs : 1;
+    g->pairs = nvfs || !pairs ? 1 : pairs;
     for (uint16_t i = 0; i < g->pairs; i++) {
         g->q[i] = igb_queue_alloc(pools[i]);
         dev->rx_pool[i] = pools[i];
@@ -167,10 +172,14 @@ struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_poo
     igb_wr32(g, IGB_RXCSUM, IGB_RXCSUM_IPOFLD | IGB_RXCSUM_TUOFLD | (g->pairs > 1 ? IGB_RXCSUM_PCSD : 0));
     if (g->pairs > 1)
         setup_rss(g);
-    else
+    else if (!nvfs)
         igb_wr32(g, IGB_MRQC, 0);
-    for (uint16_t i = 0; i < g->pairs; i++)
-        igb_queue_start(g, i, IGB_RXQ(i), IGB_TXQ(i));
+    if (nvfs) /* queue 0 is VF 0's now */
+        igb_wr32(g, IGB_RXQ(0) + IGB_Q_DCTL, igb_rd32(g, IGB_RXQ(0) + IGB_Q_DCTL) & ~IGB_XDCTL_ENABLE);
+    for (uint16_t i = 0; i < g->pairs; i++) { /* with VFs: the PF's pool's queue */
+        g->q[i]->rx_drop_looped = nvfs != 0;
+        igb_queue_start(g, i, IGB_RXQ(i + nvfs), IGB_TXQ(i + nvfs));
+    }
     /* 8.10.1: broadcast and every multicast (IPv6 neighbour discovery)
      * accepted, CRC stripped, 2 KiB buffers, no long packets. */
     igb_wr32(g, IGB_RCTL, IGB_RCTL_EN | IGB_RCTL_BAM | IGB_RCTL_MPE | IGB_RCTL_SECRC | IGB_RCTL_BSIZE_2048);
@@ -184,6 +193,8 @@ struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_poo
     dev->offloads = NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM | NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6 |
                     (g->pairs > 1 ? NETDEV_OFF_RSS | NETDEV_OFF_RSS_TCP6 : 0);
     igb_wait_reg(g, IGB_STATUS, IGB_STATUS_LU, IGB_STATUS_LU, LINK_WAIT_MS * 1000);
+    if (nvfs)
+        igb_sriov_ready(g);
     igb_poll_status(dev);
     igb_show_add(g);
     kprintf("%s: %u RX / %u TX descriptors a queue, %u queue pair%s%s\n", g->where, IGB_RX_RING, IGB_TX_RING, g->pairs, g->pairs == 1 ? "" : "s", g->pairs > 1 ? ", RSS" : "");

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "drivers/intel/igb.h"
 #include "drivers/intel/igb_regs.h"
 #include "net/netdev.h"
 #include "net/pkt.h"
@@ -25,14 +26,15 @@ struct igb_txctx {
     bool valid;
 };
 
-/* The driver's own TX counters, per queue (`show igb`). */
-struct igb_txstats {
+/* The driver's own counters, per queue (`show igb`). */
+struct igb_drvstats {
     uint64_t csum_offload;   /* tx-csum-offload: non-TSO frames with TXSM */
     uint64_t csum_software;  /* tx-csum-software: finished by csum_pkt_finish */
     uint64_t tso_frames;     /* tx-tso-frames: frames with TSE */
     uint64_t tso_segments;   /* tx-tso-segments: what the device cut them into */
     uint64_t ctx_descs;      /* tx-context-descriptors: ring slots spent on contexts */
     uint64_t offload_bad;    /* tx-offload-bad: dropped, an offload the device cannot do */
+    uint64_t rx_looped;      /* rx-looped: our own broadcast back from VMDq loopback, dropped */
 };
 
 /* One queue pair; its owner's alone. */
@@ -47,20 +49,34 @@ struct igb_queue {
     uint16_t rx_next;     /* next RX descriptor to complete */
     uint16_t rx_tail;     /* next to post; RDT's value */
     uint16_t rx_posted;   /* descriptors holding a buffer */
+    bool rx_drop_looped;  /* VMDq loopback on: our own broadcasts come back */
     bool rx_discard;      /* inside a multi-descriptor frame being dropped */
     uint16_t tx_tail;     /* next to fill; TDT's value */
     uint16_t tx_clean;    /* oldest not reclaimed */
     uint16_t tx_used;     /* descriptors between tx_clean and tx_tail */
     uint8_t ctx_next;     /* context slot to overwrite next: the one used less recently */
     struct igb_txctx ctx[IGB_TXCTX_SLOTS];
-    struct igb_txstats txs;
+    struct igb_drvstats ctr;
 } __attribute__((aligned(64)));
+
+/* A PF's SR-IOV counters (`show igb`). */
+struct igb_sriov_stats {
+    uint64_t mbx_rx;      /* vf-messages: mailbox messages from VFs */
+    uint64_t mbx_refused; /* vf-refused: answered NACK (VLAN, jumbo, unicast promiscuous) */
+    uint64_t mbx_lost;    /* vf-replies-lost: a VF held its mailbox too long for the reply */
+    uint64_t vf_resets;   /* vf-resets: VF_RESET answered */
+};
 
 struct igb {
     struct netdev dev;
     volatile uint8_t *regs;
     struct igb_queue *q[IGB_RSS_MAX_PAIRS];
     uint16_t pairs;
+    /* A PF with VFs (igb_sriov.c) */
+    uint8_t nvfs;          /* VFs enabled; the PF's pool is nvfs */
+    uint8_t vf_cts;        /* bit n: VF n's reset answered, its requests are taken */
+    uint8_t vf_mac[IGB_SRIOV_MAX_VFS][6];
+    struct igb_sriov_stats sriov;
     char where[24];        /* "igb 00:03.0": messages from before the port has a name */
 };
 
@@ -78,7 +94,18 @@ struct igb_queue *igb_queue_alloc(struct pkt_pool *pool);
  * ones at tx_base (RDBAL, TDBAL: the layout below is the same at every
  * queue's address, PF or VF), then posts its RX buffers. */
 void igb_queue_start(struct igb *g, uint16_t qi, uint32_t rx_base, uint32_t tx_base);
+/* Every buffer the pair held back to its pool, its state as new: after
+ * the device dropped the rings (a VF under a PF reset), before
+ * igb_queue_start again. */
+void igb_queue_drain(struct igb *g, uint16_t qi);
 /* `show igb` lists g's TX offload counters. */
 void igb_show_add(struct igb *g);
+
+/* igb_sriov.c: a PF's VFs. igb_sriov_setup, before the PF's rings:
+ * enables up to nvfs VFs (they become PCI functions for igbvf_probe) and
+ * sets up the pools; returns how many (the PF's queue is then that
+ * number). igb_sriov_ready, once the PF is up: VFs may talk to it. */
+uint8_t igb_sriov_setup(struct igb *g, struct pci_dev *pci, uint8_t nvfs);
+void igb_sriov_ready(struct igb *g);
 
 #endif

@@ -22,14 +22,27 @@
 #define IGB_RXCSUM 0x05000
 #define IGB_MTA(i) (0x05200 + 4 * (i)) /* 128 registers (8.10.14) */
 #define IGB_MTA_COUNT 128
-#define IGB_RAL0 0x05400
-#define IGB_RAH0 0x05404
 #define IGB_MRQC 0x05818
 #define IGB_RETA(i) (0x05c00 + 4 * (i)) /* 32 registers, 4 one-byte entries each (8.10.22) */
 #define IGB_RETA_REGS 32
 #define IGB_RSSRK(i) (0x05c80 + 4 * (i)) /* 10 registers, the 40-byte key (8.10.23) */
 #define IGB_RSSRK_REGS 10
 #define IGB_MPC 0x04010 /* missed packets, clear on read (8.19.14) */
+
+/* Virtualisation (the datasheet's chapter 7.8): VMDq pools, each VF's
+ * mailbox. Pool k owns queues k and k + 8. */
+#define IGB_RAL(i) ((i) < 16 ? 0x05400 + 8 * (i) : 0x054e0 + 8 * ((i) - 16)) /* 24 receive addresses */
+#define IGB_RAH(i) (IGB_RAL(i) + 4)
+#define IGB_RAR_COUNT 24
+#define IGB_VT_CTL 0x0581c
+#define IGB_VMOLR(k) (0x05ad0 + 4 * (k)) /* per-pool offload and filtering */
+#define IGB_VFRE 0x00c8c                 /* per-pool RX enable */
+#define IGB_VFTE 0x00c90                 /* per-pool TX enable */
+#define IGB_DTXSWC 0x03500
+#define IGB_VMBMEM(n) (0x00800 + 0x40 * (n)) /* VF n's 16-word mailbox memory */
+#define IGB_P2VMAILBOX(n) (0x00c00 + 4 * (n))
+#define IGB_MBVFICR 0x00c80              /* VF requests (bits 7:0) and ACKs (23:16), W1C */
+#define IGB_VFLRE 0x00c88                /* VF n was reset, W1C */
 
 /* Per-queue registers, queue n = 0..15, at their non-aliased addresses
  * (8.10.x RX queues at 0xC000, 8.12.x TX queues at 0xE000), each the same
@@ -54,6 +67,7 @@ enum {
     /* STATUS (8.2.2) */
     IGB_STATUS_LU = 1u << 1,
     /* CTRL_EXT (8.2.3) */
+    IGB_CTRL_EXT_PFRSTD = 1u << 14, /* PF reset done: VFs may talk (each write re-signals it) */
     IGB_CTRL_EXT_DRV_LOAD = 1u << 28,
     /* MDIC (8.2.4): PHY register access; the internal PHY is at address 1 */
     IGB_MDIC_REG_SHIFT = 16,
@@ -96,9 +110,61 @@ enum {
     IGB_MRQC_TCPIPV6 = 1u << 21,
     IGB_MRQC_UDPIPV4 = 1u << 22,
     IGB_MRQC_UDPIPV6 = 1u << 23,
+    IGB_MRQC_VMDQ = 0x3,          /* pools by destination MAC, no RSS */
+    /* Virtualisation */
+    IGB_VT_CTL_DEF_PL_SHIFT = 7,  /* pool of unicast no address matched */
+    IGB_RAH_AV = 1u << 31,
+    IGB_RAH_POOL_SHIFT = 18,      /* bit 18 + k: the address belongs to pool k */
+    IGB_VMOLR_RLPML_MASK = 0x3fff,
+    IGB_VMOLR_LPE = 1u << 16,     /* frames up to RLPML, else 1518 */
+    IGB_VMOLR_AUPE = 1u << 24,    /* untagged frames accepted */
+    IGB_VMOLR_ROMPE = 1u << 25,   /* multicast the MTA matches accepted */
+    IGB_VMOLR_BAM = 1u << 27,     /* broadcast accepted */
+    IGB_DTXSWC_LOOPBACK = 1u << 31, /* pool to pool without the wire */
+    /* P2VMAILBOX, the PF's side of VF n's mailbox */
+    IGB_P2V_STS = 1u << 0,        /* a message for the VF */
+    IGB_P2V_ACK = 1u << 1,        /* the VF's message taken */
+    IGB_P2V_PFU = 1u << 3,        /* the PF holds the buffer; any write without it releases */
+    /* V2PMAILBOX, the VF's side (PFSTS, PFACK, RSTD clear when read) */
+    IGB_V2P_REQ = 1u << 0,
+    IGB_V2P_ACK = 1u << 1,
+    IGB_V2P_VFU = 1u << 2,
+    IGB_V2P_PFSTS = 1u << 4,
+    IGB_V2P_PFACK = 1u << 5,
+    IGB_V2P_RSTI = 1u << 6,       /* the PF is resetting */
+    IGB_V2P_RSTD = 1u << 7,       /* the PF finished a reset */
     /* TCTL (8.12.1) */
     IGB_TCTL_EN = 1u << 1,
     IGB_TCTL_PSP = 1u << 3, /* pad short packets */
+};
+
+/* A VF's registers (its own 16 KiB BAR0): the PF's registers for its
+ * pool, at the legacy addresses. */
+#define IGBVF_CTRL 0x00000     /* RST alone acts */
+#define IGBVF_STATUS 0x00008   /* the PF's STATUS: link */
+#define IGBVF_EIMC 0x01528
+#define IGBVF_V2PMAILBOX 0x00c40
+#define IGBVF_VMBMEM 0x00800
+#define IGBVF_RXQ0 0x02800     /* the same block as IGB_RXQ(n) */
+#define IGBVF_TXQ0 0x03800
+
+/* The PF-VF mailbox messages: Linux igb's (e1000_mbx.h), the protocol a
+ * VF speaks to a Linux host and our PF answers. Word 0: the message id in
+ * bits 15:0, its argument in 23:16, and the reply's flags. */
+enum {
+    IGB_MBX_WORDS = 16,
+    IGB_MSG_VF_RESET = 0x01,      /* reply: ACK, MAC in words 1-2; NACK: none assigned */
+    IGB_MSG_SET_MAC = 0x02,       /* words 1-2: the MAC */
+    IGB_MSG_SET_MULTICAST = 0x03, /* argument: count; 16-bit MTA hashes from word 1 */
+    IGB_MSG_SET_VLAN = 0x04,
+    IGB_MSG_SET_LPE = 0x05,       /* word 1: the largest frame, bytes */
+    IGB_MSG_SET_PROMISC = 0x06,
+    IGB_MSG_PROMISC_MULTICAST = 1u << 17, /* SET_PROMISC: every multicast */
+    IGB_MSG_INFO_SHIFT = 16,
+    IGB_MSG_ID_MASK = 0xffff,
+    IGB_MSG_ACK = 1u << 31,
+    IGB_MSG_NACK = 1u << 30,
+    IGB_MSG_CTS = 1u << 29,       /* the PF has taken the VF's reset: clear to send */
 };
 
 /* Advanced receive descriptor, one buffer (7.1.5.1 read, 7.1.5.2

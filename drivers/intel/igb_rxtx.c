@@ -104,6 +104,14 @@ static void tx_reclaim(struct igb_queue *q)
     }
 }
 
+/* A broadcast or multicast of our own, back through VMDq's loopback, which
+ * delivers to every pool the frame's destination matches, its source's too. */
+static bool looped(const struct netdev *dev, const struct pkt *p)
+{
+    const uint8_t *f = p->data;
+    return p->len >= ETH_HDR_LEN && (f[0] & 1) && memcmp(f + ETH_ALEN, dev->mac, ETH_ALEN) == 0;
+}
+
 uint16_t igb_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)
 {
     struct igb_queue *q = to_igb(dev)->q[qi];
@@ -131,6 +139,11 @@ uint16_t igb_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16
             continue;
         }
         p->len = d->wb.length;
+        if (q->rx_drop_looped && looped(dev, p)) {
+            q->ctr.rx_looped++;
+            pkt_free(p);
+            continue;
+        }
         p->port = dev->index;
         p->queue = qi;
         rx_meta(p, d, status);
@@ -239,7 +252,7 @@ static void ctx_write(struct igb_queue *q, uint16_t t, uint32_t slot, const stru
     c->mss_l4len_idx = o->ctx.mss_l4len | slot << IGB_TXD_IDX_SHIFT;
     q->tx_slot[t] = NULL;
     q->ctx[slot] = o->ctx;
-    q->txs.ctx_descs++;
+    q->ctr.ctx_descs++;
 }
 
 /* TSO's prototype header (the datasheet's TCP segmentation rules, as in
@@ -305,12 +318,12 @@ static bool tx_frame(struct igb_queue *q, struct pkt *p, const struct tx_off *o,
             tso_headers(p, o, len);
             cmd |= IGB_TXD_CMD_TSE;
             olinfo |= pay << IGB_TXD_PAYLEN_SHIFT; /* with TSE: the payload after the headers */
-            q->txs.tso_frames++;
-            q->txs.tso_segments += (pay + mss - 1) / mss;
+            q->ctr.tso_frames++;
+            q->ctr.tso_segments += (pay + mss - 1) / mss;
         } else {
             len = unpadded_len(p, o, len);
             olinfo |= len << IGB_TXD_PAYLEN_SHIFT;
-            q->txs.csum_offload++;
+            q->ctr.csum_offload++;
         }
     }
     for (struct pkt *e = p;; e = e->next) {
@@ -346,14 +359,14 @@ uint16_t igb_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16
         uint32_t len;
         enum tx_how how = tx_classify(p, &o);
         if (how == TX_BAD) { /* taken: counted and freed */
-            q->txs.offload_bad++;
+            q->ctr.offload_bad++;
             st->tx_error++;
             pkt_free_frame(p);
             continue;
         }
         if (how == TX_SOFTWARE) {
             csum_pkt_finish(p);
-            q->txs.csum_software++;
+            q->ctr.csum_software++;
         }
         const struct tx_off *op = how == TX_HW ? &o : NULL;
         if (!tx_frame(q, p, op, &len)) {
@@ -381,7 +394,7 @@ uint16_t igb_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16
 
 /* ---- `show igb`: the driver's own counters ---- */
 
-static void txstats_add(struct igb_txstats *sum, const struct igb_txstats *s)
+static void drvstats_add(struct igb_drvstats *sum, const struct igb_drvstats *s)
 {
     sum->csum_offload += s->csum_offload;
     sum->csum_software += s->csum_software;
@@ -389,9 +402,10 @@ static void txstats_add(struct igb_txstats *sum, const struct igb_txstats *s)
     sum->tso_segments += s->tso_segments;
     sum->ctx_descs += s->ctx_descs;
     sum->offload_bad += s->offload_bad;
+    sum->rx_looped += s->rx_looped;
 }
 
-static void txstats_json(struct json *j, const struct igb_txstats *s)
+static void drvstats_json(struct json *j, const struct igb_drvstats *s)
 {
     json_u64(j, "tx-csum-offload", s->csum_offload);
     json_u64(j, "tx-csum-software", s->csum_software);
@@ -399,6 +413,7 @@ static void txstats_json(struct json *j, const struct igb_txstats *s)
     json_u64(j, "tx-tso-segments", s->tso_segments);
     json_u64(j, "tx-context-descriptors", s->ctx_descs);
     json_u64(j, "tx-offload-bad", s->offload_bad);
+    json_u64(j, "rx-looped", s->rx_looped);
 }
 
 /* Counts of other cores' queues are recent, not exact. */
@@ -412,26 +427,38 @@ static void cmd_show_igb(const struct cli_args *a)
     }
     for (int i = 0; i < igb_nports; i++) {
         const struct igb *g = igb_ports[i];
-        struct igb_txstats t = {0};
+        struct igb_drvstats t = {0};
         for (uint16_t qi = 0; qi < g->pairs; qi++)
-            txstats_add(&t, &g->q[qi]->txs);
+            drvstats_add(&t, &g->q[qi]->ctr);
+        const struct igb_sriov_stats *v = &g->sriov;
         if (!a->json) {
-            kprintf("%s: tx checksums offloaded %lu, in software %lu; TSO %lu frames, %lu segments; "
-                    "%lu context descriptors; %lu bad offload requests\n",
-                    g->dev.name, t.csum_offload, t.csum_software, t.tso_frames, t.tso_segments, t.ctx_descs,
-                    t.offload_bad);
+            kprintf("%s (%s): tx checksums offloaded %lu, in software %lu; TSO %lu frames, %lu segments; "
+                    "%lu context descriptors; %lu bad offload requests; %lu own broadcasts dropped\n",
+                    g->dev.name, g->dev.driver, t.csum_offload, t.csum_software, t.tso_frames, t.tso_segments,
+                    t.ctx_descs, t.offload_bad, t.rx_looped);
+            if (g->nvfs)
+                kprintf("  %u VFs: %lu messages, %lu refused, %lu replies lost, %lu resets\n", g->nvfs, v->mbx_rx,
+                        v->mbx_refused, v->mbx_lost, v->vf_resets);
             continue;
         }
         json_obj_begin(&j, 0);
         json_str(&j, "name", g->dev.name);
+        json_str(&j, "driver", g->dev.driver);
+        json_u64(&j, "vfs", g->nvfs);
         json_obj_begin(&j, "counters");
-        txstats_json(&j, &t);
+        drvstats_json(&j, &t);
+        if (g->nvfs) {
+            json_u64(&j, "vf-messages", v->mbx_rx);
+            json_u64(&j, "vf-refused", v->mbx_refused);
+            json_u64(&j, "vf-replies-lost", v->mbx_lost);
+            json_u64(&j, "vf-resets", v->vf_resets);
+        }
         json_obj_end(&j);
         json_arr_begin(&j, "per-queue");
         for (uint16_t qi = 0; qi < g->pairs; qi++) {
             json_obj_begin(&j, 0);
             json_u64(&j, "queue", qi);
-            txstats_json(&j, &g->q[qi]->txs);
+            drvstats_json(&j, &g->q[qi]->ctr);
             json_obj_end(&j);
         }
         json_arr_end(&j);
@@ -503,10 +530,30 @@ void igb_queue_start(struct igb *g, uint16_t qi, uint32_t rx_base, uint32_t tx_b
     rx_refill(&g->dev, q, qi);
 }
 
+void igb_queue_drain(struct igb *g, uint16_t qi)
+{
+    struct igb_queue *q = g->q[qi];
+    for (uint32_t i = 0; i < IGB_RX_RING; i++)
+        if (q->rx_slot[i]) {
+            pkt_free(q->rx_slot[i]);
+            q->rx_slot[i] = NULL;
+        }
+    for (uint32_t i = 0; i < IGB_TX_RING; i++)
+        if (q->tx_slot[i]) { /* each buffer of a chain has its own */
+            pkt_free(q->tx_slot[i]);
+            q->tx_slot[i] = NULL;
+        }
+    q->rx_next = q->rx_tail = q->rx_posted = 0;
+    q->rx_discard = false;
+    q->tx_tail = q->tx_clean = q->tx_used = 0;
+    q->ctx_next = 0;
+    memset(q->ctx, 0, sizeof q->ctx);
+}
+
 void igb_show_add(struct igb *g)
 {
     if (igb_nports == 0)
-        cli_register("show igb", "show igb [json]", "igb TX offloads: checksums, TSO, context descriptors",
+        cli_register("show igb", "show igb [json]", "igb and igbvf ports: TX offloads, VFs and their mailboxes",
                      cmd_show_igb);
     if (igb_nports < PORTS_MAX)
         igb_ports[igb_nports++] = g;

@@ -22,6 +22,8 @@ static struct pci_dev devs[PCI_MAX_DEVICES];
 static int ndevs;
 static uint8_t *ecam;
 static uint8_t ecam_start_bus, ecam_end_bus;
+static uint64_t ecam_phys_end;
+static uint64_t mmio_floor_alloc; /* pci_mmio_alloc's last grant: the next goes below */
 
 const char *pci_access_method(void) { return ecam ? "ecam" : "port-io"; }
 
@@ -200,12 +202,55 @@ static void find_ecam(void)
     ecam_start_bus = a->start_bus;
     ecam_end_bus = a->end_bus;
     ecam = vm_map_mmio(a->base, size);
+    ecam_phys_end = a->base + size;
 }
 
 void pci_init(void)
 {
     find_ecam();
     scan_bus(ecam ? ecam_start_bus : 0, 0);
+}
+
+uint16_t pci_find_ext_cap(const struct pci_dev *d, uint16_t id)
+{
+    if (!ecam)
+        return 0; /* port I/O reaches only the first 256 bytes */
+    uint16_t off = 0x100;
+    for (int n = 0; off >= 0x100 && n < 64; n++) { /* bounded: a broken list must not loop */
+        uint32_t h = pci_read32(d, off);
+        if (h == 0 || h == 0xffffffffu)
+            return 0;
+        if ((h & 0xffff) == id)
+            return off;
+        off = (uint16_t)((h >> 20) & 0xffc);
+    }
+    return 0;
+}
+
+uint64_t pci_mmio_alloc(uint64_t size)
+{
+    uint64_t low = mmio_floor_alloc;
+    for (int i = 0; i < ndevs; i++)
+        for (int b = 0; b < 6; b++) {
+            const struct pci_bar *r = &devs[i].bar[b];
+            if (!r->io && r->phys && r->phys < (1ull << 32) && (!low || r->phys < low))
+                low = r->phys;
+        }
+    if (!low || size == 0 || (size & (size - 1)) || low < size)
+        return 0;
+    uint64_t base = (low - size) & ~(size - 1);
+    if (base < ecam_phys_end || base < PCI_MMIO_FLOOR)
+        return 0;
+    mmio_floor_alloc = base;
+    return base;
+}
+
+struct pci_dev *pci_add(const struct pci_dev *d)
+{
+    if (ndevs == PCI_MAX_DEVICES)
+        return 0;
+    devs[ndevs] = *d;
+    return &devs[ndevs++];
 }
 
 int pci_count(void) { return ndevs; }

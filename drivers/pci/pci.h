@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define PCI_MAX_DEVICES 64
+#define PCI_MAX_DEVICES 96
 
 enum {
     PCI_VENDOR_ID = 0x00,
@@ -60,6 +60,27 @@ void pci_write8(const struct pci_dev *d, uint16_t off, uint8_t v);
 /* Offset of the next capability with this id after `after` (0: the first);
  * 0 when none. */
 uint8_t pci_find_cap(const struct pci_dev *d, uint8_t id, uint8_t after);
+/* Offset of the PCIe extended capability with this id (PCIe Base 4.0
+ * 7.6), 0 when none or the configuration space past 256 bytes is out of
+ * reach (no ECAM). */
+uint16_t pci_find_ext_cap(const struct pci_dev *d, uint16_t id);
+/* Physical address space for BARs firmware left unassigned (SR-IOV VF
+ * BARs: firmware without SR-IOV support sizes none): size bytes, a power
+ * of two, naturally aligned, just below the lowest BAR assigned under
+ * 4 GiB and above both the ECAM window and PCI_MMIO_FLOOR, where firmware
+ * (SeaBIOS packs BARs down from the top of the hole) leaves it unused.
+ * 0 when there is no room. */
+#define PCI_MMIO_FLOOR 0xc0000000ull
+uint64_t pci_mmio_alloc(uint64_t size);
+/* Appends a function the bus walk could not find (an SR-IOV VF, whose
+ * IDs read as all ones); returns it, or NULL when the table is full. */
+struct pci_dev *pci_add(const struct pci_dev *d);
+/* pci_sriov.c: enables up to nvfs virtual functions of pf (no more than
+ * its TotalVFs or PCI_SRIOV_MAX_VFS), each added to the device list with
+ * its BARs (placed when firmware left them unassigned) and stored in out.
+ * Returns how many; 0 when pf has no SR-IOV capability. */
+#define PCI_SRIOV_MAX_VFS 8
+int pci_sriov_enable(struct pci_dev *pf, int nvfs, struct pci_dev **out);
 /* Memory decoding and bus mastering on, INTx off (hayate polls). */
 void pci_enable(struct pci_dev *d);
 /* Maps a memory BAR (uncached); returns its virtual address or NULL. */

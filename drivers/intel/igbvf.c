@@ -1,0 +1,240 @@
+/* drivers/intel/igbvf.c: the Intel 82576 SR-IOV virtual function
+ * (8086:10ca), polled: what a guest sees of an 82576 port its host shares,
+ * or a VF this kernel's own PF made (igb_sriov.c).
+ *
+ * A VF's registers are its pool's share of the PF's (igb_regs.h, IGBVF_*):
+ * one queue pair, in the same advanced descriptors, so the data path is
+ * the PF's (igb_rxtx.c). Everything else goes through the mailbox to the
+ * PF, in Linux igb's protocol: after a reset (CTRL.RST) the VF waits for
+ * the PF to be up (V2PMAILBOX.RSTI clear), asks VF_RESET, and gets its MAC
+ * and its pool opened in the reply; then asks for every multicast (IPv6
+ * neighbour discovery). Link is the PF's (STATUS.LU). A PF reset (RSTI or
+ * RSTD seen by the status poll) clears the VF's queues: the VF drops what
+ * they held and starts over, as at probe. */
+#include "drivers/intel/igbvf.h"
+
+#include "drivers/intel/igb_dev.h"
+#include "kernel/console.h"
+#include "kernel/fmt.h"
+#include "kernel/kalloc.h"
+#include "kernel/lib.h"
+#include "kernel/ports.h"
+#include "kernel/random.h"
+#include "kernel/time.h"
+
+#define MBX_WAIT_US 1000000u  /* for the PF's answer (Linux igbvf: 1 s) */
+#define PF_UP_WAIT_US 2000000u /* for RSTI to clear after our reset */
+
+struct igbvf {
+    struct igb g;          /* first: the data path's view */
+    uint32_t v2p;          /* V2PMAILBOX's read-to-clear bits seen, not yet taken */
+    uint64_t pf_resets;    /* the PF reset under us (started over) */
+};
+
+static struct igbvf *to_vf(struct netdev *dev) { return dev->priv; }
+
+bool igbvf_match(const struct pci_dev *pci)
+{
+    return pci->vendor == IGB_VENDOR_INTEL && pci->device == IGB_DEVICE_82576_VF;
+}
+
+/* ---- the mailbox (VF side) ---- */
+
+/* PFSTS, PFACK and RSTD clear when read: kept until taken. */
+static uint32_t v2p_read(struct igbvf *v)
+{
+    uint32_t r = igb_rd32(&v->g, IGBVF_V2PMAILBOX);
+    v->v2p |= r & (IGB_V2P_PFSTS | IGB_V2P_PFACK | IGB_V2P_RSTD);
+    return r | v->v2p;
+}
+
+static bool v2p_take(struct igbvf *v, uint32_t bit)
+{
+    if (!(v2p_read(v) & bit))
+        return false;
+    v->v2p &= ~bit;
+    return true;
+}
+
+/* Bounded wait for bit; a PF of this kernel's answers meanwhile. */
+static bool mbx_wait(struct igbvf *v, uint32_t bit)
+{
+    for (uint32_t us = 0; us < MBX_WAIT_US; us += 10) {
+        if (v2p_take(v, bit))
+            return true;
+        igb_sriov_serve();
+        time_delay_us(10);
+    }
+    return false;
+}
+
+static bool mbx_lock(struct igbvf *v)
+{
+    for (uint32_t us = 0; us < MBX_WAIT_US; us += 10) {
+        igb_wr32(&v->g, IGBVF_V2PMAILBOX, IGB_V2P_VFU);
+        if (v2p_read(v) & IGB_V2P_VFU)
+            return true;
+        igb_sriov_serve();
+        time_delay_us(10);
+    }
+    return false;
+}
+
+/* Sends w[0..n) and waits for the PF to take it (PFACK). */
+static bool mbx_send(struct igbvf *v, const uint32_t *w, uint32_t n)
+{
+    if (!mbx_lock(v))
+        return false;
+    v->v2p &= ~(uint32_t)(IGB_V2P_PFSTS | IGB_V2P_PFACK); /* stale: the buffer is ours now */
+    for (uint32_t i = 0; i < n; i++)
+        igb_wr32(&v->g, IGBVF_VMBMEM + 4 * i, w[i]);
+    igb_wr32(&v->g, IGBVF_V2PMAILBOX, IGB_V2P_REQ); /* and VFU released */
+    return mbx_wait(v, IGB_V2P_PFACK);
+}
+
+/* Waits for the PF's message and reads w[0..n). */
+static bool mbx_recv(struct igbvf *v, uint32_t *w, uint32_t n)
+{
+    if (!mbx_wait(v, IGB_V2P_PFSTS) || !mbx_lock(v))
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        w[i] = igb_rd32(&v->g, IGBVF_VMBMEM + 4 * i);
+    igb_wr32(&v->g, IGBVF_V2PMAILBOX, IGB_V2P_ACK); /* and VFU released */
+    return true;
+}
+
+/* A request and its reply, in w; true when the PF acknowledged it. */
+static bool mbx_call(struct igbvf *v, uint32_t *w, uint32_t nsend, uint32_t nrecv)
+{
+    uint32_t id = w[0] & IGB_MSG_ID_MASK;
+    if (!mbx_send(v, w, nsend) || !mbx_recv(v, w, nrecv))
+        return false;
+    return (w[0] & IGB_MSG_ID_MASK) == id && (w[0] & IGB_MSG_ACK);
+}
+
+/* ---- reset and bring-up ---- */
+
+/* CTRL.RST, then VF_RESET: the MAC the PF assigned, or (none: NACK) a
+ * random one the PF takes with SET_MAC, as Linux's igbvf does. */
+static bool vf_reset(struct igbvf *v)
+{
+    struct igb *g = &v->g;
+    uint8_t *mac = g->dev.mac;
+    igb_wr32(g, IGBVF_EIMC, 0x7); /* the VF's three vectors: polled, none wanted */
+    igb_wr32(g, IGBVF_CTRL, IGB_CTRL_RST);
+    time_delay_us(1000);
+    v->v2p = 0;
+    bool up = false;
+    for (uint32_t us = 0; us < PF_UP_WAIT_US && !up; us += 100) {
+        up = !(v2p_read(v) & IGB_V2P_RSTI);
+        if (!up)
+            time_delay_us(100);
+    }
+    v->v2p = 0;
+    uint32_t w[3] = {IGB_MSG_VF_RESET};
+    if (!up || !mbx_send(v, w, 1) || !mbx_recv(v, w, 3) || (w[0] & IGB_MSG_ID_MASK) != IGB_MSG_VF_RESET) {
+        kprintf("%s: the PF did not answer its reset (%s)\n", g->where, up ? "mailbox" : "PF in reset");
+        return false;
+    }
+    if (w[0] & IGB_MSG_ACK) {
+        for (int i = 0; i < 4; i++)
+            mac[i] = (uint8_t)(w[1] >> (8 * i));
+        mac[4] = (uint8_t)w[2];
+        mac[5] = (uint8_t)(w[2] >> 8);
+        return true;
+    }
+    if (!(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5])) { /* kept over a PF reset */
+        random_bytes(mac, 6);
+        mac[0] = (uint8_t)((mac[0] | 2) & ~1); /* locally administered unicast */
+    }
+    w[0] = IGB_MSG_SET_MAC;
+    w[1] = (uint32_t)mac[0] | (uint32_t)mac[1] << 8 | (uint32_t)mac[2] << 16 | (uint32_t)mac[3] << 24;
+    w[2] = (uint32_t)mac[4] | (uint32_t)mac[5] << 8;
+    if (!mbx_call(v, w, 3, 1)) {
+        kprintf("%s: the PF assigned no MAC and refused ours\n", g->where);
+        return false;
+    }
+    return true;
+}
+
+/* What the stack needs past the MAC: every multicast (neighbour
+ * discovery's solicited-node groups; the netdev interface has no group
+ * list), frames of 1500 bytes with a VLAN tag. Refusals only logged. */
+static void vf_requests(struct igbvf *v)
+{
+    uint32_t w[2] = {IGB_MSG_SET_PROMISC | IGB_MSG_PROMISC_MULTICAST};
+    if (!mbx_call(v, w, 1, 1))
+        kprintf("%s: the PF refused multicast: IPv6 neighbour discovery may fail\n", v->g.where);
+    w[0] = IGB_MSG_SET_LPE;
+    w[1] = 1522;
+    if (!mbx_call(v, w, 2, 1))
+        kprintf("%s: the PF refused 1522-byte frames\n", v->g.where);
+}
+
+static bool vf_start(struct igbvf *v)
+{
+    if (!vf_reset(v))
+        return false;
+    vf_requests(v);
+    v->g.q[0]->rx_drop_looped = true; /* VMDq loopback: a PF like Linux's turns it on */
+    igb_queue_start(&v->g, 0, IGBVF_RXQ0, IGBVF_TXQ0);
+    return true;
+}
+
+/* Slow path, core 0, the queue's core too: link (the PF's), a PF reset
+ * (its queues are cleared: we start over), a message from the PF. */
+static void igbvf_poll_status(struct netdev *dev)
+{
+    struct igbvf *v = to_vf(dev);
+    uint32_t m = v2p_read(v);
+    if (m & (IGB_V2P_RSTI | IGB_V2P_RSTD)) {
+        ports_note_link(dev, false);
+        if (m & IGB_V2P_RSTI)
+            return; /* still resetting: next time */
+        v->pf_resets++;
+        kprintf("%s: the PF was reset; starting over\n", dev->name);
+        igb_queue_drain(&v->g, 0);
+        if (!vf_start(v))
+            return;
+    }
+    if (v2p_take(v, IGB_V2P_PFSTS)) { /* unasked (Linux's PF_CONTROL_MSG): taken, so the mailbox is free */
+        if (mbx_lock(v))
+            igb_wr32(&v->g, IGBVF_V2PMAILBOX, IGB_V2P_ACK);
+    }
+    ports_note_link(dev, (igb_rd32(&v->g, IGBVF_STATUS) & IGB_STATUS_LU) != 0);
+}
+
+static const struct netdev_ops igbvf_ops = {
+    .rx_burst = igb_rx_burst,
+    .tx_burst = igb_tx_burst,
+    .poll_status = igbvf_poll_status,
+};
+
+struct netdev *igbvf_probe(struct pci_dev *pci, struct pkt_pool **pools)
+{
+    struct igbvf *v = kalloc(sizeof *v);
+    struct igb *g = &v->g;
+    struct netdev *dev = &g->dev;
+    fmt_snprintf(g->where, sizeof g->where, "igbvf %02x:%02x.%x", pci->bus, pci->dev, pci->fn);
+    g->regs = pci_map_bar(pci, 0);
+    if (!g->regs)
+        return NULL;
+    pci_enable(pci);
+    g->pairs = 1;
+    g->q[0] = igb_queue_alloc(pools[0]);
+    dev->rx_pool[0] = pools[0];
+    if (!vf_start(v))
+        return NULL;
+    dev->driver = "igbvf";
+    dev->ops = &igbvf_ops;
+    dev->priv = v;
+    dev->nqueues = 1;
+    dev->mtu = 1500;
+    /* Checksums as the PF's RXCSUM says (Linux and ours: on); TX offloads
+     * are the queue's own. */
+    dev->offloads = NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM | NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6;
+    igbvf_poll_status(dev);
+    igb_show_add(g);
+    kprintf("%s: %u RX / %u TX descriptors, one queue pair\n", g->where, IGB_RX_RING, IGB_TX_RING);
+    return dev;
+}
