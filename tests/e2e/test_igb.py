@@ -42,7 +42,7 @@ interface eth1 address 2001:db8:1::1/64
 app http port 80
 app udp-echo port 7
 """
-RX_RING = 512  # drivers/intel/igb.c: each RX queue holds RX_RING - 1 buffers when full
+RX_RING = 512  # drivers/intel/igb_dev.h IGB_RX_RING: each RX queue holds RX_RING - 1 buffers when full
 MAX_QUEUES = 8  # drivers/intel/igb.c IGB_MAX_PAIRS: one pair a core
 
 

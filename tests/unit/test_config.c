@@ -70,3 +70,29 @@ TEST(config_parse_u32_bounds)
     CHECK_EQ(config_parse_u32("1x", 10, &v), -1);
     CHECK_EQ(config_parse_u32("99999999999999999999999", 4294967295ul, &v), -1);
 }
+
+/* An early pass takes one keyword's lines alone, with their line numbers,
+ * and says nothing of the rest: unknown, too long or wrong as they may
+ * be, those are the full pass's to report. */
+TEST(config_apply_only_takes_one_keyword)
+{
+    reset();
+    char text[400];
+    memset(text, 'x', 300);
+    text[300] = '\n';
+    const char rest[] = "bogus line\n"
+                        "echo early\n"
+                        "echo\n"
+                        "other echo x\n";
+    memcpy(text + 301, rest, sizeof rest - 1);
+    size_t len = 301 + sizeof rest - 1;
+    CHECK_EQ(config_apply_only(text, len, "echo", stmt_echo, report), 1);
+    CHECK_EQ(nseen, 1);
+    CHECK_STR(seen[0], "early:2");
+    CHECK_EQ(nreported, 1);
+    CHECK_EQ(reported[0], 4);
+    /* The full pass, as the kernel runs it afterwards, reports the rest. */
+    nseen = nreported = 0;
+    CHECK_EQ(config_apply(text, len, report), 4);
+    CHECK_EQ(nreported, 4);
+}
