@@ -13,6 +13,7 @@
 #include "igb.h"
 
 #include "drivers/intel/igb_dev.h"
+#include "kernel/cli.h"
 #include "kernel/console.h"
 #include "kernel/fmt.h"
 #include "kernel/kalloc.h"
@@ -36,6 +37,7 @@ static const uint8_t rss_key[NETDEV_RSS_KEY_LEN] = {
 };
 
 static struct igb *to_igb(struct netdev *dev) { return dev->priv; }
+static bool reset_cmd; /* `debug igb-reset` registered */
 
 bool igb_match(const struct pci_dev *pci)
 {
@@ -137,6 +139,60 @@ static void setup_rss(struct igb *g)
                           IGB_MRQC_TCPIPV6 | IGB_MRQC_UDPIPV4 | IGB_MRQC_UDPIPV6);
 }
 
+/* What a reset undoes, in the order of 4.5: link, filters, pools, RX
+ * checksums and RSS, the rings, RX and TX on; VFs told last. */
+static void bring_up(struct igb *g)
+{
+    uint16_t nvfs = g->nvfs;
+    link_up(g);
+    for (int i = 0; i < IGB_MTA_COUNT; i++)
+        igb_wr32(g, IGB_MTA(i), 0);
+    if (nvfs)
+        igb_sriov_pools(g);
+    /* RX checksum offload; PCSD puts the RSS hash in the descriptor (and is
+     * what turns RSS on). */
+    igb_wr32(g, IGB_RXCSUM, IGB_RXCSUM_IPOFLD | IGB_RXCSUM_TUOFLD | (g->pairs > 1 ? IGB_RXCSUM_PCSD : 0));
+    if (g->pairs > 1)
+        setup_rss(g);
+    else if (!nvfs)
+        igb_wr32(g, IGB_MRQC, 0);
+    if (nvfs) /* queue 0 is VF 0's now */
+        igb_wr32(g, IGB_RXQ(0) + IGB_Q_DCTL, igb_rd32(g, IGB_RXQ(0) + IGB_Q_DCTL) & ~IGB_XDCTL_ENABLE);
+    for (uint16_t i = 0; i < g->pairs; i++) { /* with VFs: the PF's pool's queue */
+        g->q[i]->rx_drop_looped = nvfs != 0;
+        igb_queue_start(g, i, IGB_RXQ(i + nvfs), IGB_TXQ(i + nvfs));
+    }
+    /* 8.10.1: broadcast and every multicast (IPv6 neighbour discovery)
+     * accepted, CRC stripped, 2 KiB buffers, no long packets. */
+    igb_wr32(g, IGB_RCTL, IGB_RCTL_EN | IGB_RCTL_BAM | IGB_RCTL_MPE | IGB_RCTL_SECRC | IGB_RCTL_BSIZE_2048);
+    igb_wr32(g, IGB_TCTL, igb_rd32(g, IGB_TCTL) | IGB_TCTL_EN | IGB_TCTL_PSP);
+    igb_wait_reg(g, IGB_STATUS, IGB_STATUS_LU, IGB_STATUS_LU, LINK_WAIT_MS * 1000);
+    if (nvfs)
+        igb_sriov_ready(g);
+}
+
+/* debug igb-reset PORT: the PF reset and brought up again, as a host's
+ * driver does on a link or MTU change; its VFs see RSTI, then RSTD, and
+ * start over. Only with one queue pair, core 0's, the console's own: no
+ * other core is in the rings meanwhile. */
+static void cmd_debug_reset(const struct cli_args *a)
+{
+    struct netdev *dev = a->argc == 1 ? ports_find(a->argv[0]) : 0;
+    if (!dev || strcmp(dev->driver, "igb") != 0 || to_igb(dev)->pairs != 1) {
+        kprintf("usage: debug igb-reset PORT (an igb port with one queue pair)\n");
+        return;
+    }
+    struct igb *g = to_igb(dev);
+    if (!reset(g)) {
+        kprintf("%s: reset did not complete\n", dev->name);
+        return;
+    }
+    igb_queue_drain(g, 0);
+    g->vf_cts = 0;
+    bring_up(g);
+    kprintf("%s: reset, link %s\n", dev->name, igb_rd32(g, IGB_STATUS) & IGB_STATUS_LU ? "up" : "down");
+}
+
 struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)
 {
     struct igb *g = kalloc(sizeof *g);
@@ -155,35 +211,15 @@ struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_poo
         dev->mac[i] = (uint8_t)(ral >> (8 * i));
     dev->mac[4] = (uint8_t)rah;
     dev->mac[5] = (uint8_t)(rah >> 8);
-    link_up(g);
-    for (int i = 0; i < IGB_MTA_COUNT; i++)
-        igb_wr32(g, IGB_MTA(i), 0);
-
     if (nvfs)
-        nvfs = igb_sriov_setup(g, pci, nvfs);
+        nvfs = igb_sriov_enable(g, pci, nvfs);
     uint16_t pairs = max_pairs < IGB_MAX_PAIRS ? max_pairs : IGB_MAX_PAIRS;
     g->pairs = nvfs || !pairs ? 1 : pairs;
     for (uint16_t i = 0; i < g->pairs; i++) {
         g->q[i] = igb_queue_alloc(pools[i]);
         dev->rx_pool[i] = pools[i];
     }
-    /* RX checksum offload; PCSD puts the RSS hash in the descriptor (and is
-     * what turns RSS on). */
-    igb_wr32(g, IGB_RXCSUM, IGB_RXCSUM_IPOFLD | IGB_RXCSUM_TUOFLD | (g->pairs > 1 ? IGB_RXCSUM_PCSD : 0));
-    if (g->pairs > 1)
-        setup_rss(g);
-    else if (!nvfs)
-        igb_wr32(g, IGB_MRQC, 0);
-    if (nvfs) /* queue 0 is VF 0's now */
-        igb_wr32(g, IGB_RXQ(0) + IGB_Q_DCTL, igb_rd32(g, IGB_RXQ(0) + IGB_Q_DCTL) & ~IGB_XDCTL_ENABLE);
-    for (uint16_t i = 0; i < g->pairs; i++) { /* with VFs: the PF's pool's queue */
-        g->q[i]->rx_drop_looped = nvfs != 0;
-        igb_queue_start(g, i, IGB_RXQ(i + nvfs), IGB_TXQ(i + nvfs));
-    }
-    /* 8.10.1: broadcast and every multicast (IPv6 neighbour discovery)
-     * accepted, CRC stripped, 2 KiB buffers, no long packets. */
-    igb_wr32(g, IGB_RCTL, IGB_RCTL_EN | IGB_RCTL_BAM | IGB_RCTL_MPE | IGB_RCTL_SECRC | IGB_RCTL_BSIZE_2048);
-    igb_wr32(g, IGB_TCTL, igb_rd32(g, IGB_TCTL) | IGB_TCTL_EN | IGB_TCTL_PSP);
+    bring_up(g);
 
     dev->driver = "igb";
     dev->ops = &igb_ops;
@@ -192,11 +228,13 @@ struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_poo
     dev->mtu = 1500;
     dev->offloads = NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM | NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6 |
                     (g->pairs > 1 ? NETDEV_OFF_RSS | NETDEV_OFF_RSS_TCP6 : 0);
-    igb_wait_reg(g, IGB_STATUS, IGB_STATUS_LU, IGB_STATUS_LU, LINK_WAIT_MS * 1000);
-    if (nvfs)
-        igb_sriov_ready(g);
     igb_poll_status(dev);
     igb_show_add(g);
+    if (!reset_cmd) {
+        cli_register("debug igb-reset", "debug igb-reset PORT", "reset an igb PF with one queue pair, as a host does",
+                     cmd_debug_reset);
+        reset_cmd = true;
+    }
     kprintf("%s: %u RX / %u TX descriptors a queue, %u queue pair%s%s\n", g->where, IGB_RX_RING, IGB_TX_RING, g->pairs, g->pairs == 1 ? "" : "s", g->pairs > 1 ? ", RSS" : "");
     return dev;
 }

@@ -65,6 +65,7 @@ struct igb_sriov_stats {
     uint64_t mbx_refused; /* vf-refused: answered NACK (VLAN, jumbo, unicast promiscuous) */
     uint64_t mbx_lost;    /* vf-replies-lost: a VF held its mailbox too long for the reply */
     uint64_t vf_resets;   /* vf-resets: VF_RESET answered */
+    uint64_t pf_resets;   /* pf-resets, a VF's: its PF reset, it started over */
 };
 
 struct igb {
@@ -101,11 +102,13 @@ void igb_queue_drain(struct igb *g, uint16_t qi);
 /* `show igb` lists g's TX offload counters. */
 void igb_show_add(struct igb *g);
 
-/* igb_sriov.c: a PF's VFs. igb_sriov_setup, before the PF's rings:
- * enables up to nvfs VFs (they become PCI functions for igbvf_probe) and
- * sets up the pools; returns how many (the PF's queue is then that
- * number). igb_sriov_ready, once the PF is up: VFs may talk to it. */
-uint8_t igb_sriov_setup(struct igb *g, struct pci_dev *pci, uint8_t nvfs);
+/* igb_sriov.c: a PF's VFs. igb_sriov_enable, once: enables up to nvfs
+ * VFs (they become PCI functions for igbvf_probe) and returns how many
+ * (the PF's pool and queue are then that number). After each reset:
+ * igb_sriov_pools before the PF's rings, igb_sriov_ready once the PF is
+ * up (VFs may talk to it). */
+uint8_t igb_sriov_enable(struct igb *g, struct pci_dev *pci, uint8_t nvfs);
+void igb_sriov_pools(struct igb *g);
 void igb_sriov_ready(struct igb *g);
 
 #endif

@@ -439,6 +439,8 @@ static void cmd_show_igb(const struct cli_args *a)
             if (g->nvfs)
                 kprintf("  %u VFs: %lu messages, %lu refused, %lu replies lost, %lu resets\n", g->nvfs, v->mbx_rx,
                         v->mbx_refused, v->mbx_lost, v->vf_resets);
+            if (v->pf_resets)
+                kprintf("  the PF reset %lu times\n", v->pf_resets);
             continue;
         }
         json_obj_begin(&j, 0);
@@ -453,6 +455,7 @@ static void cmd_show_igb(const struct cli_args *a)
             json_u64(&j, "vf-replies-lost", v->mbx_lost);
             json_u64(&j, "vf-resets", v->vf_resets);
         }
+        json_u64(&j, "pf-resets", v->pf_resets);
         json_obj_end(&j);
         json_arr_begin(&j, "per-queue");
         for (uint16_t qi = 0; qi < g->pairs; qi++) {

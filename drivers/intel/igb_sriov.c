@@ -35,7 +35,7 @@ static void rar_set(struct igb *g, uint32_t i, const uint8_t *mac, uint32_t pool
 
 static uint32_t vf_rar(uint32_t n) { return IGB_RAR_COUNT - 1 - n; }
 
-uint8_t igb_sriov_setup(struct igb *g, struct pci_dev *pci, uint8_t nvfs)
+uint8_t igb_sriov_enable(struct igb *g, struct pci_dev *pci, uint8_t nvfs)
 {
     struct pci_dev *vfs[PCI_SRIOV_MAX_VFS];
     if (nvfs > IGB_SRIOV_MAX_VFS) /* pool 7 is the PF's when all 7 are VFs */
@@ -46,7 +46,6 @@ uint8_t igb_sriov_setup(struct igb *g, struct pci_dev *pci, uint8_t nvfs)
         return 0;
     }
     g->nvfs = (uint8_t)n;
-    uint32_t pf_pool = g->nvfs;
     for (int i = 0; i < n; i++) {
         memcpy(g->vf_mac[i], g->dev.mac, 6);
         g->vf_mac[i][0] = (uint8_t)((g->vf_mac[i][0] | 2) & ~1);
@@ -54,6 +53,14 @@ uint8_t igb_sriov_setup(struct igb *g, struct pci_dev *pci, uint8_t nvfs)
         pci_enable(vfs[i]); /* the VF's own memory decoding and bus mastering */
         kprintf("%s: VF %d at %02x:%02x.%x\n", g->where, i, vfs[i]->bus, vfs[i]->dev, vfs[i]->fn);
     }
+    if (npfs < PORTS_MAX)
+        pfs[npfs++] = g;
+    return g->nvfs;
+}
+
+void igb_sriov_pools(struct igb *g)
+{
+    uint32_t pf_pool = g->nvfs;
     igb_wr32(g, IGB_MRQC, IGB_MRQC_VMDQ);
     igb_wr32(g, IGB_VT_CTL, pf_pool << IGB_VT_CTL_DEF_PL_SHIFT);
     rar_set(g, 0, g->dev.mac, pf_pool);
@@ -65,11 +72,8 @@ uint8_t igb_sriov_setup(struct igb *g, struct pci_dev *pci, uint8_t nvfs)
     igb_wr32(g, IGB_VFRE, 1u << pf_pool);
     igb_wr32(g, IGB_VFTE, 1u << pf_pool);
     igb_wr32(g, IGB_DTXSWC, IGB_DTXSWC_LOOPBACK);
-    /* The enable reset the VFs: nothing to answer for that. */
-    igb_wr32(g, IGB_VFLRE, (1u << n) - 1);
-    if (npfs < PORTS_MAX)
-        pfs[npfs++] = g;
-    return g->nvfs;
+    /* VF Enable reset the VFs: nothing to answer for that. */
+    igb_wr32(g, IGB_VFLRE, (1u << g->nvfs) - 1);
 }
 
 void igb_sriov_ready(struct igb *g)

@@ -28,7 +28,6 @@
 struct igbvf {
     struct igb g;          /* first: the data path's view */
     uint32_t v2p;          /* V2PMAILBOX's read-to-clear bits seen, not yet taken */
-    uint64_t pf_resets;    /* the PF reset under us (started over) */
 };
 
 static struct igbvf *to_vf(struct netdev *dev) { return dev->priv; }
@@ -191,7 +190,7 @@ static void igbvf_poll_status(struct netdev *dev)
         ports_note_link(dev, false);
         if (m & IGB_V2P_RSTI)
             return; /* still resetting: next time */
-        v->pf_resets++;
+        v->g.sriov.pf_resets++;
         kprintf("%s: the PF was reset; starting over\n", dev->name);
         igb_queue_drain(&v->g, 0);
         if (!vf_start(v))

@@ -13,11 +13,13 @@ port (IPv6 neighbour discovery needs multicast in the VF pools), 4 MB
 through the router over IPv4 and IPv6 with the SHA-256, 8 MB from
 `app http` on a VF (TSO on the VF's queue, bytes i % 251), the PF's
 mailbox counters, that no port took a frame addressed to another
-(eth-not-for-us), and every buffer back. A bad `sriov` line is reported
-and the next one still applies."""
+(eth-not-for-us), and every buffer back. Then the PF is reset under its
+VFs (`debug igb-reset`) and both start over. A bad `sriov` line is
+reported and the next one still applies."""
 import os
 import re
 import sys
+import time
 
 import pytest
 
@@ -71,6 +73,28 @@ def sriov_lab(mkiso, request, record_ready):
         lab.close()
 
 
+def check_pf_reset(m, wire, a, b, tmp_path):
+    """The PF reset under its VFs, as a host's driver does on a link or MTU
+    change: the device clears the VFs' queues and pools; each VF sees the
+    PF reset (RSTI, RSTD), gives its buffers back and starts over."""
+    out = m.cmd("debug igb-reset eth0", timeout=30)
+    assert "eth0: reset, link up" in out, out
+    deadline = time.monotonic() + 20
+    while True:
+        ports = {p["name"]: p["counters"] for p in m.json("show igb json")["ports"]}
+        if all(ports[n]["pf-resets"] == 1 for n in ("eth1", "eth2")) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert ports["eth1"]["pf-resets"] == ports["eth2"]["pf-resets"] == 1, ports
+    assert ports["eth0"]["vf-resets"] == 4 and ports["eth0"]["vf-refused"] == 0, ports["eth0"]
+    wire.run("ping -c 2 -i 0.2 -W 2 10.0.0.1", timeout=30)
+    b.run("ping -c 2 -i 0.2 -W 2 10.0.2.1", timeout=30)
+    netlab.curl_through(a, b, tmp_path, mb=2, timeout=120)
+    buffers = m.json("show buffers json")["pools"]
+    held = sum(p["total"] - p["free"] for p in buffers)
+    assert held == 3 * (RX_RING - 1), f"after the reset: {held} buffers out of the pools"
+
+
 def test_sriov_vfs(sriov_lab, tmp_path, report):
     lab, (a, b) = sriov_lab
     wire, m = lab.peers[0], lab.machine
@@ -112,5 +136,6 @@ def test_sriov_vfs(sriov_lab, tmp_path, report):
     buffers = m.json("show buffers json")["pools"]
     held = sum(p["total"] - p["free"] for p in buffers)
     assert held == 3 * (RX_RING - 1), f"{held} buffers out of the pools, RX rings hold {3 * (RX_RING - 1)}"
+    check_pf_reset(m, wire, a, b, tmp_path)
     report(f"SR-IOV: 2 igbvf ports on one 82576 PF; 4 MB VF to VF through the router in {elapsed:.1f}s (TCG), "
            f"{vf0['tx-tso-frames']} TSO frames from a VF, {c['vf-messages']} mailbox messages answered")
