@@ -227,6 +227,8 @@ void ports_init(unsigned ncpus)
         if (!dev)
             continue;
         pci->claimed = true;
+        if (sriov_vfs[nports] && !igb_match(pci))
+            kprintf("eth%d: sriov: not an igb physical function, no VFs\n", nports);
         dev->index = (uint16_t)nports;
         fmt_snprintf(dev->name, sizeof dev->name, "eth%d", nports);
         ports[nports++] = dev;

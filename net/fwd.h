@@ -114,8 +114,9 @@ struct fwd {
     const struct route6 *rt6;            /* shared, read-only here */
     fwd_lookup6_fn lookup6;              /* NULL: route6_lookup_burst on rt6 */
     void *lookup6_ctx;
-    const struct fwd_nh6 *nh6;           /* [1, nnh6) */
-    uint32_t nnh6;
+    const struct fwd_nh6 *nh6;           /* [1, *nnh6) */
+    const _Atomic uint32_t *nnh6;        /* grows as next hops are added */
+    uint32_t adj6_filled;                /* adj6 past it is all zero */
     uint32_t fast6_ports;                /* bit p: port p has IPv6 and may take the fast path */
     uint64_t nd6_gen;                    /* fwd6_nd_gen when adj6 was last flushed */
     uint64_t local6[64];                 /* a 4096-bit filter of local6_addr */
@@ -158,11 +159,13 @@ bool fwd_route(void *ctx, uint32_t dst_be, uint16_t *port, uint32_t *gw_be);
 void fwd_set_lookup4(struct fwd *f, fwd_lookup4_fn fn, void *ctx);
 
 /* Forward IPv6 on the fast path too: rt6's next-hop index i is nh6[i] for
- * 0 < i < n (0 and the rest: the stack decides). The tables stay the
- * caller's and must not change while f uses them. Then fwd_sync, once the
- * ports have their IPv6 addresses. What the fast path leaves to the stack
- * is forwarded there only with net_set_route6 (else ip6-no-forward). */
-void fwd_set_route6(struct fwd *f, const struct route6 *rt6, const struct fwd_nh6 *nh6, uint32_t n);
+ * 0 < i < *n (0 and the rest: the stack decides). The tables stay the
+ * caller's. Routes may change while f uses them (route6.h); next hops may
+ * be appended, each complete before *n (read once a burst) counts it, but
+ * never changed. Then fwd_sync, once the ports have their IPv6 addresses.
+ * What the fast path leaves to the stack is forwarded there only with
+ * net_set_route6 (else ip6-no-forward). */
+void fwd_set_route6(struct fwd *f, const struct route6 *rt6, const struct fwd_nh6 *nh6, const _Atomic uint32_t *n);
 /* Replace the IPv6 burst lookup (the benchmark puts rte_lpm6 here). */
 void fwd_set_lookup6(struct fwd *f, fwd_lookup6_fn fn, void *ctx);
 

@@ -16,12 +16,13 @@ static void lookup6_default(void *ctx, const uint8_t (*addr)[16], uint32_t *nh, 
     route6_lookup_burst(ctx, addr, nh, n);
 }
 
-void fwd_set_route6(struct fwd *f, const struct route6 *rt6, const struct fwd_nh6 *nh6, uint32_t n)
+void fwd_set_route6(struct fwd *f, const struct route6 *rt6, const struct fwd_nh6 *nh6, const _Atomic uint32_t *n)
 {
     f->rt6 = rt6;
     f->nh6 = nh6;
-    f->nnh6 = n < FWD_NH6_MAX ? n : FWD_NH6_MAX;
+    f->nnh6 = n;
     net_memset(f->adj6, 0, sizeof(f->adj6)); /* then adj6_flush's bound holds */
+    f->adj6_filled = 1;
     if (f->lookup6 == NULL || f->lookup6 == lookup6_default) {
         f->lookup6 = lookup6_default;
         f->lookup6_ctx = (void *)(uintptr_t)rt6; /* route6_lookup_burst takes it const */
@@ -61,10 +62,11 @@ static inline uint64_t nd_gen(const struct net_stack *s)
     return s->ctr.nd6_rx_ns + s->ctr.nd6_rx_na + s->ctr.nd6_learned_remote;
 }
 
-/* Only [0, nnh6) is ever filled: fwd6_forward takes other indexes as 0. */
+/* Only [0, adj6_filled) was ever filled: fwd6_forward takes indexes past
+ * the next hops as 0. */
 static void adj6_flush(struct fwd *f)
 {
-    net_memset(f->adj6, 0, (f->nnh6 ? f->nnh6 : 1) * sizeof(f->adj6[0]));
+    net_memset(f->adj6, 0, f->adj6_filled * sizeof(f->adj6[0]));
 }
 
 static void local6_add(struct fwd *f, const uint8_t *a)
@@ -172,11 +174,17 @@ void fwd6_forward(struct fwd *f, struct net_stack *s, uint32_t n, struct pkt **s
         adj6_flush(f);
         f->nd6_gen = g;
     }
+    /* Next hops below nnh are complete (acquire): a route to a newer one
+     * goes to the stack for this burst. */
+    uint32_t nnh = f->nnh6 ? atomic_load_explicit(f->nnh6, memory_order_acquire) : 1;
+    nnh = nnh < FWD_NH6_MAX ? nnh : FWD_NH6_MAX;
+    if (nnh > f->adj6_filled)
+        f->adj6_filled = nnh;
     f->lookup6(f->lookup6_ctx, (const uint8_t(*)[16])f->dst6, f->nh6v, n);
     uint32_t nfast = 0;
     for (uint32_t i = 0; i < n; i++) {
         struct pkt *p = f->fast6[i];
-        uint32_t nh = f->nh6v[i] < f->nnh6 ? f->nh6v[i] : 0; /* 0: no next hop, the stack's */
+        uint32_t nh = f->nh6v[i] < nnh ? f->nh6v[i] : 0; /* 0: no next hop, the stack's */
         const struct nexthop_adj *a = &f->adj6[nh];
         if (NET_UNLIKELY(now_ns >= a->until_ns))
             a = adj6_fill(f, s, nh, now_ns);

@@ -78,7 +78,7 @@ static struct {
 static unsigned napps;
 
 static struct {
-    uint64_t route_epoch, loop_epoch;
+    uint64_t route_epoch, route6_epoch, loop_epoch;
     bool pending;
 } reclaim;
 static struct loop_timer reclaim_timer;
@@ -133,6 +133,7 @@ static uint32_t nexthop_for(uint32_t gw_be, char *err, size_t errlen)
 static void schedule_reclaim(void)
 {
     reclaim.route_epoch = route4_epoch(router.rt4);
+    reclaim.route6_epoch = router6_epoch();
     reclaim.loop_epoch = loop_quiescent_epoch();
     reclaim.pending = true;
 }
@@ -141,6 +142,7 @@ void router_reclaim(uint64_t now_ns)
 {
     if (reclaim.pending && loop_quiescent_since(reclaim.loop_epoch)) {
         route4_reclaim(router.rt4, reclaim.route_epoch);
+        router6_reclaim(reclaim.route6_epoch);
         reclaim.pending = false;
     }
 }
@@ -180,6 +182,27 @@ int router_route_del(uint32_t addr, unsigned len, char *err, size_t errlen)
     }
     schedule_reclaim();
     return 0;
+}
+
+int router_route_change(const char *prefix, const char *via, char *err, size_t errlen)
+{
+    if (strchr(prefix, ':')) {
+        int rc = via ? router6_route(prefix, via, err, errlen) : router6_route_del(prefix, err, errlen);
+        if (rc == 0)
+            schedule_reclaim();
+        return rc;
+    }
+    uint32_t addr, gw = 0;
+    unsigned len;
+    if (!route4_parse(prefix, strlen(prefix), &addr, &len)) {
+        fmt_snprintf(err, errlen, "bad prefix '%s' (host bits must be zero)", prefix);
+        return -1;
+    }
+    if (via && !route4_parse_addr(via, strlen(via), &gw)) {
+        fmt_snprintf(err, errlen, "bad gateway '%s'", via);
+        return -1;
+    }
+    return via ? router_route_add(addr, len, net_htonl(gw), err, errlen) : router_route_del(addr, len, err, errlen);
 }
 
 static bool parse_addr(const char *s, uint32_t *host)

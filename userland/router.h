@@ -69,6 +69,9 @@ void router6_init(const struct route_cfg *cfg);
 int router6_interface(int port, const char *addr_len, char *err, size_t errlen);
 void router6_ra(int port); /* `interface ethN ra` */
 int router6_route(const char *prefix, const char *via, char *err, size_t errlen);
+int router6_route_del(const char *prefix, char *err, size_t errlen);
+uint64_t router6_epoch(void);          /* the IPv6 table's, for router_reclaim */
+void router6_reclaim(uint64_t epoch);
 int router6_routes(const char *file, const char *via, char *err, size_t errlen);
 bool router6_port_has_addr(int port);
 void router6_stats(struct route_stats *st); /* the IPv6 table's */
@@ -82,6 +85,9 @@ void router_start(void); /* after the configuration: a stack per core */
 /* Routes (core 0 only). 0, or a negative ROUTE_E* / -1 with a message. */
 int router_route_add(uint32_t addr, unsigned len, uint32_t gw_be, char *err, size_t errlen);
 int router_route_del(uint32_t addr, unsigned len, char *err, size_t errlen);
+/* The same from the console for either family ("A.B.C.D/LEN" or
+ * "X:X::/LEN"; via: the gateway, NULL to delete). */
+int router_route_change(const char *prefix, const char *via, char *err, size_t errlen);
 /* Frees route-table memory no core can still reach (core 0). */
 void router_reclaim(uint64_t now_ns);
 void router_cmds_init(void);

@@ -4,12 +4,13 @@
  * IPv6 address (the on-link prefix follows from it; every port also has a
  * link-local address from its MAC); `route 2001:db8:2::/48 via
  * 2001:db8::2` and `routes FILE via 2001:db8::2` add routes through a
- * gateway on a port's prefix; `interface ethN ra` sends router
- * advertisements there (net/ra6.c). The route table is net/route6.h, written
- * only while the configuration is read, and holds the connected prefixes
- * too (gateway all zero), so one longest match decides; next hops (port, gateway) are a
- * small table beside it, shared read-only by every core's stack
- * (net_set_route6) and by each core's fast path (fwd_set_route6). Transit
+ * gateway on a port's prefix, as `route add` and `route del` do on the
+ * console; `interface ethN ra` sends router advertisements there
+ * (net/ra6.c). The route table is net/route6.h, written by core 0 while
+ * every core looks up, and holds the connected prefixes too (gateway all
+ * zero), so one longest match decides; next hops (port, gateway) are a
+ * small table beside it, only ever appended to, shared by every core's
+ * stack (net_set_route6) and by each core's fast path (fwd_set_route6). Transit
  * IPv6 is forwarded on the core that received it: in batches by
  * net/fwd6.c, and what that leaves to the stack per packet by net/ip6.c. */
 #include "router.h"
@@ -26,7 +27,9 @@
 
 static struct route6 *rt6;
 static struct fwd_nh6 nh6[FWD_NH6_MAX]; /* gateway all zero: on-link (a connected prefix) */
-static uint32_t nnh6 = 1;       /* 0 is "no route" */
+/* Next hops in use, 0 ("no route") counted: appended while every core
+ * reads, each entry complete before it counts (release). */
+static _Atomic uint32_t nnh6 = 1;
 static struct {
     bool set;
     bool ra;                    /* `interface ethN ra`: router advertisements */
@@ -68,9 +71,11 @@ static uint32_t nexthop6_on(int port, const uint8_t *gw, char *err, size_t errle
         fmt_snprintf(err, errlen, "IPv6 next-hop table full");
         return 0;
     }
-    nh6[nnh6].port = (uint8_t)port;
-    memcpy(nh6[nnh6].gw, gw, 16);
-    return nnh6++;
+    uint32_t i = nnh6;
+    nh6[i].port = (uint8_t)port;
+    memcpy(nh6[i].gw, gw, 16);
+    atomic_store_explicit(&nnh6, i + 1, memory_order_release);
+    return i;
 }
 
 static uint32_t nexthop6_for(const uint8_t *gw, char *err, size_t errlen)
@@ -136,12 +141,32 @@ int router6_route(const char *prefix, const char *via, char *err, size_t errlen)
     uint32_t nh = nexthop6_for(gw, err, errlen);
     if (!nh)
         return -1;
-    if (route6_add(rt6, a, len, nh) != ROUTE_OK) {
-        fmt_snprintf(err, errlen, "could not add the route");
+    int rc = route6_add(rt6, a, len, nh);
+    if (rc != ROUTE_OK) {
+        fmt_snprintf(err, errlen, "%s", rc == ROUTE_ENOMEM ? "out of memory" : "could not add the route");
         return -1;
     }
     return 0;
 }
+
+int router6_route_del(const char *prefix, char *err, size_t errlen)
+{
+    uint8_t a[16];
+    unsigned len;
+    if (!route6_parse(prefix, strlen(prefix), a, &len)) {
+        fmt_snprintf(err, errlen, "bad prefix '%s' (host bits must be zero)", prefix);
+        return -1;
+    }
+    int rc = route6_del(rt6, a, len);
+    if (rc != ROUTE_OK) {
+        fmt_snprintf(err, errlen, "%s", rc == ROUTE_ENOENT ? "no such route" : "could not delete the route");
+        return -1;
+    }
+    return 0;
+}
+
+uint64_t router6_epoch(void) { return route6_epoch(rt6); }
+void router6_reclaim(uint64_t epoch) { route6_reclaim(rt6, epoch); }
 
 int router6_routes(const char *file, const char *via, char *err, size_t errlen)
 {
@@ -172,7 +197,7 @@ int router6_routes(const char *file, const char *via, char *err, size_t errlen)
 static bool lookup(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
 {
     uint32_t nh = route6_lookup(rt6, dst);
-    if (nh == ROUTE_NH_NONE || nh >= nnh6)
+    if (nh == ROUTE_NH_NONE || nh >= atomic_load_explicit(&nnh6, memory_order_acquire))
         return false;
     *port = nh6[nh].port;
     memcpy(gw, nh6[nh].gw, 16);
@@ -182,7 +207,7 @@ static bool lookup(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
 bool router6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16_t *port, uint8_t *gw)
 {
     uint32_t nh = route6_match(rt6, dst, len);
-    if (nh == ROUTE_NH_NONE || nh >= nnh6)
+    if (nh == ROUTE_NH_NONE || nh >= atomic_load_explicit(&nnh6, memory_order_acquire))
         return false;
     *port = nh6[nh].port;
     memcpy(gw, nh6[nh].gw, 16);
@@ -206,7 +231,7 @@ void router6_core_setup(struct router_core *rc)
     }
     if (any) { /* IPv6 forwarding only where it is configured */
         net_set_route6(&rc->stack, lookup, NULL);
-        fwd_set_route6(&rc->fwd, rt6, nh6, nnh6);
+        fwd_set_route6(&rc->fwd, rt6, nh6, &nnh6);
         fwd_sync(&rc->fwd, &rc->stack);
     }
 }

@@ -550,35 +550,26 @@ static void cmd_show_route(const struct cli_args *a)
     }
 }
 
-static bool parse_prefix(const char *s, uint32_t *addr, unsigned *len)
-{
-    return route4_parse(s, strlen(s), addr, len);
-}
-
+/* route add PREFIX via GATEWAY, route del PREFIX: IPv4 or IPv6. */
 static void cmd_route_add(const struct cli_args *a)
 {
-    uint32_t addr, gw;
-    unsigned len;
     char err[96];
-    if (a->argc != 3 || strcmp(a->argv[1], "via") != 0 || !parse_prefix(a->argv[0], &addr, &len) ||
-        !route4_parse_addr(a->argv[2], strlen(a->argv[2]), &gw)) {
-        kprintf("usage: route add A.B.C.D/LEN via A.B.C.D\n");
+    if (a->argc != 3 || strcmp(a->argv[1], "via") != 0) {
+        kprintf("usage: route add PREFIX via GATEWAY (A.B.C.D/LEN via A.B.C.D, or X:X::/LEN via X:X::X)\n");
         return;
     }
-    if (router_route_add(addr, len, net_htonl(gw), err, sizeof err) != 0)
+    if (router_route_change(a->argv[0], a->argv[2], err, sizeof err) != 0)
         kprintf("route add: %s\n", err);
 }
 
 static void cmd_route_del(const struct cli_args *a)
 {
-    uint32_t addr;
-    unsigned len;
     char err[96];
-    if (a->argc != 1 || !parse_prefix(a->argv[0], &addr, &len)) {
-        kprintf("usage: route del A.B.C.D/LEN\n");
+    if (a->argc != 1) {
+        kprintf("usage: route del PREFIX (A.B.C.D/LEN or X:X::/LEN)\n");
         return;
     }
-    if (router_route_del(addr, len, err, sizeof err) != 0)
+    if (router_route_change(a->argv[0], NULL, err, sizeof err) != 0)
         kprintf("route del: %s\n", err);
 }
 
@@ -639,8 +630,8 @@ void router_cmds_init(void)
                  cmd_show_neighbors);
     cli_register("show route", "show route A.B.C.D|X:X::X|summary [json]", "longest match and next hop; table sizes",
                  cmd_show_route);
-    cli_register("route add", "route add A.B.C.D/LEN via A.B.C.D", "add or replace a route", cmd_route_add);
-    cli_register("route del", "route del A.B.C.D/LEN", "remove a route", cmd_route_del);
+    cli_register("route add", "route add PREFIX via GATEWAY", "add or replace a route (IPv4 or IPv6)", cmd_route_add);
+    cli_register("route del", "route del PREFIX", "remove a route (IPv4 or IPv6)", cmd_route_del);
     cli_register("clear counters", "clear counters", "zero interface, stack and forwarding counters",
                  cmd_clear_counters);
     ports_set_describe(describe_port);

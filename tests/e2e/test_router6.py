@@ -3,7 +3,9 @@ icmp6.c, userland/router6.c) with Linux hosts in namespaces: neighbour
 discovery both ways, ping6 to the router's addresses (global,
 link-local and Subnet-Router anycast) and through it, the hop limit going down by one, time
 exceeded and no-route unreachable from the router, TCP across it with
-matching bytes (on the batched fast path), and the counters; IPv4 keeps working beside it. Then the
+matching bytes (on the batched fast path), and the counters; IPv4 keeps working beside it;
+routes added and deleted on the console (through a new gateway) move
+traffic at once. Then the
 same on two cores with the device's RSS, where neighbour advertisements
 reach another core than the one that asked. Last, router advertisements:
 hosts with neither address nor route configure themselves from them."""
@@ -119,14 +121,42 @@ def check_router6(lab, tmp_path):
     return c
 
 
+def check_live_routes6(lab):
+    """`route add` and `route del` on the console move IPv6 traffic at
+    once, on every core: through a gateway no route used before, a next
+    hop the fast path learns of while it runs."""
+    left, right = lab.peers
+    m = lab.machine
+    right.ip("-6 addr add 2001:db8:55::5/128 dev lo")
+    right.ip(f"-6 addr add 2001:db8:1::3/64 dev {right.tap} nodad")
+    r = left.run("ping -6 -c 1 -W 3 2001:db8:55::5", check=False, timeout=20)
+    assert "unreachable" in r.stdout.lower(), r.stdout
+    out = m.cmd("route add 2001:db8:55::/48 via 2001:db8:1::3")
+    assert "route add" not in out, out
+    r = m.json("show route 2001:db8:55::5 json")
+    assert (r["found"], r["prefix"], r["nexthop"], r["port"]) == (True, "2001:db8:55::/48", "2001:db8:1::3", "eth1"), r
+    fast = stats(m)["fwd-fast6"]
+    left.run("ping -6 -c 20 -i 0.05 -W 3 2001:db8:55::5", timeout=30)
+    assert stats(m)["fwd-fast6"] - fast >= 30, "requests and replies on the fast path, the first few aside"
+    assert "bad gateway" in m.cmd("route add 2001:db8:56::/48 via 10.0.1.2")
+    assert "no such route" in m.cmd("route del 2001:db8:57::/48")
+    out = m.cmd("route del 2001:db8:55::/48")
+    assert "route del" not in out, out
+    assert m.json("show route 2001:db8:55::5 json")["found"] is False
+    r = left.run("ping -6 -c 1 -W 3 2001:db8:55::5", check=False, timeout=20)
+    assert "unreachable" in r.stdout.lower(), r.stdout
+
+
 def test_ipv6_router(r6lab, tmp_path):
     lab = r6lab()
     check_router6(lab, tmp_path)
+    check_live_routes6(lab)
 
 
 def test_ipv6_router_two_cores_rss(r6lab, tmp_path):
     lab = r6lab(smp=2, queues=2, extra=["-global", "virtio-net-pci.rss=on"])
     c = check_router6(lab, tmp_path)
+    check_live_routes6(lab)
     pq = [q["rx-packets"] for q in lab.machine.json("show interfaces json")["interfaces"][0]["per-queue"]]
     print(f"ipv6 -smp 2: eth0 RX per queue {pq}, nd6-learned-remote {c['nd6-learned-remote']}")
 

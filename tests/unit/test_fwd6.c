@@ -224,7 +224,7 @@ TEST(fwd6_custom_lookup)
         check_fwd6(y.x.fn.nd[0].sent[i], fr[i], len[i], fake_peer_mac, fake_mac0);
     fake_net_all_free(&y.x.fn);
     c.nh = FWD6_NH_GW1;
-    fwd_set_route6(y.x.f, y.rt6, y.nh6, FWD6_NNH);
+    fwd_set_route6(y.x.f, y.rt6, y.nh6, &y.nnh6);
     fwd_fix_burst(&y.x, 1, fr, len, 1);
     CHECK(y.x.fn.nd[1].nsent == 1 && c.calls == 3);
     fake_net_all_free(&y.x.fn);
@@ -348,7 +348,7 @@ TEST(fwd6_off_until_set_route6)
     uint8_t f[256];
     size_t n = fwd6_fix_frame(f, 0, fwd6_peer0, fwd6_far, 64, 20, 1);
     fwd_fix_one(&y.x, 0, f, n);
-    fwd_set_route6(y.x.f, y.rt6, y.nh6, FWD6_NNH);
+    fwd_set_route6(y.x.f, y.rt6, y.nh6, &y.nnh6);
     fwd_fix_one(&y.x, 0, f, n);
     fwd_sync(y.x.f, y.x.fn.s);
     fwd_fix_one(&y.x, 0, f, n);
@@ -404,6 +404,36 @@ TEST(fwd_group_source_mac_goes_to_the_stack)
     CHECK_EQ(y.x.fn.nd[1].nsent, 0);
     CHECK_EQ(fwd_fix_counters(y.x.f, "fwd-rx=2 fwd-to-stack=2"), 0);
     CHECK_EQ(fake_expect_counters(y.x.fn.s, "eth-rx=2 eth-bad-src=2"), 0);
+    CHECK(fake_net_all_free(&y.x.fn));
+    fwd6_fix_free(&y);
+}
+
+/* Next hops appended while the fast path runs (a route added on the
+ * console through a new gateway): a route to one past *nnh6 goes to the
+ * stack, whose hook refuses it too; once the entry is complete and
+ * counted, the same destination takes the fast path. */
+TEST(fwd6_next_hop_appended)
+{
+    struct fwd6_fix y;
+    fwd6_fix_init(&y, 64);
+    fwd6_fix_learn(&y);
+    uint8_t f[256];
+    size_t n = fwd6_fix_frame(f, 0, fwd6_peer0, fwd6_past, 64, 20, 1);
+    fwd_fix_one(&y.x, 0, f, n);
+    CHECK_EQ(y.x.fn.nd[1].nsent, 0);
+    CHECK_EQ(fake_expect_counters(y.x.fn.s, "eth-rx=1 ip6-rx=1 ip6-no-route=1 icmp6-tx-error=1 ip6-tx=1 eth-tx=1"),
+             0);
+    fake_net_all_free(&y.x.fn);
+    for (uint32_t i = FWD6_NNH; i <= FWD6_NH_PAST; i++) {
+        y.nh6[i].port = 1;
+        memcpy(y.nh6[i].gw, fwd6_peer1, 16);
+    }
+    atomic_store_explicit(&y.nnh6, FWD6_NH_PAST + 1, memory_order_release);
+    fwd_fix_one(&y.x, 0, f, n);
+    CHECK_EQ(y.x.fn.nd[1].nsent, 1);
+    if (y.x.fn.nd[1].nsent == 1)
+        check_fwd6(y.x.fn.nd[1].sent[0], f, n, fwd_peer1_mac, fake_mac1);
+    CHECK_EQ(fwd_fix_counters(y.x.f, "fwd-rx=2 fwd-fast=1 fwd-fast6=1 fwd-tx=1 fwd-to-stack=1"), 0);
     CHECK(fake_net_all_free(&y.x.fn));
     fwd6_fix_free(&y);
 }

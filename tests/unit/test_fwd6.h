@@ -12,7 +12,7 @@
  *   2001:db8:1::/64    connected, eth1          (FWD6_NH_LINK1)
  *   2001:db8:99::/48   via 2001:db8:1::2, eth1  (FWD6_NH_GW1)
  *   2001:db8:88::/48   via 2001:db8::2, eth0    (FWD6_NH_GW0)
- *   2001:db8:77::/48   next hop 9, past the array of FWD6_NNH
+ *   2001:db8:77::/48   next hop 9, past the FWD6_NNH next hops
  * Anything else has no route. */
 #ifndef TESTS_UNIT_TEST_FWD6_H
 #define TESTS_UNIT_TEST_FWD6_H
@@ -22,6 +22,7 @@
 
 enum { FWD6_NH_LINK0 = 1, FWD6_NH_LINK1, FWD6_NH_GW1, FWD6_NH_GW0, FWD6_NNH };
 #define FWD6_NH_PAST 9
+#define FWD6_NH_CAP 16 /* room to append next hops (fwd6_next_hop_appended) */
 
 static const uint8_t fwd6_a0[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1};
 static const uint8_t fwd6_a1[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 1};
@@ -36,7 +37,8 @@ struct fwd6_fix {
     struct fwd_fix x;
     struct test_alloc alloc6;
     struct route6 *rt6;
-    struct fwd_nh6 nh6[FWD6_NNH];
+    struct fwd_nh6 nh6[FWD6_NH_CAP];
+    _Atomic uint32_t nnh6; /* FWD6_NNH: next hops may be appended */
 };
 
 /* The stack's hook on the same table (router6.c's lookup). */
@@ -44,7 +46,7 @@ static inline bool fwd6_fix_route(void *ctx, const uint8_t *dst, uint16_t *port,
 {
     const struct fwd6_fix *y = ctx;
     uint32_t nh = route6_lookup(y->rt6, dst);
-    if (nh == ROUTE_NH_NONE || nh >= FWD6_NNH)
+    if (nh == ROUTE_NH_NONE || nh >= atomic_load(&y->nnh6))
         return false;
     *port = y->nh6[nh].port;
     memcpy(gw, y->nh6[nh].gw, 16);
@@ -81,7 +83,8 @@ static inline void fwd6_fix_attach(struct fwd6_fix *y)
     net_iface_set_addr6(s, 0, fwd6_a0, 64);
     net_iface_set_addr6(s, 1, fwd6_a1, 64);
     net_set_route6(s, fwd6_fix_route, y);
-    fwd_set_route6(y->x.f, y->rt6, y->nh6, FWD6_NNH);
+    y->nnh6 = FWD6_NNH;
+    fwd_set_route6(y->x.f, y->rt6, y->nh6, &y->nnh6);
     fwd_sync(y->x.f, s);
 }
 

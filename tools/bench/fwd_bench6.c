@@ -122,7 +122,8 @@ void fwd_bench6_setup(struct rig *r, const char *dir, int only)
     free(uni);
     free(p);
     net_set_route6(r->s, route6_hook, r);
-    fwd_set_route6(r->f, r->rt6, r->nh6, 1 + NNH);
+    r->nnh6 = 1 + NNH;
+    fwd_set_route6(r->f, r->rt6, r->nh6, &r->nnh6);
     fwd_sync(r->f, r->s);
     make_template6(r);
 }
