@@ -58,9 +58,12 @@ def macvlan_peer(wire, i):
     return p
 
 
-@pytest.fixture
+@pytest.fixture(params=[1, 2], ids=["smp1", "smp2"])
 def sriov_lab(mkiso, request, record_ready):
-    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.0.0.2/24"])], iso=mkiso(CONF), model="igb")
+    """One PF's port, and its two VFs, on a single queue pair each: on
+    -smp 2 core 0 serves them all, core 1 nothing of theirs."""
+    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.0.0.2/24"])], iso=mkiso(CONF), model="igb",
+                     smp=request.param)
     extra = []
     try:
         lab.start(ready=False)
