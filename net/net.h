@@ -36,7 +36,7 @@
 #include "pkt.h"
 #include "udp.h"
 
-#define NET_MAX_PORTS 8         /* port numbers 0..7 (netdev.index) */
+#define NET_MAX_PORTS 16        /* port numbers 0..15 (netdev.index): the kernel's PORTS_MAX */
 #define NET_TX_BURST 256        /* frames gathered per port before a flush (a ring's worth: what
                                  * does not wait, ACKs, SYN-ACKs, needs room while data waits) */
 #define NET_TX_DATA_MAX 32      /* of them TCP data may take: the rest for ACKs, SYN-ACKs,

@@ -39,6 +39,7 @@
 #include "userland/udp_echo.h"
 
 #define ROUTER_BURST FWD_BURST_MAX
+_Static_assert(PORTS_MAX <= NET_MAX_PORTS, "every port the kernel finds can be routed");
 #define RECLAIM_PERIOD_NS 10000000ull
 #define MAX_APPS 8
 #define TCP_CONNS_DEFAULT 1024 /* a core, where memory allows; more where an eighth of it holds them, */

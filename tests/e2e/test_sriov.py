@@ -15,7 +15,8 @@ through the router over IPv4 and IPv6 with the SHA-256, 8 MB from
 mailbox counters, that no port took a frame addressed to another
 (eth-not-for-us), and every buffer back. Then the PF is reset under its
 VFs (`debug igb-reset`) and both start over. A bad `sriov` line is
-reported and the next one still applies."""
+reported and the next one still applies. Last, two PFs with 7 and 2 VFs:
+eleven ports."""
 import os
 import re
 import sys
@@ -142,3 +143,34 @@ def test_sriov_vfs(sriov_lab, tmp_path, report):
     check_pf_reset(m, wire, a, b, tmp_path)
     report(f"SR-IOV: 2 igbvf ports on one 82576 PF; 4 MB VF to VF through the router in {elapsed:.1f}s (TCG), "
            f"{vf0['tx-tso-frames']} TSO frames from a VF, {c['vf-messages']} mailbox messages answered")
+
+
+MANY = """sriov eth0 vfs 7
+sriov eth1 vfs 2
+interface eth0 address 10.0.0.1/24
+interface eth1 address 10.1.0.1/24
+interface eth8 address 10.0.8.1/24
+interface eth10 address 10.1.10.1/24
+"""
+
+
+def test_sriov_two_pfs_eleven_ports(mkiso, request, record_ready):
+    """Two PFs offering 7 and 2 VFs: eleven ports, past the 8 the stack
+    once took; each PF's VFs answer on its own wire (VF BARs placed twice)."""
+    peers = [netlab.Peer(addrs=["10.0.0.2/24", "10.0.8.2/24"]), netlab.Peer(addrs=["10.1.0.2/24", "10.1.10.2/24"])]
+    lab = netlab.Lab(request.node.name, peers, iso=mkiso(MANY), model="igb")
+    try:
+        lab.start(ready=False)
+        m = record_ready(lab.machine)
+        assert "config: line" not in m.log, m.tail()
+        ifs = m.json("show interfaces json")["interfaces"]
+        assert [i["driver"] for i in ifs] == ["igb"] * 2 + ["igbvf"] * 9, ifs
+        assert all(i["link"] for i in ifs) and len({i["mac"] for i in ifs}) == 11, ifs
+        for peer, addr in ((peers[0], "10.0.0.1"), (peers[0], "10.0.8.1"), (peers[1], "10.1.0.1"),
+                           (peers[1], "10.1.10.1")):
+            peer.run(f"ping -c 2 -i 0.2 -W 2 {addr}", timeout=20)
+        ports = {p["name"]: p for p in m.json("show igb json")["ports"]}
+        assert ports["eth0"]["vfs"] == 7 and ports["eth0"]["counters"]["vf-resets"] == 7, ports["eth0"]
+        assert ports["eth1"]["vfs"] == 2 and ports["eth1"]["counters"]["vf-resets"] == 2, ports["eth1"]
+    finally:
+        lab.close()
