@@ -71,6 +71,7 @@
     X(tcp, buf_wait, "tcp-buf-wait")            /* no room: pool at its reserve */ \
     X(tcp, pmtu_lowered, "tcp-pmtu-lowered")    /* ICMP: segments made smaller */ \
     X(tcp, pmtu_blackhole, "tcp-pmtu-blackhole") /* no ICMP, timeouts: the same */ \
+    X(tcp, pmtu_probe, "tcp-pmtu-probe")        /* after a black hole: the size tried again */ \
     X(tcp, rcv_window_grown, "tcp-rcv-window-grown") /* autotuning */          \
     X(tcp, snd_buffer_grown, "tcp-snd-buffer-grown") /* autotuning */          \
     X(tcp, icmp_ignored, "tcp-icmp-ignored")    /* soft, stale or not ours */

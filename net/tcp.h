@@ -140,6 +140,7 @@ struct tcp_config {
     uint64_t rto_min_ns;        /* (200 ms) */
     uint64_t rto_max_ns;        /* (60 s) */
     uint64_t time_wait_ns;      /* 2 MSL (60 s) */
+    uint64_t pmtu_probe_ns;     /* after a black-hole cut, the old size is tried again (10 min) */
     tcp_rss_fn rss;             /* NULL: every port is ours */
     void *rss_ctx;
     tcp_rss6_fn rss6;           /* the same for IPv6 */
@@ -264,6 +265,8 @@ struct tcp_conn {
     uint32_t rack_sent_t, rack_end;     /* RACK (RFC 8985): the latest sent of what was delivered */
     bool rack_reord;                    /* the path reordered: RACK waits min_rtt / 4 */
     uint32_t retransmits;               /* segments sent again (tcp_count_retransmit) */
+    uint16_t mss_probe;                 /* MSS before a black-hole cut (0: none): tried again */
+    uint64_t pmtu_probe_at;             /* when (0: not due) */
 } __attribute__((aligned(64)));
 
 /* struct tcp_conn.flags */

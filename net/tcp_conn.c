@@ -33,6 +33,7 @@ void tcp_config_default(struct tcp_config *cfg)
     cfg->rto_min_ns = 200000000ull;
     cfg->rto_max_ns = 60000000000ull;
     cfg->time_wait_ns = 60000000000ull;
+    cfg->pmtu_probe_ns = 600000000000ull; /* Linux's tcp_probe_interval */
 }
 
 static size_t per_conn(const struct tcp_config *cfg)

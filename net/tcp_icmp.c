@@ -23,7 +23,12 @@
  * size that every path carries, the segment size comes down to it, as
  * Linux's does with tcp_mtu_probing=1 (RFC 4821's search_low: 1024 bytes
  * of payload; for IPv6, all that its minimum MTU of 1280 holds). The size
- * is per connection and never grows back (no RFC 4821 probing). */
+ * is per connection. Black holes come and go (a route changes): every
+ * pmtu_probe_ns (10 minutes, Linux's tcp_probe_interval) the size before
+ * the cut is tried again, in RFC 4821's spirit but without its separate
+ * probe segments: the data goes at that size, and if the path still drops
+ * it, TCP_BLACKHOLE_RTOS timeouts bring it down again (a second or two of
+ * stall every 10 minutes). */
 #include "net.h"
 #include "tcp_impl.h"
 #include "wire.h"
@@ -99,7 +104,7 @@ void tcp_icmp6(struct net_stack *s, const uint8_t *q, uint32_t avail, uint8_t ty
                mtu < IP6_MIN_MTU ? IP6_MIN_MTU : mtu, IP6_HDR_LEN, now_ns);
 }
 
-void tcp_pmtu_blackhole(struct tcp_conn *c)
+void tcp_pmtu_blackhole(struct tcp_conn *c, uint64_t now_ns)
 {
     uint16_t base = (c->flags & TCP_CF_IP6) ? BASE_MSS6 : BASE_MSS4;
     uint32_t base_seg = base - ((c->flags & TCP_CF_TS) ? TCP_TS_ALIGNED_LEN : 0u);
@@ -107,8 +112,23 @@ void tcp_pmtu_blackhole(struct tcp_conn *c)
         return;
     const struct tcp_seg *sg = tcp_sq_at(c, 0);
     uint32_t from = SEQ_GT(c->snd_una, sg->seq) ? c->snd_una : sg->seq;
-    if (sg->seq + sg->len - from <= base_seg)
-        return; /* what times out is small: not a matter of size */
+    /* What times out is small: not a matter of size. Unless a probe
+     * raised the size: slots queued before it are small, but TSO cuts
+     * their frames at the new size. */
+    if (sg->seq + sg->len - from <= base_seg && !c->mss_probe)
+        return;
+    if (!c->mss_probe)
+        c->mss_probe = c->mss;
+    c->pmtu_probe_at = now_ns + c->t->cfg.pmtu_probe_ns;
     tcp_conn_set_mss(c, base);
     c->t->s->ctr.tcp_pmtu_blackhole++;
+}
+
+void tcp_pmtu_probe(struct tcp_conn *c)
+{
+    c->pmtu_probe_at = 0;
+    if (!tcp_synchronized(c->state) || c->state == TCP_TIME_WAIT || c->mss_probe <= c->mss)
+        return;
+    tcp_conn_set_mss(c, c->mss_probe);
+    c->t->s->ctr.tcp_pmtu_probe++;
 }

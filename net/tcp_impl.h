@@ -184,7 +184,9 @@ void tcp_conn_set_mss(struct tcp_conn *c, uint16_t peer_mss);
  * segments come down to a size every path carries when it is their size
  * that may be dropped. */
 #define TCP_BLACKHOLE_RTOS 3 /* Linux's tcp_retries1 */
-void tcp_pmtu_blackhole(struct tcp_conn *c);
+void tcp_pmtu_blackhole(struct tcp_conn *c, uint64_t now_ns);
+/* pmtu_probe_at has come: the size before the cut, again. */
+void tcp_pmtu_probe(struct tcp_conn *c);
 uint16_t tcp_our_mss(struct tcp_stack *t, uint32_t raddr_be);
 /* IPv6: the MTU towards raddr less 60 bytes of headers. */
 uint16_t tcp_our_mss6(struct tcp_stack *t, const uint8_t *raddr);

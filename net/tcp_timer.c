@@ -155,7 +155,7 @@ static void rto_fire(struct tcp_conn *c, uint64_t now_ns)
     }
     t->s->ctr.tcp_rto++;
     if (c->retries == TCP_BLACKHOLE_RTOS)
-        tcp_pmtu_blackhole(c);
+        tcp_pmtu_blackhole(c, now_ns);
     tcp_cc_rto(c, now_ns);
     tcp_mark_all_lost(c);
     c->flags &= ~(uint32_t)(TCP_CF_IN_RECOVERY | TCP_CF_RTT_TIMING | TCP_CF_TLP | TCP_CF_TLP_RETX);
@@ -253,6 +253,8 @@ uint64_t tcp_poll(struct tcp_stack *t, uint64_t now_ns)
         while (t->limbo) {
             struct tcp_conn *c = t->limbo;
             tcp_timer_remove(c);
+            if (NET_UNLIKELY(c->pmtu_probe_at) && c->pmtu_probe_at <= now_ns)
+                tcp_pmtu_probe(c); /* checked as the wheel comes by: about once an RTO while sending */
             uint64_t e = tcp_timer_earliest(c);
             if (e && e <= now_ns)
                 fire(c, now_ns);

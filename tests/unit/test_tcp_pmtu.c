@@ -20,6 +20,8 @@ static const uint8_t router6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 0xfe};
 struct narrow {
     struct tl *l;
     uint32_t mtu;               /* of IP packets; 0: let all through */
+    bool heals;                 /* the black hole goes once it has been found */
+    uint32_t largest_after;     /* side 0's largest IP packet that passed after healing */
     uint32_t reported;          /* the MTU the errors give (normally mtu; 0: no errors, a black hole) */
     uint32_t dropped;
     uint8_t err[16][1600];
@@ -78,6 +80,10 @@ static bool narrow_tap(void *ctx, struct tl *l, int from, struct pkt *p)
     struct narrow *n = ctx;
     const uint8_t *ip = p->data + ETH_HDR_LEN;
     bool v6 = p->data[12] == 0x86;
+    if (n->heals && n->mtu && tl_ctr(l, 0, "tcp-pmtu-blackhole"))
+        n->mtu = 0;
+    if (from == 0 && n->heals && n->mtu == 0 && p->len - ETH_HDR_LEN > n->largest_after)
+        n->largest_after = p->len - ETH_HDR_LEN;
     if (from != 0 || n->mtu == 0 || p->len - ETH_HDR_LEN <= n->mtu)
         return true;
     n->dropped++;
@@ -117,14 +123,18 @@ static void transfer(struct narrow *n, bool six, uint64_t size)
     CHECK_EQ(n->a[0].close_reason, TCP_CLOSE_NORMAL);
 }
 
-static struct narrow *narrow_new(uint32_t mtu, uint32_t reported)
+static struct narrow *narrow_new_opts(uint32_t mtu, uint32_t reported, struct tl_opts o)
 {
-    struct tl_opts o = {.seed = 7};
     struct narrow *n = calloc(1, sizeof(*n));
     n->l = tl_new(&o);
     n->mtu = mtu;
     n->reported = reported;
     return n;
+}
+
+static struct narrow *narrow_new(uint32_t mtu, uint32_t reported)
+{
+    return narrow_new_opts(mtu, reported, (struct tl_opts){.seed = 7});
 }
 
 static void narrow_free(struct narrow *n)
@@ -176,6 +186,45 @@ TEST(tcp_pmtu_black_hole)
                 (unsigned long)tl_ctr(l, 0, "tcp-rto"), l->now_ns / 1e9);
         narrow_free(n);
     }
+}
+
+/* Black holes come and go: pmtu_probe_ns after the cut (2 s here, 10
+ * minutes by default) the old size is tried again. Where the hole has
+ * gone, full-sized segments pass from then on; where it stays, three
+ * timeouts bring the size down again, every time, and the transfer
+ * finishes intact, with TSO too (frames of slots queued small, cut at the
+ * probed size). */
+TEST(tcp_pmtu_black_hole_probed_again)
+{
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    cfg.pmtu_probe_ns = 2000000000ull;
+    for (int heals = 0; heals < 2; heals++)
+        for (int tso = 0; tso < 2; tso++) {
+            struct tl_opts o = {.seed = 7, .rate_bps = 100000000, .cfg = {&cfg, &cfg}};
+            o.offloads = tso ? NETDEV_OFF_TX_CSUM | NETDEV_OFF_TSO4 : 0;
+            struct narrow *n = narrow_new_opts(1200, 0, o);
+            n->heals = heals;
+            transfer(n, false, 128u << 20);
+            struct tl *l = n->l;
+            uint64_t holes = tl_ctr(l, 0, "tcp-pmtu-blackhole"), probes = tl_ctr(l, 0, "tcp-pmtu-probe");
+            fprintf(stderr, "  black hole at 1200%s%s: 128 MB in %.1f s, %lu cuts, %lu probes\n",
+                    heals ? ", healed" : "", tso ? ", TSO" : "", l->now_ns / 1e9, (unsigned long)holes,
+                    (unsigned long)probes);
+            if (heals) {
+                CHECK_EQ(holes, 1);
+                CHECK_EQ(probes, 1);
+                CHECK_EQ(n->largest_after, 1500); /* full-sized again */
+            } else {
+                /* Each cut after three timeouts; with TSO one more may
+                 * come first, of a frame of small slots, whose small
+                 * retransmission passes and resets the count. */
+                uint64_t rto = tl_ctr(l, 0, "tcp-rto");
+                CHECK(probes >= 2 && holes == probes + 1);
+                CHECK(rto >= TCP_BLACKHOLE_RTOS * holes && rto <= (TCP_BLACKHOLE_RTOS + 1) * holes);
+            }
+            narrow_free(n);
+        }
 }
 
 /* A size under the floor counts as the floor: 552 for IPv4 (segments of
