@@ -19,7 +19,8 @@ ASM_SRCS     := $(sort $(wildcard boot/*.asm kernel/arch/x86_64/*.asm))
 # Kernel and driver files with no hardware in them, also built into the
 # host tests.
 KERNEL_PORTABLE := kernel/fmt.c kernel/config.c kernel/cli_parse.c kernel/json.c \
-           kernel/timerwheel.c kernel/acpi_madt.c drivers/virtio/virtqueue.c
+           kernel/timerwheel.c kernel/acpi_madt.c drivers/virtio/virtqueue.c \
+           drivers/virtio/virtqueue_packed.c
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-unused-parameter -Wvla

@@ -7,6 +7,7 @@
 #include "drivers/intel/igbvf.h"
 #include "drivers/pci/pci.h"
 #include "drivers/virtio/virtio_net.h"
+#include "drivers/virtio/virtio_pci.h"
 #include "kernel/cli.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
@@ -107,6 +108,10 @@ static void show_json(void)
         json_bool(&j, "link", d->link_up);
         json_u64(&j, "mtu", d->mtu);
         json_u64(&j, "queues", d->nqueues);
+        if (strcmp(d->driver, "virtio-net") == 0) {
+            json_u64(&j, "virtio-features", virtio_net_features(d));
+            json_str(&j, "virtio-ring", virtio_net_features(d) & VIRTIO_F_RING_PACKED ? "packed" : "split");
+        }
         json_obj_begin(&j, "offloads");
         json_bool(&j, "rx-csum", d->offloads & NETDEV_OFF_RX_CSUM);
         json_bool(&j, "tx-csum", d->offloads & NETDEV_OFF_TX_CSUM);
@@ -161,7 +166,9 @@ static void cmd_show_interfaces(const struct cli_args *a)
         for (int v6 = 0; v6 < 2; v6++)
             if (address_of(i, v6, addr, sizeof addr)[0])
                 kprintf("%s: address %s\n", d->name, addr);
-        kprintf("%s: %s %02x:%02x:%02x:%02x:%02x:%02x link %s mtu %u queues %u offloads%s%s%s%s%s\n", d->name, d->driver,
+        bool packed = strcmp(d->driver, "virtio-net") == 0 && (virtio_net_features(d) & VIRTIO_F_RING_PACKED);
+        kprintf("%s: %s%s %02x:%02x:%02x:%02x:%02x:%02x link %s mtu %u queues %u offloads%s%s%s%s%s\n", d->name,
+                d->driver, packed ? " (packed ring)" : "",
                 d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5], d->link_up ? "up" : "down", d->mtu,
                 d->nqueues, d->offloads & NETDEV_OFF_RX_CSUM ? " rx-csum" : "",
                 d->offloads & NETDEV_OFF_TX_CSUM ? " tx-csum" : "", d->offloads & NETDEV_OFF_TSO4 ? " tso4" : "",

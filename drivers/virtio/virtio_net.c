@@ -4,7 +4,10 @@
  * own pair. Every frame carries the 12-byte virtio_net_hdr (5.1.6, VERSION_1
  * layout) in the buffer's headroom; RX buffers are posted so the frame
  * lands at the usual data offset and TX prepends the header in place: no
- * copies. Bursts: one avail->idx store and at most one doorbell each. */
+ * copies. Split or packed virtqueues, whichever the device offers (packed
+ * when it offers both: VIRTIO_F_RING_PACKED, 2.8). Bursts: one store that
+ * publishes them (avail->idx, or the first descriptor's flags) and at most
+ * one doorbell each. */
 #include "virtio_net.h"
 
 #include <stdatomic.h>
@@ -60,6 +63,8 @@ enum {
 };
 #define TX_KICK_DELAY_NS 100000ull /* the longest a published frame waits (DPDK's usual TX drain) */
 #define TX_CHAIN_MAX 64 /* descriptors of one TX frame (a TSO frame of 44 buffers fits) */
+#define CTRL_BUF_LEN 512 /* a control command and its ack: the RSS one is 309 bytes */
+#define CTRL_ACK_OFF 448
 
 struct virtio_net_hdr {
     uint8_t flags, gso_type;
@@ -99,7 +104,7 @@ struct vnet {
     uint64_t drain_since_ns, resets;
 };
 
-static const uint64_t wanted_features = VIRTIO_F_VERSION_1 | VIRTIO_F_RING_EVENT_IDX | F_CSUM | F_GUEST_CSUM | F_MTU |
+static const uint64_t wanted_features = VIRTIO_F_VERSION_1 | VIRTIO_F_RING_EVENT_IDX | VIRTIO_F_RING_PACKED | F_CSUM | F_GUEST_CSUM | F_MTU |
                                         F_MAC | F_HOST_TSO4 | F_HOST_TSO6 | F_MRG_RXBUF | F_STATUS | F_CTRL_VQ | F_MQ |
                                         F_RSS;
 
@@ -214,11 +219,12 @@ static uint16_t vnet_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts
     struct netdev_qstats *st = &dev->stats[qi];
     if (!queue_usable(to_vnet(dev), q, qi))
         return 0;
-    uint16_t used = vq_used_idx(&q->rx), got = 0;
+    uint16_t got = 0;
     uint64_t bytes = 0;
     uint32_t len;
     struct pkt *p;
-    while (got < n && (p = vq_get_used(&q->rx, &len, used)) != NULL) {
+    vq_used_begin(&q->rx);
+    while (got < n && (p = vq_next_used(&q->rx, &len)) != NULL) {
         const struct virtio_net_hdr *h = (const void *)(p->data - sizeof *h);
         if (len < sizeof *h + 14 || !rx_header(p, h)) {
             st->rx_error++;
@@ -240,10 +246,10 @@ static uint16_t vnet_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts
 
 static void tx_reclaim(struct virtqueue *tx)
 {
-    uint16_t used = vq_used_idx(tx);
     uint32_t len;
     struct pkt *p;
-    while ((p = vq_get_used(tx, &len, used)) != NULL)
+    vq_used_begin(tx);
+    while ((p = vq_next_used(tx, &len)) != NULL)
         pkt_free_frame(p);
 }
 
@@ -363,18 +369,24 @@ static const struct netdev_ops vnet_ops = {
 /* Ring memory is allocated once and reused, zeroed, by a restart. */
 static void setup_vq(struct vnet *v, uint16_t index, struct virtqueue *vq, uint16_t size)
 {
-    size_t bytes = vq_ring_bytes(size);
+    bool packed = (v->vp.features & VIRTIO_F_RING_PACKED) != 0;
+    size_t bytes = vq_ring_bytes(size, packed);
     void *ring = (void *)vq->desc;
     struct pkt **slot = vq->slot;
-    uint16_t *free_ids = vq->free_ids;
+    uint16_t *free_ids = vq->free_ids, *chain_len = vq->chain_len;
     if (!ring) {
         ring = kalloc_pages(bytes / PAGE_SIZE, 1);
         slot = kalloc(size * sizeof *slot);
         free_ids = kalloc(size * sizeof *free_ids);
+        chain_len = kalloc(size * sizeof *chain_len);
     } else {
         memset(ring, 0, bytes);
     }
-    vq_init(vq, ring, size, slot, free_ids, (v->vp.features & VIRTIO_F_RING_EVENT_IDX) != 0);
+    if (packed)
+        vq_init_packed(vq, ring, size, slot, free_ids, chain_len);
+    else
+        vq_init(vq, ring, size, slot, free_ids, (v->vp.features & VIRTIO_F_RING_EVENT_IDX) != 0);
+    vq->chain_len = chain_len;
     virtio_pci_queue_enable(&v->vp, index, vq, virt_to_phys(ring));
 }
 
@@ -387,23 +399,27 @@ static uint16_t queue_size(struct vnet *v, uint16_t index)
 }
 
 /* A control command (5.1.6.5): class, command, data; the device writes an
- * ack byte. Polled with a bounded wait: set-up only. */
+ * ack byte after them, at CTRL_ACK_OFF. Polled with a bounded wait:
+ * set-up only. */
 static int ctrl_cmd(struct vnet *v, uint8_t class, uint8_t cmd, const void *data, uint16_t len)
 {
     uint8_t *b = v->ctrl_buf;
+    if (2u + len > CTRL_ACK_OFF)
+        return -1;
     b[0] = class;
     b[1] = cmd;
     memcpy(b + 2, data, len);
-    b[64] = 0xff;
-    uint64_t addr[2] = {virt_to_phys(b), virt_to_phys(b + 64)};
+    b[CTRL_ACK_OFF] = 0xff;
+    uint64_t addr[2] = {virt_to_phys(b), virt_to_phys(b + CTRL_ACK_OFF)};
     uint32_t lens[2] = {2u + len, 1};
     if (!vq_add_chain(&v->ctrl, (struct pkt *)b, addr, lens, 2, 1))
         return -1;
     vq_kick(&v->ctrl);
     uint32_t got;
     for (long spins = 0; spins < 100000000; spins++) {
-        if (vq_get_used(&v->ctrl, &got, vq_used_idx(&v->ctrl)))
-            return b[64] == CTRL_OK ? 0 : -1;
+        vq_used_begin(&v->ctrl);
+        if (vq_next_used(&v->ctrl, &got))
+            return b[CTRL_ACK_OFF] == CTRL_OK ? 0 : -1;
         __builtin_ia32_pause();
     }
     return -1;
@@ -423,6 +439,7 @@ static int rss_config(struct vnet *v, uint16_t pairs)
     if (max_key < NETDEV_RSS_KEY_LEN || max_reta < NETDEV_RSS_RETA_LEN)
         return -1;
     uint8_t cmd[4 + 2 + 2 + 2 * NETDEV_RSS_RETA_LEN + 2 + 1 + NETDEV_RSS_KEY_LEN];
+    _Static_assert(2 + sizeof cmd <= CTRL_ACK_OFF, "the RSS command fits the control buffer");
     uint32_t want = types & (HASH_IPV4 | HASH_TCPV4 | HASH_UDPV4 | HASH_IPV6 | HASH_TCPV6 | HASH_UDPV6);
     v->rss_tcp6 = (want & HASH_TCPV6) != 0;
     uint16_t mask = NETDEV_RSS_RETA_LEN - 1, unclassified = 0, max_tx = pairs;
@@ -471,7 +488,7 @@ static int device_start(struct vnet *v, uint16_t want_pairs)
         uint16_t ci = (uint16_t)(2 * v->max_pairs);
         setup_vq(v, ci, &v->ctrl, queue_size(v, ci) < 16 ? queue_size(v, ci) : 16);
         if (!v->ctrl_buf)
-            v->ctrl_buf = kalloc(128);
+            v->ctrl_buf = kalloc(CTRL_BUF_LEN);
     }
     virtio_pci_set_status(&v->vp, VIRTIO_STATUS_DRIVER_OK);
     v->rss = false;
@@ -550,17 +567,31 @@ struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, struct 
     return dev;
 }
 
-/* `debug virtio-break PORT`: hands the device a descriptor index outside
- * the ring on queue 0's TX, which a device must treat as fatal (2.7.13:
- * virtio 1.x devices then set DEVICE_NEEDS_RESET): the reset path's test.
- * Console core only, where queue 0 is polled by the same loop. */
+/* `debug virtio-break PORT`: hands the device, on queue 0's TX, a
+ * descriptor index outside the ring (split) or an indirect table of 7
+ * bytes (packed, whose descriptors are not a multiple of 16), which a
+ * device must treat as fatal (2.7.13, 2.8.20: virtio 1.x devices then set
+ * DEVICE_NEEDS_RESET): the reset path's test. Console core only, where
+ * queue 0 is polled by the same loop. */
 void virtio_net_break(struct netdev *dev)
 {
     struct virtqueue *tx = &to_vnet(dev)->q[0]->tx;
-    tx->avail_ring[tx->next_avail & tx->mask] = (uint16_t)(tx->size + 7);
-    tx->next_avail++;
-    __atomic_store_n(tx->avail_idx, tx->next_avail, __ATOMIC_RELEASE);
-    tx->kicked_avail = tx->next_avail;
+    if (tx->packed) {
+        vq_publish(tx); /* what was held goes first */
+        volatile struct vring_packed_desc *d = (volatile struct vring_packed_desc *)tx->desc + tx->next_avail;
+        d->addr = 0;
+        d->len = 7;
+        d->id = 0;
+        __atomic_store_n(&d->flags,
+                         (uint16_t)(VRING_DESC_F_INDIRECT |
+                                    (tx->avail_wrap ? VRING_PACKED_F_AVAIL : VRING_PACKED_F_USED)),
+                         __ATOMIC_RELEASE);
+    } else {
+        tx->avail_ring[tx->next_avail & tx->mask] = (uint16_t)(tx->size + 7);
+        tx->next_avail++;
+        __atomic_store_n(tx->avail_idx, tx->next_avail, __ATOMIC_RELEASE);
+        tx->kicked_avail = tx->next_avail;
+    }
     *tx->notify = tx->notify_value;
 }
 

@@ -108,8 +108,8 @@ void virtio_pci_queue_enable(struct virtio_pci *v, uint16_t index, struct virtqu
     c->queue_size = vq->size;
     c->queue_msix_vector = NO_VECTOR; /* polled: never interrupt */
     c->queue_desc = ring_phys;
-    c->queue_driver = ring_phys + vq_avail_offset(vq->size);
-    c->queue_device = ring_phys + vq_used_offset(vq->size);
+    c->queue_driver = ring_phys + vq_driver_offset(vq->size, vq->packed);
+    c->queue_device = ring_phys + vq_device_offset(vq->size, vq->packed);
     vq->notify = (volatile uint16_t *)(v->notify_base + (uint32_t)c->queue_notify_off * v->notify_mul);
     vq->notify_value = index;
     c->queue_enable = 1;

@@ -1,21 +1,30 @@
-/* drivers/virtio/virtqueue.c: split ring layout, publication and the
- * notification decision (drivers/virtio/virtqueue.h). */
+/* drivers/virtio/virtqueue.c: ring layouts; the split ring's publication
+ * and notification decision (drivers/virtio/virtqueue.h; the packed ring's
+ * are in virtqueue_packed.c). */
 #include "virtqueue.h"
 
 static size_t align_up(size_t v, size_t a) { return (v + a - 1) & ~(a - 1); }
 
-/* Layout: desc table (16-byte aligned), avail ring (flags, idx, ring[size],
- * used_event), used ring on its own 4 KiB page (flags, idx,
- * ring[size], avail_event). Separate cache lines for what the driver and
- * the device write. */
-size_t vq_avail_offset(uint16_t size) { return (size_t)size * sizeof(struct vring_desc); }
-size_t vq_used_offset(uint16_t size) { return align_up(vq_avail_offset(size) + 6 + 2u * size, 4096); }
-size_t vq_ring_bytes(uint16_t size) { return align_up(vq_used_offset(size) + 6 + 8u * size, 4096); }
+/* Split layout: desc table (16-byte aligned), avail ring (flags, idx,
+ * ring[size], used_event), used ring on its own 4 KiB page (flags, idx,
+ * ring[size], avail_event). Packed: the descriptor ring, then the driver's
+ * and the device's event suppression structures (4 bytes each, 2.8.11),
+ * a cache line apart. Separate cache lines for what the driver and the
+ * device write. */
+size_t vq_driver_offset(uint16_t size, bool packed) { return (size_t)size * sizeof(struct vring_desc); }
+size_t vq_device_offset(uint16_t size, bool packed)
+{
+    return packed ? vq_driver_offset(size, true) + 64 : align_up(vq_driver_offset(size, false) + 6 + 2u * size, 4096);
+}
+size_t vq_ring_bytes(uint16_t size, bool packed)
+{
+    return align_up(vq_device_offset(size, packed) + (packed ? 4 : 6 + 8u * size), 4096);
+}
 
 void vq_init(struct virtqueue *vq, void *ring, uint16_t size, struct pkt **slot, uint16_t *free_ids, bool event_idx)
 {
     uint8_t *base = ring;
-    uint8_t *avail = base + vq_avail_offset(size), *used = base + vq_used_offset(size);
+    uint8_t *avail = base + vq_driver_offset(size, false), *used = base + vq_device_offset(size, false);
     vq->desc = ring;
     vq->avail_flags = (volatile uint16_t *)avail;
     vq->avail_idx = (volatile uint16_t *)(avail + 2);
@@ -38,6 +47,8 @@ void vq_init(struct virtqueue *vq, void *ring, uint16_t size, struct pkt **slot,
     vq->event_idx = event_idx;
     vq->doorbells = 0;
     vq->bad_used = 0;
+    vq->used_snap = 0;
+    vq->packed = false;
     /* We poll: ask for no interrupts (2.7.7; ignored under EVENT_IDX, where
      * used_event stays behind and interrupts stay masked at the PCI level). */
     *vq->avail_flags = VRING_AVAIL_F_NO_INTERRUPT;
@@ -45,6 +56,8 @@ void vq_init(struct virtqueue *vq, void *ring, uint16_t size, struct pkt **slot,
 
 bool vq_publish(struct virtqueue *vq)
 {
+    if (vq->packed)
+        return vqp_publish(vq);
     uint16_t old = vq->kicked_avail, now = vq->next_avail;
     if (old == now)
         return false;
@@ -71,6 +84,8 @@ int vq_kick(struct virtqueue *vq)
 bool vq_add_chain(struct virtqueue *vq, struct pkt *token, const uint64_t *addr, const uint32_t *len, uint16_t n,
                   uint16_t n_write)
 {
+    if (vq->packed)
+        return vqp_add_chain(vq, token, addr, len, n, n_write);
     if (n == 0 || vq->nfree < n)
         return false;
     uint16_t next = 0;
