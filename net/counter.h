@@ -74,6 +74,7 @@
     X(tcp, pmtu_probe, "tcp-pmtu-probe")        /* after a black hole: the size tried again */ \
     X(tcp, rcv_window_grown, "tcp-rcv-window-grown") /* autotuning */          \
     X(tcp, snd_buffer_grown, "tcp-snd-buffer-grown") /* autotuning */          \
+    X(tcp, snd_queue_returned, "tcp-snd-queue-returned") /* a large queue back to the core: all acked, or closed */ \
     X(tcp, icmp_ignored, "tcp-icmp-ignored")    /* soft, stale or not ours */
 
 /* X(layer, field, "name") */

@@ -302,6 +302,7 @@ enum {
     TCP_CF_DSACK = 1u << 28,            /* the next ACK reports dsack (RFC 2883) */
     TCP_CF_TW_SYN = 1u << 29,           /* TIME-WAIT answered a SYN: its reset ends it */
     TCP_CF_REO = 1u << 30,              /* rto_at is RACK's reordering timer (RFC 8985 6.3) */
+    TCP_CF_SQ_LARGE = 1u << 31,         /* sq is one of the core's large queues */
 };
 
 struct tcp_stack {

@@ -248,6 +248,8 @@ void tcp_reply_rst(struct tcp_stack *t, const struct tcp_in *seg, uint64_t now_n
 void tcp_send_cookie_synack(struct tcp_stack *t, const struct tcp_in *seg, uint32_t iss,
                             uint16_t mss, uint64_t now_ns);
 void tcp_sq_free(struct tcp_conn *c);
+/* An empty queue in a large ring goes back to the core's (tcp_sq.c). */
+void tcp_sq_shrink(struct tcp_conn *c);
 /* Retransmit the first unacknowledged slot now. */
 void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns);
 /* A segment went again: the stack's count and the connection's. */

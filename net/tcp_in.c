@@ -116,6 +116,8 @@ static inline __attribute__((always_inline)) bool new_ack(struct tcp_conn *c, ui
     }
     if (c->snd_una == c->snd_nxt) {
         tcp_rto_stop(c);
+        if (NET_UNLIKELY(c->flags & TCP_CF_SQ_LARGE) && c->sq_n == 0)
+            tcp_sq_shrink(c);
     } else {
         c->flags &= ~(uint32_t)TCP_CF_PERSIST;
         tcp_loss_timer_arm(c, now_ns);

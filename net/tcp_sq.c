@@ -6,7 +6,10 @@
  *
  * The queue is a ring of slots (struct tcp_seg), each one buffer holding at
  * most one segment's payload: the connection's own in the arena, or, once
- * its buffer outgrows it, one of the core's large rings (sq_enlarge). */
+ * its buffer outgrows it, one of the core's large rings (sq_enlarge),
+ * given back whenever everything sent is acknowledged and nothing waits
+ * (tcp_sq_shrink): the few large rings go to the connections sending
+ * now, not to the idle keep-alive ones that once sent much. */
 #include "env.h"
 #include "net.h"
 #include "tcp_impl.h"
@@ -21,19 +24,27 @@ static bool can_queue(const struct tcp_conn *c)
            !(c->flags & TCP_CF_FIN_QUEUED);
 }
 
-void tcp_sq_free(struct tcp_conn *c)
+void tcp_sq_shrink(struct tcp_conn *c)
 {
     struct tcp_stack *t = c->t;
+    if (!(c->flags & TCP_CF_SQ_LARGE) || c->sq_n)
+        return;
+    t->sq_large[t->nsq_large++] = c->sq;
+    c->sq = t->sq_small + (size_t)(c - t->conns) * t->cfg.sq_slots;
+    c->sq_cap = t->cfg.sq_slots;
+    c->sq_head = c->sq_nxt = 0;
+    c->flags &= ~(uint32_t)TCP_CF_SQ_LARGE;
+    t->s->ctr.tcp_snd_queue_returned++;
+}
+
+void tcp_sq_free(struct tcp_conn *c)
+{
     for (uint32_t i = 0; i < c->sq_n; i++)
         tcp_sq_slot_free(c, tcp_sq_at(c, i));
     c->sq_n = c->sq_head = c->sq_nxt = 0;
     c->nmarked = 0;
     c->snd_queued = 0;
-    if (c->sq_cap != t->cfg.sq_slots) { /* a large queue goes back to the core */
-        t->sq_large[t->nsq_large++] = c->sq;
-        c->sq = t->sq_small + (size_t)(c - t->conns) * t->cfg.sq_slots;
-        c->sq_cap = t->cfg.sq_slots;
-    }
+    tcp_sq_shrink(c); /* a large queue goes back to the core */
 }
 
 /* Move c's queue into one of the core's large ones, in order from slot 0. */
@@ -48,6 +59,7 @@ static bool sq_enlarge(struct tcp_conn *c)
     c->sq = q;
     c->sq_head = 0;
     c->sq_cap = t->sq_large_cap;
+    c->flags |= TCP_CF_SQ_LARGE;
     return true;
 }
 
@@ -70,8 +82,12 @@ static __attribute__((noinline, cold)) void snd_tune(struct tcp_conn *c)
         !tcp_pool_roomy(t))
         return; /* cwnd or the peer's window limit */
     if (c->snd_queued + c->seg_size <= c->sndbuf) { /* room for bytes, not slots */
-        if (c->sq_n == c->sq_cap && 2 * t->nsq_large > t->cfg.sq_large && sq_enlarge(c))
-            t->s->ctr.tcp_snd_buffer_grown++; /* (half the large queues stay for buffers that grow) */
+        /* A buffer grown past the small ring before (its large queue went
+         * back while idle) takes one again; small sends only while half
+         * of them stay for buffers that grow. */
+        bool grown = (c->sndbuf >> 10) > t->cfg.sq_slots;
+        if (c->sq_n == c->sq_cap && (grown || 2 * t->nsq_large > t->cfg.sq_large) && sq_enlarge(c))
+            t->s->ctr.tcp_snd_buffer_grown++;
         return;
     }
     if (c->sndbuf >= t->cfg.sndbuf_max)

@@ -919,3 +919,55 @@ TEST(tcp_timer_not_hidden_by_a_later_one_in_its_slot)
     CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 1);
     CHECK(tl_free(l));
 }
+
+static bool all_acked(void *ctx)
+{
+    struct xfer *x = ctx;
+    struct tcp_conn *c = x->a[0].c;
+    return x->a[1].rx_bytes == x->want && c && c->snd_una == c->snd_end;
+}
+
+/* The core's few large queues go to the connections sending now: one
+ * lent for small sends, or for a grown buffer, comes back once everything
+ * sent is acknowledged, the connection still open (a keep-alive server
+ * between responses), and is taken again by its next burst, which still
+ * runs at the grown buffer's pace. */
+TEST(tcp_snd_large_queue_back_when_idle)
+{
+    struct tcp_config snd, rcv;
+    tcp_config_default(&snd);
+    tcp_config_default(&rcv);
+    fixed(&rcv, 4096);
+    struct tl_opts o = {.rate_bps = 1000000000, .queue_max = 4096, .delay_ns = LONG_PATH_NS, .nbufs = 16384,
+                        .cfg = {&snd, &rcv}};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    struct tcp_stack *t = l->s[0]->tcp;
+    CHECK_EQ(ta_listen(l, 1, 5001, &x->a[1]), 0);
+    x->a[0].zero_copy = true;
+    x->a[0].chunk = 600;
+    CHECK(ta_connect(l, 0, 5001, &x->a[0]) != NULL);
+    CHECK(tl_run(l, a0_connected, &x->a[0], 1000000000ull));
+    struct tcp_conn *c = x->a[0].c;
+    uint64_t took[2];
+    for (int round = 0; round < 2; round++) {
+        uint64_t grown = tl_ctr(l, 0, "tcp-snd-buffer-grown"), t0 = l->now_ns;
+        x->want += 8u << 20;
+        x->a[0].tx_total = x->want;
+        ta_pump(&x->a[0], l->now_ns);
+        CHECK(tl_run(l, all_acked, x, 60000000000ull));
+        took[round] = l->now_ns - t0;
+        CHECK(tl_ctr(l, 0, "tcp-snd-buffer-grown") > grown); /* took a large queue */
+        CHECK(!(c->flags & TCP_CF_SQ_LARGE) && c->sq_cap == snd.sq_slots);
+        CHECK_EQ(t->nsq_large, snd.sq_large); /* and gave it back, still open */
+        CHECK_EQ(tl_ctr(l, 0, "tcp-snd-queue-returned"), (uint64_t)round + 1);
+    }
+    CHECK_EQ(x->a[1].rx_bytes, x->want);
+    CHECK_EQ(x->a[1].rx_bad, 0);
+    CHECK(took[1] <= took[0]); /* the second burst starts from the grown buffer */
+    fprintf(stderr, "  8 MB in 600-byte sends, twice: %.2f s, then %.2f s; the large queue back between\n",
+            took[0] / 1e9, took[1] / 1e9);
+    tcp_abort(c, l->now_ns);
+    CHECK(tl_free(l));
+    free(x); /* after: the peer's connection closes in tl_free */
+}
