@@ -9,8 +9,9 @@
  * the PF to be up (V2PMAILBOX.RSTI clear), asks VF_RESET, and gets its MAC
  * and its pool opened in the reply; then asks for every multicast (IPv6
  * neighbour discovery). Link is the PF's (STATUS.LU). A PF reset (RSTI or
- * RSTD seen by the status poll) clears the VF's queues: the VF drops what
- * they held and starts over, as at probe. */
+ * RSTD seen by the status poll) clears the VF's queues: the VF starts over
+ * as at probe once the PF is back, dropping what they held, and tries
+ * again a second later while the PF does not answer. */
 #include "drivers/intel/igbvf.h"
 
 #include "drivers/intel/igb_dev.h"
@@ -28,6 +29,8 @@
 struct igbvf {
     struct igb g;          /* first: the data path's view */
     uint32_t v2p;          /* V2PMAILBOX's read-to-clear bits seen, not yet taken */
+    bool restart;          /* the PF was reset: start over once it answers */
+    uint64_t retry_ns;     /* not before: a PF that does not answer costs a wait a second */
 };
 
 static struct igbvf *to_vf(struct netdev *dev) { return dev->priv; }
@@ -175,6 +178,7 @@ static bool vf_start(struct igbvf *v)
     if (!vf_reset(v))
         return false;
     vf_requests(v);
+    igb_queue_drain(&v->g, 0); /* what the dead rings held meanwhile (nothing at probe) */
     v->g.q[0]->rx_drop_looped = true; /* VMDq loopback: a PF like Linux's turns it on */
     igb_queue_start(&v->g, 0, IGBVF_RXQ0, IGBVF_TXQ0);
     return true;
@@ -186,15 +190,21 @@ static void igbvf_poll_status(struct netdev *dev)
 {
     struct igbvf *v = to_vf(dev);
     uint32_t m = v2p_read(v);
-    if (m & (IGB_V2P_RSTI | IGB_V2P_RSTD)) {
-        ports_note_link(dev, false);
-        if (m & IGB_V2P_RSTI)
-            return; /* still resetting: next time */
+    if ((m & (IGB_V2P_RSTI | IGB_V2P_RSTD)) && !v->restart) {
         v->g.sriov.pf_resets++;
         kprintf("%s: the PF was reset; starting over\n", dev->name);
-        igb_queue_drain(&v->g, 0);
-        if (!vf_start(v))
+        v->restart = true;
+    }
+    if (v->restart) {
+        ports_note_link(dev, false);
+        uint64_t now = time_now_ns();
+        if ((m & IGB_V2P_RSTI) || now < v->retry_ns)
+            return; /* still resetting: next time */
+        if (!vf_start(v)) {
+            v->retry_ns = time_now_ns() + 1000000000ull;
             return;
+        }
+        v->restart = false;
     }
     if (v2p_take(v, IGB_V2P_PFSTS)) { /* unasked (Linux's PF_CONTROL_MSG): taken, so the mailbox is free */
         if (mbx_lock(v))
