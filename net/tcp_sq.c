@@ -27,7 +27,7 @@ static bool can_queue(const struct tcp_conn *c)
 void tcp_sq_shrink(struct tcp_conn *c)
 {
     struct tcp_stack *t = c->t;
-    if (!(c->flags & TCP_CF_SQ_LARGE) || c->sq_n)
+    if (c->sq_cap == t->cfg.sq_slots || c->sq_n) /* (the flag is new_ack's quick test) */
         return;
     t->sq_large[t->nsq_large++] = c->sq;
     c->sq = t->sq_small + (size_t)(c - t->conns) * t->cfg.sq_slots;
