@@ -22,15 +22,15 @@ static struct netdev *ports[PORTS_MAX];
 static int nports;
 static uint8_t sriov_vfs[PORTS_MAX]; /* `sriov ethN vfs K`: VFs port N's PF is to offer */
 static struct loop_timer status_timer;
-static void (*describe)(int port, bool v6, char *buf, size_t n);
+static void (*describe)(int port, enum ports_describe what, char *buf, size_t n);
 
-void ports_set_describe(void (*fn)(int port, bool v6, char *buf, size_t n)) { describe = fn; }
+void ports_set_describe(void (*fn)(int port, enum ports_describe what, char *buf, size_t n)) { describe = fn; }
 
-static const char *address_of(int port, bool v6, char *buf, size_t n)
+static const char *address_of(int port, enum ports_describe what, char *buf, size_t n)
 {
     buf[0] = 0;
     if (describe)
-        describe(port, v6, buf, n);
+        describe(port, what, buf, n);
     return buf;
 }
 
@@ -103,8 +103,9 @@ static void show_json(void)
         json_str(&j, "name", d->name);
         json_str(&j, "driver", d->driver);
         json_str(&j, "mac", mac);
-        json_str(&j, "address", address_of(i, false, addr, sizeof addr));
-        json_str(&j, "address6", address_of(i, true, addr, sizeof addr));
+        json_str(&j, "address", address_of(i, PORTS_ADDR4, addr, sizeof addr));
+        json_str(&j, "address6", address_of(i, PORTS_ADDR6, addr, sizeof addr));
+        json_str(&j, "vlan", address_of(i, PORTS_VLAN, addr, sizeof addr));
         json_bool(&j, "link", d->link_up);
         json_u64(&j, "mtu", d->mtu);
         json_u64(&j, "queues", d->nqueues);
@@ -164,8 +165,10 @@ static void cmd_show_interfaces(const struct cli_args *a)
         char addr[48];
         ports_totals(d, &t);
         for (int v6 = 0; v6 < 2; v6++)
-            if (address_of(i, v6, addr, sizeof addr)[0])
+            if (address_of(i, v6 ? PORTS_ADDR6 : PORTS_ADDR4, addr, sizeof addr)[0])
                 kprintf("%s: address %s\n", d->name, addr);
+        if (address_of(i, PORTS_VLAN, addr, sizeof addr)[0])
+            kprintf("%s: vlan %s (802.1Q: tagged frames of this VLAN only)\n", d->name, addr);
         bool packed = strcmp(d->driver, "virtio-net") == 0 && (virtio_net_features(d) & VIRTIO_F_RING_PACKED);
         kprintf("%s: %s%s %02x:%02x:%02x:%02x:%02x:%02x link %s mtu %u queues %u offloads%s%s%s%s%s\n", d->name,
                 d->driver, packed ? " (packed ring)" : "",

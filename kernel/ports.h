@@ -24,9 +24,11 @@ struct netdev *ports_find(const char *name);
 /* Starts the link/status poll; on core 0, before its loop runs. */
 void ports_start_status_polling(uint64_t now_ns);
 /* Who owns a port's addresses (the router) says what to show for them in
- * `show interfaces`: fn writes e.g. "10.0.0.1/24" (v6: "2001:db8::1/64"),
+ * `show interfaces`: fn writes e.g. "10.0.0.1/24" (PORTS_ADDR6:
+ * "2001:db8::1/64"; PORTS_VLAN: "100", the 802.1Q VLAN the port carries),
  * or "" for none. */
-void ports_set_describe(void (*fn)(int port, bool v6, char *buf, size_t n));
+enum ports_describe { PORTS_ADDR4, PORTS_ADDR6, PORTS_VLAN };
+void ports_set_describe(void (*fn)(int port, enum ports_describe what, char *buf, size_t n));
 /* A driver's status poll saw the link up or down: logged when it changed
  * (not while probing, before the port has a name). */
 void ports_note_link(struct netdev *dev, bool up);

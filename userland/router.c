@@ -229,10 +229,11 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
     uint32_t a;
     unsigned len;
     bool ra = argc == 3 && strcmp(argv[2], "ra") == 0, mtu = argc == 4 && strcmp(argv[2], "mtu") == 0;
+    bool vlan = argc == 4 && strcmp(argv[2], "vlan") == 0;
     int p = argc >= 3 ? port_index(argv[1]) : -1;
-    if (!ra && !mtu && (argc != 4 || strcmp(argv[2], "address") != 0)) {
+    if (!ra && !mtu && !vlan && (argc != 4 || strcmp(argv[2], "address") != 0)) {
         fmt_snprintf(err, errlen, "usage: interface PORT address A.B.C.D/LEN|X:X::X/LEN, interface PORT ra, "
-                                  "or interface PORT mtu N");
+                                  "interface PORT mtu N, or interface PORT vlan ID");
         return -1;
     }
     if (p < 0) {
@@ -241,6 +242,15 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
     }
     if (ra) {
         router6_ra(p);
+        return 0;
+    }
+    if (vlan) { /* IEEE 802.1Q: 0 is "no VLAN", 4095 reserved */
+        unsigned long v;
+        if (config_parse_u32(argv[3], 4094, &v) != 0 || v == 0) {
+            fmt_snprintf(err, errlen, "bad VLAN '%s' (1 to 4094)", argv[3]);
+            return -1;
+        }
+        router.addr[p].vlan = (uint16_t)v;
         return 0;
     }
     if (mtu) {
@@ -477,6 +487,7 @@ static struct router_core *core_setup(unsigned cpu)
         if ((!router.addr[p].addr_be && !router6_port_has_addr(p)) || cpu >= dev->nqueues)
             continue;
         net_iface_add(&rc->stack, dev, (uint16_t)cpu, router.addr[p].addr_be, router.addr[p].prefix_len);
+        net_iface_get(&rc->stack, (uint16_t)p)->vlan_id = router.addr[p].vlan; /* before fwd_sync: tagged ports take the stack's path */
         rc->ports[rc->nports++] = dev;
     }
     size_t tcp_bytes;

@@ -49,6 +49,7 @@ struct router {
         uint32_t addr_be;
         uint8_t prefix_len;
         uint16_t mtu;           /* `interface ethN mtu N` (0: the device's) */
+        uint16_t vlan;          /* `interface ethN vlan ID` (0: untagged) */
     } addr[NET_MAX_PORTS];
     unsigned ncores;
     struct router_core *core[64];

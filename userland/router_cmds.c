@@ -601,13 +601,18 @@ static void cmd_clear_counters(const struct cli_args *a)
     }
 }
 
-static void describe_port(int port, bool v6, char *buf, size_t n)
+static void describe_port(int port, enum ports_describe what, char *buf, size_t n)
 {
     uint8_t a[16], plen;
     buf[0] = 0;
     if (port >= NET_MAX_PORTS)
         return;
-    if (v6) {
+    if (what == PORTS_VLAN) {
+        if (router.addr[port].vlan)
+            fmt_snprintf(buf, n, "%u", router.addr[port].vlan);
+        return;
+    }
+    if (what == PORTS_ADDR6) {
         if (!router6_port_addr(port, a, &plen))
             return;
         fmt_ip6(buf, n, a);

@@ -316,3 +316,63 @@ def test_forwarding_rate_under_tcg(rlab, report):
     rate = (len(times) - 1) / (times[-1] - times[0])
     report(f"router: forwarded {len(times)} of 20000 offered 64-byte frames at {rate:,.0f} packets/s "
            f"(TCG, one core), {bells / max(tx1, 1):.3f} tx doorbells per packet")
+
+
+
+def vlan_frames(sock, seconds=1.0):
+    """Frames on a raw socket for a while: (VLAN ID or None, frame). Linux
+    takes a received tag off into metadata (PACKET_AUXDATA) whatever the
+    device; it is read back from there."""
+    SOL_PACKET, PACKET_AUXDATA, TP_STATUS_VLAN_VALID = 263, 8, 0x10
+    sock.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
+    sock.settimeout(0.1)
+    got, deadline = [], time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            frame, anc, _, addr = sock.recvmsg(65535, 1024)
+        except TimeoutError:
+            continue
+        if addr[2] == 4:  # PACKET_OUTGOING: our own
+            continue
+        vid = None
+        for level, kind, data in anc:
+            if level == SOL_PACKET and kind == PACKET_AUXDATA and len(data) >= 20:
+                status, _, _, _, _, tci = struct.unpack("=IIIHHH", data[:18])
+                if status & TP_STATUS_VLAN_VALID:
+                    vid = tci & 0xfff
+        got.append((vid, frame))
+    return got
+
+
+def test_vlan_port(rlab):
+    """`interface eth0 vlan 100`: eth0 carries 802.1Q VLAN 100 only.
+    Tagged ARP and ICMP from the left tap are answered with the tag;
+    tagged traffic is routed to the untagged eth1 and back, tagged; an
+    untagged frame is dropped (eth-vlan-drop). (This machine's kernel
+    has no VLAN devices, so the left host is scapy on a raw socket.)"""
+    from scapy.all import Dot1Q  # noqa: E402
+    lab = rlab(conf=CONF.replace("interface eth0 address", "interface eth0 vlan 100\ninterface eth0 address"))
+    left, right = lab.peers
+    m = lab.machine
+    eth0 = m.json("show interfaces json")["interfaces"][0]
+    assert eth0["vlan"] == "100", eth0
+    assert "eth0: vlan 100" in m.cmd("show interfaces")
+    me, rmac = mac_of(left), router_mac(m, "eth0")
+    sock = nsraw.raw_socket(left.ns, left.tap)
+    try:
+        arp = Ether(dst="ff:ff:ff:ff:ff:ff", src=me) / Dot1Q(vlan=100) / ARP(
+            op=1, hwsrc=me, psrc="10.0.0.2", pdst="10.0.0.1")
+        sock.send(bytes(arp))
+        replies = [(v, Ether(f)) for v, f in vlan_frames(sock) if Ether(f).haslayer(ARP)]
+        assert any(v == 100 and e[ARP].op == 2 and e[ARP].psrc == "10.0.0.1" for v, e in replies), replies
+        for dst in ("10.0.0.1", "10.0.1.2"):  # the router, and through it to the untagged eth1
+            ping = Ether(dst=rmac, src=me) / Dot1Q(vlan=100) / IP(src="10.0.0.2", dst=dst) / ICMP(id=7, seq=1)
+            sock.send(bytes(ping))
+            got = [(v, Ether(f)) for v, f in vlan_frames(sock, 2.0) if Ether(f).haslayer(ICMP)]
+            assert any(v == 100 and e[ICMP].type == 0 and e[IP].src == dst for v, e in got), (dst, got)
+        drops = stats(m)["eth-vlan-drop"]
+        sock.send(bytes(Ether(dst=rmac, src=me) / IP(src="10.0.0.2", dst="10.0.0.1") / ICMP(id=7, seq=2)))
+        assert not [f for v, f in vlan_frames(sock) if Ether(f).haslayer(ICMP)]
+        assert stats(m)["eth-vlan-drop"] > drops  # (the tap's own untagged multicast may add more)
+    finally:
+        sock.close()
