@@ -51,6 +51,9 @@ struct netdev_ops {
     uint16_t (*tx_burst)(struct netdev *dev, uint16_t queue, struct pkt **pkts, uint16_t n);
     /* Slow path, from the owning core's loop: link changes, device reset. */
     void (*poll_status)(struct netdev *dev);
+    /* Optional, before the loops run: steer every flow to queues [0, n)
+     * only (n < nqueues), nqueues becoming n. 0, or -1 when it cannot. */
+    int (*limit_queues)(struct netdev *dev, uint16_t n);
 };
 
 struct netdev {

@@ -508,6 +508,32 @@ static struct router_core *core_setup(unsigned cpu)
     return rc;
 }
 
+/* A core sends only on ports where it has a queue pair: a flow that a
+ * port's RSS puts on core 1 cannot leave by a port of one queue (an SR-IOV
+ * VF, a PF with VFs, virtio without mq) and was dropped (fwd-bad-nexthop).
+ * So every routed port takes the fewest queue pairs any of them has, the
+ * others' flows steered onto those (their drivers' limit_queues), and the
+ * cores past them stay out of routing. */
+static void equal_queues(void)
+{
+    uint16_t lanes = NETDEV_MAX_QUEUES;
+    for (int p = 0; p < ports_count() && p < NET_MAX_PORTS; p++)
+        if (router.addr[p].addr_be || router6_port_has_addr(p))
+            lanes = ports_get(p)->nqueues < lanes ? ports_get(p)->nqueues : lanes;
+    for (int p = 0; p < ports_count() && p < NET_MAX_PORTS; p++) {
+        struct netdev *d = ports_get(p);
+        if ((!router.addr[p].addr_be && !router6_port_has_addr(p)) || d->nqueues <= lanes)
+            continue;
+        uint16_t had = d->nqueues;
+        if (d->ops->limit_queues && d->ops->limit_queues(d, lanes) == 0)
+            kprintf("router: %s: %u queue pairs of %u, as every routed port has: a core sends only where it "
+                    "has a queue\n", d->name, lanes, had);
+        else
+            kprintf("router: %s keeps %u queue pairs, others have %u: what its queues past them receive "
+                    "for those ports is dropped\n", d->name, had, lanes);
+    }
+}
+
 void router_start(void)
 {
     bool any = false;
@@ -525,6 +551,7 @@ void router_start(void)
         if (router.addr[p].mtu && router.addr[p].mtu < d->mtu)
             d->mtu = router.addr[p].mtu;
     }
+    equal_queues();
     http_set_metrics(router_metric, NULL); /* every core's counters, whichever serves */
     tcp_config_default(&tcp_cfg);
     tcp_window_apply();

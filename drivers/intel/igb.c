@@ -57,10 +57,26 @@ static void igb_poll_status(struct netdev *dev)
     ports_note_link(dev, up);
 }
 
+static void setup_rss(struct igb *g);
+
+/* The RSS table over the first n pairs only (7.1.2.8); the others keep
+ * their buffers and see no more frames. */
+static int igb_limit_queues(struct netdev *dev, uint16_t n)
+{
+    struct igb *g = to_igb(dev);
+    if (n == 0 || n >= g->pairs || g->nvfs)
+        return n == g->pairs ? 0 : -1;
+    g->pairs = n;
+    dev->nqueues = n;
+    setup_rss(g);
+    return 0;
+}
+
 static const struct netdev_ops igb_ops = {
     .rx_burst = igb_rx_burst,
     .tx_burst = igb_tx_burst,
     .poll_status = igb_poll_status,
+    .limit_queues = igb_limit_queues,
 };
 
 /* ---- set-up ---- */

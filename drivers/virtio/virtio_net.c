@@ -360,10 +360,30 @@ static void vnet_poll_status(struct netdev *dev)
     ports_note_link(dev, up);
 }
 
+static int rss_config(struct vnet *v, uint16_t pairs);
+static int ctrl_cmd(struct vnet *v, uint8_t class, uint8_t cmd, const void *data, uint16_t len);
+
+/* Flows onto the first n pairs only: the RSS table over them, or
+ * VQ_PAIRS_SET (5.1.6.5.5). The other pairs keep their buffers. */
+static int vnet_limit_queues(struct netdev *dev, uint16_t n)
+{
+    struct vnet *v = to_vnet(dev);
+    if (n == 0 || n > v->pairs)
+        return -1;
+    if (n == v->pairs)
+        return 0;
+    if (v->rss ? rss_config(v, n) != 0 : ctrl_cmd(v, CTRL_MQ, CTRL_MQ_VQ_PAIRS_SET, &n, sizeof n) != 0)
+        return -1;
+    v->pairs = n;
+    dev->nqueues = n;
+    return 0;
+}
+
 static const struct netdev_ops vnet_ops = {
     .rx_burst = vnet_rx_burst,
     .tx_burst = vnet_tx_burst,
     .poll_status = vnet_poll_status,
+    .limit_queues = vnet_limit_queues,
 };
 
 /* Ring memory is allocated once and reused, zeroed, by a restart. */

@@ -174,3 +174,33 @@ def test_sriov_two_pfs_eleven_ports(mkiso, request, record_ready):
         assert ports["eth1"]["vfs"] == 2 and ports["eth1"]["counters"]["vf-resets"] == 2, ports["eth1"]
     finally:
         lab.close()
+
+
+MIXED = """sriov eth0 vfs 1
+interface eth0 address 10.0.0.1/24
+interface eth1 address 10.0.1.1/24
+interface eth2 address 10.0.2.1/24
+"""
+
+
+def test_sriov_beside_an_rss_port(mkiso, request, record_ready, tmp_path):
+    """On -smp 2 the second PF has two queue pairs with RSS, the first PF
+    (with a VF) and the VF one each. A core sends only where it has a
+    queue, so flows RSS put on core 1 could not leave by eth0 and were
+    dropped (fwd-bad-nexthop): half the connections hung. The router now
+    steers every routed port onto the queues all of them have."""
+    peers = [netlab.Peer(addrs=["10.0.0.2/24", "10.0.2.2/24"], routes=["10.0.1.0/24 via 10.0.0.1"]),
+             netlab.Peer(addrs=["10.0.1.2/24"], routes=["default via 10.0.1.1"])]
+    lab = netlab.Lab(request.node.name, peers, iso=mkiso(MIXED), model="igb", smp=2, queues=2)
+    try:
+        lab.start(ready=False)
+        m = record_ready(lab.machine)
+        assert "router: eth1: 1 queue pairs of 2" in m.log, m.tail()
+        ifs = {i["name"]: i for i in m.json("show interfaces json")["interfaces"]}
+        assert [ifs[n]["queues"] for n in ("eth0", "eth1", "eth2")] == [1, 1, 1], ifs
+        for _ in range(6):  # different source ports: RSS would spread them over both queues
+            netlab.curl_through(peers[1], peers[0], tmp_path, mb=1, timeout=30)
+        c = m.json("show stats json")["counters"]
+        assert c["fwd-bad-nexthop"] == 0 and c["fwd-fast"] > 1000, c
+    finally:
+        lab.close()
