@@ -155,7 +155,9 @@ class Lab:
         for p in self.peers:
             p.ns = p.ns or unique_name()
             p.tap = p.tap or p.ns
-        self.nics = [qemu.Nic(p.tap, queues=queues, model=model) for p in self.peers]
+        # queues: a count for every port, or a list of one a port
+        per = list(queues) if isinstance(queues, (list, tuple)) else [queues] * len(self.peers)
+        self.nics = [qemu.Nic(p.tap, queues=q, model=model) for p, q in zip(self.peers, per)]
         self.machine = qemu.Machine(iso, name=name, nics=self.nics, **machine_kw)
         self.queues = queues
 
@@ -164,9 +166,9 @@ class Lab:
         up there (before the guest is far enough to send), then wait for
         "hayate: ready" unless ready=False. Returns the Machine."""
         try:
-            for p in self.peers:
+            for p, nic in zip(self.peers, self.nics):
                 self._remove(p)  # a leftover of the same name (make run)
-                mq = ["multi_queue"] if self.queues > 1 else []
+                mq = ["multi_queue"] if nic.queues > 1 else []
                 sh(["ip", "tuntap", "add", "dev", p.tap, "mode", "tap"] + mq)
             before = [carrier_changes(p.tap) for p in self.peers]
             self.machine.start()

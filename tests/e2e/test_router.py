@@ -376,3 +376,27 @@ def test_vlan_port(rlab):
         assert stats(m)["eth-vlan-drop"] > drops  # (the tap's own untagged multicast may add more)
     finally:
         sock.close()
+
+
+@pytest.mark.parametrize("rss", [False, True], ids=["mq", "rss"])
+def test_ports_with_different_queue_counts(mkiso, request, tmp_path, rss):
+    """On -smp 2, eth0 has one virtio queue pair and eth1 two. A core sends
+    only where it has a queue, so what eth1's steering (the device's own,
+    or RSS) put on core 1 could not leave by eth0: the router limits eth1
+    to one pair (VQ_PAIRS_SET, or an RSS table over one queue) and every
+    connection through gets through."""
+    lab = netlab.Lab(request.node.name, peers(2), iso=mkiso(CONF), smp=2, queues=[1, 2],
+                     extra=["-global", "virtio-net-pci.rss=on"] if rss else [])
+    try:
+        m = lab.start()
+        assert "router: eth1: 1 queue pairs of 2" in m.log, m.tail()
+        assert [i["queues"] for i in m.json("show interfaces json")["interfaces"]] == [1, 1]
+        left, right = lab.peers
+        for _ in range(6):  # different source ports: spread over both queues before
+            netlab.curl_through(right, left, tmp_path, mb=1, timeout=30)
+        c = stats(m)
+        assert c["fwd-bad-nexthop"] == 0 and c["fwd-fast"] > 1000, c
+        per_queue = m.json("show interfaces json")["interfaces"][1]["per-queue"]
+        assert len(per_queue) == 1 and per_queue[0]["rx-packets"] > 1000, per_queue
+    finally:
+        lab.close()
