@@ -29,7 +29,7 @@
 #define IGB_RSSRK_REGS 10
 #define IGB_MPC 0x04010 /* missed packets, clear on read (8.19.14) */
 
-/* Virtualisation (the datasheet's chapter 7.8): VMDq pools, each VF's
+/* Virtualisation (the datasheet's virtualization chapter): VMDq pools, each VF's
  * mailbox. Pool k owns queues k and k + 8. */
 #define IGB_RAL(i) ((i) < 16 ? 0x05400 + 8 * (i) : 0x054e0 + 8 * ((i) - 16)) /* 24 receive addresses */
 #define IGB_RAH(i) (IGB_RAL(i) + 4)

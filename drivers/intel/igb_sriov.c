@@ -4,7 +4,7 @@
  * the protocol of Linux's igb (igb_regs.h), so that a VF driver written for
  * a Linux host, ours included (igbvf.c), works against this one.
  *
- * Pools (the datasheet's 7.8): pool k owns queues k and k + 8; VF n is
+ * Pools (the datasheet's virtualization chapter): pool k owns queues k and k + 8; VF n is
  * pool n, the PF takes pool nvfs, on one queue pair (the 82576 has no RSS
  * inside VMDq pools). A frame goes to the pools whose receive address
  * matches its destination (VF n's MAC in RAR 23 - n, as Linux does);
