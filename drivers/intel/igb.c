@@ -64,9 +64,11 @@ static void setup_rss(struct igb *g);
 static int igb_limit_queues(struct netdev *dev, uint16_t n)
 {
     struct igb *g = to_igb(dev);
-    if (n == 0 || n >= g->pairs || g->nvfs)
-        return n == g->pairs ? 0 : -1;
-    g->pairs = n;
+    if (n == g->pairs)
+        return 0;
+    if (n == 0 || n > g->pairs)
+        return -1;
+    g->pairs = n; /* (a PF with VFs has one pair: not here) */
     dev->nqueues = n;
     setup_rss(g);
     return 0;

@@ -21,19 +21,12 @@ size_t vq_ring_bytes(uint16_t size, bool packed)
     return align_up(vq_device_offset(size, packed) + (packed ? 4 : 6 + 8u * size), 4096);
 }
 
-void vq_init(struct virtqueue *vq, void *ring, uint16_t size, struct pkt **slot, uint16_t *free_ids, bool event_idx)
+void vq_init_common(struct virtqueue *vq, void *ring, uint16_t size, struct pkt **slot, uint16_t *free_ids)
 {
-    uint8_t *base = ring;
-    uint8_t *avail = base + vq_driver_offset(size, false), *used = base + vq_device_offset(size, false);
     vq->desc = ring;
-    vq->avail_flags = (volatile uint16_t *)avail;
-    vq->avail_idx = (volatile uint16_t *)(avail + 2);
-    vq->avail_ring = (volatile uint16_t *)(avail + 4);
-    vq->used_event = (volatile uint16_t *)(avail + 4 + 2u * size);
-    vq->used_flags = (volatile uint16_t *)used;
-    vq->used_idx = (volatile uint16_t *)(used + 2);
-    vq->used_ring = (volatile struct vring_used_elem *)(used + 4);
-    vq->avail_event = (volatile uint16_t *)(used + 4 + 8u * size);
+    vq->avail_flags = vq->avail_idx = vq->avail_ring = vq->used_event = NULL;
+    vq->used_flags = vq->used_idx = vq->avail_event = NULL;
+    vq->used_ring = NULL;
     vq->slot = slot;
     vq->free_ids = free_ids;
     vq->size = size;
@@ -44,11 +37,27 @@ void vq_init(struct virtqueue *vq, void *ring, uint16_t size, struct pkt **slot,
         slot[i] = NULL;
     }
     vq->next_avail = vq->last_used = vq->kicked_avail = 0;
-    vq->event_idx = event_idx;
+    vq->event_idx = false;
     vq->doorbells = 0;
     vq->bad_used = 0;
     vq->used_snap = 0;
     vq->packed = false;
+}
+
+void vq_init(struct virtqueue *vq, void *ring, uint16_t size, struct pkt **slot, uint16_t *free_ids, bool event_idx)
+{
+    uint8_t *base = ring;
+    uint8_t *avail = base + vq_driver_offset(size, false), *used = base + vq_device_offset(size, false);
+    vq_init_common(vq, ring, size, slot, free_ids);
+    vq->avail_flags = (volatile uint16_t *)avail;
+    vq->avail_idx = (volatile uint16_t *)(avail + 2);
+    vq->avail_ring = (volatile uint16_t *)(avail + 4);
+    vq->used_event = (volatile uint16_t *)(avail + 4 + 2u * size);
+    vq->used_flags = (volatile uint16_t *)used;
+    vq->used_idx = (volatile uint16_t *)(used + 2);
+    vq->used_ring = (volatile struct vring_used_elem *)(used + 4);
+    vq->avail_event = (volatile uint16_t *)(used + 4 + 8u * size);
+    vq->event_idx = event_idx;
     /* We poll: ask for no interrupts (2.7.7; ignored under EVENT_IDX, where
      * used_event stays behind and interrupts stay masked at the PCI level). */
     *vq->avail_flags = VRING_AVAIL_F_NO_INTERRUPT;

@@ -94,6 +94,8 @@ size_t vq_ring_bytes(uint16_t size, bool packed);
 /* ring: zeroed vq_ring_bytes(size) bytes; slot/free_ids: size entries each.
  * size must be a power of two <= VQ_MAX_SIZE. */
 void vq_init(struct virtqueue *vq, void *ring, uint16_t size, struct pkt **slot, uint16_t *free_ids, bool event_idx);
+/* What both layouts set up: the descriptors' ids, slots and indices. */
+void vq_init_common(struct virtqueue *vq, void *ring, uint16_t size, struct pkt **slot, uint16_t *free_ids);
 /* The same for a packed ring; chain_len: size entries. */
 void vq_init_packed(struct virtqueue *vq, void *ring, uint16_t size, struct pkt **slot, uint16_t *free_ids,
                     uint16_t *chain_len);

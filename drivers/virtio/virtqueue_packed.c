@@ -29,16 +29,11 @@ static volatile struct vring_packed_desc *pdesc(struct virtqueue *vq, uint16_t p
 void vq_init_packed(struct virtqueue *vq, void *ring, uint16_t size, struct pkt **slot, uint16_t *free_ids,
                     uint16_t *chain_len)
 {
-    vq_init(vq, ring, size, slot, free_ids, false);
+    vq_init_common(vq, ring, size, slot, free_ids);
     uint8_t *base = ring;
-    /* vq_init wrote the split ring's NO_INTERRUPT where the packed ring's
-     * driver event suppression lies: the same word, DISABLE there too. */
+    /* We poll: no used buffer notifications (the driver event suppression). */
     volatile uint16_t *drv = (volatile uint16_t *)(base + vq_driver_offset(size, true));
-    drv[0] = 0;
     drv[1] = VRING_EVENT_F_DISABLE;
-    vq->avail_flags = vq->avail_idx = vq->avail_ring = vq->used_event = NULL;
-    vq->used_flags = vq->used_idx = vq->avail_event = NULL;
-    vq->used_ring = NULL;
     vq->dev_event_flags = (volatile uint16_t *)(base + vq_device_offset(size, true) + 2);
     vq->packed = true;
     vq->held = false;
