@@ -87,6 +87,9 @@ uint16_t csum_update32(uint16_t csum, uint32_t old, uint32_t new_word)
 
 void csum_pkt_finish(struct pkt *p)
 {
+    p->flags &= (uint16_t)~PKT_TX_L4_CSUM;
+    if ((uint32_t)p->csum_start + p->csum_offset + 2 > p->len)
+        return; /* a request from outside (virtio NEEDS_CSUM) the frame, trimmed, no longer holds */
     uint8_t *l4 = p->data + p->csum_start;
     uint8_t *field = l4 + p->csum_offset;
     uint16_t pseudo, csum;
@@ -97,5 +100,4 @@ void csum_pkt_finish(struct pkt *p)
     if (csum == 0)
         csum = 0xffff;
     net_memcpy(field, &csum, 2);
-    p->flags &= (uint16_t)~PKT_TX_L4_CSUM;
 }

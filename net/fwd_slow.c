@@ -174,6 +174,8 @@ void fwd_slow(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, ui
             goto drop;
         }
         fwd_ttl_dec(h);
+        if (p->flags & PKT_TX_L4_CSUM) /* left to the NIC by the sender's host: no NIC sums across fragments */
+            csum_pkt_finish(p);
         fragment(f, s, p, e.port, nh_be, mtu, now_ns);
         return;
     }

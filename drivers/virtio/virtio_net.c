@@ -76,6 +76,7 @@ struct vnet_queue {
     struct virtqueue rx, tx;
     struct pkt_pool *pool;
     uint16_t refill_at; /* refill once this many RX descriptors are free */
+    uint16_t rx_skip;   /* buffers still to come of a frame being dropped */
     uint32_t phase;     /* the vnet phase this queue's owner last acted on */
     /* TX doorbell deferred (see tx_kick_maybe): the device asked for one,
      * tx_unkicked frames wait for it since tx_defer_ns. */
@@ -104,9 +105,12 @@ struct vnet {
     uint64_t drain_since_ns, resets;
 };
 
-static const uint64_t wanted_features = VIRTIO_F_VERSION_1 | VIRTIO_F_RING_EVENT_IDX | VIRTIO_F_RING_PACKED | F_CSUM | F_GUEST_CSUM | F_MTU |
-                                        F_MAC | F_HOST_TSO4 | F_HOST_TSO6 | F_MRG_RXBUF | F_STATUS | F_CTRL_VQ | F_MQ |
-                                        F_RSS;
+/* ACCESS_PLATFORM (6.1): the device sees memory through the platform's
+ * translation; we program no IOMMU, so bus addresses are physical ones, and
+ * hardware virtio (vDPA) may refuse a driver that declines it. */
+static const uint64_t wanted_features = VIRTIO_F_VERSION_1 | VIRTIO_F_ACCESS_PLATFORM | VIRTIO_F_RING_EVENT_IDX |
+                                        VIRTIO_F_RING_PACKED | F_CSUM | F_GUEST_CSUM | F_MTU | F_MAC | F_HOST_TSO4 |
+                                        F_HOST_TSO6 | F_MRG_RXBUF | F_STATUS | F_CTRL_VQ | F_MQ | F_RSS;
 
 /* Symmetric Toeplitz key (0x6d5a repeated): both directions of a flow hash
  * alike, so a forwarded flow and its replies meet on one core. */
@@ -148,14 +152,16 @@ static void rx_refill(struct netdev *dev, struct vnet_queue *q, uint16_t qi)
     dev->stats[qi].rx_doorbells += (uint64_t)vq_kick(&q->rx);
 }
 
-/* Translates the RX header into buffer metadata; false to drop. */
-static bool rx_header(struct pkt *p, const struct virtio_net_hdr *h)
+/* Translates the RX header of a frame of len bytes into buffer metadata;
+ * false to drop. A partial checksum must lie inside the frame: the stack
+ * may complete it (csum_pkt_finish) where the frame goes out. */
+static bool rx_header(struct pkt *p, const struct virtio_net_hdr *h, uint32_t len)
 {
-    if (h->num_buffers > 1)
-        return false; /* larger than one buffer (MTU above PKT_DATA_ROOM) */
     if (h->flags & HDR_F_NEEDS_CSUM) {
         /* From the host with its checksum left to us (5.1.6.4.1): the data
          * is sound; keep the partial checksum for whoever sends it on. */
+        if ((uint32_t)h->csum_start + h->csum_offset + 2 > len)
+            return false;
         p->flags |= PKT_RX_L4_CSUM_OK | PKT_TX_L4_CSUM;
         p->csum_start = h->csum_start;
         p->csum_offset = h->csum_offset;
@@ -189,6 +195,7 @@ static bool queue_usable(struct vnet *v, struct vnet_queue *q, uint16_t qi)
     }
     q->tx_need_kick = false;
     q->tx_unkicked = 0;
+    q->rx_skip = 0;
     rx_refill(&v->dev, q, qi); /* restarted: the rings are new and empty */
     return true;
 }
@@ -226,7 +233,18 @@ static uint16_t vnet_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts
     vq_used_begin(&q->rx);
     while (got < n && (p = vq_next_used(&q->rx, &len)) != NULL) {
         const struct virtio_net_hdr *h = (const void *)(p->data - sizeof *h);
-        if (len < sizeof *h + 14 || !rx_header(p, h)) {
+        if (__builtin_expect(q->rx_skip != 0, 0)) { /* the rest of a frame dropped below */
+            q->rx_skip--;
+            pkt_free(p);
+            continue;
+        }
+        /* A frame larger than a buffer (a jumbo frame from a host with a
+         * larger MTU) comes in num_buffers buffers, the header in the first
+         * only (5.1.6.4, MRG_RXBUF): all of them go, once counted. */
+        if (len - (sizeof *h + 14) > PKT_DATA_ROOM - 14 || h->num_buffers > 1 ||
+            !rx_header(p, h, len - (uint32_t)sizeof *h)) {
+            if (len >= sizeof *h && h->num_buffers > 1 && (to_vnet(dev)->vp.features & F_MRG_RXBUF))
+                q->rx_skip = (uint16_t)(h->num_buffers - 1);
             st->rx_error++;
             pkt_free(p);
             continue;

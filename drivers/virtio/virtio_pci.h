@@ -22,6 +22,7 @@ enum {
 #define VIRTIO_F_RING_INDIRECT_DESC (1ull << 28)
 #define VIRTIO_F_RING_EVENT_IDX (1ull << 29)
 #define VIRTIO_F_VERSION_1 (1ull << 32)
+#define VIRTIO_F_ACCESS_PLATFORM (1ull << 33)
 #define VIRTIO_F_RING_PACKED (1ull << 34)
 
 /* 4.1.4.3: the common configuration structure. */

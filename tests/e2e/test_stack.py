@@ -45,6 +45,31 @@ def test_ping_sizes(host, size, v):
     assert after[f"{icmp}-tx-echo-reply"] - before[f"{icmp}-tx-echo-reply"] == 3
 
 
+def test_jumbo_frames_dropped_whole(host):
+    """A host whose link takes 9000 bytes sends frames larger than a buffer:
+    the device splits each over several (virtio MRG_RXBUF), the header in the
+    first only. Each frame is dropped whole, counted once as rx-error; no
+    later buffer of it is read as a frame of its own."""
+    peer, m = host
+
+    def rx_error():
+        return next(i["counters"]["rx-error"] for i in m.json("show interfaces json")["interfaces"]
+                    if i["name"] == "eth0")
+
+    before = rx_error()
+    peer.ip(f"link set {peer.tap} mtu 9000")
+    try:
+        for pattern in ("00", "ff"):  # either way, what follows the first buffer is no header
+            out = peer.run(f"ping -c 3 -i 0.2 -W 1 -M do -s 4000 -p {pattern} 10.5.0.1", check=False,
+                           timeout=20).stdout
+            assert "100% packet loss" in out, out
+    finally:
+        peer.ip(f"link set {peer.tap} mtu 1500")
+    assert rx_error() - before == 6
+    out = peer.run("ping -c 2 -i 0.2 -W 3 -s 1472 10.5.0.1", timeout=20).stdout
+    assert " 0% packet loss" in out, out
+
+
 def test_arping(host):
     peer, m = host
     out = peer.run(f"arping -c 3 -w 5 -I {peer.tap} 10.5.0.1", timeout=20).stdout

@@ -320,6 +320,38 @@ TEST(fwd_fragments_for_a_smaller_mtu)
     fwd_fix_free(&x);
 }
 
+/* A datagram whose UDP checksum the sender's host left to the NIC (virtio
+ * NEEDS_CSUM) is summed before it is split: no NIC sums across fragments. */
+TEST(fwd_fragments_sum_a_partial_checksum_first)
+{
+    struct fwd_fix x;
+    fwd_fix_init(&x, 64);
+    fwd_fix_learn(&x);
+    uint8_t f[2048], g[2048], ph[12];
+    size_t n = fwd_fix_frame(f, 0, FAKE_PEER, NET_IP4(198, 51, 100, 7), 64, 0, 972, 1);
+    memcpy(g, f, n);
+    uint8_t *ip = g + ETH_HDR_LEN, *udp = ip + IP4_HDR_LEN;
+    memcpy(ph, ip + 12, 8); /* the pseudo-header's sum in the field, as the host leaves it */
+    ph[8] = 0;
+    ph[9] = IP4_PROTO_UDP;
+    memcpy(ph + 10, udp + 4, 2);
+    uint16_t partial = (uint16_t)~fake_csum(ph, sizeof ph, 0);
+    udp[6] = (uint8_t)(partial >> 8);
+    udp[7] = (uint8_t)partial;
+    struct pkt *p = fake_net_rx(&x.fn, 0, g, n);
+    p->flags |= PKT_TX_L4_CSUM | PKT_RX_L4_CSUM_OK;
+    p->csum_start = ETH_HDR_LEN + IP4_HDR_LEN;
+    p->csum_offset = 6;
+    fwd_burst(x.f, x.fn.s, &p, 1, x.fn.now_ns);
+    check_fragments(&x, f, 20, 0, 0, 20, 2); /* f: the datagram with its whole checksum */
+    for (uint32_t i = 0; i < x.fn.nd[1].nsent; i++)
+        CHECK(!(x.fn.nd[1].sent[i]->flags & PKT_TX_L4_CSUM));
+    fake_netdev_clear(&x.fn.nd[1]);
+    CHECK_EQ(fwd_fix_counters(x.f, "fwd-rx=1 fwd-slow=1 fwd-tx=2 fwd-fragmented=1 fwd-frag-tx=2"), 0);
+    CHECK(fake_net_all_free(&x.fn));
+    fwd_fix_free(&x);
+}
+
 TEST(fwd_fragment_without_buffers)
 {
     struct fwd_fix x;
