@@ -9,6 +9,7 @@ import os
 import random
 import re
 import struct
+import subprocess
 import sys
 import time
 
@@ -127,6 +128,17 @@ def test_interface_mtu(rlab):
     left, right = lab.peers
     r = left.run("ping -M dont -c 2 -i 0.2 -W 3 -s 1400 10.0.1.2", timeout=20)
     assert " 0% packet loss" in r.stdout, r.stdout
+    # UDP without DF, its checksum left by Linux to the tap (virtio
+    # NEEDS_CSUM): summed before it is split, so it arrives whole.
+    rx = right.popen(["python3", "-c", "import socket, sys; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+                      "s.bind(('10.0.1.2', 9999)); s.settimeout(10); d = s.recv(4096); "
+                      "sys.stdout.write('%d %d' % (len(d), d == bytes(i % 251 for i in range(1400))))"],
+                     stdout=subprocess.PIPE, text=True)
+    time.sleep(1)
+    left.run(["python3", "-c", "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+              "s.setsockopt(socket.IPPROTO_IP, 10, 0); "  # IP_MTU_DISCOVER: IP_PMTUDISC_DONT
+              "s.sendto(bytes(i % 251 for i in range(1400)), ('10.0.1.2', 9999))"], timeout=10)
+    assert rx.communicate(timeout=15)[0] == "1400 1"
     # (after this the host knows the path's MTU and fragments itself)
     r = left.run("ping -M do -c 1 -W 3 -s 1400 10.0.1.2", check=False, timeout=20)
     assert "Frag needed" in r.stdout and "mtu = 1280" in r.stdout, r.stdout + r.stderr
