@@ -196,6 +196,7 @@
     X(nd6, queue_full, "nd6-queue-full")                                      \
     X(nd6, cache_full, "nd6-cache-full")                                      \
     X(nd6, failed, "nd6-failed")                /* no answer: queue dropped */ \
+    X(nd6, probe_failed, "nd6-probe-failed")    /* a stale neighbour stopped answering */ \
     X(nd6, learned_remote, "nd6-learned-remote") /* from another core's input */ \
     X(udp, rx, "udp-rx")                                                      \
     X(udp, runt, "udp-runt")                    /* under 8 bytes */           \

@@ -44,22 +44,19 @@ static void forget(struct net_stack *s, struct nd6_entry *e)
  * /64 cannot evict the gateway (RFC 6583). NULL when none may go. */
 static struct nd6_entry *make(struct net_stack *s, struct net_iface *ifc, const uint8_t *ip, bool resolving)
 {
-    struct nd6_entry *e = set_of(ifc, ip), *stale = NULL, *reach = NULL;
+    struct nd6_entry *e = set_of(ifc, ip), *free = NULL, *stale = NULL, *reach = NULL;
     int incomplete = 0;
     for (int w = 0; w < WAYS; w++) {
-        if (e[w].state == ND6_FREE) {
-            stale = &e[w];
-            incomplete = 0;
-            break;
-        }
-        if (e[w].state == ND6_INCOMPLETE)
+        if (e[w].state == ND6_FREE && !free)
+            free = &e[w];
+        else if (e[w].state == ND6_INCOMPLETE)
             incomplete++;
         else if (e[w].state == ND6_STALE && (!stale || e[w].expire_ns < stale->expire_ns))
             stale = &e[w];
         else if (e[w].state == ND6_REACHABLE && (!reach || e[w].expire_ns < reach->expire_ns))
             reach = &e[w];
     }
-    struct nd6_entry *victim = stale ? stale : resolving ? NULL : reach;
+    struct nd6_entry *victim = free ? free : stale ? stale : resolving ? NULL : reach;
     if (victim == NULL || (resolving && incomplete >= WAYS - 1))
         return NULL;
     forget(s, victim);
@@ -162,24 +159,33 @@ static void resolved(struct net_stack *s, struct net_iface *ifc, struct nd6_entr
 }
 
 /* A resolved entry for nh is being used: a stale one is kept, and probed
- * once it has been stale a while (7.3.3). */
-static void use(struct net_stack *s, struct net_iface *ifc, struct nd6_entry *e, const uint8_t *nh, uint64_t now_ns)
+ * once it has been stale a while (7.3.3: DELAY_FIRST_PROBE_TIME), then each
+ * RetransTimer. After ND6_RETRIES probes unanswered (MAX_UNICAST_SOLICIT)
+ * it is forgotten, and false returned: the packet resolves nh anew, by
+ * multicast, and so finds a neighbour whose MAC changed without telling. */
+static bool use(struct net_stack *s, struct net_iface *ifc, struct nd6_entry *e, const uint8_t *nh, uint64_t now_ns)
 {
-    if (e->state == ND6_STALE) {
-        e->expire_ns = now_ns + ND6_STALE_NS; /* kept while used */
-        if (now_ns >= e->probe_ns + ND6_DELAY_NS) {
-            e->probe_ns = now_ns;
-            send_ns(s, ifc, nh, e->mac); /* its answer makes it reachable again */
-        }
+    if (e->state != ND6_STALE)
+        return true;
+    e->expire_ns = now_ns + ND6_STALE_NS; /* kept while used */
+    if (now_ns < e->probe_ns + (e->tries ? ND6_RETRY_NS : ND6_DELAY_NS))
+        return true;
+    if (e->tries >= ND6_RETRIES) {
+        s->ctr.nd6_probe_failed++;
+        forget(s, e);
+        return false;
     }
+    e->tries++;
+    e->probe_ns = now_ns;
+    send_ns(s, ifc, nh, e->mac); /* its answer makes it reachable again */
+    return true;
 }
 
 const uint8_t *nd6_lookup(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16], uint64_t now_ns)
 {
     struct nd6_entry *e = ip6_is_mcast(nh) ? NULL : find(ifc, nh);
-    if (e == NULL || e->state == ND6_INCOMPLETE)
+    if (e == NULL || e->state == ND6_INCOMPLETE || !use(s, ifc, e, nh, now_ns))
         return NULL;
-    use(s, ifc, e, nh, now_ns);
     return e->mac;
 }
 
@@ -194,10 +200,12 @@ int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16],
     }
     struct nd6_entry *e = find(ifc, nh);
     if (e && e->state != ND6_INCOMPLETE) {
-        use(s, ifc, e, nh, now_ns);
-        s->ctr.ip6_tx++;
-        eth_output(s, ifc, e->mac, ETH_TYPE_IP6, p);
-        return 0;
+        if (use(s, ifc, e, nh, now_ns)) {
+            s->ctr.ip6_tx++;
+            eth_output(s, ifc, e->mac, ETH_TYPE_IP6, p);
+            return 0;
+        }
+        e = NULL; /* forgotten: resolved again below */
     }
     if (e == NULL) {
         e = make(s, ifc, nh, true);

@@ -4,8 +4,9 @@
  * An entry is INCOMPLETE (a solicitation is out; packets wait on it, at
  * most ND6_QUEUE_PER_DEST), REACHABLE (confirmed within ND6_REACHABLE_NS)
  * or STALE (still used; using it once it has been stale ND6_DELAY_NS sends
- * a unicast solicitation, at most once a second). Solicitations go to the target's solicited-node group
- * (7.2.2), ND6_RETRIES of them a second apart (what waits counts against
+ * a unicast solicitation, then one a second; after ND6_RETRIES unanswered
+ * it is forgotten, nd6-probe-failed, and the next packet resolves it again:
+ * 7.3.3). Solicitations go to the target's solicited-node group (7.2.2), ND6_RETRIES of them a second apart (what waits counts against
  * the stack's ARP_QUEUE_MAX too), then the entry and its
  * queue are dropped (nd6-failed), each packet answered with address
  * unreachable. Entries are made by our own resolutions

@@ -473,3 +473,41 @@ TEST(fwd6_probes_stale_gateway)
     fwd6_fix_free(&y);
 }
 
+/* A stale gateway that answers none of ND6_RETRIES probes, a second apart,
+ * is forgotten (RFC 4861 7.3.3): the next packet waits for a multicast
+ * solicitation, whose answer gives the MAC it changed to without telling. */
+TEST(fwd6_forgets_a_gateway_that_stops_answering)
+{
+    struct fwd6_fix y;
+    fwd6_fix_init(&y, 64);
+    fwd6_fix_learn(&y);
+    uint8_t f[256], na[128];
+    size_t n = fwd6_fix_frame(f, 0, fwd6_peer0, fwd6_far, 64, 20, 1);
+    fwd_fix_one(&y.x, 0, f, n);
+    y.x.fn.now_ns += ND6_REACHABLE_NS + 1;
+    net_poll(y.x.fn.s, y.x.fn.now_ns); /* reachable -> stale */
+    y.x.fn.now_ns += ND6_DELAY_NS;
+    for (int probe = 1; probe <= ND6_RETRIES; probe++) {
+        fwd_fix_one(&y.x, 0, f, n);
+        y.x.fn.now_ns += ND6_RETRY_NS;
+    }
+    CHECK_EQ(y.x.fn.nd[1].nsent, 1 + 2 * ND6_RETRIES); /* each packet, and a probe with it */
+    fake_netdev_clear(&y.x.fn.nd[1]);
+    fwd_fix_one(&y.x, 0, f, n); /* no answer: forgotten, this one waits */
+    CHECK_EQ(y.x.fn.nd[1].nsent, 1);
+    if (y.x.fn.nd[1].nsent == 1)
+        CHECK(fwd6_fix_is_ns(y.x.fn.nd[1].sent[0], fwd6_a1, fwd6_peer1));
+    fake_netdev_clear(&y.x.fn.nd[1]);
+    fwd_fix_one(&y.x, 1, na, fwd6_fix_na(na, fake_mac1, mac_cc, fwd6_peer1, fwd6_a1, ND6_NA_SOLICITED));
+    fwd_fix_one(&y.x, 0, f, n);
+    CHECK_EQ(y.x.fn.nd[1].nsent, 2);
+    for (uint32_t i = 0; i < y.x.fn.nd[1].nsent && i < 2; i++)
+        check_fwd6(y.x.fn.nd[1].sent[i], f, n, mac_cc, fake_mac1);
+    /* (The stack's: the packet that waited and the answer; the probes.) */
+    CHECK_EQ(fake_expect_counters(y.x.fn.s, "eth-rx=2 ip6-rx=2 ip6-local=1 ip6-forwarded=1 icmp6-rx=1 "
+                                            "nd6-rx-na=1 nd6-tx-ns=4 nd6-probe-failed=1 ip6-tx=5 eth-tx=5"),
+             0);
+    CHECK(fake_net_all_free(&y.x.fn));
+    fwd6_fix_free(&y);
+}
+

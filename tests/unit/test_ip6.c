@@ -454,6 +454,12 @@ TEST(ip6_scan_does_not_evict_a_reachable_neighbour)
         fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, t, 64, 10));
     }
     CHECK_EQ(state_of(&fn, 1, PEER1), ND6_REACHABLE);
+    uint32_t idx = 0, incomplete[ND6_ENTRIES] = {0}, ways = ND6_ENTRIES / 16; /* (nd6.c's SETS) */
+    struct nd6_entry e;
+    while (nd6_entry_next(fn.s, 1, &idx, &e))
+        incomplete[(idx - 1) / ways] += e.state == ND6_INCOMPLETE;
+    for (uint32_t set = 0; set < 16; set++)
+        CHECK(incomplete[set] <= ways - 1); /* a free way left free for a neighbour that returns */
     fake_net_all_free(&fn);
     fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, FAR, 64, 10));
     CHECK_EQ(fn.nd[1].nsent, 1); /* still forwarded at once */
