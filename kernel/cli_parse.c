@@ -145,6 +145,10 @@ int lineedit_feed(struct lineedit *le, int c, cli_emit_fn emit)
             recall(le, le->hist_pos - 1, emit);
         return LINE_MORE;
     }
+    bool lf_of_crlf = c == '\n' && le->after_cr;
+    le->after_cr = c == '\r';
+    if (lf_of_crlf)
+        return LINE_MORE;
     switch (c) {
     case '\r':
     case '\n':

@@ -48,6 +48,7 @@ struct lineedit {
     char buf[CLI_MAX_LINE];
     size_t len;
     int esc;                 /* escape-sequence state */
+    bool after_cr;           /* the last key was CR: a LF next ends no line (CRLF terminals) */
     char hist[CLI_HISTORY][CLI_MAX_LINE];
     int hist_n, hist_pos;    /* lines entered; 0 = not browsing, k = k-th newest */
 };

@@ -77,6 +77,8 @@ static int apply_line(char *line, char *err, size_t errlen, const char *only, co
 {
     char *argv[CONFIG_MAX_WORDS];
     int argc = split(line, argv);
+    if (argc < 0 && only)
+        return 0; /* reported by the full pass */
     if (argc < 0) {
         fmt_snprintf(err, errlen, "too many words (at most %d)", CONFIG_MAX_WORDS);
         return -1;

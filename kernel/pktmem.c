@@ -1,7 +1,8 @@
 /* kernel/pktmem.c: per-core packet buffer pools (kernel/pktmem.h).
  * Each core gets a quarter of free memory divided by the core count,
  * between 8 and 64 MiB (4,096 to 32,768 buffers): enough for its RX rings
- * and what is in flight, small enough to stay cache-friendly (lesson 4). */
+ * and what is in flight, small enough to stay cache-friendly (lesson 4).
+ * Where many cores share little memory, pools take half of it at most. */
 #include "pktmem.h"
 
 #include "kernel/cli.h"
@@ -52,9 +53,17 @@ void pktmem_init(unsigned ncpus)
 {
     if (ncpus > PKTMEM_MAX_CPUS)
         ncpus = PKTMEM_MAX_CPUS;
-    per_core = pmm_free_pages() * PAGE_SIZE / 4 / ncpus;
+    uint64_t free = pmm_free_pages() * PAGE_SIZE, most = free / 2 / ncpus; /* the rest: TCP, tables */
+    per_core = free / 4 / ncpus;
     per_core = per_core < MIN_BYTES ? MIN_BYTES : per_core > MAX_BYTES ? MAX_BYTES : per_core;
+    if (per_core > most) { /* many cores, little memory: smaller pools rather than no boot */
+        per_core = most;
+        kprintf("pktmem: %lu KiB of buffers a core, under %llu MiB: more memory would suit %u cores\n",
+                most >> 10, MIN_BYTES >> 20, ncpus);
+    }
     per_core &= ~(HUGE_PAGE_SIZE - 1);
+    if (per_core == 0)
+        panic("pktmem: not %u MiB of memory for %u cores' packet buffers", ncpus * 4, ncpus);
     for (unsigned c = 0; c < ncpus; c++) {
         void *mem = kalloc_huge(per_core / HUGE_PAGE_SIZE);
         pools[c] = kalloc(sizeof *pools[c]);

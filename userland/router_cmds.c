@@ -595,7 +595,8 @@ static void cmd_clear_counters(const struct cli_args *a)
 {
     for (unsigned c = 0; c < cpu_count(); c++) {
         struct clear_queue q = {c};
-        on_core(c, clear_queues, &q);
+        if (c < NETDEV_MAX_QUEUES) /* core c owns queue c; cores past the last own none */
+            on_core(c, clear_queues, &q);
         if (c < router.ncores)
             on_core(c, clear_core, router.core[c]);
     }

@@ -114,6 +114,21 @@ def test_smp_boots(boot, cpus):
     m.shutdown()
 
 
+def test_many_cores_in_little_memory(boot, mkiso):
+    """20 cores in 160 MB: smaller buffer pools, said so, rather than a
+    panic; and clear counters, which reaches cores past the 16 that own
+    queues, leaves them and the ports' data alone."""
+    m = boot(mkiso("interface eth0 address 10.9.0.1/24\n"), smp=20, memory="160M", timeout=120,
+             extra=["-netdev", "user,id=u0", "-device", "virtio-net-pci,netdev=u0"])
+    assert "more memory would suit 20 cores" in m.log, m.tail()
+    m.cmd("clear counters")
+    v = m.json("show version json")
+    assert v["cpus"] == 20
+    i = m.json("show interfaces json")["interfaces"]
+    assert i[0]["name"] == "eth0" and i[0]["driver"] == "virtio-net" and i[0]["counters"]["rx-error"] == 0, i
+    m.shutdown()
+
+
 def test_large_module(boot, mkiso, report):
     """A 14 MB routing table (gzip in ../shared/data, unpacked by mkiso)
     loads as a module beside the config, and boot still completes."""

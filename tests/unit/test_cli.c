@@ -63,6 +63,12 @@ TEST(lineedit_backspace_ctrl_u_and_history)
     CHECK_STR(feed(&le, "garbage\x15help\r", &r), "help");
     CHECK_STR(feed(&le, "\x1b[A\x1b[A\r", &r), "show version"); /* two back */
     CHECK_STR(feed(&le, "\x1b[A\x1b[B\x1b[B\r", &r), "");       /* down to empty */
+    CHECK_STR(feed(&le, "crlf\r", &r), "crlf"); /* a terminal that sends CR LF: */
+    screen_len = 0;
+    CHECK_STR(feed(&le, "\nnext\r", &r), "next"); /* the LF ends no empty line */
+    CHECK_STR(screen, "next\r\n");
+    CHECK_STR(feed(&le, "\n\n", &r), ""); /* a second LF does */
+    CHECK_EQ(r, LINE_DONE);
     CHECK_STR(feed(&le, "abc\x03", &r), "");
     CHECK_EQ(r, LINE_CANCEL);
     feed(&le, "\r", &r);

@@ -83,7 +83,8 @@ TEST(config_apply_only_takes_one_keyword)
     const char rest[] = "bogus line\n"
                         "echo early\n"
                         "echo\n"
-                        "other echo x\n";
+                        "other echo x\n"
+                        "a b c d e f g h i j k l m n o p q r s t u v w x y z\n";
     memcpy(text + 301, rest, sizeof rest - 1);
     size_t len = 301 + sizeof rest - 1;
     CHECK_EQ(config_apply_only(text, len, "echo", stmt_echo, report), 1);
@@ -93,6 +94,6 @@ TEST(config_apply_only_takes_one_keyword)
     CHECK_EQ(reported[0], 4);
     /* The full pass, as the kernel runs it afterwards, reports the rest. */
     nseen = nreported = 0;
-    CHECK_EQ(config_apply(text, len, report), 4);
-    CHECK_EQ(nreported, 4);
+    CHECK_EQ(config_apply(text, len, report), 5);
+    CHECK_EQ(nreported, 5);
 }
