@@ -268,13 +268,25 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "bad address '%s' (A.B.C.D/LEN, LEN 1-30)", argv[3]);
         return -1;
     }
+    uint32_t net = a & ~(0xffffffffu >> len);
+    /* One address a port, and a subnet on one port: either way the later
+     * line's connected route would replace one in use. */
+    for (int q = 0; q < NET_MAX_PORTS; q++) {
+        uint32_t other = net_ntohl(router.addr[q].addr_be), olen = router.addr[q].prefix_len;
+        if (other && (q == p || (olen == len && (other & ~(0xffffffffu >> olen)) == net))) {
+            char had[16];
+            fmt_ip(had, sizeof had, router.addr[q].addr_be);
+            fmt_snprintf(err, errlen, "%s has %s/%u already (one IPv4 address a port, a subnet on one port)",
+                         ports_get(q)->name, had, olen);
+            return -1;
+        }
+    }
     router.addr[p].addr_be = net_htonl(a);
     router.addr[p].prefix_len = (uint8_t)len;
     /* The connected route: on-link destinations, no gateway. */
     struct nexthop nh = {.kind = NEXTHOP_VIA, .port = (uint8_t)p, .gw_be = 0};
     if (!router.connected_nh[p])
         router.connected_nh[p] = nexthop_add(&router.nht, &nh);
-    uint32_t net = a & (len >= 32 ? 0xffffffffu : ~(0xffffffffu >> len));
     return route4_add(router.rt4, net, len, router.connected_nh[p]) == ROUTE_OK ? 0 : -1;
 }
 

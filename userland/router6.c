@@ -21,6 +21,7 @@
 #include "kernel/lib.h"
 #include "kernel/memmap.h"
 #include "kernel/multiboot.h"
+#include "kernel/ports.h"
 #include "kernel/time.h"
 #include "net/ip6.h"
 #include "net/route6.h"
@@ -100,6 +101,14 @@ int router6_interface(int port, const char *arg, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "bad address '%s' (a global or unique-local ADDRESS/LEN, LEN 1-127)", arg);
         return -1;
     }
+    for (int q = 0; q < NET_MAX_PORTS; q++) /* as IPv4's (router.c) */
+        if (addr6[q].set && (q == port || (addr6[q].plen == len && ip6_prefix_eq(addr6[q].addr, a, len)))) {
+            char had[48];
+            fmt_ip6(had, sizeof had, addr6[q].addr);
+            fmt_snprintf(err, errlen, "%s has %s/%u already (one IPv6 address a port, a subnet on one port)",
+                         ports_get(q)->name, had, addr6[q].plen);
+            return -1;
+        }
     addr6[port].set = true;
     addr6[port].plen = (uint8_t)len;
     memcpy(addr6[port].addr, a, 16);

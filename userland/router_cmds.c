@@ -20,7 +20,7 @@
 #define TCP_SNAPSHOT_MAX 256 /* connections shown per core */
 
 
-static void fmt_ip(char *buf, size_t n, uint32_t addr_be)
+void fmt_ip(char *buf, size_t n, uint32_t addr_be)
 {
     uint32_t a = net_ntohl(addr_be);
     fmt_snprintf(buf, n, "%u.%u.%u.%u", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255);
@@ -28,7 +28,7 @@ static void fmt_ip(char *buf, size_t n, uint32_t addr_be)
 
 /* RFC 5952: lowercase, no leading zeros, the longest run of two or more
  * zero groups (the first of equals) as "::". */
-static void fmt_ip6(char *buf, size_t n, const uint8_t *a)
+void fmt_ip6(char *buf, size_t n, const uint8_t *a)
 {
     uint16_t g[8];
     int best = -1, best_len = 1;

@@ -85,6 +85,29 @@ def test_bad_config_line_reported_rest_applies(boot, mkiso):
     assert m.json("show version json").get("hostname", "r1") == "r1"
 
 
+def test_second_address_or_shared_subnet_reported(boot, mkiso):
+    """A port has one address of each family and a subnet one port: a
+    later line that would replace a connected route in use is reported,
+    and the first stays in force."""
+    nics = []
+    for i in range(2):
+        nics += ["-netdev", f"user,id=u{i}", "-device", f"virtio-net-pci,netdev=u{i}"]
+    m = boot(mkiso("interface eth0 address 10.0.0.1/24\n"
+                   "interface eth0 address 10.0.5.1/24\n"
+                   "interface eth1 address 10.0.0.2/24\n"
+                   "interface eth0 address 2001:db8::1/64\n"
+                   "interface eth1 address 2001:db8::2/64\n"
+                   "interface eth1 address 10.0.1.1/24\n"), extra=nics)
+    assert "config: line 2: eth0 has 10.0.0.1/24 already" in m.log, m.tail()
+    assert "config: line 3: eth0 has 10.0.0.1/24 already" in m.log, m.tail()
+    assert "config: line 5: eth0 has 2001:db8::1/64 already" in m.log, m.tail()
+    assert "config: line 6" not in m.log, m.tail()
+    assert "10.0.0.0/24 via connected dev eth0" in m.cmd("show route 10.0.0.7"), m.tail()
+    assert "no route to 10.0.5.7" in m.cmd("show route 10.0.5.7"), m.tail()
+    addrs = [(i["name"], i["address"]) for i in m.json("show interfaces json")["interfaces"]]
+    assert addrs == [("eth0", "10.0.0.1/24"), ("eth1", "10.0.1.1/24")], addrs
+
+
 def test_fault_report(boot):
     m = boot()
     m.send("debug fault page\r")
