@@ -45,6 +45,10 @@ struct netdev *ports_find(const char *name)
     return 0;
 }
 
+static const char *holder[PORTS_MAX];
+const char *ports_holder(const struct netdev *dev) { return holder[dev->index]; }
+void ports_claim(const struct netdev *dev, const char *who) { holder[dev->index] = who; }
+
 void ports_totals(const struct netdev *dev, struct netdev_qstats *sum)
 {
     memset(sum, 0, sizeof *sum);

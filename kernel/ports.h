@@ -21,6 +21,11 @@ int ports_sriov_stmt(int argc, char **argv, char *err, size_t errlen);
 int ports_count(void);
 struct netdev *ports_get(int index);
 struct netdev *ports_find(const char *name);
+/* The one user that polls a port's queues (the router, an xconnect): two
+ * would split its frames between them. ports_holder is the name its
+ * ports_claim gave, or NULL while the port is free. */
+const char *ports_holder(const struct netdev *dev);
+void ports_claim(const struct netdev *dev, const char *who);
 /* Starts the link/status poll; on core 0, before its loop runs. */
 void ports_start_status_polling(uint64_t now_ns);
 /* Who owns a port's addresses (the router) says what to show for them in

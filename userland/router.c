@@ -224,10 +224,39 @@ static bool parse_ifaddr(const char *s, uint32_t *host, unsigned *len)
     return route4_parse_addr(s, (size_t)(slash - s), host);
 }
 
-static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
+/* `interface ethN address A.B.C.D/LEN` for port p. */
+static int interface4(int p, const char *arg, char *err, size_t errlen)
 {
     uint32_t a;
     unsigned len;
+    if (!parse_ifaddr(arg, &a, &len) || len == 0 || len > 30) {
+        fmt_snprintf(err, errlen, "bad address '%s' (A.B.C.D/LEN, LEN 1-30)", arg);
+        return -1;
+    }
+    uint32_t net = a & ~(0xffffffffu >> len);
+    /* One address a port, and a subnet on one port: either way the later
+     * line's connected route would replace one in use. */
+    for (int q = 0; q < NET_MAX_PORTS; q++) {
+        uint32_t other = net_ntohl(router.addr[q].addr_be), olen = router.addr[q].prefix_len;
+        if (other && (q == p || (olen == len && (other & ~(0xffffffffu >> olen)) == net))) {
+            char had[16];
+            fmt_ip(had, sizeof had, router.addr[q].addr_be);
+            fmt_snprintf(err, errlen, "%s has %s/%u already (one IPv4 address a port, a subnet on one port)",
+                         ports_get(q)->name, had, olen);
+            return -1;
+        }
+    }
+    router.addr[p].addr_be = net_htonl(a);
+    router.addr[p].prefix_len = (uint8_t)len;
+    /* The connected route: on-link destinations, no gateway. */
+    struct nexthop nh = {.kind = NEXTHOP_VIA, .port = (uint8_t)p, .gw_be = 0};
+    if (!router.connected_nh[p])
+        router.connected_nh[p] = nexthop_add(&router.nht, &nh);
+    return route4_add(router.rt4, net, len, router.connected_nh[p]) == ROUTE_OK ? 0 : -1;
+}
+
+static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
+{
     bool ra = argc == 3 && strcmp(argv[2], "ra") == 0, mtu = argc == 4 && strcmp(argv[2], "mtu") == 0;
     bool vlan = argc == 4 && strcmp(argv[2], "vlan") == 0;
     int p = argc >= 3 ? port_index(argv[1]) : -1;
@@ -262,32 +291,17 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
         router.addr[p].mtu = (uint16_t)v;
         return 0;
     }
-    if (strchr(argv[3], ':'))
-        return router6_interface(p, argv[3], err, errlen);
-    if (!parse_ifaddr(argv[3], &a, &len) || len == 0 || len > 30) {
-        fmt_snprintf(err, errlen, "bad address '%s' (A.B.C.D/LEN, LEN 1-30)", argv[3]);
+    /* An address makes the router poll the port (ra, vlan and mtu alone do not). */
+    static const char router_name[] = "the router";
+    const char *holder = ports_holder(ports_get(p));
+    if (holder && holder != router_name) {
+        fmt_snprintf(err, errlen, "%s is %s's", argv[1], holder);
         return -1;
     }
-    uint32_t net = a & ~(0xffffffffu >> len);
-    /* One address a port, and a subnet on one port: either way the later
-     * line's connected route would replace one in use. */
-    for (int q = 0; q < NET_MAX_PORTS; q++) {
-        uint32_t other = net_ntohl(router.addr[q].addr_be), olen = router.addr[q].prefix_len;
-        if (other && (q == p || (olen == len && (other & ~(0xffffffffu >> olen)) == net))) {
-            char had[16];
-            fmt_ip(had, sizeof had, router.addr[q].addr_be);
-            fmt_snprintf(err, errlen, "%s has %s/%u already (one IPv4 address a port, a subnet on one port)",
-                         ports_get(q)->name, had, olen);
-            return -1;
-        }
-    }
-    router.addr[p].addr_be = net_htonl(a);
-    router.addr[p].prefix_len = (uint8_t)len;
-    /* The connected route: on-link destinations, no gateway. */
-    struct nexthop nh = {.kind = NEXTHOP_VIA, .port = (uint8_t)p, .gw_be = 0};
-    if (!router.connected_nh[p])
-        router.connected_nh[p] = nexthop_add(&router.nht, &nh);
-    return route4_add(router.rt4, net, len, router.connected_nh[p]) == ROUTE_OK ? 0 : -1;
+    int rc = strchr(argv[3], ':') ? router6_interface(p, argv[3], err, errlen) : interface4(p, argv[3], err, errlen);
+    if (rc == 0)
+        ports_claim(ports_get(p), router_name);
+    return rc;
 }
 
 static int stmt_route(int argc, char **argv, char *err, size_t errlen)

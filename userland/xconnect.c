@@ -68,6 +68,13 @@ static int stmt_xconnect(int argc, char **argv, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "xconnect: no such port pair '%s' '%s'", argv[1], argv[2]);
         return -1;
     }
+    const char *ha = ports_holder(a), *hb = ports_holder(b);
+    if (ha || hb) {
+        fmt_snprintf(err, errlen, "xconnect: %s is %s's", ha ? a->name : b->name, ha ? ha : hb);
+        return -1;
+    }
+    ports_claim(a, "an xconnect");
+    ports_claim(b, "an xconnect");
     uint16_t lanes = a->nqueues < b->nqueues ? a->nqueues : b->nqueues;
     if (a->nqueues != b->nqueues)
         kprintf("xconnect: %s has %u queues, %s %u: using %u\n", a->name, a->nqueues, b->name, b->nqueues, lanes);

@@ -85,27 +85,36 @@ def test_bad_config_line_reported_rest_applies(boot, mkiso):
     assert m.json("show version json").get("hostname", "r1") == "r1"
 
 
-def test_second_address_or_shared_subnet_reported(boot, mkiso):
+def test_conflicting_port_lines_reported(boot, mkiso):
     """A port has one address of each family and a subnet one port: a
     later line that would replace a connected route in use is reported,
-    and the first stays in force."""
+    and the first stays in force. A port is the router's or an xconnect's,
+    not both (they would split its frames)."""
     nics = []
-    for i in range(2):
+    for i in range(4):
         nics += ["-netdev", f"user,id=u{i}", "-device", f"virtio-net-pci,netdev=u{i}"]
     m = boot(mkiso("interface eth0 address 10.0.0.1/24\n"
                    "interface eth0 address 10.0.5.1/24\n"
                    "interface eth1 address 10.0.0.2/24\n"
                    "interface eth0 address 2001:db8::1/64\n"
                    "interface eth1 address 2001:db8::2/64\n"
-                   "interface eth1 address 10.0.1.1/24\n"), extra=nics)
+                   "interface eth1 address 10.0.1.1/24\n"
+                   "xconnect eth0 eth2\n"
+                   "xconnect eth2 eth3\n"
+                   "interface eth3 address 10.0.3.1/24\n"
+                   "xconnect eth3 eth1\n"), extra=nics)
     assert "config: line 2: eth0 has 10.0.0.1/24 already" in m.log, m.tail()
     assert "config: line 3: eth0 has 10.0.0.1/24 already" in m.log, m.tail()
     assert "config: line 5: eth0 has 2001:db8::1/64 already" in m.log, m.tail()
     assert "config: line 6" not in m.log, m.tail()
+    assert "config: line 7: xconnect: eth0 is the router's" in m.log, m.tail()
+    assert "config: line 8" not in m.log, m.tail()
+    assert "config: line 9: eth3 is an xconnect's" in m.log, m.tail()
+    assert "config: line 10: xconnect: eth3 is an xconnect's" in m.log, m.tail()
     assert "10.0.0.0/24 via connected dev eth0" in m.cmd("show route 10.0.0.7"), m.tail()
     assert "no route to 10.0.5.7" in m.cmd("show route 10.0.5.7"), m.tail()
     addrs = [(i["name"], i["address"]) for i in m.json("show interfaces json")["interfaces"]]
-    assert addrs == [("eth0", "10.0.0.1/24"), ("eth1", "10.0.1.1/24")], addrs
+    assert addrs == [("eth0", "10.0.0.1/24"), ("eth1", "10.0.1.1/24"), ("eth2", ""), ("eth3", "")], addrs
 
 
 def test_fault_report(boot):
