@@ -16,7 +16,9 @@
 #include "net/nd6.h"
 #include "net/route6.h"
 
-#define ARP_SNAPSHOT_MAX 256
+/* Snapshots hold a core's whole caches: nothing is left out unsaid. */
+#define ARP_SNAPSHOT_MAX (ARP_SETS * ARP_WAYS * NET_MAX_PORTS)
+#define ND6_SNAPSHOT_MAX (ND6_ENTRIES * NET_MAX_PORTS)
 #define TCP_SNAPSHOT_MAX 256 /* connections shown per core */
 
 
@@ -388,7 +390,7 @@ struct nd6_snapshot {
     struct {
         uint16_t port;
         struct nd6_entry e;
-    } e[ARP_SNAPSHOT_MAX];
+    } e[ND6_SNAPSHOT_MAX];
 };
 
 static void take_nd6(void *arg)
@@ -396,7 +398,7 @@ static void take_nd6(void *arg)
     struct nd6_snapshot *s = arg;
     for (uint16_t p = 0; p < NET_MAX_PORTS; p++) {
         uint32_t idx = 0;
-        while (s->n < ARP_SNAPSHOT_MAX && nd6_entry_next(&s->rc->stack, p, &idx, &s->e[s->n].e))
+        while (s->n < ND6_SNAPSHOT_MAX && nd6_entry_next(&s->rc->stack, p, &idx, &s->e[s->n].e))
             s->e[s->n++].port = p;
     }
 }
