@@ -103,8 +103,15 @@ static bool must_not_answer(const struct ip6_hdr *h, const uint8_t *after, uint3
         return true;
     if ((ip6_is_mcast(h->dst) || (l2_flags & (NET_PKT_L2_MCAST | NET_PKT_L2_BCAST))) && type != ICMP6_TOO_BIG)
         return true;
-    /* An ICMPv6 error (types under 128), or one we cannot tell. */
-    return h->next == IP6_PROTO_ICMP6 && (avail < 1 || after[0] < 128);
+    /* An ICMPv6 error (types under 128), or one we cannot tell; also as
+     * the first fragment of one (a reassembly timeout's, a hop limit's). */
+    uint8_t next = h->next;
+    if (next == IP6_PROTO_FRAG && avail >= 8 && (after[2] << 8 | after[3]) >> 3 == 0) {
+        next = after[0];
+        after += 8;
+        avail -= 8;
+    }
+    return next == IP6_PROTO_ICMP6 && (avail < 1 || after[0] < 128);
 }
 
 int icmp6_send_error(struct net_stack *s, struct net_iface *ifc, const struct pkt *p, uint8_t type, uint8_t code,
@@ -121,8 +128,10 @@ int icmp6_send_error(struct net_stack *s, struct net_iface *ifc, const struct pk
         return -1;
     }
     struct pkt *e = pkt_alloc(s->pool);
-    if (e == NULL)
+    if (e == NULL) {
+        s->ctr.ip6_out_no_buf++;
         return -1;
+    }
     uint32_t quote = p->len < QUOTE_MAX ? p->len : QUOTE_MAX;
     struct ip6_hdr *eh = (struct ip6_hdr *)e->data;
     uint8_t *m = e->data + IP6_HDR_LEN;

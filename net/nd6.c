@@ -82,8 +82,10 @@ void nd6_send(struct net_stack *s, struct net_iface *ifc, const uint8_t *src, co
               const uint8_t *mac, const uint8_t *body, uint32_t len)
 {
     struct pkt *p = pkt_alloc(s->pool);
-    if (p == NULL)
+    if (p == NULL) {
+        s->ctr.ip6_out_no_buf++;
         return;
+    }
     struct ip6_hdr *h = (struct ip6_hdr *)p->data;
     h->vtf_be = net_htonl(6u << 28);
     h->plen_be = net_htons((uint16_t)len);

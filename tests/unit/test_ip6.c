@@ -310,6 +310,10 @@ TEST(ip6_forward_errors)
     static const uint8_t nowhere[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x77, [15] = 1};
     fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, FAR, 1, 10));     /* hop limit 1 */
     fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, nowhere, 64, 10)); /* no route */
+    /* The first fragment of an error (unreachable), hop limit 1: no error
+     * about an error (RFC 4443 2.4(e.1)), Fragment header or not. */
+    uint8_t frag[8 + 48] = {IP6_PROTO_ICMP6, 0, 0, 1, 0, 0, 0, 7, ICMP6_UNREACH, 0};
+    fake_net_input(&fn, 0, f, frame6(f, fake_mac0, fake_peer_mac, PEER0, FAR, 1, IP6_PROTO_FRAG, frag, sizeof frag));
     uint8_t expect[2][2] = {{ICMP6_TIME_EXCEEDED, 0}, {ICMP6_UNREACH, 0}};
     CHECK_EQ(fn.nd[0].nsent, 2);
     for (uint32_t i = 0; i < fn.nd[0].nsent && i < 2; i++) {
@@ -318,8 +322,9 @@ TEST(ip6_forward_errors)
         CHECK(memcmp(hdr_of(p)->src, A0, 16) == 0 && memcmp(hdr_of(p)->dst, PEER0, 16) == 0);
         CHECK(memcmp(icmp_of(p) + 8 + 8, PEER0, 16) == 0); /* the quote: the offending header, its source */
     }
-    CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=3 eth-tx=3 ip6-rx=3 ip6-local=1 ip6-tx=3 icmp6-rx=1 nd6-rx-ns=1 "
-                                        "nd6-tx-na=1 ip6-hop-limit=1 ip6-no-route=1 icmp6-tx-error=2"),
+    CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=4 eth-tx=3 ip6-rx=4 ip6-local=1 ip6-tx=3 icmp6-rx=1 nd6-rx-ns=1 "
+                                        "nd6-tx-na=1 ip6-hop-limit=2 ip6-no-route=1 icmp6-tx-error=2 "
+                                        "icmp6-error-suppressed=1"),
              0);
     CHECK(fake_net_all_free(&fn));
     fake_net_free(&fn);
