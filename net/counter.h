@@ -58,6 +58,7 @@
     X(tcp, keepalive_tx, "tcp-keepalive-tx")                                  \
     X(tcp, timeout, "tcp-timeout")              /* gave up: reset */          \
     X(tcp, idle_timeout, "tcp-idle-timeout")    /* of those: idle too long */ \
+    X(tcp, send_timeout, "tcp-send-timeout")    /* of those: a window shut too long */ \
     X(tcp, accepted, "tcp-accepted")                                          \
     X(tcp, connected, "tcp-connected")                                        \
     X(tcp, conn_full, "tcp-conn-full")          /* no connection free */      \

@@ -255,6 +255,7 @@ struct tcp_conn {
     uint64_t cubic_epoch_ns;
     uint64_t cubic_ack_ns;              /* the latest ACK congestion control saw */
     uint64_t ka_at, ka_idle_ns, ka_intvl_ns;
+    uint64_t persist_since_ns, send_timeout_ns; /* tcp_set_send_timeout */
     uint8_t ka_count, ka_sent;
     uint16_t port6;                     /* IPv6: the port a link-local peer is on */
     uint8_t laddr6[16], raddr6[16];     /* IPv6 (TCP_CF_IP6) */
@@ -402,8 +403,9 @@ void tcp_icmp6(struct net_stack *s, const uint8_t *q, uint32_t avail, uint8_t ty
 /* Accept connections to port on every address: 0, or -1 (taken, table
  * full, port 0). cb must outlive the listener. */
 int tcp_listen(struct net_stack *s, uint16_t port, const struct tcp_callbacks *cb, void *ctx);
-/* Every connection port accepts from now on gets tcp_set_idle_timeout
- * (idle_ns); 0, or -1 when nothing listens there. */
+/* Every connection port accepts from now on gets tcp_set_idle_timeout and
+ * tcp_set_send_timeout (idle_ns): a client that sends nothing, or reads
+ * nothing, for that long is reset. 0, or -1 when nothing listens there. */
 int tcp_listen_idle(struct net_stack *s, uint16_t port, uint64_t idle_ns);
 int tcp_unlisten(struct net_stack *s, uint16_t port);
 
@@ -472,6 +474,11 @@ void tcp_set_keepalive(struct tcp_conn *c, uint64_t idle_ns, uint64_t intvl_ns, 
  * probes (a server's idle limit: a live peer that sends nothing is gone
  * too; counted in tcp-idle-timeout). Replaces keepalive. 0: off. */
 void tcp_set_idle_timeout(struct tcp_conn *c, uint64_t idle_ns);
+/* Reset the connection once data has waited on a closed window for
+ * timeout_ns, the peer answering the probes but reading nothing (RFC 6429:
+ * a server's resources; nginx's send_timeout). Counted in
+ * tcp-send-timeout. 0: off (RFC 9293 3.8.6.1's default: wait for ever). */
+void tcp_set_send_timeout(struct tcp_conn *c, uint64_t timeout_ns);
 
 void tcp_get_info(const struct tcp_conn *c, struct tcp_info *out);
 
@@ -479,6 +486,8 @@ void tcp_get_info(const struct tcp_conn *c, struct tcp_info *out);
 static inline struct net_stack *tcp_conn_stack(const struct tcp_conn *c);
 /* enum tcp_state. */
 static inline uint8_t tcp_conn_state(const struct tcp_conn *c) { return c->state; }
+/* Nothing queued to send, nor sent and unacknowledged. */
+static inline bool tcp_conn_sq_empty(const struct tcp_conn *c) { return c->sq_n == 0; }
 /* Segments sent again so far (tcp_info.retransmits without the copy). */
 static inline uint32_t tcp_conn_retransmits(const struct tcp_conn *c) { return c->retransmits; }
 const char *tcp_state_name(uint8_t state);

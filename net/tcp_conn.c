@@ -529,7 +529,8 @@ int tcp_close(struct tcp_conn *c, uint64_t now_ns)
     case TCP_SYN_SENT:
         tcp_abort(c, now_ns);
         return 0;
-    case TCP_SYN_RECEIVED:
+    case TCP_SYN_RECEIVED: /* the FIN waits for the handshake (RFC 9293 3.10.4), */
+        break;             /* which sets up what FIN-WAIT-1 sends with */
     case TCP_ESTABLISHED:
         c->state = TCP_FIN_WAIT_1;
         break;
@@ -549,6 +550,8 @@ int tcp_close(struct tcp_conn *c, uint64_t now_ns)
 
 void tcp_abort(struct tcp_conn *c, uint64_t now_ns)
 {
+    if (c->state == TCP_CLOSED) /* closed already (a closed callback's abort): freed, or about to be */
+        return;
     c->t->now_ns = now_ns;
     if (c->state >= TCP_SYN_RECEIVED && c->state != TCP_TIME_WAIT)
         tcp_send_rst(c, now_ns);
@@ -630,6 +633,7 @@ void tcp_set_keepalive(struct tcp_conn *c, uint64_t idle_ns, uint64_t intvl_ns, 
 }
 
 void tcp_set_idle_timeout(struct tcp_conn *c, uint64_t idle_ns) { keepalive_set(c, idle_ns, 0, 0); }
+void tcp_set_send_timeout(struct tcp_conn *c, uint64_t timeout_ns) { c->send_timeout_ns = timeout_ns; }
 
 uint32_t tcp_mss(const struct tcp_conn *c) { return c->seg_size; }
 

@@ -629,8 +629,10 @@ void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns)
             s->ctr.tcp_no_buf++;
             return;
         }
-        if (seg.len > PKT_DATA_ROOM)
+        if (seg.len > PKT_DATA_ROOM) {
             seg.len = PKT_DATA_ROOM;
+            seg.flags &= (uint8_t)~(TCP_FIN | TCP_PSH); /* they come with the rest */
+        }
         net_memcpy(q->data, rx->l4 + hlen, seg.len);
         q->len = (uint16_t)seg.len;
         seg.p = q;

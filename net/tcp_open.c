@@ -46,8 +46,10 @@ static struct tcp_conn *passive_open(struct tcp_stack *t, struct tcp_listener *l
     negotiate(c, o, false);
     c->snd_wnd = c->max_snd_wnd = seg->wnd; /* never scaled in a SYN */
     c->snd_wl1 = irs;
-    if (l->idle_ns)
+    if (l->idle_ns) {
         tcp_set_idle_timeout(c, l->idle_ns);
+        tcp_set_send_timeout(c, l->idle_ns);
+    }
     return c;
 }
 

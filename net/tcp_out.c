@@ -708,6 +708,7 @@ void tcp_output(struct tcp_conn *c, uint64_t now_ns)
     } else if (c->sq_nxt < c->sq_n && c->rto_at == 0) {
         /* Data waits on the peer's window: probe it (RFC 9293 3.8.6.1). */
         c->flags |= TCP_CF_PERSIST;
+        c->persist_since_ns = now_ns;
         tcp_rto_arm(c, now_ns);
     }
 }

@@ -134,7 +134,9 @@ static void rto_fire(struct tcp_conn *c, uint64_t now_ns)
             c->flags &= ~(uint32_t)TCP_CF_PERSIST;
             return;
         }
-        if (++c->retries > t->cfg.data_retries) {
+        bool shut_too_long = c->send_timeout_ns && now_ns - c->persist_since_ns >= c->send_timeout_ns;
+        if (++c->retries > t->cfg.data_retries || shut_too_long) {
+            t->s->ctr.tcp_send_timeout += shut_too_long;
             give_up(c, now_ns);
             return;
         }

@@ -559,7 +559,10 @@ static void serve(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
                 close_conn(c, h, now_ns);
             return;
         }
-        if (tcp_sndbuf(c) < ANSWER_ROOM)
+        /* (With a tiny MSS, the queue's slots, a segment each, hold less
+         * than ANSWER_ROOM: then an empty queue is the most there is.) */
+        uint32_t room = tcp_sndbuf(c);
+        if (room < ANSWER_ROOM && (room == 0 || !tcp_conn_sq_empty(c)))
             return;
         answer(c, h, h->req, end, now_ns);
         consume(h, end);

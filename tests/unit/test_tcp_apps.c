@@ -142,6 +142,50 @@ static void client_done(struct tl *l, struct client *c)
     free(c);
 }
 
+/* A client whose MSS is tiny (88 bytes: a link of MTU 128): the send
+ * queue's slots, a segment each, never hold ANSWER_ROOM, and the answers
+ * come anyway, /metrics whole. */
+TEST(tcp_http_answers_a_tiny_mss)
+{
+    struct client *cl = calloc(1, sizeof(*cl));
+    struct tl_opts o = {0};
+    struct tl *l = tl_new(&o);
+    l->s[0]->iface[0].mtu = 128; /* the client's SYN says MSS 88 */
+    CHECK_EQ(http_start(l->s[1], 80), 0);
+    client_connect(l, cl);
+    size_t off = 0, body, blen;
+    request(l, cl, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+    CHECK_EQ(response(cl, &off, &body, &blen), 200);
+    request(l, cl, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+    int code = response(cl, &off, &body, &blen);
+    CHECK_EQ(code, 200);
+    if (code == 200) {
+        CHECK_EQ(cl->a.rx_bytes, off); /* the whole body its Content-Length says */
+        CHECK(find(cl->buf + body, blen, "\nhayate_tcp_accepted 1\n", 23) != NULL);
+    }
+    CHECK(tl_free(l));
+    free(cl);
+}
+
+/* A client that asks for 100 MB and never reads: its window shuts and the
+ * server's queue stays full; after HTTP_IDLE_NS of that the connection is
+ * reset (tcp-send-timeout) and its buffers come back. */
+TEST(tcp_http_resets_a_client_that_never_reads)
+{
+    struct client *cl = calloc(1, sizeof(*cl));
+    cl->a.hold = true;
+    struct tl *l = http_pair(cl);
+    request(l, cl, "GET /bytes/100000000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    uint32_t in_use = l->pool[1].total - l->pool[1].nfree;
+    CHECK(in_use > 100); /* the send queue, full */
+    tl_advance(l, HTTP_IDLE_NS + 60 * SEC);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-send-timeout"), 1);
+    CHECK(l->pool[1].total - l->pool[1].nfree < 10);
+    CHECK_EQ(cl->a.closed, 1);
+    CHECK(tl_free(l));
+    free(cl);
+}
+
 TEST(tcp_http_bad_requests)
 {
     struct client *cl = calloc(1, sizeof(*cl));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "fake_netdev.h"
 #include "test_tcp_app.h"
 
 #define SEC 1000000000ull
@@ -434,6 +435,7 @@ TEST(tcp_zero_window_and_persist)
     CHECK(tl_free(l));
 }
 
+static bool drop_from_0(void *ctx, struct tl *l, int from, struct pkt *p) { return from != 0; }
 static bool drop_from_1(void *ctx, struct tl *l, int from, struct pkt *p) { return from != 1; }
 
 /* A receiver that keeps its window shut for 20 minutes but answers every
@@ -463,6 +465,96 @@ TEST(tcp_persist_lasts_while_probes_are_answered)
     CHECK_EQ(tl_ctr(l, 0, "tcp-window-probe") - probes, small.data_retries);
     fprintf(stderr, "  %lu probes answered in 20 min; then %u unanswered and a timeout\n", (unsigned long)probes,
             small.data_retries);
+    l->tap = NULL;
+    CHECK(tl_free(l));
+}
+
+/* tcp_set_send_timeout (a server's, from tcp_listen_idle): a reader that
+ * answers every probe but never reads is reset once its window has stayed
+ * shut that long (RFC 6429), and every buffer comes back. */
+TEST(tcp_send_timeout_resets_a_reader_that_never_reads)
+{
+    struct tcp_config small;
+    tcp_config_default(&small);
+    small.rcvbuf = 16384;
+    small.rcvbuf_max = 0;
+    struct ta a[2] = {{0}};
+    a[1].hold = true;
+    struct tl_opts o = {.cfg = {NULL, &small}};
+    struct tl *l = pair(a, &o);
+    tcp_set_send_timeout(a[0].c, 60 * SEC);
+    a[0].tx_total = 100000;
+    ta_pump(&a[0], l->now_ns);
+    tl_advance(l, 50 * SEC);
+    CHECK_EQ(a[0].closed, 0);
+    CHECK(tl_ctr(l, 0, "tcp-window-probe") > 0);
+    tl_advance(l, 60 * SEC);
+    CHECK_EQ(a[0].closed, 1);
+    CHECK_EQ(a[0].close_reason, TCP_CLOSE_TIMEOUT);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-send-timeout"), 1);
+    CHECK(tl_free(l));
+}
+
+/* The 3,000 bytes and FIN of one segment in two IPv4 fragments: what fits
+ * a buffer is taken and the FIN is not (it comes again with the rest),
+ * so the stream is not cut short at the buffer's end. */
+TEST(tcp_reassembled_segment_cut_to_a_buffer_keeps_its_fin_for_later)
+{
+    struct ta a[2] = {{0}};
+    struct tl *l = pair(a, &(struct tl_opts){0});
+    struct tcp_conn *c = a[0].c;
+    enum { N = 3000 };
+    static uint8_t seg[20 + N], f[1600];
+    uint8_t one[64];
+    size_t hn = ta_frame(one, 1, c->lport, c->rport, c->snd_nxt, c->rcv_nxt, TCP_ACK | TCP_PSH | TCP_FIN, 1000, NULL,
+                         0, NULL, 0);
+    memcpy(seg, one + hn - 20, 20); /* ta_frame's TCP header, its checksum then redone over the payload */
+    for (uint32_t i = 0; i < N; i++)
+        seg[20 + i] = ta_byte(i);
+    uint32_t src = TL_ADDR0, dst = TL_ADDR1, sum = 0;
+    uint8_t ph[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, IP4_PROTO_TCP, (20 + N) >> 8, (20 + N) & 255};
+    memcpy(ph, &src, 4);
+    memcpy(ph + 4, &dst, 4);
+    for (int i = 0; i < 12; i += 2)
+        sum += (uint32_t)(ph[i] << 8 | ph[i + 1]);
+    seg[16] = seg[17] = 0;
+    uint16_t cs = fake_csum(seg, sizeof seg, sum);
+    seg[16] = (uint8_t)(cs >> 8);
+    seg[17] = (uint8_t)cs;
+    for (uint32_t off = 0; off < sizeof seg; off += 1480) {
+        uint32_t n = sizeof seg - off < 1480 ? (uint32_t)(sizeof seg - off) : 1480;
+        size_t k = fake_eth(f, one, one + 6, ETH_TYPE_IP4);
+        k += fake_ip4(f + k, src, dst, IP4_PROTO_TCP, 77, (uint16_t)((off + n < sizeof seg ? IP4_MF : 0) | off / 8),
+                      seg + off, n);
+        tl_inject(l, 1, f, k);
+    }
+    tl_advance(l, SEC / 10);
+    CHECK_EQ(tl_ctr(l, 1, "ip4-reasm-ok"), 1);
+    CHECK_EQ(a[1].rx_bytes, PKT_DATA_ROOM);
+    CHECK_EQ(a[1].peer_fin, 0);
+    CHECK(a[1].c && a[1].c->state == TCP_ESTABLISHED);
+    CHECK(tl_free(l));
+}
+
+/* tcp_close in SYN-RECEIVED (a simultaneous open closed at once): the FIN
+ * waits for the handshake, which sets up congestion control first (CUBIC
+ * divided by a zero window before). */
+TEST(tcp_close_in_syn_received_sends_its_fin_after_the_handshake)
+{
+    struct tl *l = tl_new(&(struct tl_opts){0});
+    struct ta a = {0};
+    l->tap = drop_from_0; /* our SYN, SYN-ACK and FIN go nowhere: the peer is played below */
+    struct tcp_conn *c = ta_connect(l, 0, 9999, &a);
+    uint8_t f[200];
+    const uint32_t irs = 5000;
+    tl_inject(l, 0, f, ta_frame(f, 0, 9999, c->lport, irs, 0, TCP_SYN, 8192, NULL, 0, NULL, 0));
+    CHECK_EQ(c->state, TCP_SYN_RECEIVED);
+    CHECK_EQ(tcp_close(c, l->now_ns), 0);
+    tl_inject(l, 0, f, ta_frame(f, 0, 9999, c->lport, irs + 1, c->iss + 1, TCP_ACK, 8192, NULL, 0, NULL, 0));
+    CHECK_EQ(c->state, TCP_FIN_WAIT_1);
+    CHECK(c->cwnd > 0 && c->flags & TCP_CF_FIN_SENT);
+    tl_inject(l, 0, f, ta_frame(f, 0, 9999, c->lport, irs + 1, c->iss + 2, TCP_ACK, 8192, NULL, 0, NULL, 0));
+    CHECK_EQ(c->state, TCP_FIN_WAIT_2);
     l->tap = NULL;
     CHECK(tl_free(l));
 }
