@@ -81,7 +81,9 @@ static void setup(void)
     cfg.backlog = 4;
     cfg.rcvbuf = 8192;
     cfg.sndbuf = 8192;
-    if (tcp_init(fn.s, &tcp, arena, tcp_arena_size(&cfg, NCONNS), &cfg) != NCONNS)
+    cfg.sndbuf_max = 65536; /* large queues of 64 slots: the arena holds them */
+    if (tcp_arena_size(&cfg, NCONNS) > sizeof arena ||
+        tcp_init(fn.s, &tcp, arena, tcp_arena_size(&cfg, NCONNS), &cfg) != NCONNS)
         abort();
     tcp_listen(fn.s, 80, &cb, NULL);
     tcp_connect_from(fn.s, 40000, FAKE_PEER, 9000, &cb, NULL, fn.now_ns);
