@@ -31,7 +31,8 @@ int virtio_pci_open(struct virtio_pci *v, struct pci_dev *pci)
 {
     memset(v, 0, sizeof *v);
     v->pci = pci;
-    for (uint8_t cap = pci_find_cap(pci, PCI_CAP_VENDOR, 0); cap; cap = pci_find_cap(pci, PCI_CAP_VENDOR, cap)) {
+    uint8_t cap = pci_find_cap(pci, PCI_CAP_VENDOR, 0);
+    for (int seen = 0; cap && seen < 48; seen++, cap = pci_find_cap(pci, PCI_CAP_VENDOR, cap)) { /* (a looped list ends) */
         uint8_t type = pci_read8(pci, (uint16_t)(cap + 3));
         volatile uint8_t *w = cap_window(pci, cap);
         if (!w)
@@ -119,8 +120,19 @@ void virtio_pci_read_cfg(struct virtio_pci *v, uint32_t off, void *buf, uint32_t
 {
     for (int tries = 0; tries < 100; tries++) { /* bounded: a broken device must not hang us */
         uint8_t gen = v->common->config_generation;
-        for (uint32_t i = 0; i < len; i++)
-            ((uint8_t *)buf)[i] = v->device_cfg[off + i];
+        volatile uint8_t *at = v->device_cfg + off;
+        /* Each field at its own width (4.1.3.1): a 16- or 32-bit one in one
+         * access; byte arrays (the MAC) a byte at a time. */
+        if (len == 2) {
+            uint16_t x = *(volatile uint16_t *)at;
+            memcpy(buf, &x, 2);
+        } else if (len == 4) {
+            uint32_t x = *(volatile uint32_t *)at;
+            memcpy(buf, &x, 4);
+        } else {
+            for (uint32_t i = 0; i < len; i++)
+                ((uint8_t *)buf)[i] = at[i];
+        }
         if (gen == v->common->config_generation)
             return;
     }
