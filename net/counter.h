@@ -129,6 +129,7 @@
     X(ip4, frag_tiny, "ip4-frag-tiny")          /* offset 1, RFC 1858 */      \
     X(ip4, reasm_ok, "ip4-reasm-ok")                                          \
     X(ip4, reasm_overlap, "ip4-reasm-overlap")                                \
+    X(ip4, reasm_duplicate, "ip4-reasm-duplicate") /* an exact copy: it alone dropped */ \
     X(ip4, reasm_inconsistent, "ip4-reasm-inconsistent")                      \
     X(ip4, reasm_too_many, "ip4-reasm-too-many") /* fragments/datagram */     \
     X(ip4, reasm_evicted, "ip4-reasm-evicted")  /* table or memory full */    \
@@ -165,6 +166,7 @@
     X(ip6, frag_bad, "ip6-frag-bad")            /* not 8n, or past 65535 */   \
     X(ip6, reasm_ok, "ip6-reasm-ok")                                          \
     X(ip6, reasm_overlap, "ip6-reasm-overlap")                                \
+    X(ip6, reasm_duplicate, "ip6-reasm-duplicate") /* an exact copy: it alone dropped */ \
     X(ip6, reasm_inconsistent, "ip6-reasm-inconsistent")                      \
     X(ip6, reasm_too_many, "ip6-reasm-too-many") /* fragments/datagram */     \
     X(ip6, reasm_evicted, "ip6-reasm-evicted")  /* table or memory full */    \

@@ -17,11 +17,12 @@ _Static_assert(REASM_MAX_FRAGS < REASM_MAX_BUFS, "one datagram cannot fill the b
 
 /* Each family's counters, by offset into struct net_counters. */
 static const struct {
-    size_t ok, overlap, inconsistent, too_many, evicted, timeout;
+    size_t ok, overlap, duplicate, inconsistent, too_many, evicted, timeout;
 } ctr_of[2] = {
 #define REASM_CTRS(f)                                                                                  \
     {offsetof(struct net_counters, f##_reasm_ok), offsetof(struct net_counters, f##_reasm_overlap),    \
-     offsetof(struct net_counters, f##_reasm_inconsistent), offsetof(struct net_counters, f##_reasm_too_many), \
+     offsetof(struct net_counters, f##_reasm_duplicate), offsetof(struct net_counters, f##_reasm_inconsistent), \
+     offsetof(struct net_counters, f##_reasm_too_many), \
      offsetof(struct net_counters, f##_reasm_evicted), offsetof(struct net_counters, f##_reasm_timeout)}
     REASM_CTRS(ip4),
     REASM_CTRS(ip6),
@@ -168,7 +169,12 @@ static void complete6(struct net_stack *s, struct reasm_slot *sl, uint64_t now_n
 
 /* Place p in sl's offset-ordered list; false on overlap or disagreement
  * (counted; the caller drops the datagram). */
-static bool insert(struct net_stack *s, struct reasm_slot *sl, struct pkt *p)
+enum insert { INSERTED, DUPLICATE, REFUSED };
+
+/* p into sl's list, in order. An exact copy of a fragment held (the
+ * network duplicated it) is dropped alone, as RFC 8200 4.5 allows and
+ * Linux does; any other overlap drops the datagram (RFC 5722). */
+static enum insert insert(struct net_stack *s, struct reasm_slot *sl, struct pkt *p)
 {
     struct frag g = frag_of(sl, p);
     uint32_t off = g.off, end = g.off + g.len, prev_end = 0;
@@ -181,9 +187,14 @@ static bool insert(struct net_stack *s, struct reasm_slot *sl, struct pkt *p)
         prev_end = t.off + t.len;
         pp = &tail->next;
     }
+    if (*pp && frag_of(sl, *pp).off == off && frag_of(sl, *pp).len == g.len && frag_of(sl, *pp).more == g.more &&
+        prev_end <= off) {
+        COUNT(s, sl, duplicate);
+        return DUPLICATE;
+    }
     if (prev_end > off || (*pp && frag_of(sl, *pp).off < end)) {
         COUNT(s, sl, overlap);
-        return false;
+        return REFUSED;
     }
     for (struct pkt *f = *pp; f; f = f->next)
         tail = f;
@@ -195,7 +206,7 @@ static bool insert(struct net_stack *s, struct reasm_slot *sl, struct pkt *p)
     if ((sl->have_last && (last ? end != sl->end_len : end > sl->end_len)) ||
         (last && !sl->have_last && tail_end > end)) {
         COUNT(s, sl, inconsistent);
-        return false;
+        return REFUSED;
     }
     p->next = *pp;
     *pp = p;
@@ -206,7 +217,7 @@ static bool insert(struct net_stack *s, struct reasm_slot *sl, struct pkt *p)
         sl->have_last = true;
         sl->end_len = end;
     }
-    return true;
+    return INSERTED;
 }
 
 static void input(struct net_stack *s, const struct reasm_slot *key, struct pkt *p, uint64_t now_ns)
@@ -225,7 +236,12 @@ static void input(struct net_stack *s, const struct reasm_slot *key, struct pkt 
         COUNT(s, sl, too_many);
         goto drop;
     }
-    if (!insert(s, sl, p))
+    enum insert r = insert(s, sl, p);
+    if (r == DUPLICATE) {
+        pkt_free(p);
+        return;
+    }
+    if (r == REFUSED)
         goto drop;
     if (sl->have_last && sl->got_len == sl->end_len) {
         if (sl->v6)
