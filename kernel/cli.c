@@ -44,7 +44,9 @@ void cli_execute(char *line)
 {
     char *argv[CLI_MAX_WORDS];
     int argc = cli_split(line, argv), used;
-    if (argc == 0)
+    if (argc < 0)
+        kprintf("too many words (at most %d); nothing done\n", CLI_MAX_WORDS);
+    if (argc <= 0)
         return;
     const struct cli_cmd *c = cli_match(argc, argv, &used);
     if (!c) {

@@ -42,7 +42,9 @@ int cli_split(char *line, char **argv)
         if (*p)
             *p++ = 0;
     }
-    return argc;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return *p ? -1 : argc;
 }
 
 /* How many of cmd's words the start of argv matches, each argv word being

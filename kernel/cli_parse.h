@@ -33,7 +33,7 @@ void cli_reset(void);
 int cli_count(void);
 const struct cli_cmd *cli_at(int i);
 
-/* Splits line in place into argv (at most CLI_MAX_WORDS); returns argc. */
+/* Splits line in place into argv; returns argc, or -1 past CLI_MAX_WORDS. */
 int cli_split(char *line, char **argv);
 /* The registered command with the most words matching the start of argv
  * (a word may be abbreviated to any unique prefix: "sh ver"), or NULL.
