@@ -580,6 +580,27 @@ static inline __attribute__((always_inline)) void seg_payload(struct tcp_in *seg
         pkt_free(p);
 }
 
+/* A segment reassembled in the stack's scratch area: what fits a buffer
+ * copied into one, the FIN left for the rest, which the peer sends again.
+ * False when there is no buffer (counted). */
+static __attribute__((noinline, cold)) bool reassembled_payload(struct net_stack *s, const uint8_t *data,
+                                                                struct tcp_in *seg)
+{
+    struct pkt *q = pkt_alloc(s->pool);
+    if (q == NULL) {
+        s->ctr.tcp_no_buf++;
+        return false;
+    }
+    if (seg->len > PKT_DATA_ROOM) {
+        seg->len = PKT_DATA_ROOM;
+        seg->flags &= (uint8_t)~(TCP_FIN | TCP_PSH);
+    }
+    net_memcpy(q->data, data, seg->len);
+    q->len = (uint16_t)seg->len;
+    seg->p = q;
+    return true;
+}
+
 void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns)
 {
     struct tcp_stack *t = s->tcp;
@@ -621,21 +642,8 @@ void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns)
         else
             pkt_free(p);
         p = NULL;
-    } else if (seg.len) {
-        /* Reassembled in the stack's scratch area: copy what fits a buffer
-         * (the peer sends the rest again). */
-        struct pkt *q = pkt_alloc(s->pool);
-        if (q == NULL) {
-            s->ctr.tcp_no_buf++;
-            return;
-        }
-        if (seg.len > PKT_DATA_ROOM) {
-            seg.len = PKT_DATA_ROOM;
-            seg.flags &= (uint8_t)~(TCP_FIN | TCP_PSH); /* they come with the rest */
-        }
-        net_memcpy(q->data, rx->l4 + hlen, seg.len);
-        q->len = (uint16_t)seg.len;
-        seg.p = q;
+    } else if (seg.len && !reassembled_payload(s, rx->l4 + hlen, &seg)) {
+        return;
     }
     tcp_input_segment(t, &seg, now_ns);
     return;
