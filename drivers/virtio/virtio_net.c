@@ -103,6 +103,7 @@ struct vnet {
     _Atomic uint32_t phase;
     _Atomic uint32_t drained;
     uint64_t drain_since_ns, resets;
+    bool restart_failed; /* said once */
 };
 
 /* ACCESS_PLATFORM (6.1): the device sees memory through the platform's
@@ -566,9 +567,15 @@ static void reset_step(struct vnet *v, uint8_t status)
     virtio_pci_reset(&v->vp);
     uint16_t pairs = v->pairs;
     if (device_start(v, pairs) != 0 || v->pairs != pairs) {
-        kprintf("%s: restart failed; the port stays down\n", dev->name);
+        /* Fewer pairs would leave the cores past them on queues the device
+         * no longer serves: the same count is asked for at each poll. */
+        if (!v->restart_failed)
+            kprintf("%s: restart failed; the port stays down\n", dev->name);
+        v->restart_failed = true;
+        v->pairs = pairs;
         return;
     }
+    v->restart_failed = false;
     v->resets++;
     atomic_store_explicit(&v->phase, phase + 1, memory_order_release);
     kprintf("%s: device restarted (reset %lu)\n", dev->name, v->resets);
