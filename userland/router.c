@@ -97,17 +97,30 @@ static int port_index(const char *name)
     return d && d->index < NET_MAX_PORTS ? d->index : -1;
 }
 
-/* The port whose connected subnet holds addr_be, or -1. */
+/* The port whose connected subnet holds gw_be, the longest if subnets
+ * nest (as the table would choose), or -1. */
 static int port_for_gateway(uint32_t gw_be)
 {
+    int best = -1;
     for (int p = 0; p < NET_MAX_PORTS; p++) {
         uint8_t len = router.addr[p].prefix_len;
-        if (!router.addr[p].addr_be || len == 0)
+        if (!router.addr[p].addr_be || len == 0 || (best >= 0 && len <= router.addr[best].prefix_len))
             continue;
-        uint32_t mask = net_htonl(len >= 32 ? 0xffffffffu : ~(0xffffffffu >> len));
+        uint32_t mask = net_htonl(~(0xffffffffu >> len));
         if (((gw_be ^ router.addr[p].addr_be) & mask) == 0)
-            return p;
+            best = p;
     }
+    return best;
+}
+
+/* The port whose connected subnet is addr/len (host order), or -1: the
+ * console's routes leave those to the interface's address. */
+static int connected_port(uint32_t addr, unsigned len)
+{
+    for (int p = 0; p < NET_MAX_PORTS; p++)
+        if (router.addr[p].addr_be && router.addr[p].prefix_len == len &&
+            (net_ntohl(router.addr[p].addr_be) & ~(0xffffffffu >> len)) == addr)
+            return p;
     return -1;
 }
 
@@ -117,6 +130,12 @@ static uint32_t nexthop_for(uint32_t gw_be, char *err, size_t errlen)
     int port = port_for_gateway(gw_be);
     if (port < 0) {
         fmt_snprintf(err, errlen, "no interface's subnet holds the gateway");
+        return 0;
+    }
+    uint32_t all = 0xffffffffu >> router.addr[port].prefix_len, host = net_ntohl(gw_be) & all;
+    if (gw_be == router.addr[port].addr_be || host == 0 || host == all) {
+        fmt_snprintf(err, errlen, "the gateway is %s's own address, or its subnet's network or broadcast address",
+                     ports_get(port)->name);
         return 0;
     }
     for (uint32_t i = 1; i < router.nht.used; i++) {
@@ -160,8 +179,20 @@ static const char *route_error(int rc)
            : rc == ROUTE_ENOENT ? "no such route" : "failed";
 }
 
+/* A connected subnet is the interface's: a static route there would take
+ * its on-link hosts away, and nothing could give them back. */
+static bool connected_refused(uint32_t addr, unsigned len, char *err, size_t errlen)
+{
+    int p = connected_port(addr, len);
+    if (p >= 0)
+        fmt_snprintf(err, errlen, "that is %s's connected subnet (its interface address makes it)", ports_get(p)->name);
+    return p >= 0;
+}
+
 int router_route_add(uint32_t addr, unsigned len, uint32_t gw_be, char *err, size_t errlen)
 {
+    if (connected_refused(addr, len, err, errlen))
+        return -1;
     uint32_t nh = nexthop_for(gw_be, err, errlen);
     if (!nh)
         return -1;
@@ -176,6 +207,8 @@ int router_route_add(uint32_t addr, unsigned len, uint32_t gw_be, char *err, siz
 
 int router_route_del(uint32_t addr, unsigned len, char *err, size_t errlen)
 {
+    if (connected_refused(addr, len, err, errlen))
+        return -1;
     int rc = route4_del(router.rt4, addr, len);
     if (rc != ROUTE_OK) {
         fmt_snprintf(err, errlen, "%s", route_error(rc));

@@ -81,12 +81,19 @@ static uint32_t nexthop6_on(int port, const uint8_t *gw, char *err, size_t errle
 
 static uint32_t nexthop6_for(const uint8_t *gw, char *err, size_t errlen)
 {
-    int port = -1;
-    for (int p = 0; p < NET_MAX_PORTS && port < 0; p++)
-        if (addr6[p].set && ip6_prefix_eq(addr6[p].addr, gw, addr6[p].plen))
+    int port = -1; /* the longest prefix if they nest, as router.c's port_for_gateway */
+    for (int p = 0; p < NET_MAX_PORTS; p++)
+        if (addr6[p].set && ip6_prefix_eq(addr6[p].addr, gw, addr6[p].plen) &&
+            (port < 0 || addr6[p].plen > addr6[port].plen))
             port = p;
     if (port < 0) {
         fmt_snprintf(err, errlen, "no interface's prefix holds the gateway");
+        return 0;
+    }
+    uint8_t net[16];
+    ip6_prefix_of(gw, addr6[port].plen, net);
+    if (memcmp(gw, addr6[port].addr, 16) == 0 || memcmp(gw, net, 16) == 0) {
+        fmt_snprintf(err, errlen, "the gateway is %s's own address or its subnet-router anycast", ports_get(port)->name);
         return 0;
     }
     return nexthop6_on(port, gw, err, errlen);
@@ -137,6 +144,18 @@ static bool parse_gw(const char *s, uint8_t *gw, char *err, size_t errlen)
     return true;
 }
 
+/* As router.c's connected_refused: a port's on-link prefix is its own. */
+static bool connected6_refused(const uint8_t *a, unsigned len, char *err, size_t errlen)
+{
+    for (int p = 0; p < NET_MAX_PORTS; p++)
+        if (addr6[p].set && addr6[p].plen == len && ip6_prefix_eq(addr6[p].addr, a, len)) {
+            fmt_snprintf(err, errlen, "that is %s's on-link prefix (its interface address makes it)",
+                         ports_get(p)->name);
+            return true;
+        }
+    return false;
+}
+
 int router6_route(const char *prefix, const char *via, char *err, size_t errlen)
 {
     uint8_t a[16], gw[16];
@@ -145,7 +164,7 @@ int router6_route(const char *prefix, const char *via, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "bad prefix '%s' (host bits must be zero)", prefix);
         return -1;
     }
-    if (!parse_gw(via, gw, err, errlen))
+    if (connected6_refused(a, len, err, errlen) || !parse_gw(via, gw, err, errlen))
         return -1;
     uint32_t nh = nexthop6_for(gw, err, errlen);
     if (!nh)
@@ -166,6 +185,8 @@ int router6_route_del(const char *prefix, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "bad prefix '%s' (host bits must be zero)", prefix);
         return -1;
     }
+    if (connected6_refused(a, len, err, errlen))
+        return -1;
     int rc = route6_del(rt6, a, len);
     if (rc != ROUTE_OK) {
         fmt_snprintf(err, errlen, "%s", rc == ROUTE_ENOENT ? "no such route" : "could not delete the route");

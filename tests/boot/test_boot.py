@@ -117,6 +117,32 @@ def test_conflicting_port_lines_reported(boot, mkiso):
     assert addrs == [("eth0", "10.0.0.1/24"), ("eth1", "10.0.1.1/24"), ("eth2", ""), ("eth3", "")], addrs
 
 
+def test_console_routes_leave_connected_subnets_alone(boot, mkiso):
+    """A connected subnet is its interface's: the console neither deletes
+    nor overrides it (nothing could bring it back). A gateway is a
+    neighbour: not our own address, nor a subnet's network, broadcast or
+    anycast address; where subnets nest, the longest holds it."""
+    nics = []
+    for i in range(2):
+        nics += ["-netdev", f"user,id=u{i}", "-device", f"virtio-net-pci,netdev=u{i}"]
+    m = boot(mkiso("interface eth0 address 10.0.0.1/16\n"
+                   "interface eth1 address 10.0.1.1/24\n"
+                   "interface eth0 address 2001:db8::1/64\n"), extra=nics)
+    for line, says in (("route del 10.0.0.0/16", "eth0's connected subnet"),
+                       ("route add 10.0.1.0/24 via 10.0.0.9", "eth1's connected subnet"),
+                       ("route add 10.9.0.0/16 via 10.0.1.1", "eth1's own address"),
+                       ("route add 10.9.0.0/16 via 10.0.1.255", "broadcast"),
+                       ("route del 2001:db8::/64", "eth0's on-link prefix"),
+                       ("route add 2001:db8:9::/48 via 2001:db8::1", "eth0's own address")):
+        out = m.cmd(line)
+        assert says in out, (line, out)
+    assert "10.0.0.0/16 via connected dev eth0" in m.cmd("show route 10.0.0.7")
+    assert "10.0.1.0/24 via connected dev eth1" in m.cmd("show route 10.0.1.7")
+    m.cmd("route add 10.9.0.0/16 via 10.0.1.2")  # in both subnets: eth1's, the longer
+    out = m.cmd("show route 10.9.0.1")
+    assert "10.0.1.2" in out and "eth1" in out, out
+
+
 def test_fault_report(boot):
     m = boot()
     m.send("debug fault page\r")
