@@ -207,6 +207,7 @@
     X(udp, bad_checksum, "udp-bad-checksum")                                  \
     X(udp, no_port, "udp-no-port")                                            \
     X(udp, tx, "udp-tx")                                                      \
+    X(udp, echo_refused, "udp-echo-refused")    /* from port 0 or an echo port: no answer */ \
     X(udp, tx_too_big, "udp-tx-too-big")                                      \
     TCP_COUNTERS(X)
 

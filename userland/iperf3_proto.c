@@ -470,7 +470,8 @@ static size_t text_line(char *buf, size_t cap, const char *id, uint64_t bytes, u
     static const char *const runits[4] = {"bits/sec", "Kbits/sec", "Mbits/sec", "Gbits/sec"};
     char t[24], b[24];
     put_unit(t, sizeof t, bytes, 1024, bunits);
-    put_unit(b, sizeof b, us ? bytes * 8 * 1000000 / us : 0, 1000, runits);
+    /* bytes * 8e6 / us in two parts: the product wrapped past 2.3 TB */
+    put_unit(b, sizeof b, us ? bytes / us * 8000000 + bytes % us * 8000000 / us : 0, 1000, runits);
     int n = fmt_snprintf(buf, cap, "[%s]   0.00-%lu.%02lu  sec  %s  %s  %s%s\n", id, (unsigned long)(us / 1000000),
                          (unsigned long)(us % 1000000 / 10000), t, b, udp ? udp : "                ", role);
     return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;

@@ -10,6 +10,14 @@
 static void echo(void *ctx, struct net_stack *s, const struct udp_meta *m, const uint8_t *data,
                  uint16_t len, struct pkt *p, uint64_t now_ns)
 {
+    /* Port 0 wants no answer (RFC 768); an echo port's datagram would be
+     * echoed back and forth between two servers for ever. */
+    if (m->sport == 0 || m->sport == m->dport) {
+        s->ctr.udp_echo_refused++;
+        if (p)
+            pkt_free(p);
+        return;
+    }
     if (m->v6) {
         const uint8_t *src6 = m->bcast ? NULL : m->dst6;
         if (p)

@@ -56,6 +56,25 @@ static bool udp_sum_ok(const uint8_t *ip, const uint8_t *udp, size_t ulen)
     return fake_csum(udp, ulen, sum) == 0;
 }
 
+/* No answer to source port 0 (RFC 768: none wanted) nor to an echo port
+ * (two echo servers would bounce a datagram for ever): counted, freed. */
+TEST(udp_echo_refuses_port_0_and_echo_ports)
+{
+    struct fake_net fn;
+    fake_net_init(&fn, 32);
+    fake_net_learn_peer(&fn);
+    CHECK_EQ(udp_echo_start(fn.s, 7), 0);
+    static uint8_t u[64], f[256];
+    for (int i = 0; i < 2; i++) {
+        size_t n = fake_udp(u, FAKE_PEER, FAKE_ADDR0, i ? 7 : 0, 7, "loop", 4);
+        fake_net_input(&fn, 0, f, fake_frame_ip4(f, IP4_PROTO_UDP, 77, 0, u, n));
+    }
+    CHECK_EQ(fn.nd[0].nsent, 0);
+    CHECK_EQ(fake_expect_counters(fn.s, "eth-rx=2 ip4-rx=2 ip4-local=2 udp-rx=2 udp-echo-refused=2"), 0);
+    CHECK(fake_net_all_free(&fn));
+    fake_net_free(&fn);
+}
+
 TEST(udp_echo_answers_in_the_same_buffer)
 {
     struct fake_net fn;
