@@ -260,7 +260,7 @@ static void ctl_tick(void *arg, uint64_t now_ns)
             net_memset(t->omit, 0, sizeof t->omit);
             atomic_store_explicit(&t->state, T_RUNNING, memory_order_release);
             uint64_t run = ((uint64_t)t->params.time_s + t->params.omit_s) * SEC + RUN_SLACK_NS;
-            ctl_phase(t, PH_RUNNING, t->params.time_s ? run : 3600 * SEC, now_ns);
+            ctl_phase(t, PH_RUNNING, t->params.time_s ? run : IDLE_TIMEOUT_NS, now_ns);
             return;
         }
     } else if (t->phase == PH_ENDING) {
@@ -286,6 +286,15 @@ static void ctl_tick(void *arg, uint64_t now_ns)
         if (sum_bytes(t, false, false) - omitted >= peer_sent(t) || now_ns >= t->deadline_ns) {
             ctl_send_results(t, now_ns);
             return;
+        }
+    }
+    if (t->phase == PH_RUNNING && t->params.time_s == 0) {
+        /* -n, -k, -t 0: the client says when it ends, however long; a test
+         * whose streams stop moving for IDLE_TIMEOUT_NS is gone. */
+        uint64_t moved = sum_bytes(t, false, false) + sum_bytes(t, true, false);
+        if (moved != t->moved) {
+            t->moved = moved;
+            t->deadline_ns = now_ns + IDLE_TIMEOUT_NS;
         }
     }
     if (now_ns >= t->deadline_ns) {

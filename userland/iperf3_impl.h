@@ -58,6 +58,7 @@ struct iperf3_test {
     struct loop_timer timer;
     uint8_t phase;
     uint64_t deadline_ns, start_ns, end_ns, acked_ns;
+    uint64_t moved;             /* a test without -t: its bytes at the last tick */
     bool omitted;                   /* -O's seconds are over: counts from here */
     struct omit {                   /* each stream's counts then */
         uint64_t bytes, packets, lost, retransmits;

@@ -65,6 +65,15 @@ def test_normal(lab):
     assert lab.machine.json("show iperf3 json")["tests"] >= 1
 
 
+def test_bytes_instead_of_time(lab):
+    """-n: the client sends "time": 0 and ends the test itself once the
+    bytes are sent; the server has no deadline of its own but idleness."""
+    rc, res, r = iperf3(lab.peers[0], "-n", "30M")
+    assert rc == 0, r.stdout + r.stderr
+    sent, received, _ = summary(res)
+    assert received == sent >= 30 << 20, (sent, received)
+
+
 def test_omit(lab):
     """-O 1: the first second is left out of our counts as of the client's,
     which then agree over the -t seconds (but for what moved while the
