@@ -98,7 +98,6 @@ unsigned msg_poll(void)
         if (!atomic_load_explicit(&in->pending[w], memory_order_relaxed))
             continue;
         uint64_t bits = atomic_exchange(&in->pending[w], 0);
-        bool handed_back = false;
         while (bits) {
             unsigned from = w * 64 + (unsigned)__builtin_ctzll(bits);
             bits &= bits - 1;
@@ -108,10 +107,6 @@ unsigned msg_poll(void)
             while (k < MSG_BURST && spsc_pop(r, &m)) {
                 k++;
                 self->msgs_handled++;
-                if (bits && !handed_back) { /* a nested pass must see the senders still to drain */
-                    atomic_fetch_or(&in->pending[w], bits);
-                    handed_back = true;
-                }
                 m.fn(m.arg); /* popped first: fn may nest a loop pass */
             }
             if (k == MSG_BURST) /* more may wait: look again next pass */
