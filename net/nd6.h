@@ -6,12 +6,12 @@
  * or STALE (still used; using it once it has been stale ND6_DELAY_NS sends
  * a unicast solicitation, then one a second; after ND6_RETRIES unanswered
  * it is forgotten, nd6-probe-failed, and the next packet resolves it again:
- * 7.3.3). Solicitations go to the target's solicited-node group (7.2.2), ND6_RETRIES of them a second apart (what waits counts against
- * the stack's ARP_QUEUE_MAX too), then the entry and its
- * queue are dropped (nd6-failed), each packet answered with address
- * unreachable. Entries are made by our own resolutions
- * and by solicitations for our addresses that carry the sender's
- * link-layer address (7.2.3); an advertisement only updates an entry that
+ * 7.3.3). Solicitations go to the target's solicited-node group (7.2.2),
+ * ND6_RETRIES of them a second apart (what waits counts against the
+ * stack's ARP_QUEUE_MAX too), then the entry and its queue are dropped
+ * (nd6-failed), each packet answered with address unreachable. Entries are
+ * made by our own resolutions and by solicitations for our addresses that
+ * carry the sender's link-layer address (7.2.3); an advertisement only updates an entry that
  * exists (7.2.5). Router advertisements, redirects and duplicate address
  * detection are not done: addresses are configured. */
 #ifndef NET_ND6_H

@@ -187,12 +187,12 @@ static enum insert insert(struct net_stack *s, struct reasm_slot *sl, struct pkt
         prev_end = t.off + t.len;
         pp = &tail->next;
     }
-    if (*pp && frag_of(sl, *pp).off == off && frag_of(sl, *pp).len == g.len && frag_of(sl, *pp).more == g.more &&
-        prev_end <= off) {
+    struct frag next = *pp ? frag_of(sl, *pp) : (struct frag){.off = UINT32_MAX};
+    if (prev_end <= off && next.off == off && next.len == g.len && next.more == g.more) {
         COUNT(s, sl, duplicate);
         return DUPLICATE;
     }
-    if (prev_end > off || (*pp && frag_of(sl, *pp).off < end)) {
+    if (prev_end > off || next.off < end) {
         COUNT(s, sl, overlap);
         return REFUSED;
     }

@@ -32,7 +32,8 @@ int virtio_pci_open(struct virtio_pci *v, struct pci_dev *pci)
     memset(v, 0, sizeof *v);
     v->pci = pci;
     uint8_t cap = pci_find_cap(pci, PCI_CAP_VENDOR, 0);
-    for (int seen = 0; cap && seen < 48; seen++, cap = pci_find_cap(pci, PCI_CAP_VENDOR, cap)) { /* (a looped list ends) */
+    /* (bounded: a looped capability list must end) */
+    for (int seen = 0; cap && seen < 48; seen++, cap = pci_find_cap(pci, PCI_CAP_VENDOR, cap)) {
         uint8_t type = pci_read8(pci, (uint16_t)(cap + 3));
         volatile uint8_t *w = cap_window(pci, cap);
         if (!w)
