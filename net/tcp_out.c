@@ -402,6 +402,7 @@ int tcp_send_syn(struct tcp_conn *c, uint64_t now_ns)
     if (synack) {
         c->rcv_adv = c->rcv_nxt + (wnd > 0xffff ? 0xffff : wnd);
         c->last_ack_sent = c->rcv_nxt;
+        c->flags &= ~(uint32_t)TCP_CF_ACK_NOW; /* the SYN-ACK acknowledges the SYN */
     }
     return ip_out(s, p, &a, now_ns);
 }
@@ -676,9 +677,11 @@ static void send_new(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
 
 void tcp_output(struct tcp_conn *c, uint64_t now_ns)
 {
-    if (c->state == TCP_SYN_SENT || c->state == TCP_SYN_RECEIVED || c->state == TCP_CLOSED)
+    if (c->state == TCP_SYN_SENT || c->state == TCP_CLOSED)
         return;
-    if (c->state == TCP_TIME_WAIT || !tcp_can_send_data(c->state)) {
+    /* SYN-RECEIVED sends no data yet, but does answer (RFC 5961 challenge
+     * ACKs, segments out of the window): SEQ = ISS + 1, ACK = RCV.NXT. */
+    if (c->state == TCP_SYN_RECEIVED || c->state == TCP_TIME_WAIT || !tcp_can_send_data(c->state)) {
         if (c->flags & TCP_CF_ACK_NOW)
             tcp_send_ack(c, now_ns);
         return;

@@ -674,3 +674,43 @@ TEST(tcp_out_of_order_queue_is_bounded)
     tl_run(l, NULL, NULL, SEC);
     CHECK(tl_free(l));
 }
+
+/* RFC 5961 in SYN-RECEIVED too: a RST in the window but not at RCV.NXT, or
+ * a SYN of another sequence number, draws a challenge ACK (SEQ = ISS + 1,
+ * ACK = RCV.NXT) and the handshake goes on; the peer's first SYN again
+ * draws the SYN-ACK again. */
+TEST(tcp_syn_received_answers_rst_and_syn_with_a_challenge_ack)
+{
+    struct tl *l = tl_new(&(struct tl_opts){0});
+    struct ta a = {0};
+    ta_listen(l, 1, 80, &a);
+    struct rec r = {.from = 1, .drop_all = true}; /* side 0 is played below */
+    l->tap = rec_tap;
+    l->tap_ctx = &r;
+    uint8_t f[200];
+    const uint32_t irs = 7000;
+    tl_inject(l, 1, f, ta_frame(f, 1, 4321, 80, irs, 0, TCP_SYN, 8192, NULL, 0, NULL, 0));
+    CHECK_EQ(r.n, 1);
+    CHECK_EQ(r.s[0].flags, TCP_SYN | TCP_ACK);
+    uint32_t iss = r.s[0].seq;
+    tl_inject(l, 1, f, ta_frame(f, 1, 4321, 80, irs + 100, 0, TCP_RST, 8192, NULL, 0, NULL, 0));
+    CHECK_EQ(r.n, 2);
+    CHECK_EQ(r.s[1].flags, TCP_ACK);
+    CHECK_EQ(r.s[1].seq, iss + 1);
+    CHECK_EQ(r.s[1].ack, irs + 1);
+    tl_inject(l, 1, f, ta_frame(f, 1, 4321, 80, irs + 50, 0, TCP_SYN, 8192, NULL, 0, NULL, 0));
+    CHECK_EQ(r.n, 3);
+    CHECK_EQ(r.s[2].flags, TCP_ACK);
+    CHECK_EQ(r.s[2].ack, irs + 1);
+    tl_inject(l, 1, f, ta_frame(f, 1, 4321, 80, irs, 0, TCP_SYN, 8192, NULL, 0, NULL, 0));
+    CHECK_EQ(r.n, 4);
+    CHECK_EQ(r.s[3].flags, TCP_SYN | TCP_ACK);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-challenge-ack"), 2);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-rst-ignored"), 1);
+    tl_inject(l, 1, f, ta_frame(f, 1, 4321, 80, irs + 1, iss + 1, TCP_ACK, 8192, NULL, 0, NULL, 0));
+    CHECK_EQ(a.accepted, 1);
+    CHECK_EQ(r.n, 4); /* the handshake's last ACK is not answered */
+    tcp_abort(a.c, l->now_ns);
+    l->tap = NULL;
+    CHECK(tl_free(l));
+}
