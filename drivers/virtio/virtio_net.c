@@ -405,8 +405,9 @@ static const struct netdev_ops vnet_ops = {
     .limit_queues = vnet_limit_queues,
 };
 
-/* Ring memory is allocated once and reused, zeroed, by a restart. */
-static void setup_vq(struct vnet *v, uint16_t index, struct virtqueue *vq, uint16_t size)
+/* Ring memory is allocated once and reused, zeroed, by a restart. 0, or
+ * -1 if the device's doorbell for it is out of bounds. */
+static int setup_vq(struct vnet *v, uint16_t index, struct virtqueue *vq, uint16_t size)
 {
     bool packed = (v->vp.features & VIRTIO_F_RING_PACKED) != 0;
     size_t bytes = vq_ring_bytes(size, packed);
@@ -426,7 +427,7 @@ static void setup_vq(struct vnet *v, uint16_t index, struct virtqueue *vq, uint1
     else
         vq_init(vq, ring, size, slot, free_ids, (v->vp.features & VIRTIO_F_RING_EVENT_IDX) != 0);
     vq->chain_len = chain_len;
-    virtio_pci_queue_enable(&v->vp, index, vq, virt_to_phys(ring));
+    return virtio_pci_queue_enable(&v->vp, index, vq, virt_to_phys(ring));
 }
 
 static uint16_t queue_size(struct vnet *v, uint16_t index)
@@ -515,19 +516,25 @@ static int device_start(struct vnet *v, uint16_t want_pairs)
         virtio_pci_read_cfg(&v->vp, CFG_MAX_PAIRS, &v->max_pairs, 2);
     uint16_t pairs = v->max_pairs < want_pairs ? v->max_pairs : want_pairs;
     pairs = pairs > NETDEV_MAX_QUEUES ? NETDEV_MAX_QUEUES : pairs ? pairs : 1;
+    int bad = 0;
     for (uint16_t i = 0; i < pairs; i++) {
         struct vnet_queue *q = v->q[i] ? v->q[i] : (v->q[i] = kalloc(sizeof *q));
-        setup_vq(v, (uint16_t)(2 * i), &q->rx, queue_size(v, (uint16_t)(2 * i)));
-        setup_vq(v, (uint16_t)(2 * i + 1), &q->tx, queue_size(v, (uint16_t)(2 * i + 1)));
+        bad |= setup_vq(v, (uint16_t)(2 * i), &q->rx, queue_size(v, (uint16_t)(2 * i)));
+        bad |= setup_vq(v, (uint16_t)(2 * i + 1), &q->tx, queue_size(v, (uint16_t)(2 * i + 1)));
         q->refill_at = q->rx.size / 8 < REFILL_BATCH ? q->rx.size / 8 : REFILL_BATCH;
         if (q->refill_at == 0)
             q->refill_at = 1;
     }
     if (f & F_CTRL_VQ) {
         uint16_t ci = (uint16_t)(2 * v->max_pairs);
-        setup_vq(v, ci, &v->ctrl, queue_size(v, ci) < 16 ? queue_size(v, ci) : 16);
+        bad |= setup_vq(v, ci, &v->ctrl, queue_size(v, ci) < 16 ? queue_size(v, ci) : 16);
         if (!v->ctrl_buf)
             v->ctrl_buf = kalloc(CTRL_BUF_LEN);
+    }
+    if (bad) {
+        kprintf("virtio-net: a queue's notify offset lies outside the notify window\n");
+        virtio_pci_set_status(&v->vp, VIRTIO_STATUS_FAILED);
+        return -1;
     }
     virtio_pci_set_status(&v->vp, VIRTIO_STATUS_DRIVER_OK);
     v->rss = false;

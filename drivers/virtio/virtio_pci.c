@@ -17,11 +17,13 @@ enum {
     NO_VECTOR = 0xffff,
 };
 
-static volatile uint8_t *cap_window(struct pci_dev *pci, uint8_t cap)
+/* The capability's window in its BAR, *len bytes long; 0 if it lies outside. */
+static volatile uint8_t *cap_window(struct pci_dev *pci, uint8_t cap, uint32_t *len)
 {
     uint8_t bar = pci_read8(pci, (uint16_t)(cap + 4));
-    uint32_t off = pci_read32(pci, (uint16_t)(cap + 8)), len = pci_read32(pci, (uint16_t)(cap + 12));
-    if (bar > 5 || pci->bar[bar].io || (uint64_t)off + len > pci->bar[bar].size)
+    uint32_t off = pci_read32(pci, (uint16_t)(cap + 8));
+    *len = pci_read32(pci, (uint16_t)(cap + 12));
+    if (bar > 5 || pci->bar[bar].io || (uint64_t)off + *len > pci->bar[bar].size)
         return 0;
     uint8_t *base = pci_map_bar(pci, bar);
     return base ? base + off : 0;
@@ -35,7 +37,8 @@ int virtio_pci_open(struct virtio_pci *v, struct pci_dev *pci)
     /* (bounded: a looped capability list must end) */
     for (int seen = 0; cap && seen < 48; seen++, cap = pci_find_cap(pci, PCI_CAP_VENDOR, cap)) {
         uint8_t type = pci_read8(pci, (uint16_t)(cap + 3));
-        volatile uint8_t *w = cap_window(pci, cap);
+        uint32_t len;
+        volatile uint8_t *w = cap_window(pci, cap, &len);
         if (!w)
             continue;
         /* The first capability of each type is the preferred one (4.1.4). */
@@ -43,6 +46,7 @@ int virtio_pci_open(struct virtio_pci *v, struct pci_dev *pci)
             v->common = (volatile struct virtio_pci_common_cfg *)w;
         else if (type == CAP_NOTIFY && !v->notify_base) {
             v->notify_base = w;
+            v->notify_len = len;
             v->notify_mul = pci_read32(pci, (uint16_t)(cap + 16));
         } else if (type == CAP_ISR && !v->isr)
             v->isr = w;
@@ -103,18 +107,24 @@ uint16_t virtio_pci_queue_max(struct virtio_pci *v, uint16_t index)
     return v->common->queue_size;
 }
 
-void virtio_pci_queue_enable(struct virtio_pci *v, uint16_t index, struct virtqueue *vq, uint64_t ring_phys)
+int virtio_pci_queue_enable(struct virtio_pci *v, uint16_t index, struct virtqueue *vq, uint64_t ring_phys)
 {
     volatile struct virtio_pci_common_cfg *c = v->common;
     c->queue_select = index;
+    /* The doorbell must lie inside the notify window (4.1.4.4): a device
+     * that says otherwise would have us write elsewhere in its BAR. */
+    uint64_t at = (uint64_t)c->queue_notify_off * v->notify_mul;
+    if (at + 2 > v->notify_len)
+        return -1;
     c->queue_size = vq->size;
     c->queue_msix_vector = NO_VECTOR; /* polled: never interrupt */
     c->queue_desc = ring_phys;
     c->queue_driver = ring_phys + vq_driver_offset(vq->size, vq->packed);
     c->queue_device = ring_phys + vq_device_offset(vq->size, vq->packed);
-    vq->notify = (volatile uint16_t *)(v->notify_base + (uint32_t)c->queue_notify_off * v->notify_mul);
+    vq->notify = (volatile uint16_t *)(v->notify_base + at);
     vq->notify_value = index;
     c->queue_enable = 1;
+    return 0;
 }
 
 void virtio_pci_read_cfg(struct virtio_pci *v, uint32_t off, void *buf, uint32_t len)

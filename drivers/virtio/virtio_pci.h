@@ -42,7 +42,7 @@ struct virtio_pci {
     struct pci_dev *pci;
     volatile struct virtio_pci_common_cfg *common;
     volatile uint8_t *notify_base;
-    uint32_t notify_mul;
+    uint32_t notify_len, notify_mul;
     volatile uint8_t *isr;
     volatile uint8_t *device_cfg;
     uint64_t features; /* negotiated */
@@ -58,8 +58,9 @@ uint64_t virtio_pci_device_features(struct virtio_pci *v);
 int virtio_pci_negotiate(struct virtio_pci *v, uint64_t wanted);
 uint16_t virtio_pci_queue_max(struct virtio_pci *v, uint16_t index);
 /* Hands the ring (physical address ring_phys) to the device and enables
- * the queue; sets vq->notify. */
-void virtio_pci_queue_enable(struct virtio_pci *v, uint16_t index, struct virtqueue *vq, uint64_t ring_phys);
+ * the queue; sets vq->notify. -1: its doorbell lies outside the notify
+ * window (the queue stays off). */
+int virtio_pci_queue_enable(struct virtio_pci *v, uint16_t index, struct virtqueue *vq, uint64_t ring_phys);
 /* Device-specific configuration, read consistently (4.1.4.3.1,
  * config_generation). */
 void virtio_pci_read_cfg(struct virtio_pci *v, uint32_t off, void *buf, uint32_t len);
