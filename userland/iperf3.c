@@ -428,14 +428,21 @@ static void ctl_open(struct tcp_conn *c, const uint8_t *cookie, const uint8_t *r
 
 /* ---- data streams ---- */
 
-static void stream_pump(struct stream *st, uint64_t now_ns)
+/* Queue what the send buffer takes, and with -b (t->rate, per stream as
+ * iperf3 applies it) no faster than that on average: a stream held back
+ * catches up, as iperf3's throttle lets it. Returns when to come back for
+ * the rate (UINT64_MAX: the next ACK brings us back). */
+static uint64_t stream_pump(struct stream *st, uint64_t now_ns)
 {
     struct tcp_conn *c = st->c;
+    uint64_t rate = st->t->rate;
     uint32_t mss = tcp_mss(c);
     if (mss > sizeof(pattern))
         mss = sizeof(pattern);
+    if (rate && st->next_ns == 0)
+        st->next_ns = now_ns;
     uint64_t queued = atomic_load_explicit(&st->bytes, memory_order_relaxed);
-    while (tstate(st->t) == T_RUNNING && tcp_sndbuf(c) >= mss) {
+    while (tstate(st->t) == T_RUNNING && tcp_sndbuf(c) >= mss && (rate == 0 || st->next_ns <= now_ns)) {
         struct pkt *p = pkt_alloc(tcp_conn_stack(c)->pool);
         if (p == NULL)
             break; /* the timer tries again */
@@ -446,8 +453,11 @@ static void stream_pump(struct stream *st, uint64_t now_ns)
             break;
         }
         queued += mss;
+        if (rate)
+            st->next_ns += (uint64_t)mss * 8 * SEC / rate;
     }
     atomic_store_explicit(&st->bytes, queued, memory_order_release);
+    return rate && st->next_ns > now_ns ? st->next_ns : UINT64_MAX;
 }
 
 /* Leave the test (the connection is gone or going; a UDP stream: its
@@ -496,7 +506,8 @@ static void stream_tick(void *arg, uint64_t now_ns)
         uint64_t due = iperf3_udp_pump(st, now_ns);
         at = due < at ? due : at;
     } else if (st->sends && s == T_RUNNING) {
-        stream_pump(st, now_ns);
+        uint64_t due = stream_pump(st, now_ns);
+        at = due < at ? due : at;
     }
     loop_timer_arm(&st->timer, at);
 }
@@ -522,8 +533,11 @@ static void stream_acked(void *ctx, struct tcp_conn *c, uint32_t bytes, uint64_t
     uint64_t a = atomic_load_explicit(&st->acked, memory_order_relaxed);
     atomic_store_explicit(&st->acked, a + bytes, memory_order_release);
     atomic_store_explicit(&st->retransmits, tcp_conn_retransmits(c), memory_order_relaxed);
-    if (!stream_dead(st, now_ns) && st->sends)
-        stream_pump(st, now_ns);
+    if (!stream_dead(st, now_ns) && st->sends) {
+        uint64_t due = stream_pump(st, now_ns);
+        if (due != UINT64_MAX) /* -b holds the rest back: come back for it (within the tick's 10 ms) */
+            loop_timer_arm(&st->timer, due < now_ns + 10 * MS ? due : now_ns + 10 * MS);
+    }
 }
 
 static void stream_peer_fin(void *ctx, struct tcp_conn *c, uint64_t now_ns) { tcp_close(c, now_ns); }

@@ -37,7 +37,7 @@ struct stream {
     struct udp_meta peer;           /* the client's connect datagram */
     _Atomic(struct udp_core *) rx_core;
     struct iperf3_udp_rx rx;
-    uint64_t next_ns;               /* sending: the next datagram's time (-b) */
+    uint64_t next_ns;               /* sending: the next datagram's or segment's time (-b) */
     _Atomic uint64_t packets, lost, jitter_ns; /* published for the results */
 };
 
@@ -51,7 +51,7 @@ struct iperf3_test {
     uint32_t nstreams;              /* parallel, twice that with --bidir */
     bool udp, c64;                  /* -u; udp_counters_64bit */
     uint32_t len;                   /* UDP: datagram size */
-    uint64_t rate;                  /* UDP: bits/s a sending stream; 0: no limit */
+    uint64_t rate;                  /* -b: bits/s a sending stream; 0: no limit */
     struct tcp_info ctl_info;       /* UDP: the client's address */
     /* The control core's. */
     struct tcp_conn *ctl;

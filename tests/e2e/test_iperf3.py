@@ -98,6 +98,17 @@ def test_reverse(lab):
     assert 0 < received <= sent
 
 
+def test_reverse_bitrate(lab):
+    # -b paces what we send, per stream as iperf3 does: at 20 Mbit/s for
+    # 2 s, two streams send about 10 MB (unpaced, this link carries far
+    # more). A bound on bytes, not on time: a slow machine only sends less.
+    rc, res, r = iperf3(lab.peers[0], "-t", "2", "-R", "-P", "2", "-b", "20M")
+    assert rc == 0, r.stdout + r.stderr
+    sent, received, bps = summary(res)
+    print(f"-R -b 20M -P 2: sent {sent} received {received} bytes, {bps / 1e6:.1f} Mbit/s")
+    assert 0 < received <= sent <= 2 * 20e6 / 8 * 2.5
+
+
 def test_parallel(lab):
     rc, res, r = iperf3(lab.peers[0], "-t", "2", "-P", "4")
     assert rc == 0, r.stdout + r.stderr
