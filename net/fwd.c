@@ -201,7 +201,6 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
     uint32_t nf = 0, nf6 = 0, nslow = 0, nfast = 0;
     uint64_t stack_tx = s->ctr.eth_tx;
 
-    nexthop_cache_check(&f->nhc, s);
     f->ctr.rx += n;
     for (uint32_t i = 0; i < n; i++) {
         if (i + PREFETCH_AHEAD < n)
@@ -219,6 +218,9 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
     }
     if (nf)
         f->lookup4(f->lookup4_ctx, f->dst, f->nh, nf);
+    /* After the lookup: a route found through a slot set again since (a
+     * next hop freed and reused) is seen with the table's new generation. */
+    nexthop_cache_check(&f->nhc, s);
     for (uint32_t i = 0; i < nf; i++) {
         struct pkt *p = f->fast[i];
         uint32_t nh = f->nh[i];

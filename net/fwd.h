@@ -41,6 +41,7 @@
 
 #include "counter.h"
 #include "csum.h"
+#include "fwd_nh6.h"
 #include "net.h"
 #include "nexthop.h"
 #include "pkt.h"
@@ -85,14 +86,6 @@ typedef void (*fwd_lookup4_fn)(void *ctx, const uint32_t *addr, uint32_t *nh, ui
 /* The same for IPv6 addresses (network order, as on the wire). */
 typedef void (*fwd_lookup6_fn)(void *ctx, const uint8_t (*addr)[16], uint32_t *nh, uint32_t n);
 
-/* An IPv6 next hop, as the router's table gives it: a route6 next-hop
- * index i picks nh6[i]. */
-#define FWD_NH6_MAX 256
-struct fwd_nh6 {
-    uint8_t port;
-    uint8_t gw[16];                      /* all zero: the destination is on the link */
-};
-
 struct fwd {
     const struct route4 *rt4;            /* shared, read-only here */
     fwd_lookup4_fn lookup4;              /* NULL: route4_lookup_burst on rt4 */
@@ -114,8 +107,8 @@ struct fwd {
     const struct route6 *rt6;            /* shared, read-only here */
     fwd_lookup6_fn lookup6;              /* NULL: route6_lookup_burst on rt6 */
     void *lookup6_ctx;
-    const struct fwd_nh6 *nh6;           /* [1, *nnh6) */
-    const _Atomic uint32_t *nnh6;        /* grows as next hops are added */
+    const struct fwd_nh6_table *nh6;     /* shared, read-only here */
+    uint32_t nh6_gen;                    /* nh6's gen when adj6 was last flushed */
     uint32_t adj6_filled;                /* adj6 past it is all zero */
     uint32_t fast6_ports;                /* bit p: port p has IPv6 and may take the fast path */
     uint64_t nd6_gen;                    /* fwd6_nd_gen when adj6 was last flushed */
@@ -158,14 +151,14 @@ bool fwd_route(void *ctx, uint32_t dst_be, uint16_t *port, uint32_t *gw_be);
 /* Replace the burst lookup (the benchmark puts rte_lpm here). */
 void fwd_set_lookup4(struct fwd *f, fwd_lookup4_fn fn, void *ctx);
 
-/* Forward IPv6 on the fast path too: rt6's next-hop index i is nh6[i] for
- * 0 < i < *n (0 and the rest: the stack decides). The tables stay the
- * caller's. Routes may change while f uses them (route6.h); next hops may
- * be appended, each complete before *n (read once a burst) counts it, but
- * never changed. Then fwd_sync, once the ports have their IPv6 addresses.
- * What the fast path leaves to the stack is forwarded there only with
- * net_set_route6 (else ip6-no-forward). */
-void fwd_set_route6(struct fwd *f, const struct route6 *rt6, const struct fwd_nh6 *nh6, const _Atomic uint32_t *n);
+/* Forward IPv6 on the fast path too: rt6's next-hop index i is nh6's
+ * slot i (0, free slots and indexes past the table: the stack decides).
+ * The tables stay the caller's. Routes may change while f uses them
+ * (route6.h), and slots be set and freed as fwd_nh6.h says. Then fwd_sync,
+ * once the ports have their IPv6 addresses. What the fast path leaves to
+ * the stack is forwarded there only with net_set_route6 (else
+ * ip6-no-forward). */
+void fwd_set_route6(struct fwd *f, const struct route6 *rt6, const struct fwd_nh6_table *nh6);
 /* Replace the IPv6 burst lookup (the benchmark puts rte_lpm6 here). */
 void fwd_set_lookup6(struct fwd *f, fwd_lookup6_fn fn, void *ctx);
 

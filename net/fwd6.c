@@ -16,11 +16,11 @@ static void lookup6_default(void *ctx, const uint8_t (*addr)[16], uint32_t *nh, 
     route6_lookup_burst(ctx, addr, nh, n);
 }
 
-void fwd_set_route6(struct fwd *f, const struct route6 *rt6, const struct fwd_nh6 *nh6, const _Atomic uint32_t *n)
+void fwd_set_route6(struct fwd *f, const struct route6 *rt6, const struct fwd_nh6_table *nh6)
 {
     f->rt6 = rt6;
     f->nh6 = nh6;
-    f->nnh6 = n;
+    f->nh6_gen = fwd_nh6_gen(nh6);
     net_memset(f->adj6, 0, sizeof(f->adj6)); /* then adj6_flush's bound holds */
     f->adj6_filled = 1;
     if (f->lookup6 == NULL || f->lookup6 == lookup6_default) {
@@ -62,11 +62,11 @@ static inline uint64_t nd_gen(const struct net_stack *s)
     return s->ctr.nd6_rx_ns + s->ctr.nd6_rx_na + s->ctr.nd6_learned_remote;
 }
 
-/* Only [0, adj6_filled) was ever filled: fwd6_forward takes indexes past
- * the next hops as 0. */
+/* Only [0, adj6_filled) was filled since the last flush (adj6_fill). */
 static void adj6_flush(struct fwd *f)
 {
     net_memset(f->adj6, 0, f->adj6_filled * sizeof(f->adj6[0]));
+    f->adj6_filled = 1;
 }
 
 static void local6_add(struct fwd *f, const uint8_t *a)
@@ -136,18 +136,21 @@ bool fwd6_classify(const struct fwd *f, struct pkt *p, uint8_t *dst)
     return true;
 }
 
-/* Adjacency idx from the next hop and s's neighbour cache; SLOW (the
- * stack's) for no next hop, a port off the fast path, or an unresolved
- * gateway. Like nexthop_cache_fill, it lasts NEXTHOP_ADJ_TTL_NS, and
- * looking the gateway up again then is what keeps its entry fresh. */
+/* Adjacency idx (< FWD_NH6_MAX) from the next hop and s's neighbour
+ * cache; SLOW (the stack's) for no next hop (0, a free slot), a port off
+ * the fast path, or an unresolved gateway. Like nexthop_cache_fill, it
+ * lasts NEXTHOP_ADJ_TTL_NS, and looking the gateway up again then is what
+ * keeps its entry fresh. */
 static const struct nexthop_adj *adj6_fill(struct fwd *f, struct net_stack *s, uint32_t idx, uint64_t now_ns)
 {
     struct nexthop_adj *a = &f->adj6[idx];
     net_memset(a, 0, sizeof(*a));
     a->until_ns = now_ns + NEXTHOP_ADJ_TTL_NS;
-    if (idx == 0)
+    if (idx >= f->adj6_filled)
+        f->adj6_filled = idx + 1;
+    const struct fwd_nh6 *nh = fwd_nh6_get(f->nh6, idx);
+    if (nh == NULL)
         return a;
-    const struct fwd_nh6 *nh = &f->nh6[idx];
     struct net_iface *ifc = net_iface_get(s, nh->port);
     if (ifc == NULL || !((f->fast6_ports >> nh->port) & 1))
         return a;
@@ -169,22 +172,20 @@ static const struct nexthop_adj *adj6_fill(struct fwd *f, struct net_stack *s, u
 void fwd6_forward(struct fwd *f, struct net_stack *s, uint32_t n, struct pkt **slow, uint32_t *nslow,
                   uint64_t now_ns)
 {
+    f->lookup6(f->lookup6_ctx, (const uint8_t(*)[16])f->dst6, f->nh6v, n);
+    /* The table's gen after the lookup (fwd_nh6.h): a slot set again since
+     * its adjacency was filled is seen changed before the adjacency is used. */
     uint64_t g = nd_gen(s);
-    if (NET_UNLIKELY(g != f->nd6_gen)) {
+    uint32_t tg = fwd_nh6_gen(f->nh6);
+    if (NET_UNLIKELY(g != f->nd6_gen || tg != f->nh6_gen)) {
         adj6_flush(f);
         f->nd6_gen = g;
+        f->nh6_gen = tg;
     }
-    /* Next hops below nnh are complete (acquire): a route to a newer one
-     * goes to the stack for this burst. */
-    uint32_t nnh = f->nnh6 ? atomic_load_explicit(f->nnh6, memory_order_acquire) : 1;
-    nnh = nnh < FWD_NH6_MAX ? nnh : FWD_NH6_MAX;
-    if (nnh > f->adj6_filled)
-        f->adj6_filled = nnh;
-    f->lookup6(f->lookup6_ctx, (const uint8_t(*)[16])f->dst6, f->nh6v, n);
     uint32_t nfast = 0;
     for (uint32_t i = 0; i < n; i++) {
         struct pkt *p = f->fast6[i];
-        uint32_t nh = f->nh6v[i] < nnh ? f->nh6v[i] : 0; /* 0: no next hop, the stack's */
+        uint32_t nh = f->nh6v[i] < FWD_NH6_MAX ? f->nh6v[i] : 0; /* 0: no next hop, the stack's */
         const struct nexthop_adj *a = &f->adj6[nh];
         if (NET_UNLIKELY(now_ns >= a->until_ns))
             a = adj6_fill(f, s, nh, now_ns);

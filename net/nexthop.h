@@ -66,8 +66,10 @@ int nexthop_set(struct nexthop_table *t, uint32_t idx, const struct nexthop *nh)
 /* The index of an entry equal to nh, else a free slot set to nh; 0 when the
  * table is full or nh is bad. What `route add P via GW` uses. */
 uint32_t nexthop_add(struct nexthop_table *t, const struct nexthop *nh);
-/* Free slot idx. Remove the routes to it first: a reader may still take
- * the old entry for the rest of its burst. */
+/* Free slot idx. Remove the routes to it first, and free it once no core
+ * can still be using it (nexthop_ref.h): a reader that looked a route up
+ * before the routes went takes the old entry for the rest of its burst,
+ * and an adjacency filled from it lasts until the generation changes. */
 void nexthop_del(struct nexthop_table *t, uint32_t idx);
 
 /* Readers, any core. An index out of range reads as NEXTHOP_FREE. */

@@ -62,6 +62,12 @@ struct route_stats {
     size_t retired_bytes;  /* unlinked, waiting for reclaim */
 };
 
+/* Bulk text loads call it, when given, for each prefix they set: its next
+ * hop now and before (ROUTE_NH_NONE: the prefix is new; prev_nh == nh: it
+ * was there already), so that an embedder can count the routes through each
+ * of its next hops (net/nexthop_ref.h). */
+typedef void (*route_set_fn)(void *ctx, uint32_t nh, uint32_t prev_nh);
+
 /* Bulk text loads: lines that did not parse are counted and skipped. */
 struct route_load_stats {
     uint32_t lines;        /* lines seen, blank and comment lines included */

@@ -91,7 +91,7 @@ int route4_add_bulk(struct route4 *t, const struct route4_prefix *p, size_t n, u
 }
 
 int route4_load_text(struct route4 *t, const char *text, size_t text_len, uint32_t nh,
-                     struct route_load_stats *st)
+                     struct route_load_stats *st, route_set_fn set_fn, void *set_ctx)
 {
     const char *p = text, *end = text + text_len, *tok;
     size_t tok_len;
@@ -113,8 +113,11 @@ int route4_load_text(struct route4 *t, const char *text, size_t text_len, uint32
         }
         struct route_key k = r4_key(addr);
         err = route_rib_set(&t->rib, &k, len, nh, &old);
-        if (err == ROUTE_OK)
+        if (err == ROUTE_OK) {
             st->added++;
+            if (set_fn)
+                set_fn(set_ctx, nh, old);
+        }
     }
     int rerr = route_fib_rebuild(&t->fib);
     return err ? err : rerr;

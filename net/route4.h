@@ -37,9 +37,10 @@ int route4_del(struct route4 *t, uint32_t addr, unsigned len);
 int route4_add_bulk(struct route4 *t, const struct route4_prefix *p, size_t n, uint32_t *bad);
 /* Bulk-add the prefixes of a text, one "a.b.c.d/len" a line, all with next
  * hop nh. Blank lines and '#' comments are skipped; lines that do not parse
- * are counted in st and skipped. The text is untrusted. */
+ * are counted in st and skipped. The text is untrusted. set_fn (NULL: none)
+ * is told each prefix set, with the next hop it had (route.h). */
 int route4_load_text(struct route4 *t, const char *text, size_t text_len, uint32_t nh,
-                     struct route_load_stats *st);
+                     struct route_load_stats *st, route_set_fn set_fn, void *set_ctx);
 /* Rebuild the lookup structure into fresh, packed memory. */
 int route4_compact(struct route4 *t);
 

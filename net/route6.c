@@ -104,7 +104,7 @@ int route6_add_bulk(struct route6 *t, const struct route6_prefix *p, size_t n, u
 }
 
 int route6_load_text(struct route6 *t, const char *text, size_t text_len, uint32_t nh,
-                     struct route_load_stats *st)
+                     struct route_load_stats *st, route_set_fn set_fn, void *set_ctx)
 {
     const char *p = text, *end = text + text_len, *tok;
     size_t tok_len;
@@ -127,8 +127,11 @@ int route6_load_text(struct route6 *t, const char *text, size_t text_len, uint32
         }
         struct route_key k = r6_key(addr);
         err = route_rib_set(&t->rib, &k, len, nh, &old);
-        if (err == ROUTE_OK)
+        if (err == ROUTE_OK) {
             st->added++;
+            if (set_fn)
+                set_fn(set_ctx, nh, old);
+        }
     }
     int rerr = route_fib_rebuild(&t->fib);
     return err ? err : rerr;

@@ -30,7 +30,7 @@ int route6_del(struct route6 *t, const uint8_t addr[16], unsigned len);
 int route6_add_bulk(struct route6 *t, const struct route6_prefix *p, size_t n, uint32_t *bad);
 /* One "prefix/len" a line (RFC 4291 text form, RFC 5952 or not). */
 int route6_load_text(struct route6 *t, const char *text, size_t text_len, uint32_t nh,
-                     struct route_load_stats *st);
+                     struct route_load_stats *st, route_set_fn set_fn, void *set_ctx);
 int route6_compact(struct route6 *t);
 
 uint32_t route6_get(const struct route6 *t, const uint8_t addr[16], unsigned len);

@@ -13,7 +13,9 @@
  * output port; to-us traffic into the core's stack), then lets the stack
  * run its timers. Nothing is shared between cores but the route and
  * next-hop tables, which only core 0 writes; memory those updates unlink
- * is freed once every core has passed a quiescent point (kernel/loop.h). */
+ * is freed once every core has passed a quiescent point (kernel/loop.h),
+ * and so is a next hop once no route points at it (net/nexthop_ref.h:
+ * every route through a slot is counted, however it was added). */
 #include "router.h"
 
 #include "kernel/arch/x86_64/cpu.h"
@@ -32,6 +34,7 @@
 #include "kernel/ports.h"
 #include "kernel/time.h"
 #include "kernel/random.h"
+#include "net/nexthop_ref.h"
 #include "userland/http.h"
 #include "userland/iperf3.h"
 #include "userland/pingpong.h"
@@ -78,8 +81,11 @@ static struct {
 } apps[MAX_APPS];
 static unsigned napps;
 
+static struct nexthop_ref nh_refs; /* routes through each of router.nht's slots */
+
 static struct {
-    uint64_t route_epoch, route6_epoch, loop_epoch;
+    uint64_t route_epoch, nh_stamp, loop_epoch;
+    struct router6_mark v6;
     bool pending;
 } reclaim;
 static struct loop_timer reclaim_timer;
@@ -150,19 +156,26 @@ static uint32_t nexthop_for(uint32_t gw_be, char *err, size_t errlen)
     return idx;
 }
 
+/* After every change to the routes: what it unlinked, route-table memory
+ * and next hops left with no route, is freed once every core has passed a
+ * quiescent point from here on. */
 static void schedule_reclaim(void)
 {
     reclaim.route_epoch = route4_epoch(router.rt4);
-    reclaim.route6_epoch = router6_epoch();
+    reclaim.nh_stamp = nexthop_ref_seal(&nh_refs);
+    reclaim.v6 = router6_reclaim_mark();
     reclaim.loop_epoch = loop_quiescent_epoch();
     reclaim.pending = true;
 }
+
+static void nh_free(void *ctx, uint32_t idx) { nexthop_del(ctx, idx); }
 
 void router_reclaim(uint64_t now_ns)
 {
     if (reclaim.pending && loop_quiescent_since(reclaim.loop_epoch)) {
         route4_reclaim(router.rt4, reclaim.route_epoch);
-        router6_reclaim(reclaim.route6_epoch);
+        nexthop_ref_reclaim(&nh_refs, reclaim.nh_stamp, nh_free, &router.nht);
+        router6_reclaim(reclaim.v6);
         reclaim.pending = false;
     }
 }
@@ -196,12 +209,12 @@ int router_route_add(uint32_t addr, unsigned len, uint32_t gw_be, char *err, siz
     uint32_t nh = nexthop_for(gw_be, err, errlen);
     if (!nh)
         return -1;
-    int rc = route4_add(router.rt4, addr, len, nh);
+    int rc = nexthop_ref_route4(&nh_refs, router.rt4, addr, len, nh);
+    schedule_reclaim(); /* a failed add may leave nh unused, to free */
     if (rc != ROUTE_OK) {
         fmt_snprintf(err, errlen, "%s", route_error(rc));
         return rc;
     }
-    schedule_reclaim();
     return 0;
 }
 
@@ -209,7 +222,7 @@ int router_route_del(uint32_t addr, unsigned len, char *err, size_t errlen)
 {
     if (connected_refused(addr, len, err, errlen))
         return -1;
-    int rc = route4_del(router.rt4, addr, len);
+    int rc = nexthop_ref_route4(&nh_refs, router.rt4, addr, len, ROUTE_NH_NONE);
     if (rc != ROUTE_OK) {
         fmt_snprintf(err, errlen, "%s", route_error(rc));
         return rc;
@@ -222,8 +235,7 @@ int router_route_change(const char *prefix, const char *via, char *err, size_t e
 {
     if (strchr(prefix, ':')) {
         int rc = via ? router6_route(prefix, via, err, errlen) : router6_route_del(prefix, err, errlen);
-        if (rc == 0)
-            schedule_reclaim();
+        schedule_reclaim();
         return rc;
     }
     uint32_t addr, gw = 0;
@@ -283,9 +295,17 @@ static int interface4(int p, const char *arg, char *err, size_t errlen)
     router.addr[p].prefix_len = (uint8_t)len;
     /* The connected route: on-link destinations, no gateway. */
     struct nexthop nh = {.kind = NEXTHOP_VIA, .port = (uint8_t)p, .gw_be = 0};
-    if (!router.connected_nh[p])
+    if (!router.connected_nh[p]) {
         router.connected_nh[p] = nexthop_add(&router.nht, &nh);
-    return route4_add(router.rt4, net, len, router.connected_nh[p]) == ROUTE_OK ? 0 : -1;
+        if (!router.connected_nh[p]) {
+            fmt_snprintf(err, errlen, "next-hop table full");
+            return -1;
+        }
+        nexthop_ref_get(&nh_refs, router.connected_nh[p]); /* held for good: the port keeps its address */
+    }
+    int rc = nexthop_ref_route4(&nh_refs, router.rt4, net, len, router.connected_nh[p]);
+    schedule_reclaim(); /* the connected route may have replaced a static one */
+    return rc == ROUTE_OK ? 0 : -1;
 }
 
 static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
@@ -345,8 +365,11 @@ static int stmt_route(int argc, char **argv, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "usage: route PREFIX/LEN via ADDRESS");
         return -1;
     }
-    if (strchr(argv[1], ':'))
-        return router6_route(argv[1], argv[3], err, errlen);
+    if (strchr(argv[1], ':')) {
+        int rc = router6_route(argv[1], argv[3], err, errlen);
+        schedule_reclaim();
+        return rc;
+    }
     if (!route4_parse(argv[1], strlen(argv[1]), &addr, &len)) {
         fmt_snprintf(err, errlen, "bad prefix '%s' (host bits must be zero)", argv[1]);
         return -1;
@@ -361,8 +384,11 @@ static int stmt_route(int argc, char **argv, char *err, size_t errlen)
 static int stmt_routes(int argc, char **argv, char *err, size_t errlen)
 {
     uint32_t gw;
-    if (argc == 4 && strcmp(argv[2], "via") == 0 && strchr(argv[3], ':'))
-        return router6_routes(argv[1], argv[3], err, errlen);
+    if (argc == 4 && strcmp(argv[2], "via") == 0 && strchr(argv[3], ':')) {
+        int rc = router6_routes(argv[1], argv[3], err, errlen);
+        schedule_reclaim();
+        return rc;
+    }
     if (argc != 4 || strcmp(argv[2], "via") != 0 || !parse_addr(argv[3], &gw)) {
         fmt_snprintf(err, errlen, "usage: routes FILE via ADDRESS");
         return -1;
@@ -377,7 +403,11 @@ static int stmt_routes(int argc, char **argv, char *err, size_t errlen)
         return -1;
     struct route_load_stats st = {0};
     uint64_t t0 = time_now_ns();
-    int rc = route4_load_text(router.rt4, phys_to_virt(m->start), m->end - m->start, nh, &st);
+    nexthop_ref_get(&nh_refs, nh); /* for the load: a file with no prefix leaves it unused, to free */
+    int rc = route4_load_text(router.rt4, phys_to_virt(m->start), m->end - m->start, nh, &st, nexthop_ref_set,
+                              &nh_refs);
+    nexthop_ref_put(&nh_refs, nh);
+    schedule_reclaim(); /* the routes it replaced */
     uint64_t ms = (time_now_ns() - t0) / 1000000;
     kprintf("routes: %s: %u prefixes from %u lines in %lu ms, %u bad lines%s\n", argv[1], st.added, st.lines, ms,
             st.bad, st.bad ? " (skipped)" : "");
@@ -650,6 +680,7 @@ void router_init(void)
     if (!router.rt4)
         panic("router: no memory for the route table");
     nexthop_init(&router.nht);
+    nexthop_ref_init(&nh_refs, NEXTHOP_MAX);
     router6_init(&cfg);
     loop_timer_init(&reclaim_timer, reclaim_tick, 0);
     config_register("interface", stmt_interface);

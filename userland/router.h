@@ -71,8 +71,14 @@ int router6_interface(int port, const char *addr_len, char *err, size_t errlen);
 void router6_ra(int port); /* `interface ethN ra` */
 int router6_route(const char *prefix, const char *via, char *err, size_t errlen);
 int router6_route_del(const char *prefix, char *err, size_t errlen);
-uint64_t router6_epoch(void);          /* the IPv6 table's, for router_reclaim */
-void router6_reclaim(uint64_t epoch);
+/* What IPv6 may free once every core has passed a quiescent point from
+ * now on (router.c's schedule_reclaim: the route table's epoch, the
+ * next-hop stamp), and freeing it then (router_reclaim). */
+struct router6_mark {
+    uint64_t route_epoch, nh_stamp;
+};
+struct router6_mark router6_reclaim_mark(void);
+void router6_reclaim(struct router6_mark m);
 int router6_routes(const char *file, const char *via, char *err, size_t errlen);
 bool router6_port_has_addr(int port);
 void router6_stats(struct route_stats *st); /* the IPv6 table's */
@@ -89,7 +95,7 @@ int router_route_del(uint32_t addr, unsigned len, char *err, size_t errlen);
 /* The same from the console for either family ("A.B.C.D/LEN" or
  * "X:X::/LEN"; via: the gateway, NULL to delete). */
 int router_route_change(const char *prefix, const char *via, char *err, size_t errlen);
-/* Frees route-table memory no core can still reach (core 0). */
+/* Frees route-table memory and next hops no core can still reach (core 0). */
 void router_reclaim(uint64_t now_ns);
 void router_cmds_init(void);
 void fmt_ip(char *buf, size_t n, uint32_t addr_be);  /* dotted quad */

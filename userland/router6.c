@@ -9,10 +9,12 @@
  * (net/ra6.c). The route table is net/route6.h, written by core 0 while
  * every core looks up, and holds the connected prefixes too (gateway all
  * zero), so one longest match decides; next hops (port, gateway) are a
- * small table beside it, only ever appended to, shared by every core's
- * stack (net_set_route6) and by each core's fast path (fwd_set_route6). Transit
- * IPv6 is forwarded on the core that received it: in batches by
- * net/fwd6.c, and what that leaves to the stack per packet by net/ip6.c. */
+ * small table beside it (net/fwd_nh6.h), shared by every core's stack
+ * (net_set_route6) and by each core's fast path (fwd_set_route6), each slot
+ * counted by the routes through it and freed as IPv4's are (router.c,
+ * net/nexthop_ref.h). Transit IPv6 is forwarded on the core that received
+ * it: in batches by net/fwd6.c, and what that leaves to the stack per
+ * packet by net/ip6.c. */
 #include "router.h"
 
 #include "kernel/config.h"
@@ -24,13 +26,12 @@
 #include "kernel/ports.h"
 #include "kernel/time.h"
 #include "net/ip6.h"
+#include "net/nexthop_ref.h"
 #include "net/route6.h"
 
 static struct route6 *rt6;
-static struct fwd_nh6 nh6[FWD_NH6_MAX]; /* gateway all zero: on-link (a connected prefix) */
-/* Next hops in use, 0 ("no route") counted: appended while every core
- * reads, each entry complete before it counts (release). */
-static _Atomic uint32_t nnh6 = 1;
+static struct fwd_nh6_table nh6; /* gateway all zero: on-link (a connected prefix) */
+static struct nexthop_ref nh6_refs;
 static struct {
     bool set;
     bool ra;                    /* `interface ethN ra`: router advertisements */
@@ -65,17 +66,9 @@ static bool parse_ifaddr6(const char *s, uint8_t *a, unsigned *len)
 /* The next-hop index of (port, gw), made if new. */
 static uint32_t nexthop6_on(int port, const uint8_t *gw, char *err, size_t errlen)
 {
-    for (uint32_t i = 1; i < nnh6; i++)
-        if (nh6[i].port == port && memcmp(nh6[i].gw, gw, 16) == 0)
-            return i;
-    if (nnh6 == FWD_NH6_MAX) {
+    uint32_t i = fwd_nh6_add(&nh6, (uint8_t)port, gw);
+    if (!i)
         fmt_snprintf(err, errlen, "IPv6 next-hop table full");
-        return 0;
-    }
-    uint32_t i = nnh6;
-    nh6[i].port = (uint8_t)port;
-    memcpy(nh6[i].gw, gw, 16);
-    atomic_store_explicit(&nnh6, i + 1, memory_order_release);
     return i;
 }
 
@@ -123,9 +116,10 @@ int router6_interface(int port, const char *arg, char *err, size_t errlen)
      * match decides (a more specific static route inside it wins). */
     static const uint8_t on_link[16];
     uint32_t nh = nexthop6_on(port, on_link, err, errlen);
+    nexthop_ref_get(&nh6_refs, nh); /* held for good: the port keeps its address */
     uint8_t net[16];
     ip6_prefix_of(a, len, net);
-    if (!nh || route6_add(rt6, net, len, nh) != ROUTE_OK) {
+    if (!nh || nexthop_ref_route6(&nh6_refs, rt6, net, len, nh) != ROUTE_OK) {
         if (nh)
             fmt_snprintf(err, errlen, "could not add the connected route");
         return -1;
@@ -169,7 +163,7 @@ int router6_route(const char *prefix, const char *via, char *err, size_t errlen)
     uint32_t nh = nexthop6_for(gw, err, errlen);
     if (!nh)
         return -1;
-    int rc = route6_add(rt6, a, len, nh);
+    int rc = nexthop_ref_route6(&nh6_refs, rt6, a, len, nh);
     if (rc != ROUTE_OK) {
         fmt_snprintf(err, errlen, "%s", rc == ROUTE_ENOMEM ? "out of memory" : "could not add the route");
         return -1;
@@ -187,7 +181,7 @@ int router6_route_del(const char *prefix, char *err, size_t errlen)
     }
     if (connected6_refused(a, len, err, errlen))
         return -1;
-    int rc = route6_del(rt6, a, len);
+    int rc = nexthop_ref_route6(&nh6_refs, rt6, a, len, ROUTE_NH_NONE);
     if (rc != ROUTE_OK) {
         fmt_snprintf(err, errlen, "%s", rc == ROUTE_ENOENT ? "no such route" : "could not delete the route");
         return -1;
@@ -195,8 +189,18 @@ int router6_route_del(const char *prefix, char *err, size_t errlen)
     return 0;
 }
 
-uint64_t router6_epoch(void) { return route6_epoch(rt6); }
-void router6_reclaim(uint64_t epoch) { route6_reclaim(rt6, epoch); }
+struct router6_mark router6_reclaim_mark(void)
+{
+    return (struct router6_mark){route6_epoch(rt6), nexthop_ref_seal(&nh6_refs)};
+}
+
+static void nh6_free(void *ctx, uint32_t idx) { fwd_nh6_del(ctx, idx); }
+
+void router6_reclaim(struct router6_mark m)
+{
+    route6_reclaim(rt6, m.route_epoch);
+    nexthop_ref_reclaim(&nh6_refs, m.nh_stamp, nh6_free, &nh6);
+}
 
 int router6_routes(const char *file, const char *via, char *err, size_t errlen)
 {
@@ -213,7 +217,9 @@ int router6_routes(const char *file, const char *via, char *err, size_t errlen)
         return -1;
     struct route_load_stats st = {0};
     uint64_t t0 = time_now_ns();
-    int rc = route6_load_text(rt6, phys_to_virt(m->start), m->end - m->start, nh, &st);
+    nexthop_ref_get(&nh6_refs, nh); /* for the load: a file with no prefix leaves it unused, to free */
+    int rc = route6_load_text(rt6, phys_to_virt(m->start), m->end - m->start, nh, &st, nexthop_ref_set, &nh6_refs);
+    nexthop_ref_put(&nh6_refs, nh);
     kprintf("routes: %s: %u IPv6 prefixes from %u lines in %lu ms, %u bad lines%s\n", file, st.added, st.lines,
             (time_now_ns() - t0) / 1000000, st.bad, st.bad ? " (skipped)" : "");
     if (rc != ROUTE_OK) {
@@ -223,24 +229,25 @@ int router6_routes(const char *file, const char *via, char *err, size_t errlen)
     return 0;
 }
 
-/* net_route6_fn: the longest match's port and gateway. */
+/* net_route6_fn: the longest match's port and gateway. The entry is read
+ * in the same pass as the lookup that gave its index (fwd_nh6.h). */
 static bool lookup(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
 {
-    uint32_t nh = route6_lookup(rt6, dst);
-    if (nh == ROUTE_NH_NONE || nh >= atomic_load_explicit(&nnh6, memory_order_acquire))
+    const struct fwd_nh6 *nh = fwd_nh6_get(&nh6, route6_lookup(rt6, dst));
+    if (nh == NULL)
         return false;
-    *port = nh6[nh].port;
-    memcpy(gw, nh6[nh].gw, 16);
+    *port = nh->port;
+    memcpy(gw, nh->gw, 16);
     return true;
 }
 
 bool router6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16_t *port, uint8_t *gw)
 {
-    uint32_t nh = route6_match(rt6, dst, len);
-    if (nh == ROUTE_NH_NONE || nh >= atomic_load_explicit(&nnh6, memory_order_acquire))
+    const struct fwd_nh6 *nh = fwd_nh6_get(&nh6, route6_match(rt6, dst, len));
+    if (nh == NULL)
         return false;
-    *port = nh6[nh].port;
-    memcpy(gw, nh6[nh].gw, 16);
+    *port = nh->port;
+    memcpy(gw, nh->gw, 16);
     ip6_prefix_of(dst, *len, prefix);
     return true;
 }
@@ -261,7 +268,7 @@ void router6_core_setup(struct router_core *rc)
     }
     if (any) { /* IPv6 forwarding only where it is configured */
         net_set_route6(&rc->stack, lookup, NULL);
-        fwd_set_route6(&rc->fwd, rt6, nh6, &nnh6);
+        fwd_set_route6(&rc->fwd, rt6, &nh6);
         fwd_sync(&rc->fwd, &rc->stack);
     }
 }
@@ -271,4 +278,6 @@ void router6_init(const struct route_cfg *cfg)
     rt6 = route6_create(cfg);
     if (!rt6)
         panic("router: no memory for the IPv6 route table");
+    fwd_nh6_init(&nh6);
+    nexthop_ref_init(&nh6_refs, FWD_NH6_MAX);
 }

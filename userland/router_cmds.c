@@ -486,6 +486,15 @@ static void show_route6(const struct cli_args *a)
     }
 }
 
+/* IPv4 next hops in the table: freed slots below the highest in use are holes. */
+static uint32_t nexthops_in_use(void)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 1; i < router.nht.used; i++)
+        n += nexthop_get(&router.nht, i).kind != NEXTHOP_FREE;
+    return n;
+}
+
 static void cmd_show_route(const struct cli_args *a)
 {
     uint32_t addr;
@@ -501,7 +510,7 @@ static void cmd_show_route(const struct cli_args *a)
             json_u64(&j, "fib_bytes", st.fib_bytes);
             json_u64(&j, "rib_bytes", st.rib_bytes);
             json_u64(&j, "retired_bytes", st.retired_bytes);
-            json_u64(&j, "nexthops", router.nht.used ? router.nht.used - 1 : 0);
+            json_u64(&j, "nexthops", nexthops_in_use());
             json_u64(&j, "prefixes6", st6.prefixes);
             json_u64(&j, "fib_bytes6", st6.fib_bytes);
             json_u64(&j, "rib_bytes6", st6.rib_bytes);

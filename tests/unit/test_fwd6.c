@@ -224,7 +224,7 @@ TEST(fwd6_custom_lookup)
         check_fwd6(y.x.fn.nd[0].sent[i], fr[i], len[i], fake_peer_mac, fake_mac0);
     fake_net_all_free(&y.x.fn);
     c.nh = FWD6_NH_GW1;
-    fwd_set_route6(y.x.f, y.rt6, y.nh6, &y.nnh6);
+    fwd_set_route6(y.x.f, y.rt6, &y.nh6);
     fwd_fix_burst(&y.x, 1, fr, len, 1);
     CHECK(y.x.fn.nd[1].nsent == 1 && c.calls == 3);
     fake_net_all_free(&y.x.fn);
@@ -348,7 +348,7 @@ TEST(fwd6_off_until_set_route6)
     uint8_t f[256];
     size_t n = fwd6_fix_frame(f, 0, fwd6_peer0, fwd6_far, 64, 20, 1);
     fwd_fix_one(&y.x, 0, f, n);
-    fwd_set_route6(y.x.f, y.rt6, y.nh6, &y.nnh6);
+    fwd_set_route6(y.x.f, y.rt6, &y.nh6);
     fwd_fix_one(&y.x, 0, f, n);
     fwd_sync(y.x.f, y.x.fn.s);
     fwd_fix_one(&y.x, 0, f, n);
@@ -408,11 +408,12 @@ TEST(fwd_group_source_mac_goes_to_the_stack)
     fwd6_fix_free(&y);
 }
 
-/* Next hops appended while the fast path runs (a route added on the
- * console through a new gateway): a route to one past *nnh6 goes to the
- * stack, whose hook refuses it too; once the entry is complete and
- * counted, the same destination takes the fast path. */
-TEST(fwd6_next_hop_appended)
+/* A next hop set while the fast path runs (a route added on the console
+ * through a new gateway): a route to a free slot goes to the stack, whose
+ * hook refuses it too; once the slot is set, the same destination takes
+ * the fast path (the table's gen moved: the SLOW adjacency the first
+ * packet left is forgotten). */
+TEST(fwd6_next_hop_set_while_running)
 {
     struct fwd6_fix y;
     fwd6_fix_init(&y, 64);
@@ -424,16 +425,42 @@ TEST(fwd6_next_hop_appended)
     CHECK_EQ(fake_expect_counters(y.x.fn.s, "eth-rx=1 ip6-rx=1 ip6-no-route=1 icmp6-tx-error=1 ip6-tx=1 eth-tx=1"),
              0);
     fake_net_all_free(&y.x.fn);
-    for (uint32_t i = FWD6_NNH; i <= FWD6_NH_PAST; i++) {
-        y.nh6[i].port = 1;
-        memcpy(y.nh6[i].gw, fwd6_peer1, 16);
-    }
-    atomic_store_explicit(&y.nnh6, FWD6_NH_PAST + 1, memory_order_release);
+    CHECK_EQ(fwd_nh6_set(&y.nh6, FWD6_NH_PAST, 1, fwd6_peer1), 0);
     fwd_fix_one(&y.x, 0, f, n);
     CHECK_EQ(y.x.fn.nd[1].nsent, 1);
     if (y.x.fn.nd[1].nsent == 1)
         check_fwd6(y.x.fn.nd[1].sent[0], f, n, fwd_peer1_mac, fake_mac1);
     CHECK_EQ(fwd_fix_counters(y.x.f, "fwd-rx=2 fwd-fast=1 fwd-fast6=1 fwd-tx=1 fwd-to-stack=1"), 0);
+    CHECK(fake_net_all_free(&y.x.fn));
+    fwd6_fix_free(&y);
+}
+
+/* A slot freed and set again for another gateway (userland/router6.c
+ * reuses a next hop's slot once no route points at it): the adjacency
+ * filled for the old gateway must not be used for the new one, though its
+ * time is not up. */
+TEST(fwd6_next_hop_slot_reused)
+{
+    struct fwd6_fix y;
+    fwd6_fix_init(&y, 64);
+    fwd6_fix_learn(&y);
+    uint8_t f[256];
+    size_t n = fwd6_fix_frame(f, 0, fwd6_peer0, fwd6_far, 64, 20, 1);
+    fwd_fix_one(&y.x, 0, f, n); /* via peer1 on eth1: the adjacency is filled */
+    CHECK_EQ(y.x.fn.nd[1].nsent, 1);
+    fake_net_all_free(&y.x.fn);
+    static const uint8_t far48[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x99};
+    CHECK_EQ(route6_del(y.rt6, far48, 48), ROUTE_OK);
+    fwd_nh6_del(&y.nh6, FWD6_NH_GW1);
+    CHECK(fwd_nh6_get(&y.nh6, FWD6_NH_GW1) == NULL);
+    CHECK_EQ(fwd_nh6_set(&y.nh6, FWD6_NH_GW1, 0, fwd6_peer0), 0); /* the same slot, now peer0 on eth0 */
+    CHECK_EQ(route6_add(y.rt6, far48, 48, FWD6_NH_GW1), ROUTE_OK);
+    fwd_fix_one(&y.x, 0, f, n);
+    CHECK_EQ(y.x.fn.nd[1].nsent, 0);
+    CHECK_EQ(y.x.fn.nd[0].nsent, 1);
+    if (y.x.fn.nd[0].nsent == 1)
+        check_fwd6(y.x.fn.nd[0].sent[0], f, n, fake_peer_mac, fake_mac0);
+    CHECK_EQ(fwd_fix_counters(y.x.f, "fwd-rx=2 fwd-fast=2 fwd-fast6=2 fwd-tx=2"), 0);
     CHECK(fake_net_all_free(&y.x.fn));
     fwd6_fix_free(&y);
 }

@@ -12,7 +12,7 @@
  *   2001:db8:1::/64    connected, eth1          (FWD6_NH_LINK1)
  *   2001:db8:99::/48   via 2001:db8:1::2, eth1  (FWD6_NH_GW1)
  *   2001:db8:88::/48   via 2001:db8::2, eth0    (FWD6_NH_GW0)
- *   2001:db8:77::/48   next hop 9, past the FWD6_NNH next hops
+ *   2001:db8:77::/48   next hop 9, a slot not set (free)
  * Anything else has no route. */
 #ifndef TESTS_UNIT_TEST_FWD6_H
 #define TESTS_UNIT_TEST_FWD6_H
@@ -22,7 +22,6 @@
 
 enum { FWD6_NH_LINK0 = 1, FWD6_NH_LINK1, FWD6_NH_GW1, FWD6_NH_GW0, FWD6_NNH };
 #define FWD6_NH_PAST 9
-#define FWD6_NH_CAP 16 /* room to append next hops (fwd6_next_hop_appended) */
 
 static const uint8_t fwd6_a0[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1};
 static const uint8_t fwd6_a1[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 1};
@@ -37,19 +36,18 @@ struct fwd6_fix {
     struct fwd_fix x;
     struct test_alloc alloc6;
     struct route6 *rt6;
-    struct fwd_nh6 nh6[FWD6_NH_CAP];
-    _Atomic uint32_t nnh6; /* FWD6_NNH: next hops may be appended */
+    struct fwd_nh6_table nh6;
 };
 
 /* The stack's hook on the same table (router6.c's lookup). */
 static inline bool fwd6_fix_route(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
 {
     const struct fwd6_fix *y = ctx;
-    uint32_t nh = route6_lookup(y->rt6, dst);
-    if (nh == ROUTE_NH_NONE || nh >= atomic_load(&y->nnh6))
+    const struct fwd_nh6 *nh = fwd_nh6_get(&y->nh6, route6_lookup(y->rt6, dst));
+    if (nh == NULL)
         return false;
-    *port = y->nh6[nh].port;
-    memcpy(gw, y->nh6[nh].gw, 16);
+    *port = nh->port;
+    memcpy(gw, nh->gw, 16);
     return true;
 }
 
@@ -64,12 +62,12 @@ static inline void fwd6_fix_tables(struct fwd6_fix *y)
         {{0x20, 0x01, 0x0d, 0xb8, 0, 0x77}, 48, FWD6_NH_PAST},
     };
     struct route_cfg cfg = test_route_cfg(&y->alloc6);
+    static const uint8_t on_link[16];
     y->rt6 = route6_create(&cfg);
-    memset(y->nh6, 0, sizeof(y->nh6));
-    y->nh6[FWD6_NH_LINK1].port = 1;
-    y->nh6[FWD6_NH_GW1].port = 1;
-    memcpy(y->nh6[FWD6_NH_GW1].gw, fwd6_peer1, 16);
-    memcpy(y->nh6[FWD6_NH_GW0].gw, fwd6_peer0, 16);
+    fwd_nh6_init(&y->nh6);
+    if (fwd_nh6_add(&y->nh6, 0, on_link) != FWD6_NH_LINK0 || fwd_nh6_add(&y->nh6, 1, on_link) != FWD6_NH_LINK1 ||
+        fwd_nh6_add(&y->nh6, 1, fwd6_peer1) != FWD6_NH_GW1 || fwd_nh6_add(&y->nh6, 0, fwd6_peer0) != FWD6_NH_GW0)
+        abort();
     for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
         if (y->rt6 == NULL || route6_add(y->rt6, routes[i].addr, routes[i].len, routes[i].nh) != ROUTE_OK)
             abort();
@@ -83,8 +81,7 @@ static inline void fwd6_fix_attach(struct fwd6_fix *y)
     net_iface_set_addr6(s, 0, fwd6_a0, 64);
     net_iface_set_addr6(s, 1, fwd6_a1, 64);
     net_set_route6(s, fwd6_fix_route, y);
-    y->nnh6 = FWD6_NNH;
-    fwd_set_route6(y->x.f, y->rt6, y->nh6, &y->nnh6);
+    fwd_set_route6(y->x.f, y->rt6, &y->nh6);
     fwd_sync(y->x.f, s);
 }
 

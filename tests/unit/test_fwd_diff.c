@@ -716,12 +716,11 @@ static bool too_big_to_stale4(struct duo *d, const uint8_t *ip)
 /* IPv6 packet ip too big for the way to a stale neighbour. */
 static bool too_big_to_stale6(struct duo *d, const uint8_t *ip)
 {
-    uint32_t nh = route6_lookup(d->ref.rt6, ip + 24), idx = 0;
-    uint32_t len = IP6_HDR_LEN + ((uint32_t)ip[4] << 8 | ip[5]);
+    const struct fwd_nh6 *h = fwd_nh6_get(&d->ref.nh6, route6_lookup(d->ref.rt6, ip + 24));
+    uint32_t len = IP6_HDR_LEN + ((uint32_t)ip[4] << 8 | ip[5]), idx = 0;
     struct nd6_entry e;
-    if (nh == ROUTE_NH_NONE || nh >= FWD6_NNH)
+    if (h == NULL)
         return false;
-    const struct fwd_nh6 *h = &d->ref.nh6[nh];
     const uint8_t *nb = ip6_is_unspec(h->gw) ? ip + 24 : h->gw;
     while (nd6_entry_next(d->ref.x.fn.s, h->port, &idx, &e))
         if (memcmp(e.ip, nb, 16) == 0)

@@ -194,20 +194,20 @@ TEST(route4_load_text)
                                "192.168.0.0/33\n"
                                "0.0.0.0/0";             /* no final newline */
     struct route_load_stats st;
-    CHECK_EQ(route4_load_text(t, text, sizeof(text) - 1, 5, &st), ROUTE_OK);
+    CHECK_EQ(route4_load_text(t, text, sizeof(text) - 1, 5, &st, NULL, NULL), ROUTE_OK);
     CHECK_EQ(st.lines, 10);
     CHECK_EQ(st.added, 3);
     CHECK_EQ(st.bad, 5);
     CHECK_EQ(st.first_bad_line, 5);
     CHECK_EQ(route4_lookup(t, 0x0a010101), 5);
     CHECK_EQ(route4_lookup(t, 0x08080808), 5);
-    CHECK_EQ(route4_load_text(t, text, sizeof(text) - 1, 0, &st), ROUTE_EINVAL);
+    CHECK_EQ(route4_load_text(t, text, sizeof(text) - 1, 0, &st, NULL, NULL), ROUTE_EINVAL);
     /* A long line without a newline, and an empty text. */
     static char junk[100000];
     memset(junk, '1', sizeof(junk));
-    CHECK_EQ(route4_load_text(t, junk, sizeof(junk), 5, &st), ROUTE_OK);
+    CHECK_EQ(route4_load_text(t, junk, sizeof(junk), 5, &st, NULL, NULL), ROUTE_OK);
     CHECK_EQ(st.bad, 1);
-    CHECK_EQ(route4_load_text(t, junk, 0, 5, &st), ROUTE_OK);
+    CHECK_EQ(route4_load_text(t, junk, 0, 5, &st, NULL, NULL), ROUTE_OK);
     CHECK_EQ(st.lines, 0);
     route4_destroy(t);
     CHECK_EQ(al.live_bytes, 0);

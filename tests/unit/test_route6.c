@@ -185,7 +185,7 @@ TEST(route6_load_text)
                                "zz::/16\n"
                                "::/0\n";
     struct route_load_stats st;
-    CHECK_EQ(route6_load_text(t, text, sizeof(text) - 1, 9, &st), ROUTE_OK);
+    CHECK_EQ(route6_load_text(t, text, sizeof(text) - 1, 9, &st, NULL, NULL), ROUTE_OK);
     CHECK_EQ(st.lines, 7);
     CHECK_EQ(st.added, 3);
     CHECK_EQ(st.bad, 3);

@@ -113,7 +113,7 @@ static void load_tables(struct rig *r, struct route4_prefix *p, size_t n, int on
     double t0 = bench_now();
     for (int k = 0; k < NNH; k++) {
         struct route_load_stats st;
-        if (route4_load_text(r->rt, text[k], len[k], r->nh[k], &st) != ROUTE_OK || st.bad) {
+        if (route4_load_text(r->rt, text[k], len[k], r->nh[k], &st, NULL, NULL) != ROUTE_OK || st.bad) {
             fprintf(stderr, "fwd_bench: route4_load_text failed\n");
             exit(1);
         }

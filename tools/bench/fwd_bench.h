@@ -41,8 +41,7 @@ struct rig {
     uint8_t tmpl[FRAME_LEN];
     uint32_t tmpl_base;
     /* IPv6 (fwd_bench6.c) */
-    struct fwd_nh6 nh6[1 + NNH]; /* 0: no route */
-    _Atomic uint32_t nnh6;       /* 1 + NNH */
+    struct fwd_nh6_table nh6;    /* slots 1..NNH */
     struct route6 *rt6;
     struct rte_lpm6 *lpm6;
     uint8_t (*dst6)[16];         /* NADDR6 destinations, network order */

@@ -42,11 +42,11 @@ static void port_addr6(uint8_t *a, int port, int host)
 static bool route6_hook(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
 {
     const struct rig *r = ctx;
-    uint32_t nh = route6_lookup(r->rt6, dst);
-    if (nh == 0 || nh > NNH)
+    const struct fwd_nh6 *nh = fwd_nh6_get(&r->nh6, route6_lookup(r->rt6, dst));
+    if (nh == NULL)
         return false;
-    *port = r->nh6[nh].port;
-    memcpy(gw, r->nh6[nh].gw, 16);
+    *port = nh->port;
+    memcpy(gw, nh->gw, 16);
     return true;
 }
 
@@ -102,6 +102,7 @@ void fwd_bench6_setup(struct rig *r, const char *dir, int only)
         fprintf(stderr, "fwd_bench: cannot read %s\n", path);
         exit(1);
     }
+    fwd_nh6_init(&r->nh6);
     for (int port = 0; port < NPORTS; port++) {
         uint8_t a[16];
         port_addr6(a, port, 1);
@@ -110,9 +111,9 @@ void fwd_bench6_setup(struct rig *r, const char *dir, int only)
             exit(1);
         }
         for (int g = 0; g < GW_PER_PORT; g++) {
-            struct fwd_nh6 *nh = &r->nh6[1 + port * GW_PER_PORT + g];
-            nh->port = (uint8_t)port;
-            port_addr6(nh->gw, port, 2 + g);
+            uint8_t gw[16];
+            port_addr6(gw, port, 2 + g);
+            fwd_nh6_set(&r->nh6, (uint32_t)(1 + port * GW_PER_PORT + g), (uint8_t)port, gw);
         }
     }
     load_tables6(r, p, n, only);
@@ -122,8 +123,7 @@ void fwd_bench6_setup(struct rig *r, const char *dir, int only)
     free(uni);
     free(p);
     net_set_route6(r->s, route6_hook, r);
-    r->nnh6 = 1 + NNH;
-    fwd_set_route6(r->f, r->rt6, r->nh6, &r->nnh6);
+    fwd_set_route6(r->f, r->rt6, &r->nh6);
     fwd_sync(r->f, r->s);
     make_template6(r);
 }
@@ -195,7 +195,7 @@ double fwd_bench6_tx_bound(struct rig *r, int b, uint64_t npkts)
         route6_lookup_burst(r->rt6, (const uint8_t(*)[16])(r->dst6 + i % NADDR6), nh, (size_t)b);
         uint32_t seen = 0;
         for (int k = 0; k < b; k++)
-            seen |= 1u << r->nh6[nh[k] <= NNH ? nh[k] : 0].port;
+            seen |= 1u << (nh[k] && nh[k] <= NNH ? r->nh6.e[nh[k]].port : 0);
         ports += (uint64_t)__builtin_popcount(seen);
     }
     return (double)ports / (double)npkts;
