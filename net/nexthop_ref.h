@@ -1,7 +1,7 @@
 /* net/nexthop_ref.h: reference counts on next-hop slots, and freeing a
  * slot only once no core can still use it.
  *
- * A slot (an index into nexthop.h's table, or nexthop6.h's) counts the
+ * A slot (an index into nexthop.h's table, or fwd_nh6.h's) counts the
  * routes that point at it, plus holds the embedder takes (a connected
  * subnet's next hop is held for good). When the count falls to zero the
  * slot is not freed at once: another core may have looked a route up just
