@@ -143,6 +143,26 @@ def test_console_routes_leave_connected_subnets_alone(boot, mkiso):
     assert "10.0.1.2" in out and "eth1" in out, out
 
 
+def test_gateways_come_and_go(boot, mkiso):
+    """A gateway's next hop is freed with its last route: more distinct
+    gateways than either next-hop table holds (1023 IPv4, 255 IPv6) can
+    come and go, one route at a time, with every add taken."""
+    m = boot(mkiso("interface eth0 address 10.0.0.1/16\ninterface eth0 address 2001:db8::1/64\n"),
+             extra=["-netdev", "user,id=u0", "-device", "virtio-net-pci,netdev=u0"])
+    for i in range(1100):
+        gw = f"10.0.{4 + i // 250}.{1 + i % 250}"
+        out = m.cmd(f"route add 10.9.0.0/16 via {gw}")
+        assert "error" not in out.lower() and "full" not in out, (gw, out)
+        m.cmd("route del 10.9.0.0/16")
+    for i in range(300):
+        gw = f"2001:db8::{i + 2:x}"
+        out = m.cmd(f"route add 2001:db8:9::/48 via {gw}")
+        assert "error" not in out.lower() and "full" not in out, (gw, out)
+        m.cmd("route del 2001:db8:9::/48")
+    m.cmd("route add 10.9.0.0/16 via 10.0.7.7")
+    assert "10.0.7.7" in m.cmd("show route 10.9.0.1")
+
+
 def test_fault_report(boot):
     m = boot()
     m.send("debug fault page\r")
