@@ -306,6 +306,7 @@ static __attribute__((noinline)) void synced_input(struct tcp_conn *c, struct tc
          * and acknowledge. */
         seg->flags &= (uint8_t)~TCP_SYN;
         seg->seq++;
+        seg->wnd >>= c->snd_wscale; /* a SYN's window is never scaled (RFC 7323 2.2) */
         c->flags |= TCP_CF_ACK_NOW;
     }
     if ((c->flags & TCP_CF_TS) && o->has_ts && !(seg->flags & TCP_RST) && SEQ_LT(o->tsval, c->ts_recent)) {

@@ -1,0 +1,87 @@
+/* tests/unit/test_tcp_review.c: corner cases of the TCP state machine that
+ * a Linux peer or an RFC-minded tester meets (net/tcp_in.c, tcp_rcv.c,
+ * tcp_open.c, tcp_out.c). */
+#include <stdlib.h>
+
+#include "check.h"
+#include "fake_netdev.h"
+#include "test_tcp_app.h"
+
+#define SEC 1000000000ull
+
+/* Records the segments a side sends. */
+struct rec {
+    int from;
+    int n;
+    struct ta_seg s[64];
+};
+
+static __attribute__((unused)) bool rec_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    struct rec *r = ctx;
+    struct ta_seg s;
+    if (from != r->from || !ta_parse(p, &s))
+        return true;
+    if (r->n < 64)
+        r->s[r->n] = s;
+    r->n++;
+    return true;
+}
+
+/* An established pair: a[0] on side 0 connected to a[1] on side 1. */
+static struct tl *pair(struct ta *a, const struct tl_opts *o)
+{
+    struct tl *l = tl_new(o);
+    ta_listen(l, 1, 80, &a[1]);
+    ta_connect(l, 0, 80, &a[0]);
+    tl_run(l, NULL, NULL, SEC);
+    CHECK_EQ(a[0].connected, 1);
+    CHECK_EQ(a[1].accepted, 1);
+    return l;
+}
+
+/* A segment to side's connection c as if from its peer. */
+static void to_conn(struct tl *l, int side, struct tcp_conn *c, uint32_t seq, uint32_t ack, uint8_t flags,
+                    uint16_t wnd, const void *data, uint32_t len)
+{
+    uint8_t f[1600];
+    size_t n = ta_frame(f, side, c->rport, c->lport, seq, ack, flags, wnd, NULL, 0, data, len);
+    tl_inject(l, side, f, n);
+}
+
+/* The server's SYN-ACK again (our ACK of it was lost): its window field is
+ * not scaled (RFC 7323 2.2), so it must not be taken shifted by the
+ * scale the handshake agreed. */
+TEST(tcp_review_synack_again_window_not_scaled)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {0};
+    struct tl *l = pair(a, &o);
+    struct tcp_conn *c = a[0].c;
+    CHECK(c->flags & TCP_CF_WS);
+    CHECK(c->snd_wscale > 0);
+    to_conn(l, 0, c, c->irs, c->snd_nxt, TCP_SYN | TCP_ACK, 1000, NULL, 0);
+    CHECK_EQ(c->state, TCP_ESTABLISHED);
+    CHECK(c->snd_wnd <= 1000);
+    CHECK(tl_free(l));
+}
+
+/* Simultaneous open: the SYN-ACK that crosses ours carries an unscaled
+ * window too. */
+TEST(tcp_review_simultaneous_open_synack_window_not_scaled)
+{
+    struct tl_opts o = {.delay_ns = 1000000};
+    struct tl *l = tl_new(&o);
+    struct ta a[2] = {{0}};
+    a[0].c = tcp_connect_from(l->s[0], 4000, TL_ADDR1, 5000, &ta_cb, &a[0], l->now_ns);
+    a[1].c = tcp_connect_from(l->s[1], 5000, TL_ADDR0, 4000, &ta_cb, &a[1], l->now_ns);
+    CHECK(a[0].c && a[1].c);
+    /* The SYNs cross (1 ms), each side answers with a SYN-ACK that arrives
+     * 1 ms later: just after it, before the ACK behind it. */
+    tl_advance(l, 2000000 + 1000);
+    CHECK_EQ(a[0].c->state, TCP_ESTABLISHED);
+    CHECK(a[0].c->snd_wscale > 0);
+    CHECK(a[0].c->snd_wnd <= 0xffff);
+    tl_run(l, NULL, NULL, SEC);
+    CHECK(tl_free(l));
+}
