@@ -46,11 +46,13 @@ static bool acceptable(struct tcp_conn *c, const struct tcp_in *seg)
     uint32_t space = tcp_rcv_window(c);
     if (space > wnd)
         wnd = space;
-    if (len == 0)
-        return wnd == 0 ? seg->seq == c->rcv_nxt
-                        : SEQ_LEQ(c->rcv_nxt, seg->seq) && SEQ_LT(seg->seq, c->rcv_nxt + wnd);
+    /* A shut window takes no data, "but special allowance should be made
+     * to accept valid ACKs, URGs, and RSTs": a segment at RCV.NXT (a
+     * probe's byte) goes on, its data trimmed off (tcp_rcv_data). */
     if (wnd == 0)
-        return false;
+        return seg->seq == c->rcv_nxt;
+    if (len == 0)
+        return SEQ_LEQ(c->rcv_nxt, seg->seq) && SEQ_LT(seg->seq, c->rcv_nxt + wnd);
     return (SEQ_LEQ(c->rcv_nxt, seg->seq) && SEQ_LT(seg->seq, c->rcv_nxt + wnd)) ||
            (SEQ_LEQ(c->rcv_nxt, seg->seq + len - 1) && SEQ_LT(seg->seq + len - 1, c->rcv_nxt + wnd));
 }

@@ -234,6 +234,7 @@ void tcp_rcv_data(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns)
         uint32_t cut = seq + len - (c->rcv_nxt + wnd);
         len -= cut;
         fin = false;
+        c->flags |= TCP_CF_ACK_NOW; /* what lay past the window is to come again: say where it ends */
         if (len == 0) {
             pkt_free(p);
             p = NULL;

@@ -85,3 +85,54 @@ TEST(tcp_review_simultaneous_open_synack_window_not_scaled)
     tl_run(l, NULL, NULL, SEC);
     CHECK(tl_free(l));
 }
+
+static bool drop_from_0(void *ctx, struct tl *l, int from, struct pkt *p) { return from != 0; }
+
+/* Our window is shut; the peer probes it with a byte at RCV.NXT (as BSD
+ * and Windows do) whose ACK covers data we sent. RFC 9293 3.10.7.4: with
+ * RCV.WND zero no data is acceptable, "but special allowance should be
+ * made to accept valid ACKs, URGs, and RSTs": the byte is not taken, the
+ * ACK is, and the probe is answered. */
+TEST(tcp_review_zero_window_probe_ack_is_taken)
+{
+    struct tcp_config small;
+    tcp_config_default(&small);
+    small.rcvbuf = 16384;
+    small.rcvbuf_max = 0;
+    struct ta a[2] = {{0}};
+    a[1].hold = true; /* the window closes */
+    struct tl_opts o = {.cfg = {NULL, &small}};
+    struct tl *l = pair(a, &o);
+    a[0].tx_total = 100000;
+    ta_pump(&a[0], l->now_ns);
+    tl_advance(l, SEC);
+    struct tcp_conn *c = a[1].c;
+    CHECK_EQ(tcp_rcv_window(c), 0);
+    CHECK_EQ(c->rcv_adv, c->rcv_nxt);
+    /* Side 1 sends; nothing of side 0's comes back. */
+    l->tap = drop_from_0;
+    CHECK_EQ(tcp_write(c, "hello", 5, l->now_ns), 5);
+    tl_advance(l, 1000000);
+    CHECK_EQ(c->snd_nxt - c->snd_una, 5);
+    struct rec r = {.from = 1};
+    l->tap = rec_tap;
+    l->tap_ctx = &r;
+    uint32_t rcv_nxt = c->rcv_nxt;
+    uint64_t rx = a[1].rx_bytes;
+    to_conn(l, 1, c, c->rcv_nxt, c->snd_nxt, TCP_ACK, 65535, "x", 1);
+    CHECK_EQ(c->snd_una, c->snd_nxt);   /* the ACK taken */
+    CHECK_EQ(c->rcv_nxt, rcv_nxt);      /* the byte not */
+    CHECK_EQ(a[1].rx_bytes, rx);
+    CHECK_EQ(r.n, 1);                   /* answered: ACK, window 0 */
+    CHECK_EQ(r.s[0].ack, rcv_nxt);
+    CHECK_EQ(r.s[0].wnd, 0);
+    /* A RST at RCV.NXT with a payload (RFC 9293 3.5.3 allows one) resets. */
+    to_conn(l, 1, c, c->rcv_nxt, 0, TCP_RST, 0, "bye", 3);
+    CHECK_EQ(a[1].closed, 1);
+    CHECK_EQ(a[1].close_reason, TCP_CLOSE_RESET);
+    l->tap = NULL;
+    tcp_abort(a[0].c, l->now_ns);
+    ta_release(&a[1], l->now_ns);
+    CHECK(tl_free(l));
+}
+
