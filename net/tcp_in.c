@@ -322,6 +322,8 @@ static __attribute__((noinline)) void synced_input(struct tcp_conn *c, struct tc
             c->flags |= TCP_CF_ACK_NOW;
             if (seg->len && SEQ_LEQ(seg->seq + seg->len, c->rcv_nxt))
                 tcp_dsack_note(c, seg->seq, seg->len); /* data we had: a resend */
+            if (c->state == TCP_TIME_WAIT && (seg->flags & TCP_FIN) && seg->seq + seg->len + 1 == c->rcv_nxt)
+                tcp_time_wait_restart(c, now_ns); /* the peer's FIN again: 2 MSL again (3.10.7.4) */
         } else {
             s->ctr.tcp_rst_ignored++;
         }

@@ -136,3 +136,33 @@ TEST(tcp_review_zero_window_probe_ack_is_taken)
     CHECK(tl_free(l));
 }
 
+/* The peer's FIN again in TIME-WAIT (our ACK of it was lost): answered,
+ * and 2 MSL start again (RFC 9293 3.10.7.4, eighth step), as Linux does:
+ * the peer is still in LAST-ACK, and its next FIN must find us there. */
+TEST(tcp_review_time_wait_restarts_on_the_fin_again)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {0};
+    struct tl *l = pair(a, &o);
+    struct tcp_conn *c0 = a[0].c;
+    tcp_close(a[0].c, l->now_ns);
+    a[1].close_on_fin = true;
+    CHECK(tl_run(l, NULL, NULL, SEC));
+    CHECK_EQ(c0->state, TCP_TIME_WAIT);
+    tl_advance(l, 30 * SEC);
+    struct rec r = {.from = 0};
+    l->tap = rec_tap;
+    l->tap_ctx = &r;
+    uint8_t f[128];
+    size_t n = ta_frame(f, 0, c0->rport, c0->lport, c0->rcv_nxt - 1, c0->snd_nxt, TCP_FIN | TCP_ACK, 65535,
+                        NULL, 0, NULL, 0);
+    tl_inject(l, 0, f, n);
+    CHECK_EQ(r.n, 1);
+    CHECK_EQ(r.s[0].ack, c0->rcv_nxt);
+    tl_advance(l, 40 * SEC); /* 70 s after it began, 40 after the FIN */
+    CHECK_EQ(c0->state, TCP_TIME_WAIT);
+    CHECK_EQ(l->t[0]->nfree, l->t[0]->nconns - 1);
+    tl_advance(l, 21 * SEC);
+    CHECK_EQ(l->t[0]->nfree, l->t[0]->nconns);
+    CHECK(tl_free(l));
+}
