@@ -30,6 +30,7 @@
 #define SEQ_GEQ(a, b) SEQ_LEQ(b, a)
 
 #define TCP_DEFAULT_MSS 536             /* RFC 9293 3.7.1: no MSS option */
+#define TCP_DEFAULT_MSS6 1220           /* the same over IPv6 (1280 - 60) */
 #define TCP_LINK_RESERVE 64             /* headroom below TCP: IPv4, Ethernet, VLAN, driver */
 #define TCP_LINK_RESERVE6 (TCP_LINK_RESERVE + 20) /* the same with IPv6's 40-byte header */
 #define TCP_IW_SEGS 10                  /* RFC 6928 */

@@ -26,7 +26,7 @@ static void negotiate(struct tcp_conn *c, const struct tcp_opts *o, bool offered
     }
     c->flags = (c->flags & ~(uint32_t)(TCP_CF_SACK | TCP_CF_TS | TCP_CF_WS)) | keep;
     c->route_until_ns = c->route6_until_ns = 0; /* the header template has the options agreed */
-    tcp_conn_set_mss(c, o->has_mss ? o->mss : TCP_DEFAULT_MSS);
+    tcp_conn_set_mss(c, o->has_mss ? o->mss : tcp_conn_is6(c) ? TCP_DEFAULT_MSS6 : TCP_DEFAULT_MSS);
 }
 
 /* A new connection from a SYN (or a SYN cookie's ACK) to listener l. */

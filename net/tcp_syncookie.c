@@ -38,7 +38,7 @@ uint32_t tcp_cookie_make(const struct tcp_stack *t, const struct tcp_in *seg, ui
                          uint16_t *mss_out)
 {
     uint64_t tc = now_ns >> COOKIE_T_SHIFT;
-    uint16_t want = seg->opt.has_mss ? seg->opt.mss : TCP_DEFAULT_MSS;
+    uint16_t want = seg->opt.has_mss ? seg->opt.mss : tcp_in_is6(seg) ? TCP_DEFAULT_MSS6 : TCP_DEFAULT_MSS;
     uint16_t ours = tcp_in_is6(seg) ? tcp_our_mss6((struct tcp_stack *)t, seg->src6)
                                     : tcp_our_mss((struct tcp_stack *)t, seg->src_be);
     if (want > ours)

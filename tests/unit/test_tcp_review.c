@@ -166,3 +166,52 @@ TEST(tcp_review_time_wait_restarts_on_the_fin_again)
     CHECK_EQ(l->t[0]->nfree, l->t[0]->nconns);
     CHECK(tl_free(l));
 }
+
+/* Takes the MSS option out of side 0's IPv6 SYNs (NOPs in its place, the
+ * checksum mended as RFC 1624 does it). */
+static bool strip_mss6_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    uint8_t *f = p->data, *t = f + 14 + 40, *o = t + 20;
+    if (from != 0 || p->len < 14 + 40 + 24 || f[12] != 0x86 || f[13] != 0xdd || f[20] != 6 ||
+        (t[13] & (TCP_SYN | TCP_ACK)) != TCP_SYN || o[0] != TCP_OPT_MSS || o[1] != TCP_OPT_MSS_LEN)
+        return true;
+    uint32_t sum = (uint16_t) ~(t[16] << 8 | t[17]);
+    sum += (uint16_t) ~(o[0] << 8 | o[1]) + (uint16_t) ~(o[2] << 8 | o[3]) + 2u * 0x0101u;
+    while (sum >> 16)
+        sum = (sum & 0xffff) + (sum >> 16);
+    o[0] = o[1] = o[2] = o[3] = TCP_OPT_NOP;
+    t[16] = (uint8_t)(~sum >> 8);
+    t[17] = (uint8_t)~sum;
+    (*(int *)ctx)++;
+    return true;
+}
+
+/* An IPv6 SYN without the MSS option: RFC 9293 3.7.1 (MUST-15) has the
+ * sender assume 1220 bytes (1280 - 60), not IPv4's 536; so does a SYN
+ * cookie made for it. */
+TEST(tcp_review_ipv6_default_mss_is_1220)
+{
+    for (int cookie = 0; cookie < 2; cookie++) {
+        struct tcp_config cfg;
+        tcp_config_default(&cfg);
+        if (cookie)
+            cfg.backlog = 0;
+        struct tl_opts o = {.cfg = {NULL, &cfg}};
+        struct tl *l = tl_new(&o);
+        int stripped = 0;
+        l->tap = strip_mss6_tap;
+        l->tap_ctx = &stripped;
+        struct ta a[2] = {{0}};
+        ta_listen(l, 1, 80, &a[1]);
+        CHECK(ta_connect6(l, 0, 80, &a[0]) != NULL);
+        tl_run(l, NULL, NULL, SEC);
+        CHECK_EQ(stripped, 1);
+        CHECK_EQ(a[1].accepted, 1);
+        CHECK_EQ(tl_ctr(l, 1, "tcp-syncookie-ok"), (uint64_t)cookie);
+        CHECK_EQ(a[1].c->mss, 1220);
+        CHECK_EQ(a[0].c->mss, cookie ? 1220 : 1440); /* the SYN-ACK said so (a cookie's, its table's size) */
+        tcp_abort(a[0].c, l->now_ns);
+        tl_run(l, NULL, NULL, SEC);
+        CHECK(tl_free(l));
+    }
+}
