@@ -2,6 +2,7 @@
  * a Linux peer or an RFC-minded tester meets (net/tcp_in.c, tcp_rcv.c,
  * tcp_open.c, tcp_out.c). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "fake_netdev.h"
@@ -16,7 +17,7 @@ struct rec {
     struct ta_seg s[64];
 };
 
-static __attribute__((unused)) bool rec_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+static bool rec_tap(void *ctx, struct tl *l, int from, struct pkt *p)
 {
     struct rec *r = ctx;
     struct ta_seg s;
@@ -212,6 +213,39 @@ TEST(tcp_review_ipv6_default_mss_is_1220)
         CHECK_EQ(a[0].c->mss, cookie ? 1220 : 1440); /* the SYN-ACK said so (a cookie's, its table's size) */
         tcp_abort(a[0].c, l->now_ns);
         tl_run(l, NULL, NULL, SEC);
+        CHECK(tl_free(l));
+    }
+}
+
+static bool drop_from_1(void *ctx, struct tl *l, int from, struct pkt *p) { return from != 1; }
+
+/* A FIN out of order (with data, bare, and under data that comes in
+ * overlapping it) waits for the hole to fill: then the data, then the FIN
+ * (RFC 9293 3.10.7.4, eighth: only once all before it is in). */
+TEST(tcp_review_fin_out_of_order)
+{
+    for (int v = 0; v < 3; v++) {
+        struct ta a[2] = {{0}};
+        a[1].rx_copy = calloc(1, 64);
+        a[1].rx_cap = 64;
+        struct tl_opts o = {0};
+        struct tl *l = pair(a, &o);
+        l->tap = drop_from_1; /* side 0 plays its part by hand */
+        struct tcp_conn *c = a[1].c;
+        uint32_t r = c->rcv_nxt;
+        to_conn(l, 1, c, r + 4, c->snd_nxt, TCP_ACK | TCP_FIN, 65535, v == 1 ? NULL : "bbbb", v == 1 ? 0 : 4);
+        CHECK_EQ(c->state, TCP_ESTABLISHED);
+        CHECK_EQ(a[1].peer_fin, 0);
+        to_conn(l, 1, c, r, c->snd_nxt, TCP_ACK, 65535, "aaaabb", v == 2 ? 6 : 4);
+        CHECK_EQ(c->state, TCP_CLOSE_WAIT);
+        CHECK_EQ(a[1].peer_fin, 1);
+        CHECK_EQ(a[1].rx_bytes, v == 1 ? 4u : 8u);
+        CHECK(memcmp(a[1].rx_copy, "aaaabbbb", a[1].rx_bytes) == 0);
+        CHECK_EQ(c->rcv_nxt, r + (v == 1 ? 5 : 9));
+        l->tap = NULL;
+        tcp_abort(a[0].c, l->now_ns);
+        tcp_abort(c, l->now_ns);
+        free(a[1].rx_copy);
         CHECK(tl_free(l));
     }
 }
