@@ -247,8 +247,10 @@ static inline __attribute__((always_inline)) bool fast_path(struct tcp_conn *c, 
     } else if (ack == c->snd_una) {
         return false; /* a duplicate ACK or a probe */
     }
-    if (c->flags & TCP_CF_TS)
-        c->ts_recent = seg->opt.tsval; /* SEG.SEQ = RCV.NXT <= Last.ACK.sent */
+    /* RFC 7323 4.3: only up to Last.ACK.sent, so that a delayed ACK echoes
+     * the earliest segment it acknowledges (the peer's RTT has the delay). */
+    if ((c->flags & TCP_CF_TS) && SEQ_LEQ(seg->seq, c->last_ack_sent))
+        c->ts_recent = seg->opt.tsval;
     if (c->flags & TCP_CF_KEEPALIVE)
         tcp_keepalive_touch(c, now_ns);
     if (update) {

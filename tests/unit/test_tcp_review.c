@@ -249,3 +249,41 @@ TEST(tcp_review_fin_out_of_order)
         CHECK(tl_free(l));
     }
 }
+
+static bool rec_drop_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    rec_tap(ctx, l, from, p);
+    return from != ((struct rec *)ctx)->from;
+}
+
+/* Two segments in order and one ACK for both (delayed ACK): the ACK
+ * echoes the first one's TSval, the earliest not yet acknowledged, as RFC
+ * 7323 4.3 updates TS.Recent only from a segment at or before
+ * Last.ACK.sent; so the peer's RTT sample includes the delay, as its RTO
+ * must. */
+TEST(tcp_review_delayed_ack_echoes_the_earlier_timestamp)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {0};
+    struct tl *l = pair(a, &o);
+    struct tcp_conn *c = a[1].c;
+    CHECK(c->flags & TCP_CF_TS);
+    struct rec r = {.from = 1};
+    l->tap = rec_drop_tap; /* side 0 is played below */
+    l->tap_ctx = &r;
+    uint8_t f[1600], data[100] = {0}, ts[12] = {TCP_OPT_NOP, TCP_OPT_NOP, TCP_OPT_TS, TCP_OPT_TS_LEN};
+    uint32_t t1 = c->ts_recent + 10, seq = c->rcv_nxt;
+    for (uint32_t i = 0; i < 2; i++) {
+        uint32_t tsval = net_htonl(t1 + 5 * i);
+        memcpy(ts + 4, &tsval, 4);
+        size_t n = ta_frame(f, 1, c->rport, c->lport, seq + 100 * i, c->snd_nxt, TCP_ACK | TCP_PSH, 65535, ts,
+                            sizeof ts, data, sizeof data);
+        tl_inject(l, 1, f, n);
+        CHECK_EQ(r.n, (int)i); /* the first waits: an ACK every second segment */
+    }
+    CHECK_EQ(r.n, 1);
+    CHECK_EQ(r.s[0].ack, seq + 200);
+    CHECK(r.s[0].opt.has_ts && r.s[0].opt.tsecr == t1);
+    l->tap = NULL;
+    CHECK(tl_free(l));
+}
