@@ -111,6 +111,7 @@ static inline uint32_t tcp_sent_stamp(struct tcp_conn *c, uint64_t now_ns)
 }
 
 /* tcp_syncookie.c */
+/* The ISS that encodes seg's options; *mss_out: the MSS our SYN-ACK offers. */
 uint32_t tcp_cookie_make(const struct tcp_stack *t, const struct tcp_in *seg, uint64_t now_ns,
                          uint16_t *mss_out);
 /* True when ack - 1 is a cookie we made for seg's tuple lately; fills the

@@ -50,7 +50,7 @@ uint32_t tcp_cookie_make(const struct tcp_stack *t, const struct tcp_in *seg, ui
     bool sack = seg->opt.sack_ok && t->cfg.sack;
     uint32_t ws = (seg->opt.has_ws && t->cfg.wscale) ? seg->opt.wscale + 1u : 0;
     uint32_t top = (uint32_t)(tc & 7) << 29 | idx << 27 | (sack ? 1u : 0) << 26 | ws << 22;
-    *mss_out = mss_table[idx];
+    *mss_out = ours; /* the SYN-ACK offers what we take, as any SYN-ACK does (RFC 9293 3.7.1) */
     return top | cookie_hash(t, seg, tc, top);
 }
 
