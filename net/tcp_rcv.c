@@ -49,6 +49,7 @@ static void ooo_insert(struct tcp_conn *c, struct pkt *p, uint32_t seq)
             seq = pend;
         }
     }
+    bool replaces = false; /* p takes the place of what it covers: no more buffers held */
     while (cur && SEQ_LEQ(OOO_SEQ(cur) + cur->len, seq + p->len)) {
         struct pkt *next = cur->next; /* wholly covered by p */
         c->ooo_n--;
@@ -56,10 +57,11 @@ static void ooo_insert(struct tcp_conn *c, struct pkt *p, uint32_t seq)
         cur->next = NULL;
         pkt_free(cur);
         cur = next;
+        replaces = true;
     }
     if (cur && SEQ_LT(OOO_SEQ(cur), seq + p->len))
         p->len = (uint16_t)(OOO_SEQ(cur) - seq);
-    if (p->len == 0 || c->ooo_n >= c->ooo_max || s->pool->nfree <= c->t->rx_reserve / 2) {
+    if (p->len == 0 || (!replaces && (c->ooo_n >= c->ooo_max || s->pool->nfree <= c->t->rx_reserve / 2))) {
         /* Nothing new between the neighbours, or no room (in the queue, or
          * in a pool the NIC needs to receive into: the peer sends it
          * again). */

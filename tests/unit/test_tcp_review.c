@@ -287,3 +287,40 @@ TEST(tcp_review_delayed_ack_echoes_the_earlier_timestamp)
     l->tap = NULL;
     CHECK(tl_free(l));
 }
+
+/* With the pool low, a segment out of order that covers one already
+ * queued replaces it: it holds no more buffers than before. It was
+ * dropped after the one it covered had been freed, so data the peer had
+ * been told of in SACK blocks was lost (reneging, RFC 2018 8). */
+TEST(tcp_review_low_pool_keeps_out_of_order_data_it_covers)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {0};
+    struct tl *l = pair(a, &o);
+    struct tcp_conn *c = a[1].c;
+    struct rec r = {.from = 1};
+    l->tap = rec_drop_tap; /* side 0 is played below */
+    l->tap_ctx = &r;
+    uint8_t data[300];
+    for (uint32_t i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)(i % 251); /* what ta checks */
+    uint32_t rcv = c->rcv_nxt;
+    to_conn(l, 1, c, rcv + 100, c->snd_nxt, TCP_ACK, 65535, data + 100, 100);
+    CHECK_EQ(c->ooo_n, 1);
+    struct pkt_pool *pool = &l->pool[1];
+    static struct pkt *held[8192];
+    uint32_t nheld = 0;
+    while (pool->nfree > c->t->rx_reserve / 2 && nheld < 8192)
+        held[nheld++] = pkt_alloc(pool);
+    to_conn(l, 1, c, rcv + 50, c->snd_nxt, TCP_ACK, 65535, data + 50, 200); /* covers the first */
+    CHECK_EQ(c->ooo_n, 1);
+    CHECK_EQ(c->ooo_bytes, 200);
+    while (nheld)
+        pkt_free(held[--nheld]);
+    to_conn(l, 1, c, rcv, c->snd_nxt, TCP_ACK, 65535, data, 50);
+    CHECK_EQ(a[1].rx_bytes, 250);
+    CHECK_EQ(a[1].rx_bad, 0);
+    CHECK_EQ(c->ooo_n, 0);
+    l->tap = NULL;
+    CHECK(tl_free(l));
+}
