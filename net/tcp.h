@@ -257,6 +257,7 @@ struct tcp_conn {
     uint64_t ka_at, ka_idle_ns, ka_intvl_ns;
     uint64_t persist_since_ns, send_timeout_ns; /* tcp_set_send_timeout */
     uint8_t ka_count, ka_sent;
+    uint8_t persist_shift;              /* the persist timer's backoff: rto_ns << it */
     uint16_t port6;                     /* IPv6: the port a link-local peer is on */
     uint8_t laddr6[16], raddr6[16];     /* IPv6 (TCP_CF_IP6) */
     uint64_t route6_until_ns;           /* IPv6's template: route_until_ns stays 0 */

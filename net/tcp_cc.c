@@ -172,6 +172,10 @@ void tcp_cc_rto(struct tcp_conn *c, uint64_t now_ns)
         reduce(c);
     c->cwnd = smss(c);
     c->cubic_epoch_ns = 0;
+    /* RFC 9438 4.8: the first congestion avoidance after a timeout has K =
+     * 0 and W_max = cwnd at its start (cubic_start_epoch with no W_max),
+     * not a concave climb back to the window of before the timeout. */
+    c->cubic_wmax = 0;
 }
 
 void tcp_cc_recovery_end(struct tcp_conn *c, uint64_t now_ns)

@@ -279,6 +279,9 @@ static inline uint32_t tcp_sent_slots(struct tcp_conn *c)
 /* The SACK blocks of an ACK for ack onto the scoreboard; returns the
  * slots newly SACKed (and notes the latest sent of them for RACK). */
 uint32_t tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o, uint32_t ack);
+/* Before a cumulative ACK up to ack frees them: the slots it delivers
+ * that no SACK did, noted for RACK as well (RFC 8985 6.2 step 2). */
+void tcp_rack_acked(struct tcp_conn *c, uint32_t ack);
 /* RACK (RFC 8985 6.2): slots sent before the latest SACKed, by more than
  * the reordering window (expired: the reordering timer fired, by any
  * time), marked lost (a retransmission: to be sent again); the others

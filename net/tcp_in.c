@@ -88,6 +88,8 @@ static inline __attribute__((always_inline)) bool new_ack(struct tcp_conn *c, ui
         c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
         tcp_rtt_sample(c, now_ns - c->rtt_start_ns);
     }
+    if (NET_UNLIKELY(c->flags & TCP_CF_IN_RECOVERY) && (c->flags & TCP_CF_SACK))
+        tcp_rack_acked(c, ack);
     c->snd_una = ack;
     tcp_sq_ack(c, ack);
     uint32_t start = SEQ_GT(ack, c->iss + 1) ? ack : c->iss + 1;
@@ -100,7 +102,12 @@ static inline __attribute__((always_inline)) bool new_ack(struct tcp_conn *c, ui
             tcp_cc_recovery_end(c, now_ns);
             c->dupacks = 0;
         } else if (c->flags & TCP_CF_SACK) {
-            tcp_sack_mark_lost(c); /* RFC 6675: the loop in tcp_output sends */
+            /* RFC 6675: the loop in tcp_output sends. A partial ACK of a
+             * retransmission shows, through RACK, what was sent before it
+             * and is still out: a tail lost with the recovery that no SACK
+             * above it will ever mark. */
+            tcp_sack_mark_lost(c);
+            tcp_rack_detect(c, false, now_ns);
         } else {
             /* RFC 6582 3.2 step 5: partial ACK. */
             tcp_retransmit_first(c, now_ns);

@@ -475,10 +475,13 @@ void tcp_send_cookie_synack(struct tcp_stack *t, const struct tcp_in *seg, uint3
 
 /* ---- Choosing what to send ---- */
 
-/* Send [from, to) of slot sg in segments; false when a buffer ran out. */
-static bool send_range(struct tcp_conn *c, struct tcp_seg *sg, uint32_t from, uint32_t to,
-                       uint8_t extra, uint64_t now_ns)
+/* Send [from, to) of slot sg again in segments; false when a buffer ran
+ * out. The end of the data takes our FIN again when it has gone: the
+ * segment that carried it (or was followed by it) is being repaired, and
+ * the peer holds neither (Linux resends the skb, FIN and all). */
+static bool send_range(struct tcp_conn *c, struct tcp_seg *sg, uint32_t from, uint32_t to, uint64_t now_ns)
 {
+    uint8_t extra = (c->flags & TCP_CF_FIN_SENT) && to == c->snd_end ? TCP_FIN : 0;
     while (SEQ_LT(from, to)) {
         uint32_t n = to - from < c->seg_size ? to - from : c->seg_size;
         uint8_t fl = TCP_ACK | (from + n == to ? extra : 0);
@@ -508,7 +511,7 @@ void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns)
         c->nmarked++;
     sg->flags = (uint8_t)((sg->flags & ~TCP_SEG_SACKED) | TCP_SEG_LOST | TCP_SEG_RETX);
     c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING; /* Karn */
-    if (send_range(c, sg, from, to, 0, now_ns))
+    if (send_range(c, sg, from, to, now_ns))
         tcp_count_retransmit(c);
     else
         sg->flags &= (uint8_t)~TCP_SEG_RETX; /* still to send: send_lost's */
@@ -530,14 +533,11 @@ static uint32_t send_lost(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
             to = c->snd_nxt;
         sg->flags |= TCP_SEG_RETX;
         c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
-        uint8_t extra = 0;
-        if ((c->flags & TCP_CF_FIN_LOST) && i + 1 == c->sq_n && to == c->snd_end) {
-            extra = TCP_FIN; /* the FIN rode on this one: again */
-            c->flags &= ~(uint32_t)TCP_CF_FIN_LOST;
-        }
-        if (!send_range(c, sg, from, to, extra, now_ns)) {
+        uint32_t fin_lost = to == c->snd_end ? c->flags & TCP_CF_FIN_LOST : 0; /* send_range sends it */
+        c->flags &= ~fin_lost;
+        if (!send_range(c, sg, from, to, now_ns)) {
             sg->flags &= (uint8_t)~TCP_SEG_RETX; /* no buffer, or the port is full: again later */
-            c->flags |= extra ? TCP_CF_FIN_LOST : 0;
+            c->flags |= fin_lost;
             break;
         }
         tcp_count_retransmit(c);
@@ -712,6 +712,7 @@ void tcp_output(struct tcp_conn *c, uint64_t now_ns)
         /* Data waits on the peer's window: probe it (RFC 9293 3.8.6.1). */
         c->flags |= TCP_CF_PERSIST;
         c->persist_since_ns = now_ns;
+        c->persist_shift = 0;
         tcp_rto_arm(c, now_ns);
     }
 }
@@ -738,7 +739,7 @@ void tcp_send_tlp(struct tcp_conn *c, uint64_t now_ns)
                 from = sg->seq;
             if (SEQ_LT(from, c->snd_una))
                 from = c->snd_una;
-            send_range(c, sg, from, end, fin ? TCP_FIN : 0, now_ns);
+            send_range(c, sg, from, end, now_ns); /* (the FIN with it) */
         }
         c->flags |= TCP_CF_TLP_RETX;
         c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING; /* Karn */

@@ -143,6 +143,18 @@ uint32_t tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o, uint32_t 
     return marked;
 }
 
+void tcp_rack_acked(struct tcp_conn *c, uint32_t ack)
+{
+    uint32_t now_t = tcp_clock(c->t->now_ns), n = tcp_sent_slots(c);
+    for (uint32_t i = 0; i < n; i++) {
+        const struct tcp_seg *sg = tcp_sq_at(c, i);
+        if (SEQ_GT(sg->seq + sg->len, ack))
+            break;
+        if (!(sg->flags & TCP_SEG_SACKED))
+            rack_note(c, sg, sg->flags, now_t);
+    }
+}
+
 /* RFC 6675 IsLost: more than DupThresh - 1 segments' worth (or DupThresh
  * segments) SACKed above it. */
 static bool lost_rule(const struct tcp_conn *c, uint32_t sacked_bytes, uint32_t sacked_slots)

@@ -145,8 +145,16 @@ static void rto_fire(struct tcp_conn *c, uint64_t now_ns)
             tcp_send_probe(c, now_ns);
         else
             c->flags |= TCP_CF_FORCE; /* a window too small for SWS rules: send anyway */
-        c->rto_ns = tcp_rto_backed_off(c);
+        /* The probes back off on their own count, not in rto_ns: once the
+         * window opens, a loss waits the path's RTO, not the probes' (as
+         * Linux's icsk_backoff, reset by the probe's answer). */
+        uint64_t wait = c->rto_ns << c->persist_shift;
+        if (wait < t->cfg.rto_max_ns) {
+            c->persist_shift++;
+            wait *= 2;
+        }
         tcp_rto_arm(c, now_ns);
+        c->rto_at = now_ns + (wait < t->cfg.rto_max_ns ? wait : t->cfg.rto_max_ns);
         return;
     }
     if (c->snd_una == c->snd_nxt)
