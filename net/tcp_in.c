@@ -102,12 +102,7 @@ static inline __attribute__((always_inline)) bool new_ack(struct tcp_conn *c, ui
             tcp_cc_recovery_end(c, now_ns);
             c->dupacks = 0;
         } else if (c->flags & TCP_CF_SACK) {
-            /* RFC 6675: the loop in tcp_output sends. A partial ACK of a
-             * retransmission shows, through RACK, what was sent before it
-             * and is still out: a tail lost with the recovery that no SACK
-             * above it will ever mark. */
-            tcp_sack_mark_lost(c);
-            tcp_rack_detect(c, false, now_ns);
+            tcp_sack_mark_lost(c); /* RFC 6675: the loop in tcp_output sends */
         } else {
             /* RFC 6582 3.2 step 5: partial ACK. */
             tcp_retransmit_first(c, now_ns);
@@ -183,7 +178,8 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now
         c->retries = 0;
     if ((c->flags & TCP_CF_TLP) && SEQ_GEQ(ack, c->tlp_end))
         tlp_answered(c, seg, sacked_new, now_ns);
-    if (SEQ_GT(ack, c->snd_una)) {
+    bool acked_new = SEQ_GT(ack, c->snd_una);
+    if (acked_new) {
         if (!new_ack(c, ack, now_ns))
             return;
     } else if (ack == c->snd_una && !(seg->flags & (TCP_SYN | TCP_FIN)) && c->snd_nxt != c->snd_una &&
@@ -204,8 +200,13 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now
         }
     }
     /* RACK, once the ACK has taken what it covers and recovery has begun
-     * or ended: what the new blocks show lost. */
-    if (sacked_new && tcp_rack_detect(c, false, now_ns))
+     * or ended: what the new blocks show lost, and in SACK recovery what a
+     * partial ACK does (tcp_rack_acked): a retransmission delivered shows
+     * what was sent before it and is still out, such as a tail lost with
+     * the recovery that no SACK above it will ever mark. */
+    const uint32_t sack_recovery = TCP_CF_IN_RECOVERY | TCP_CF_SACK;
+    bool partial = acked_new && (c->flags & sack_recovery) == sack_recovery;
+    if ((sacked_new || partial) && tcp_rack_detect(c, false, now_ns))
         tcp_rack_lost(c, now_ns);
     /* SND.UNA =< SEG.ACK: an older ACK says nothing of the window now. */
     if (SEQ_GEQ(ack, c->snd_una) &&
