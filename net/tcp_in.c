@@ -173,7 +173,7 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now
     if ((c->flags & TCP_CF_SACK) && seg->opt.nsack)
         sacked_new = tcp_sack_update(c, &seg->opt, ack) != 0;
     /* RFC 9293 3.8.6.1: while the peer answers the window probes the
-     * connection MUST stay open (the probes still back off: rto_ns). */
+     * connection MUST stay open (the probes still back off: persist_shift). */
     if (c->flags & TCP_CF_PERSIST)
         c->retries = 0;
     if ((c->flags & TCP_CF_TLP) && SEQ_GEQ(ack, c->tlp_end))
