@@ -39,8 +39,19 @@ void nexthop_ref_put(struct nexthop_ref *r, uint32_t idx)
 
 void nexthop_ref_set(void *ctx, uint32_t nh, uint32_t prev_nh)
 {
-    nexthop_ref_get(ctx, nh); /* first: the same slot never passes through zero */
-    nexthop_ref_put(ctx, prev_nh);
+    struct nexthop_ref *r = ctx;
+    nexthop_ref_get(r, nh);
+    if (counted(r, prev_nh))
+        r->held[prev_nh]++;
+}
+
+void nexthop_ref_load_end(struct nexthop_ref *r, bool published)
+{
+    for (uint32_t i = 1; i < r->slots; i++) {
+        for (; published && r->held[i]; r->held[i]--)
+            nexthop_ref_put(r, i);
+        r->held[i] = 0;
+    }
 }
 
 uint32_t nexthop_ref_count(const struct nexthop_ref *r, uint32_t idx)

@@ -32,6 +32,7 @@ struct nexthop_ref {
     uint64_t stamp;                     /* what a put that reaches zero is stamped with now */
     uint32_t count[NEXTHOP_REF_MAX];    /* routes and holds */
     uint64_t zero_at[NEXTHOP_REF_MAX];  /* stamp of the put that left it at zero; 0: not waiting */
+    uint32_t held[NEXTHOP_REF_MAX];     /* a bulk load's puts, until its table is published */
 };
 
 /* slots: the table's size (at most NEXTHOP_REF_MAX). */
@@ -42,8 +43,14 @@ void nexthop_ref_get(struct nexthop_ref *r, uint32_t idx);
 void nexthop_ref_put(struct nexthop_ref *r, uint32_t idx);
 /* A route moved from prev_nh to nh (either may be ROUTE_NH_NONE): a
  * route_set_fn for route4_load_text and route6_load_text, ctx the
- * struct nexthop_ref. */
+ * struct nexthop_ref. nh is counted at once; prev_nh's put is held until
+ * nexthop_ref_load_end, since the table readers see is the old one, whose
+ * routes go through prev_nh, until the load rebuilds it. */
 void nexthop_ref_set(void *ctx, uint32_t nh, uint32_t prev_nh);
+/* The load is over: published (route_load_stats.published), the held puts
+ * are made; else the old table stays in use and they are dropped, leaving
+ * those slots counted for good (a slot in use must never be freed). */
+void nexthop_ref_load_end(struct nexthop_ref *r, bool published);
 uint32_t nexthop_ref_count(const struct nexthop_ref *r, uint32_t idx);
 /* True while idx is at zero and not yet freed. */
 bool nexthop_ref_waiting(const struct nexthop_ref *r, uint32_t idx);

@@ -74,6 +74,7 @@ struct route_load_stats {
     uint32_t added;        /* prefixes added or replaced */
     uint32_t bad;          /* lines skipped */
     uint32_t first_bad_line; /* 1-based, 0 if none */
+    bool published;        /* the table was rebuilt: readers see the load */
 };
 
 #endif

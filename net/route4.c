@@ -120,6 +120,7 @@ int route4_load_text(struct route4 *t, const char *text, size_t text_len, uint32
         }
     }
     int rerr = route_fib_rebuild(&t->fib);
+    st->published = rerr == ROUTE_OK;
     return err ? err : rerr;
 }
 

@@ -134,6 +134,7 @@ int route6_load_text(struct route6 *t, const char *text, size_t text_len, uint32
         }
     }
     int rerr = route_fib_rebuild(&t->fib);
+    st->published = rerr == ROUTE_OK;
     return err ? err : rerr;
 }
 

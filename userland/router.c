@@ -351,7 +351,10 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "%s is %s's", argv[1], holder);
         return -1;
     }
-    int rc = strchr(argv[3], ':') ? router6_interface(p, argv[3], err, errlen) : interface4(p, argv[3], err, errlen);
+    bool v6 = strchr(argv[3], ':') != NULL;
+    int rc = v6 ? router6_interface(p, argv[3], err, errlen) : interface4(p, argv[3], err, errlen);
+    if (v6)
+        schedule_reclaim(); /* the connected route may have replaced a static one */
     if (rc == 0)
         ports_claim(ports_get(p), router_name);
     return rc;
@@ -406,6 +409,7 @@ static int stmt_routes(int argc, char **argv, char *err, size_t errlen)
     nexthop_ref_get(&nh_refs, nh); /* for the load: a file with no prefix leaves it unused, to free */
     int rc = route4_load_text(router.rt4, phys_to_virt(m->start), m->end - m->start, nh, &st, nexthop_ref_set,
                               &nh_refs);
+    nexthop_ref_load_end(&nh_refs, st.published);
     nexthop_ref_put(&nh_refs, nh);
     schedule_reclaim(); /* the routes it replaced */
     uint64_t ms = (time_now_ns() - t0) / 1000000;

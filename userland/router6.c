@@ -219,6 +219,7 @@ int router6_routes(const char *file, const char *via, char *err, size_t errlen)
     uint64_t t0 = time_now_ns();
     nexthop_ref_get(&nh6_refs, nh); /* for the load: a file with no prefix leaves it unused, to free */
     int rc = route6_load_text(rt6, phys_to_virt(m->start), m->end - m->start, nh, &st, nexthop_ref_set, &nh6_refs);
+    nexthop_ref_load_end(&nh6_refs, st.published);
     nexthop_ref_put(&nh6_refs, nh);
     kprintf("routes: %s: %u IPv6 prefixes from %u lines in %lu ms, %u bad lines%s\n", file, st.added, st.lines,
             (time_now_ns() - t0) / 1000000, st.bad, st.bad ? " (skipped)" : "");

@@ -213,6 +213,9 @@ TEST(nexthop_ref_v4_bulk_load_counts_every_prefix)
     struct route_load_stats st;
     nexthop_ref_get(&r->refs, nh); /* as stmt_routes: for the load */
     CHECK_EQ(route4_load_text(r->rt, text, sizeof(text) - 1, nh, &st, nexthop_ref_set, &r->refs), ROUTE_OK);
+    CHECK(st.published);
+    CHECK_EQ(nexthop_ref_count(&r->refs, n1), 1); /* the old table, still read, uses it */
+    nexthop_ref_load_end(&r->refs, st.published);
     nexthop_ref_put(&r->refs, nh);
     CHECK_EQ(st.added, 4);
     CHECK_EQ(nexthop_ref_count(&r->refs, nh), 3); /* three prefixes */
@@ -229,9 +232,39 @@ TEST(nexthop_ref_v4_bulk_load_counts_every_prefix)
     nh = gw_slot(r, 0x0a000104);
     nexthop_ref_get(&r->refs, nh);
     CHECK_EQ(route4_load_text(r->rt, "# none\n", 7, nh, &st, nexthop_ref_set, &r->refs), ROUTE_OK);
+    nexthop_ref_load_end(&r->refs, st.published);
     nexthop_ref_put(&r->refs, nh);
     rig4_quiesce(r);
     CHECK_EQ(nexthop_get(&r->nht, nh).kind, NEXTHOP_FREE);
+    rig4_free(r);
+}
+
+/* A load whose rebuild fails leaves the old table published, and its
+ * routes still go through the next hops the load replaced in the RIB:
+ * those must not be freed, else a new gateway takes the slot and traffic
+ * goes there. Their puts are dropped: counted for good. */
+TEST(nexthop_ref_v4_load_whose_rebuild_fails_frees_nothing)
+{
+    struct rig4 *r = rig4_new();
+    uint32_t g1 = 0x0a000102, n1 = gw_slot(r, g1);
+    CHECK_EQ(route_via(r, 0x0ac80000, 16, g1), ROUTE_OK);
+    uint32_t nh = gw_slot(r, 0x0a000103);
+    struct route_load_stats st;
+    static const char text[] = "10.200.0.0/16\n";
+    nexthop_ref_get(&r->refs, nh);
+    r->al.fail_after = r->al.calls; /* the RIB node exists: only the rebuild allocates */
+    int rc = route4_load_text(r->rt, text, sizeof(text) - 1, nh, &st, nexthop_ref_set, &r->refs);
+    r->al.fail_after = -1;
+    nexthop_ref_load_end(&r->refs, st.published);
+    nexthop_ref_put(&r->refs, nh);
+    CHECK_EQ(rc, ROUTE_ENOMEM);
+    CHECK(!st.published);
+    CHECK_EQ(route4_lookup(r->rt, 0x0ac80101), n1); /* readers still use n1 */
+    rig4_quiesce(r);
+    CHECK_EQ(nexthop_get(&r->nht, n1).kind, NEXTHOP_VIA);
+    uint32_t n9 = gw_slot(r, 0x0a000109);
+    CHECK(n9 != n1);
+    CHECK_EQ(route4_lookup(r->rt, 0x0ac80101), n1);
     rig4_free(r);
 }
 
