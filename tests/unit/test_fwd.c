@@ -321,3 +321,46 @@ TEST(fwd_counter_names)
     CHECK_EQ(n * sizeof(uint64_t), sizeof(struct fwd_counters));
     CHECK(fwd_counter_find("fwd-nope") == NULL);
 }
+
+/* The gateway's slot is freed and set again for another gateway while a
+ * burst looks its routes up (another core's console change): the table's
+ * generation is read after the lookup, so the burst drops the adjacency
+ * it held for the slot instead of sending to the old gateway's MAC. */
+struct reuse4_ctx {
+    struct fwd_fix *x;
+    bool reuse;
+};
+
+static void lookup4_reusing(void *ctx, const uint32_t *addr, uint32_t *nh, uint32_t n)
+{
+    struct reuse4_ctx *c = ctx;
+    if (c->reuse) {
+        struct nexthop via0 = {.kind = NEXTHOP_VIA, .port = 0, .gw_be = FAKE_PEER};
+        c->reuse = false;
+        route4_del(c->x->rt, 0xc0a80000, 16);
+        nexthop_del(&c->x->nht, c->x->nh_gw1);
+        nexthop_set(&c->x->nht, c->x->nh_gw1, &via0);
+        route4_add(c->x->rt, 0xc0a80000, 16, c->x->nh_gw1);
+    }
+    route4_lookup_burst(c->x->rt, addr, nh, n);
+}
+
+TEST(fwd_next_hop_slot_reused_during_the_lookup)
+{
+    struct fwd_fix x;
+    fwd_fix_init(&x, 64);
+    fwd_fix_learn(&x);
+    struct reuse4_ctx c = {&x, false};
+    fwd_set_lookup4(x.f, lookup4_reusing, &c);
+    uint8_t f[2048];
+    size_t n = fwd_fix_frame(f, 0, FAKE_PEER, NET_IP4(192, 168, 0, 9), 64, 0, 30, 1);
+    fwd_fix_one(&x, 0, f, n);
+    CHECK_EQ(x.fn.nd[1].nsent, 1);
+    fake_net_all_free(&x.fn);
+    c.reuse = true;
+    fwd_fix_one(&x, 0, f, n);
+    CHECK_EQ(x.fn.nd[1].nsent, 0);
+    CHECK_EQ(x.fn.nd[0].nsent, 1);
+    CHECK(fake_net_all_free(&x.fn));
+    fwd_fix_free(&x);
+}

@@ -464,3 +464,46 @@ TEST(fwd6_next_hop_slot_reused)
     CHECK(fake_net_all_free(&y.x.fn));
     fwd6_fix_free(&y);
 }
+
+/* The slot is reused while a burst looks its routes up (another core's
+ * console change): the generation is read after the lookup, so the
+ * adjacency the burst holds for the slot is dropped, not used with the
+ * old gateway's MAC. */
+struct reuse_ctx {
+    struct fwd6_fix *y;
+    bool reuse;
+};
+
+static void lookup_reusing(void *ctx, const uint8_t (*addr)[16], uint32_t *nh, uint32_t n)
+{
+    struct reuse_ctx *c = ctx;
+    if (c->reuse) {
+        static const uint8_t far48[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x99};
+        c->reuse = false;
+        route6_del(c->y->rt6, far48, 48);
+        fwd_nh6_del(&c->y->nh6, FWD6_NH_GW1);
+        fwd_nh6_set(&c->y->nh6, FWD6_NH_GW1, 0, fwd6_peer0);
+        route6_add(c->y->rt6, far48, 48, FWD6_NH_GW1);
+    }
+    route6_lookup_burst(c->y->rt6, addr, nh, n);
+}
+
+TEST(fwd6_next_hop_slot_reused_during_the_lookup)
+{
+    struct fwd6_fix y;
+    fwd6_fix_init(&y, 64);
+    fwd6_fix_learn(&y);
+    struct reuse_ctx c = {&y, false};
+    fwd_set_lookup6(y.x.f, lookup_reusing, &c);
+    uint8_t f[256];
+    size_t n = fwd6_fix_frame(f, 0, fwd6_peer0, fwd6_far, 64, 20, 1);
+    fwd_fix_one(&y.x, 0, f, n);
+    CHECK_EQ(y.x.fn.nd[1].nsent, 1);
+    fake_net_all_free(&y.x.fn);
+    c.reuse = true;
+    fwd_fix_one(&y.x, 0, f, n);
+    CHECK_EQ(y.x.fn.nd[1].nsent, 0);
+    CHECK_EQ(y.x.fn.nd[0].nsent, 1);
+    CHECK(fake_net_all_free(&y.x.fn));
+    fwd6_fix_free(&y);
+}
