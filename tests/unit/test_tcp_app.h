@@ -43,6 +43,9 @@ int ta_listen(struct tl *l, int side, uint16_t port, struct ta *a);
 struct tcp_conn *ta_connect(struct tl *l, int side, uint16_t port, struct ta *a);
 /* The same over IPv6 (tl_addr6). */
 struct tcp_conn *ta_connect6(struct tl *l, int side, uint16_t port, struct ta *a);
+/* A new link with an established pair on port 80: a[0] on side 0
+ * connected to a[1] on side 1 (checked). */
+struct tl *ta_pair(struct ta *a, const struct tl_opts *o);
 
 /* Counter by name on a side. */
 uint64_t tl_ctr(struct tl *l, int side, const char *name);

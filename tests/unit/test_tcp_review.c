@@ -29,18 +29,6 @@ static bool rec_tap(void *ctx, struct tl *l, int from, struct pkt *p)
     return true;
 }
 
-/* An established pair: a[0] on side 0 connected to a[1] on side 1. */
-static struct tl *pair(struct ta *a, const struct tl_opts *o)
-{
-    struct tl *l = tl_new(o);
-    ta_listen(l, 1, 80, &a[1]);
-    ta_connect(l, 0, 80, &a[0]);
-    tl_run(l, NULL, NULL, SEC);
-    CHECK_EQ(a[0].connected, 1);
-    CHECK_EQ(a[1].accepted, 1);
-    return l;
-}
-
 /* A segment to side's connection c as if from its peer. */
 static void to_conn(struct tl *l, int side, struct tcp_conn *c, uint32_t seq, uint32_t ack, uint8_t flags,
                     uint16_t wnd, const void *data, uint32_t len)
@@ -57,7 +45,7 @@ TEST(tcp_review_synack_again_window_not_scaled)
 {
     struct ta a[2] = {{0}};
     struct tl_opts o = {0};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     struct tcp_conn *c = a[0].c;
     CHECK(c->flags & TCP_CF_WS);
     CHECK(c->snd_wscale > 0);
@@ -103,7 +91,7 @@ TEST(tcp_review_zero_window_probe_ack_is_taken)
     struct ta a[2] = {{0}};
     a[1].hold = true; /* the window closes */
     struct tl_opts o = {.cfg = {NULL, &small}};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     a[0].tx_total = 100000;
     ta_pump(&a[0], l->now_ns);
     tl_advance(l, SEC);
@@ -144,7 +132,7 @@ TEST(tcp_review_time_wait_restarts_on_the_fin_again)
 {
     struct ta a[2] = {{0}};
     struct tl_opts o = {0};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     struct tcp_conn *c0 = a[0].c;
     tcp_close(a[0].c, l->now_ns);
     a[1].close_on_fin = true;
@@ -229,7 +217,7 @@ TEST(tcp_review_fin_out_of_order)
         a[1].rx_copy = calloc(1, 64);
         a[1].rx_cap = 64;
         struct tl_opts o = {0};
-        struct tl *l = pair(a, &o);
+        struct tl *l = ta_pair(a, &o);
         l->tap = drop_from_1; /* side 0 plays its part by hand */
         struct tcp_conn *c = a[1].c;
         uint32_t r = c->rcv_nxt;
@@ -265,7 +253,7 @@ TEST(tcp_review_delayed_ack_echoes_the_earlier_timestamp)
 {
     struct ta a[2] = {{0}};
     struct tl_opts o = {0};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     struct tcp_conn *c = a[1].c;
     CHECK(c->flags & TCP_CF_TS);
     struct rec r = {.from = 1};
@@ -296,7 +284,7 @@ TEST(tcp_review_low_pool_keeps_out_of_order_data_it_covers)
 {
     struct ta a[2] = {{0}};
     struct tl_opts o = {0};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     struct tcp_conn *c = a[1].c;
     struct rec r = {.from = 1};
     l->tap = rec_drop_tap; /* side 0 is played below */

@@ -11,18 +11,6 @@
 #define SEC 1000000000ull
 #define MS 1000000ull
 
-/* An established pair: a[0] on side 0 connected to a[1] on side 1. */
-static struct tl *pair(struct ta *a, const struct tl_opts *o)
-{
-    struct tl *l = tl_new(o);
-    ta_listen(l, 1, 80, &a[1]);
-    ta_connect(l, 0, 80, &a[0]);
-    tl_run(l, NULL, NULL, SEC);
-    CHECK_EQ(a[0].connected, 1);
-    CHECK_EQ(a[1].accepted, 1);
-    return l;
-}
-
 /* Drops side 0's data segments numbered in drop (1-based, first
  * transmissions and all: the n-th data segment side 0 sends). */
 struct drop_nth {
@@ -67,7 +55,7 @@ TEST(tcp_review_tx_persist_backoff_leaves_the_rto)
     struct ta a[2] = {{0}};
     a[1].hold = true;
     struct tl_opts o = {.cfg = {NULL, &small}};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     a[0].tx_total = 100000;
     ta_pump(&a[0], l->now_ns);
     tl_advance(l, 30 * SEC);

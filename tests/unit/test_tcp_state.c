@@ -31,18 +31,6 @@ static bool rec_tap(void *ctx, struct tl *l, int from, struct pkt *p)
     return !r->drop_all;
 }
 
-/* An established pair: a[0] on side 0 connected to a[1] on side 1. */
-static struct tl *pair(struct ta *a, const struct tl_opts *o)
-{
-    struct tl *l = tl_new(o);
-    ta_listen(l, 1, 80, &a[1]);
-    ta_connect(l, 0, 80, &a[0]);
-    tl_run(l, NULL, NULL, SEC);
-    CHECK_EQ(a[0].connected, 1);
-    CHECK_EQ(a[1].accepted, 1);
-    return l;
-}
-
 /* Inject a segment to side 1's connection as if from side 0. */
 static void to_side1(struct tl *l, struct tcp_conn *c, uint32_t seq, uint32_t ack, uint8_t flags,
                      const void *data, uint32_t len)
@@ -88,7 +76,7 @@ TEST(tcp_simultaneous_close)
 {
     struct ta a[2] = {{0}};
     struct tl_opts o = {.delay_ns = 5000000};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     tcp_close(a[0].c, l->now_ns);
     tcp_close(a[1].c, l->now_ns);
     CHECK_EQ(a[0].c->state, TCP_FIN_WAIT_1);
@@ -107,7 +95,7 @@ TEST(tcp_rst_and_syn_handling)
 {
     struct ta a[2] = {{0}};
     struct tl_opts o = {0};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     struct tcp_conn *c = a[1].c;
     struct rec r = {.from = 1};
     l->tap = rec_tap;
@@ -160,7 +148,7 @@ TEST(tcp_challenge_ack_rate_limit)
     cfg.challenge_per_s = 5;
     struct ta a[2] = {{0}};
     struct tl_opts o = {.cfg = {&cfg, &cfg}};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     for (int i = 0; i < 20; i++)
         to_side1(l, a[1].c, a[1].c->rcv_nxt, 0, TCP_SYN, NULL, 0);
     CHECK_EQ(tl_ctr(l, 1, "tcp-challenge-ack"), 5);
@@ -205,7 +193,7 @@ TEST(tcp_time_wait_answers_a_repeated_fin)
 {
     struct ta a[2] = {{0}};
     struct tl_opts o = {0};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     struct tcp_conn *c0 = a[0].c;
     tcp_close(a[0].c, l->now_ns);
     a[1].close_on_fin = true;
@@ -239,7 +227,7 @@ static void reuse_from_time_wait(bool timestamps)
     cfg.timestamps = timestamps;
     struct ta a[2] = {{0}};
     struct tl_opts o = {.cfg = {&cfg, &cfg}};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     struct tcp_conn *c1 = a[1].c;
     tcp_close(a[1].c, l->now_ns); /* the server closes first */
     a[0].close_on_fin = true;
@@ -313,7 +301,7 @@ TEST(tcp_keepalive)
 {
     struct ta a[2] = {{0}};
     struct tl_opts o = {0};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     tcp_set_keepalive(a[0].c, 10 * SEC, 2 * SEC, 3);
     tl_advance(l, 35 * SEC); /* answered: probes at 10, 20, 30 s */
     CHECK_EQ(tl_ctr(l, 0, "tcp-keepalive-tx"), 3);
@@ -411,7 +399,7 @@ TEST(tcp_zero_window_and_persist)
     struct ta a[2] = {{0}};
     a[1].hold = true; /* keeps every buffer: the window closes */
     struct tl_opts o = {.cfg = {NULL, &small}};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     a[0].tx_total = 100000;
     ta_pump(&a[0], l->now_ns);
     tl_advance(l, 30 * SEC);
@@ -450,7 +438,7 @@ TEST(tcp_persist_lasts_while_probes_are_answered)
     struct ta a[2] = {{0}};
     a[1].hold = true;
     struct tl_opts o = {.cfg = {NULL, &small}};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     a[0].tx_total = 100000;
     ta_pump(&a[0], l->now_ns);
     tl_advance(l, 1200 * SEC);
@@ -481,7 +469,7 @@ TEST(tcp_send_timeout_resets_a_reader_that_never_reads)
     struct ta a[2] = {{0}};
     a[1].hold = true;
     struct tl_opts o = {.cfg = {NULL, &small}};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     tcp_set_send_timeout(a[0].c, 60 * SEC);
     a[0].tx_total = 100000;
     ta_pump(&a[0], l->now_ns);
@@ -501,7 +489,7 @@ TEST(tcp_send_timeout_resets_a_reader_that_never_reads)
 TEST(tcp_reassembled_segment_cut_to_a_buffer_keeps_its_fin_for_later)
 {
     struct ta a[2] = {{0}};
-    struct tl *l = pair(a, &(struct tl_opts){0});
+    struct tl *l = ta_pair(a, &(struct tl_opts){0});
     struct tcp_conn *c = a[0].c;
     enum { N = 3000 };
     static uint8_t seg[20 + N], f[1600];
@@ -598,7 +586,7 @@ TEST(tcp_nagle)
     for (int nagle = 0; nagle < 2; nagle++) {
         struct ta a[2] = {{0}};
         struct tl_opts o = {.delay_ns = 1000000};
-        struct tl *l = pair(a, &o);
+        struct tl *l = ta_pair(a, &o);
         tcp_set_nagle(a[0].c, nagle);
         int segs = 0;
         l->tap = count_tap;
@@ -623,7 +611,7 @@ TEST(tcp_abort_resets_the_peer)
 {
     struct ta a[2] = {{0}};
     struct tl_opts o = {0};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     a[0].tx_total = 1u << 20;
     ta_pump(&a[0], l->now_ns);
     tl_advance(l, 1000000);
@@ -644,7 +632,7 @@ TEST(tcp_out_of_order_queue_is_bounded)
     cfg.ooo_max = 4;
     struct ta a[2] = {{0}};
     struct tl_opts o = {.cfg = {NULL, &cfg}};
-    struct tl *l = pair(a, &o);
+    struct tl *l = ta_pair(a, &o);
     struct tcp_conn *c = a[1].c;
     uint32_t base = c->rcv_nxt;
     /* Ten segments past a hole: four are kept, six dropped. */
