@@ -256,6 +256,7 @@ struct tcp_conn {
     uint64_t cubic_ack_ns;              /* the latest ACK congestion control saw */
     uint64_t ka_at, ka_idle_ns, ka_intvl_ns;
     uint64_t persist_since_ns, send_timeout_ns; /* tcp_set_send_timeout */
+    uint64_t oow_ack_ns;                /* the last ACK to an unacceptable pure ACK */
     uint8_t ka_count, ka_sent;
     uint8_t persist_shift;              /* the persist timer's backoff: rto_ns << it */
     uint16_t port6;                     /* IPv6: the port a link-local peer is on */

@@ -38,6 +38,19 @@ static void challenge_ack(struct tcp_conn *c, uint64_t now_ns)
     c->flags |= TCP_CF_ACK_NOW;
 }
 
+/* An ACK for an unacceptable segment: at most one each 500 ms for a pure
+ * ACK (Linux's tcp_oow_rate_limited), which two ends out of step would
+ * otherwise bounce for ever; data and FINs are always answered. */
+static void oow_ack(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now_ns)
+{
+    if (seg->len == 0 && !(seg->flags & (TCP_SYN | TCP_FIN))) {
+        if (c->oow_ack_ns && now_ns - c->oow_ack_ns < 500000000ull)
+            return;
+        c->oow_ack_ns = now_ns;
+    }
+    c->flags |= TCP_CF_ACK_NOW;
+}
+
 /* RFC 9293 3.10.7.4 first check, with PAWS. */
 static bool acceptable(struct tcp_conn *c, const struct tcp_in *seg)
 {
@@ -103,6 +116,8 @@ static inline __attribute__((always_inline)) bool new_ack(struct tcp_conn *c, ui
             c->dupacks = 0;
         } else if (c->flags & TCP_CF_SACK) {
             tcp_sack_mark_lost(c); /* RFC 6675: the loop in tcp_output sends */
+            if ((c->flags & TCP_CF_FIN_SENT) && ack == c->snd_end)
+                c->flags |= TCP_CF_FIN_LOST; /* all data in, the FIN (sent before the repair) not */
         } else {
             /* RFC 6582 3.2 step 5: partial ACK. */
             tcp_retransmit_first(c, now_ns);
@@ -163,11 +178,10 @@ static void tlp_answered(struct tcp_conn *c, const struct tcp_in *seg, bool sack
 
 /* RFC 9293 3.10.7.4 fifth check, for an acceptable ACK: new data
  * acknowledged, duplicate ACKs and recovery, the peer's window. */
-static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now_ns)
+static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint32_t wnd, uint64_t now_ns)
 {
     struct net_stack *s = c->t->s;
     uint32_t ack = seg->ack;
-    uint32_t wnd = seg->wnd << c->snd_wscale;
     bool sacked_new = false;
 
     if ((c->flags & TCP_CF_SACK) && seg->opt.nsack)
@@ -304,6 +318,7 @@ static __attribute__((noinline)) void synced_input(struct tcp_conn *c, struct tc
 {
     struct net_stack *s = c->t->s;
     const struct tcp_opts *o = &seg->opt;
+    uint32_t wnd = seg->wnd << c->snd_wscale; /* the peer's window, bytes */
 
     if (c->state == TCP_TIME_WAIT && (seg->flags & TCP_SYN))
         c->flags |= TCP_CF_TW_SYN; /* answered by an ACK below, which a new client resets */
@@ -318,18 +333,18 @@ static __attribute__((noinline)) void synced_input(struct tcp_conn *c, struct tc
          * and acknowledge. */
         seg->flags &= (uint8_t)~TCP_SYN;
         seg->seq++;
-        seg->wnd >>= c->snd_wscale; /* a SYN's window is never scaled (RFC 7323 2.2) */
+        wnd = seg->wnd; /* a SYN's window is never scaled (RFC 7323 2.2) */
         c->flags |= TCP_CF_ACK_NOW;
     }
     if ((c->flags & TCP_CF_TS) && o->has_ts && !(seg->flags & TCP_RST) && SEQ_LT(o->tsval, c->ts_recent)) {
         s->ctr.tcp_paws_drop++;
-        c->flags |= TCP_CF_ACK_NOW;
+        oow_ack(c, seg, now_ns);
         return;
     }
     if (!acceptable(c, seg)) {
         if (!(seg->flags & TCP_RST)) {
             s->ctr.tcp_out_of_window++;
-            c->flags |= TCP_CF_ACK_NOW;
+            oow_ack(c, seg, now_ns);
             if (seg->len && SEQ_LEQ(seg->seq + seg->len, c->rcv_nxt))
                 tcp_dsack_note(c, seg->seq, seg->len); /* data we had: a resend */
             if (c->state == TCP_TIME_WAIT && (seg->flags & TCP_FIN) && seg->seq + seg->len + 1 == c->rcv_nxt)
@@ -386,7 +401,7 @@ static __attribute__((noinline)) void synced_input(struct tcp_conn *c, struct tc
             tcp_rtt_sample_ts(c, seg, now_ns);
         c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
         c->snd_una = seg->ack;
-        c->snd_wnd = seg->wnd << c->snd_wscale;
+        c->snd_wnd = wnd;
         c->snd_wl1 = seg->seq;
         c->snd_wl2 = seg->ack;
         if (c->snd_wnd > c->max_snd_wnd)
@@ -407,15 +422,15 @@ static __attribute__((noinline)) void synced_input(struct tcp_conn *c, struct tc
     } else {
         if (SEQ_GT(seg->ack, c->snd_nxt)) {
             s->ctr.tcp_ack_unsent++;
-            c->flags |= TCP_CF_ACK_NOW;
+            oow_ack(c, seg, now_ns);
             return;
         }
         if (SEQ_LT(seg->ack, c->snd_una - c->max_snd_wnd)) {
             s->ctr.tcp_ack_old++;
-            c->flags |= TCP_CF_ACK_NOW;
+            oow_ack(c, seg, now_ns);
             return;
         }
-        ack_input(c, seg, now_ns);
+        ack_input(c, seg, wnd, now_ns);
         if ((c->flags & TCP_CF_DEAD) || !fin_acked(c, now_ns))
             return;
     }

@@ -80,6 +80,7 @@ void tcp_listen_input(struct tcp_stack *t, struct tcp_in *seg, uint64_t now_ns)
             c->iss = seg->ack - 1;
             c->snd_una = c->iss;
             c->snd_nxt = c->snd_end = c->iss + 1;
+            c->last_ack_sent = c->rcv_nxt; /* the cookie's SYN-ACK acknowledged the SYN */
             c->state = TCP_SYN_RECEIVED;
             c->snd_wl1 = seg->seq - 1; /* this ACK's window is taken below */
             tcp_input_again(t, seg, now_ns);

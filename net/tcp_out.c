@@ -500,8 +500,12 @@ void tcp_count_retransmit(struct tcp_conn *c)
 
 void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns)
 {
-    if (tcp_sent_slots(c) == 0)
+    if (tcp_sent_slots(c) == 0) {
+        /* Only our FIN is out: it is the first unacknowledged (send_lost sends it). */
+        if ((c->flags & TCP_CF_FIN_SENT) && c->snd_una == c->snd_end)
+            c->flags |= TCP_CF_FIN_LOST;
         return;
+    }
     struct tcp_seg *sg = tcp_sq_at(c, 0);
     uint32_t from = SEQ_GT(c->snd_una, sg->seq) ? c->snd_una : sg->seq;
     uint32_t to = sg->seq + sg->len;

@@ -40,7 +40,8 @@ static void to_conn(struct tl *l, int side, struct tcp_conn *c, uint32_t seq, ui
 
 /* The server's SYN-ACK again (our ACK of it was lost): its window field is
  * not scaled (RFC 7323 2.2), so it must not be taken shifted by the
- * scale the handshake agreed. */
+ * scale the handshake agreed, nor lose its low bits (100 read as 0 at
+ * scale 7: data waited for a window probe). */
 TEST(tcp_review_synack_again_window_not_scaled)
 {
     struct ta a[2] = {{0}};
@@ -49,9 +50,9 @@ TEST(tcp_review_synack_again_window_not_scaled)
     struct tcp_conn *c = a[0].c;
     CHECK(c->flags & TCP_CF_WS);
     CHECK(c->snd_wscale > 0);
-    to_conn(l, 0, c, c->irs, c->snd_nxt, TCP_SYN | TCP_ACK, 1000, NULL, 0);
+    to_conn(l, 0, c, c->irs, c->snd_nxt, TCP_SYN | TCP_ACK, 100, NULL, 0);
     CHECK_EQ(c->state, TCP_ESTABLISHED);
-    CHECK(c->snd_wnd <= 1000);
+    CHECK_EQ(c->snd_wnd, 100);
     CHECK(tl_free(l));
 }
 
@@ -310,5 +311,108 @@ TEST(tcp_review_low_pool_keeps_out_of_order_data_it_covers)
     CHECK_EQ(a[1].rx_bad, 0);
     CHECK_EQ(c->ooo_n, 0);
     l->tap = NULL;
+    CHECK(tl_free(l));
+}
+
+/* Segments sent by both sides in the 100 ms after something made them
+ * disagree (below). */
+static uint64_t segments_in_100ms(struct tl *l)
+{
+    uint64_t tx0 = tl_ctr(l, 0, "tcp-tx") + tl_ctr(l, 1, "tcp-tx");
+    tl_advance(l, 100 * 1000000ull);
+    return tl_ctr(l, 0, "tcp-tx") + tl_ctr(l, 1, "tcp-tx") - tx0;
+}
+
+/* A tester injects 10 bytes at side 1's RCV.NXT: side 1 now acknowledges
+ * data side 0 never sent, side 0 answers that ACK (RFC 5961 5.2) and side
+ * 1 the answer, whose sequence lies behind it. Each pure ACK that is out
+ * of step is answered at most once in 500 ms (Linux's
+ * tcp_oow_rate_limited): they bounced at the round trip's pace for ever. */
+TEST(tcp_review_out_of_step_acks_do_not_storm)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {0};
+    struct tl *l = ta_pair(a, &o);
+    struct tcp_conn *c = a[1].c;
+    to_conn(l, 1, c, c->rcv_nxt, c->snd_nxt, TCP_ACK | TCP_PSH, 65535, "0123456789", 10);
+    CHECK(segments_in_100ms(l) < 20); /* 1,201 before */
+    CHECK(tl_ctr(l, 0, "tcp-ack-unsent") >= 1);
+    tcp_abort(a[0].c, l->now_ns);
+    tcp_abort(a[1].c, l->now_ns);
+    CHECK(tl_free(l));
+}
+
+static bool drop_rst_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    struct ta_seg s;
+    return !(ta_parse(p, &s) && (s.flags & TCP_RST));
+}
+
+/* Side 1 lost its connection (and its RST); a SYN spoofed with side 0's
+ * address and ports makes a SYN-RECEIVED one there, whose SYN-ACK side 0's
+ * established connection answers as out of window, and so on: 2,001
+ * segments in 100 ms, until the SYN-RECEIVED one gave up. */
+TEST(tcp_review_syn_received_and_established_do_not_storm)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {0};
+    struct tl *l = ta_pair(a, &o);
+    struct tcp_conn *c0 = a[0].c;
+    l->tap = drop_rst_tap;
+    tcp_abort(a[1].c, l->now_ns);
+    tl_advance(l, 1000000);
+    l->tap = NULL;
+    uint8_t f[200];
+    size_t n = ta_frame(f, 1, c0->lport, c0->rport, 12345, 0, TCP_SYN, 65535, NULL, 0, NULL, 0);
+    tl_inject(l, 1, f, n);
+    CHECK(segments_in_100ms(l) < 20);
+    tcp_abort(a[0].c, l->now_ns);
+    tl_advance(l, 100 * SEC);
+    CHECK(tl_free(l));
+}
+
+/* A connection made from a SYN cookie's ACK has Last.ACK.sent where the
+ * SYN-ACK left it (RCV.NXT), so the client's request right after the ACK
+ * gives TS.Recent its TSval (RFC 7323 4.3). Last.ACK.sent stayed 0: for
+ * an ISN up to 2 GB past 0 the request's TSval was not taken, and our
+ * answer echoed the ACK's, an older one. */
+TEST(tcp_review_syn_cookie_connection_takes_the_requests_timestamp)
+{
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    cfg.backlog = 0; /* every SYN gets a cookie */
+    struct tl_opts o = {.cfg = {NULL, &cfg}};
+    struct tl *l = tl_new(&o);
+    struct ta a[2] = {{0}};
+    ta_listen(l, 1, 80, &a[1]);
+    struct rec r = {.from = 1};
+    l->tap = rec_drop_tap; /* side 0 is played here */
+    l->tap_ctx = &r;
+    uint8_t f[200];
+    uint8_t syn_opt[20] = {TCP_OPT_MSS, 4, 0x05, 0xb4, TCP_OPT_NOP, TCP_OPT_NOP, TCP_OPT_TS, TCP_OPT_TS_LEN,
+                           0, 0, 0, 100, 0, 0, 0, 0, TCP_OPT_NOP, TCP_OPT_WS, 3, 7};
+    uint32_t isn = 0x10000000u; /* SEQ_GT(isn + 1, 0) */
+    size_t n = ta_frame(f, 1, 40000, 80, isn, 0, TCP_SYN, 65535, syn_opt, sizeof syn_opt, NULL, 0);
+    tl_inject(l, 1, f, n);
+    CHECK_EQ(r.n, 1);
+    CHECK_EQ(r.s[0].flags, TCP_SYN | TCP_ACK);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-syncookie-tx"), 1);
+    uint8_t ts[12] = {TCP_OPT_NOP, TCP_OPT_NOP, TCP_OPT_TS, TCP_OPT_TS_LEN, 0, 0, 0, 200};
+    uint32_t tsecr = net_htonl(r.s[0].opt.tsval);
+    memcpy(ts + 8, &tsecr, 4);
+    n = ta_frame(f, 1, 40000, 80, isn + 1, r.s[0].seq + 1, TCP_ACK, 512, ts, sizeof ts, NULL, 0);
+    tl_inject(l, 1, f, n);
+    CHECK_EQ(tl_ctr(l, 1, "tcp-syncookie-ok"), 1);
+    CHECK(a[1].c != NULL && (a[1].c->flags & TCP_CF_TS));
+    if (a[1].c)
+        CHECK_EQ(a[1].c->ts_recent, 200);
+    ts[7] = 44; /* TSval 300 */
+    ts[6] = 1;
+    n = ta_frame(f, 1, 40000, 80, isn + 1, r.s[0].seq + 1, TCP_ACK | TCP_PSH, 512, ts, sizeof ts, "GET", 3);
+    tl_inject(l, 1, f, n);
+    if (a[1].c)
+        CHECK_EQ(a[1].c->ts_recent, 300);
+    l->tap = NULL;
+    tcp_abort(a[1].c, l->now_ns);
     CHECK(tl_free(l));
 }

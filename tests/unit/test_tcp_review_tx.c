@@ -17,13 +17,20 @@ struct drop_nth {
     int n;
     int drop[4];
     uint64_t until_ns;          /* and every data segment of side 0 before this */
+    bool bare_fin;              /* and side 0's first FIN without data */
 };
 
 static bool drop_nth_tap(void *ctx, struct tl *l, int from, struct pkt *p)
 {
     struct drop_nth *d = ctx;
     struct ta_seg s;
-    if (from != 0 || !ta_parse(p, &s) || s.len == 0)
+    if (from != 0 || !ta_parse(p, &s))
+        return true;
+    if (s.len == 0 && (s.flags & TCP_FIN) && d->bare_fin) {
+        d->bare_fin = false;
+        return false;
+    }
+    if (s.len == 0)
         return true;
     if (l->now_ns < d->until_ns)
         return false;
@@ -122,6 +129,42 @@ TEST(tcp_review_tx_fin_sent_again_with_the_last_segment_sack)
 {
     fin_tail_lost(true);
 }
+
+/* All the data out, then the FIN alone (an HTTP server's response, then
+ * its close); the second segment and the FIN are lost. Recovery repairs
+ * the data, and the ACK of all of it is a partial one (the recovery point
+ * lies past the FIN): the FIN, first unacknowledged, goes again at once,
+ * as the head segment would. It waited for the RTO. */
+static void bare_fin_lost(bool sack)
+{
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    cfg.sack = sack;
+    struct tl_opts o = {.cfg = {&cfg, &cfg}};
+    struct ta a[2] = {{0}};
+    struct tl *l = ta_pair(a, &o);
+    a[1].close_on_fin = true;
+    a[0].tx_total = 8 * 1448;
+    struct drop_nth d = {.drop = {2}, .bare_fin = true};
+    l->tap = drop_nth_tap;
+    l->tap_ctx = &d;
+    ta_pump(&a[0], l->now_ns);
+    tl_advance(l, 10000); /* 10 us: the data is out, none acknowledged */
+    CHECK_EQ(a[0].c->snd_nxt, a[0].c->snd_end);
+    uint64_t t0 = l->now_ns;
+    tcp_close(a[0].c, l->now_ns);
+    CHECK(tl_run(l, closed2, a, 5 * SEC));
+    CHECK(!d.bare_fin);
+    CHECK_EQ(a[1].rx_bytes, 8 * 1448);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
+    CHECK(l->now_ns - t0 < 150 * MS);
+    l->tap = NULL;
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_review_tx_bare_fin_lost_with_data_sack) { bare_fin_lost(true); }
+
+TEST(tcp_review_tx_bare_fin_lost_with_data_newreno) { bare_fin_lost(false); }
 
 /* RFC 9438 4.8: after a timeout, the first congestion avoidance takes K =
  * 0 and W_max = cwnd at its start (and W_est from there): it grows from
