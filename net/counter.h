@@ -37,6 +37,7 @@
     X(tcp, rst_ignored, "tcp-rst-ignored")      /* out of window */           \
     X(tcp, challenge_ack, "tcp-challenge-ack")  /* RFC 5961 */                \
     X(tcp, challenge_limited, "tcp-challenge-limited")                        \
+    X(tcp, oow_ack_limited, "tcp-oow-ack-limited")                            \
     X(tcp, out_of_window, "tcp-out-of-window")  /* ACKed and dropped */       \
     X(tcp, paws_drop, "tcp-paws-drop")          /* RFC 7323 section 5 */      \
     X(tcp, no_ack, "tcp-no-ack")                /* ACK bit off */             \

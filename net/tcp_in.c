@@ -44,8 +44,10 @@ static void challenge_ack(struct tcp_conn *c, uint64_t now_ns)
 static void oow_ack(struct tcp_conn *c, const struct tcp_in *seg, uint64_t now_ns)
 {
     if (seg->len == 0 && !(seg->flags & (TCP_SYN | TCP_FIN))) {
-        if (c->oow_ack_ns && now_ns - c->oow_ack_ns < 500000000ull)
+        if (c->oow_ack_ns && now_ns - c->oow_ack_ns < 500000000ull) {
+            c->t->s->ctr.tcp_oow_ack_limited++;
             return;
+        }
         c->oow_ack_ns = now_ns;
     }
     c->flags |= TCP_CF_ACK_NOW;

@@ -337,6 +337,7 @@ TEST(tcp_review_out_of_step_acks_do_not_storm)
     to_conn(l, 1, c, c->rcv_nxt, c->snd_nxt, TCP_ACK | TCP_PSH, 65535, "0123456789", 10);
     CHECK(segments_in_100ms(l) < 20); /* 1,201 before */
     CHECK(tl_ctr(l, 0, "tcp-ack-unsent") >= 1);
+    CHECK(tl_ctr(l, 0, "tcp-oow-ack-limited") + tl_ctr(l, 1, "tcp-oow-ack-limited") >= 1);
     tcp_abort(a[0].c, l->now_ns);
     tcp_abort(a[1].c, l->now_ns);
     CHECK(tl_free(l));
