@@ -8,7 +8,6 @@
 
 #include "../../net/counter.h"
 #include "../../net/wire.h"
-#include "check.h"
 #include "fake_netdev.h"
 
 void ta_pump(struct ta *a, uint64_t now_ns)
@@ -169,17 +168,6 @@ struct tcp_conn *ta_connect6(struct tl *l, int side, uint16_t port, struct ta *a
     a->c = tcp_connect6_from(l->s[side], 0, tl_addr6[!side], port, &ta_cb, a, l->now_ns);
     tl_flush(l);
     return a->c;
-}
-
-struct tl *ta_pair(struct ta *a, const struct tl_opts *o)
-{
-    struct tl *l = tl_new(o);
-    ta_listen(l, 1, 80, &a[1]);
-    ta_connect(l, 0, 80, &a[0]);
-    tl_run(l, NULL, NULL, 1000000000ull);
-    CHECK_EQ(a[0].connected, 1);
-    CHECK_EQ(a[1].accepted, 1);
-    return l;
 }
 
 uint64_t tl_ctr(struct tl *l, int side, const char *name)

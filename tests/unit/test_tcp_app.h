@@ -9,6 +9,7 @@
 
 #include "../../net/tcp.h"
 #include "../../net/tcp_impl.h"
+#include "check.h"
 #include "test_tcp_link.h"
 
 /* One end: what it received, what it has to send. */
@@ -44,8 +45,18 @@ struct tcp_conn *ta_connect(struct tl *l, int side, uint16_t port, struct ta *a)
 /* The same over IPv6 (tl_addr6). */
 struct tcp_conn *ta_connect6(struct tl *l, int side, uint16_t port, struct ta *a);
 /* A new link with an established pair on port 80: a[0] on side 0
- * connected to a[1] on side 1 (checked). */
-struct tl *ta_pair(struct ta *a, const struct tl_opts *o);
+ * connected to a[1] on side 1 (checked: unit tests only, where CHECK
+ * counts). */
+static inline struct tl *ta_pair(struct ta *a, const struct tl_opts *o)
+{
+    struct tl *l = tl_new(o);
+    ta_listen(l, 1, 80, &a[1]);
+    ta_connect(l, 0, 80, &a[0]);
+    tl_run(l, NULL, NULL, 1000000000ull);
+    CHECK_EQ(a[0].connected, 1);
+    CHECK_EQ(a[1].accepted, 1);
+    return l;
+}
 
 /* Counter by name on a side. */
 uint64_t tl_ctr(struct tl *l, int side, const char *name);
