@@ -103,8 +103,6 @@ static inline __attribute__((always_inline)) bool new_ack(struct tcp_conn *c, ui
         c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
         tcp_rtt_sample(c, now_ns - c->rtt_start_ns);
     }
-    if (NET_UNLIKELY(c->flags & TCP_CF_IN_RECOVERY) && (c->flags & TCP_CF_SACK))
-        tcp_rack_acked(c, ack);
     c->snd_una = ack;
     tcp_sq_ack(c, ack);
     uint32_t start = SEQ_GT(ack, c->iss + 1) ? ack : c->iss + 1;
@@ -194,8 +192,13 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint32_t wnd
         c->retries = 0;
     if ((c->flags & TCP_CF_TLP) && SEQ_GEQ(ack, c->tlp_end))
         tlp_answered(c, seg, sacked_new, now_ns);
+    const uint32_t sack_recovery = TCP_CF_IN_RECOVERY | TCP_CF_SACK;
     bool acked_new = SEQ_GT(ack, c->snd_una);
     if (acked_new) {
+        /* Recovery never takes the fast path, so only here: before
+         * new_ack frees them, what the ACK delivers is noted for RACK. */
+        if ((c->flags & sack_recovery) == sack_recovery)
+            tcp_rack_acked(c, ack);
         if (!new_ack(c, ack, now_ns))
             return;
     } else if (ack == c->snd_una && !(seg->flags & (TCP_SYN | TCP_FIN)) && c->snd_nxt != c->snd_una &&
@@ -220,7 +223,6 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint32_t wnd
      * partial ACK does (tcp_rack_acked): a retransmission delivered shows
      * what was sent before it and is still out, such as a tail lost with
      * the recovery that no SACK above it will ever mark. */
-    const uint32_t sack_recovery = TCP_CF_IN_RECOVERY | TCP_CF_SACK;
     bool partial = acked_new && (c->flags & sack_recovery) == sack_recovery;
     if ((sacked_new || partial) && tcp_rack_detect(c, false, now_ns))
         tcp_rack_lost(c, now_ns);

@@ -227,6 +227,19 @@ class Lab:
         self.close()
 
 
+def buffers_settled(m, done, timeout=10.0):
+    """`show buffers json`'s pools once done([buffers each holds out]) is
+    true, or after timeout: a connection's last ACK, a frame waiting on ARP
+    or a TX ring not yet reclaimed holds some a moment longer, a leak for
+    good."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pools = m.json("show buffers json")["pools"]
+        if done([p["total"] - p["free"] for p in pools]) or time.monotonic() > deadline:
+            return pools
+        time.sleep(0.2)
+
+
 def curl_through(left, right, tmp_path, mb=10, timeout=240, addr_index=0):
     """curl mb MiB of random bytes from a Python HTTP server on right
     (port 8080 of its address addr_index, IPv4 or IPv6) to left; asserts

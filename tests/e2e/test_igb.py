@@ -116,14 +116,9 @@ def check_buffers_and_counters(m, smp):
         assert c["rx-packets"] > 0 and c["tx-packets"] > 0 and c["rx-error"] == 0, c
         assert i["offloads"]["rss"] is (smp > 1) and i["offloads"]["rx-csum"] is True, i["offloads"]
         assert i["offloads"]["tx-csum"] is True and i["offloads"]["tso4"] is i["offloads"]["tso6"] is True, i["offloads"]
-    deadline = time.monotonic() + 5
-    while True:
-        pools = m.json("show buffers json")["pools"]
-        held = [p["total"] - p["free"] for p in pools]
-        want = [len(ifs) * (RX_RING - 1) if core < MAX_QUEUES else 0 for core in range(smp)]  # core q: queue q
-        if held == want or time.monotonic() > deadline:
-            break
-        time.sleep(0.2)
+    want = [len(ifs) * (RX_RING - 1) if core < MAX_QUEUES else 0 for core in range(smp)]  # core q: queue q
+    pools = netlab.buffers_settled(m, lambda held: held == want, timeout=5)
+    held = [p["total"] - p["free"] for p in pools]
     assert held == want, f"buffers out of the pools {held}, RX rings hold {want}"
     assert all(p["alloc-fail"] == 0 for p in pools), pools
 

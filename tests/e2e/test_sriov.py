@@ -78,18 +78,11 @@ def sriov_lab(mkiso, request, record_ready):
 
 
 def check_buffers_back(m, when):
-    """Every buffer back in its pool but those the RX rings hold. A
-    connection's last ACK, a frame waiting on ARP or a TX ring not yet
-    reclaimed may hold some a moment longer: wait for the count to settle
-    (a leak never does), and say who held them if it does not."""
+    """Every buffer back in its pool but those the RX rings hold, once the
+    count settles; who held them if it does not."""
     want = 3 * (RX_RING - 1)
-    deadline = time.monotonic() + 10
-    while True:
-        pools = m.json("show buffers json")["pools"]
-        held = sum(p["total"] - p["free"] for p in pools)
-        if held == want or time.monotonic() > deadline:
-            break
-        time.sleep(0.3)
+    pools = netlab.buffers_settled(m, lambda held: sum(held) == want)
+    held = sum(p["total"] - p["free"] for p in pools)
     if held != want:
         print(pools, m.cmd("show tcp"), m.cmd("show arp json"), m.cmd("show neighbors json"), sep="\n")
     assert held == want, f"{when}: {held} buffers out of the pools, RX rings hold {want}"
