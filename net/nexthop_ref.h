@@ -11,7 +11,8 @@
  * (route.h): the writer seals the stamps after a change, and reclaims up to
  * the seal once every core has passed a quiescent point since
  * (userland/router.c). Until then the entry stays as it was, so a route
- * added through the same gateway meanwhile takes the slot back.
+ * added through the same gateway meanwhile takes the slot back. A bulk
+ * load holds its puts until its table is published (nexthop_ref_load_end).
  *
  * Writer only (the control plane): readers never look here. */
 #ifndef NET_NEXTHOP_REF_H
