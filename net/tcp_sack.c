@@ -8,8 +8,9 @@
  * segments there, and cannot see a retransmission lost in its turn. RACK
  * (RFC 8985 6.2) judges by the time each slot was last sent: one sent
  * before a slot the peer has since SACKed (or, in recovery, a partial ACK
- * delivered: tcp_rack_acked), by more than the reordering window, was lost (a whole burst lost but its last segment, which the
- * tail loss probe cannot repair once a SACK is in). A slot still inside
+ * delivered: tcp_rack_acked), by more than the reordering window, was
+ * lost (a whole burst lost but its last segment, which the tail loss
+ * probe cannot repair once a SACK is in). A slot still inside
  * the window waits for the reordering timer. Unlike the RFC, a first
  * transmission is left to IsLost while DupThresh slots sent after the
  * latest delivered are still out (docs/tcp.md, RACK for first
