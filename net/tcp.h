@@ -162,6 +162,8 @@ enum {
     TCP_SEG_LOST = 1u << 1,     /* to be retransmitted */
     TCP_SEG_RETX = 1u << 2,     /* retransmitted since marked lost */
     TCP_SEG_COPY = 1u << 3,     /* TCP's own buffer, open for appending */
+    TCP_SEG_AGAIN = 1u << 4,    /* ever sent again: a D-SACK may yet report it (undo) */
+    TCP_SEG_KEEP = TCP_SEG_COPY | TCP_SEG_AGAIN, /* what the scoreboard's marks leave */
 };
 
 struct tcp_listener {
@@ -266,7 +268,18 @@ struct tcp_conn {
     uint32_t dsack[2];                  /* a duplicate received: [left, right) */
     uint32_t min_rtt_t;                 /* smallest RTT sample, tcp_clock() units (none: max) */
     uint32_t rack_sent_t, rack_end;     /* RACK (RFC 8985): the latest sent of what was delivered */
-    bool rack_reord;                    /* the path reordered: RACK waits min_rtt / 4 */
+    bool rack_reord;                    /* the path reordered: RACK alone finds losses */
+    uint8_t reo_steps;                  /* RACK's window is (1 + it) min_rtt / 4 (RFC 8985 6.2 step 4) */
+    uint8_t reo_persist;                /* recoveries before reo_steps goes back to 0 */
+    uint32_t dsack_round;               /* snd_nxt when reo_steps last grew: once a round trip */
+    /* Undo (RFC 3708): the congestion state before the latest reduction,
+     * and where its episode's retransmissions began that the peer has not
+     * yet reported duplicate (D-SACK); at none, the reduction was for
+     * reordering. More than it holds: undo_on is off. */
+    uint32_t undo_cwnd, undo_ssthresh, undo_wmax;
+    uint32_t undo_seq[4];
+    uint8_t undo_n;
+    bool undo_on;
     uint32_t retransmits;               /* segments sent again (tcp_count_retransmit) */
     uint16_t mss_probe;                 /* MSS before a black-hole cut (0: none): tried again */
     uint64_t pmtu_probe_at;             /* when (0: not due) */

@@ -160,6 +160,12 @@ static void reduce(struct tcp_conn *c)
 
 void tcp_cc_loss(struct tcp_conn *c, uint64_t now_ns)
 {
+    /* What tcp_cc_undo restores if D-SACKs show every retransmission of
+     * the episode needless (RFC 3708 2). */
+    c->undo_cwnd = c->cwnd;
+    c->undo_ssthresh = c->ssthresh;
+    c->undo_wmax = c->cubic_wmax;
+    tcp_undo_arm(c);
     reduce(c);
     /* RFC 6675 5 step 4.2 / RFC 6582 3.2 step 3 (inflated by the three
      * duplicates that left the network). */
@@ -168,6 +174,7 @@ void tcp_cc_loss(struct tcp_conn *c, uint64_t now_ns)
 
 void tcp_cc_rto(struct tcp_conn *c, uint64_t now_ns)
 {
+    c->undo_on = false;
     if (!(c->flags & TCP_CF_IN_RECOVERY) && c->retries <= 1)
         reduce(c);
     c->cwnd = smss(c);
@@ -176,6 +183,19 @@ void tcp_cc_rto(struct tcp_conn *c, uint64_t now_ns)
      * 0 and W_max = cwnd at its start (cubic_start_epoch with no W_max),
      * not a concave climb back to the window of before the timeout. */
     c->cubic_wmax = 0;
+}
+
+void tcp_cc_undo(struct tcp_conn *c)
+{
+    c->undo_on = false;
+    if (c->cwnd < c->undo_cwnd)
+        c->cwnd = c->undo_cwnd;
+    if (c->ssthresh < c->undo_ssthresh)
+        c->ssthresh = c->undo_ssthresh;
+    if (c->cubic_wmax < c->undo_wmax)
+        c->cubic_wmax = c->undo_wmax;
+    c->cwnd_acc = 0;
+    c->cubic_epoch_ns = 0;
 }
 
 void tcp_cc_recovery_end(struct tcp_conn *c, uint64_t now_ns)

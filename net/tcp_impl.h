@@ -255,7 +255,7 @@ void tcp_sq_shrink(struct tcp_conn *c);
 /* Retransmit the first unacknowledged slot now. */
 void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns);
 /* A segment went again: the stack's count and the connection's. */
-void tcp_count_retransmit(struct tcp_conn *c);
+void tcp_count_retransmit(struct tcp_conn *c, uint32_t seq); /* seq: where it began */
 /* The tail loss probe (RFC 8985 7.3): one new segment if the peer's
  * window takes it, else the last segment sent (and the FIN) again. */
 void tcp_send_tlp(struct tcp_conn *c, uint64_t now_ns);
@@ -287,9 +287,25 @@ void tcp_rack_acked(struct tcp_conn *c, uint32_t ack);
  * time), marked lost (a retransmission: to be sent again); the others
  * inside the window arm the reordering timer. Returns the slots marked. */
 uint32_t tcp_rack_detect(struct tcp_conn *c, bool expired, uint64_t now_ns);
+/* A D-SACK in o (RFC 2883 4: the first block, below ack or inside the
+ * second): RACK's window widens, and when it reports the last of a
+ * recovery's retransmissions, the recovery is undone (tcp_cc_undo). */
+void tcp_dsack_input(struct tcp_conn *c, const struct tcp_opts *o, uint32_t ack);
+/* The path has reordered: with SACK, RACK's window alone says what is
+ * lost, DupThresh no longer (RFC 8985 6.2; Linux does the same). */
+static inline bool tcp_rack_only(const struct tcp_conn *c)
+{
+    return c->rack_reord && (c->flags & TCP_CF_SACK);
+}
 void tcp_sack_mark_lost(struct tcp_conn *c);
 bool tcp_sack_first_lost(struct tcp_conn *c);
 uint32_t tcp_pipe(struct tcp_conn *c);
+/* An episode begins that tcp_dsack_input may undo: the retransmissions
+ * still out count for it too (a copy that repaired a loss before is not
+ * needless now; Linux counts its retrans_out alike). */
+void tcp_undo_arm(struct tcp_conn *c);
+/* A retransmission beginning at seq, for the episode's count. */
+void tcp_undo_note(struct tcp_conn *c, uint32_t seq);
 void tcp_marks_clear(struct tcp_conn *c);
 /* A timeout: every slot sent is lost, SACK information dropped (RFC 6675 5.1). */
 void tcp_mark_all_lost(struct tcp_conn *c);
@@ -317,6 +333,9 @@ void tcp_enter_recovery(struct tcp_conn *c, uint64_t now_ns);
  * recover point says these belong to the last. */
 void tcp_rack_lost(struct tcp_conn *c, uint64_t now_ns);
 void tcp_cc_rto(struct tcp_conn *c, uint64_t now_ns);
+/* The reduction of tcp_cc_loss was needless: the window and threshold of
+ * before come back (RFC 3708 5's response, as Linux's undo does). */
+void tcp_cc_undo(struct tcp_conn *c);
 void tcp_cc_recovery_end(struct tcp_conn *c, uint64_t now_ns);
 
 /* tcp_timer.c */

@@ -72,7 +72,8 @@ static bool acceptable(struct tcp_conn *c, const struct tcp_in *seg)
            (SEQ_LEQ(c->rcv_nxt, seg->seq + len - 1) && SEQ_LT(seg->seq + len - 1, c->rcv_nxt + wnd));
 }
 
-void tcp_enter_recovery(struct tcp_conn *c, uint64_t now_ns)
+/* Recovery begins, the window reduced once for the flight out. */
+static void begin_recovery(struct tcp_conn *c, uint64_t now_ns)
 {
     c->t->s->ctr.tcp_fast_recovery++;
     c->flags = (c->flags & ~(uint32_t)(TCP_CF_TLP | TCP_CF_TLP_RETX)) | TCP_CF_IN_RECOVERY;
@@ -80,16 +81,28 @@ void tcp_enter_recovery(struct tcp_conn *c, uint64_t now_ns)
     if (c->flags & TCP_CF_PTO) /* no probe in recovery (RFC 8985 7.2) */
         tcp_rto_arm(c, now_ns);
     tcp_cc_loss(c, now_ns);
-    if (c->flags & TCP_CF_SACK)
+    if ((c->flags & TCP_CF_SACK) && !c->rack_reord)
         tcp_sack_mark_lost(c);
+}
+
+void tcp_enter_recovery(struct tcp_conn *c, uint64_t now_ns)
+{
+    begin_recovery(c, now_ns);
     tcp_retransmit_first(c, now_ns);
 }
 
 void tcp_rack_lost(struct tcp_conn *c, uint64_t now_ns)
 {
-    if (!(c->flags & TCP_CF_IN_RECOVERY) && SEQ_GEQ(c->snd_una, c->recover) && c->snd_una != c->snd_nxt &&
-        (tcp_sq_at(c, 0)->flags & TCP_SEG_LOST))
+    if ((c->flags & TCP_CF_IN_RECOVERY) || SEQ_LT(c->snd_una, c->recover) || c->snd_una == c->snd_nxt)
+        return;
+    /* A loss anywhere in the flight calls for the congestion response
+     * (RFC 8985 6.2 step 5 with RFC 6675's recovery); a slot other than
+     * the first goes out from tcp_output's send_lost, with the others
+     * marked. */
+    if (tcp_sq_at(c, 0)->flags & TCP_SEG_LOST)
         tcp_enter_recovery(c, now_ns);
+    else
+        begin_recovery(c, now_ns);
 }
 
 /* SND.UNA moves to ack (RFC 9293 3.10.7.4 fifth check): the send queue,
@@ -114,8 +127,11 @@ static inline __attribute__((always_inline)) bool new_ack(struct tcp_conn *c, ui
             tcp_marks_clear(c);
             tcp_cc_recovery_end(c, now_ns);
             c->dupacks = 0;
+            if (c->reo_persist && --c->reo_persist == 0)
+                c->reo_steps = 0; /* RFC 8985 6.2 step 4 */
         } else if (c->flags & TCP_CF_SACK) {
-            tcp_sack_mark_lost(c); /* RFC 6675: the loop in tcp_output sends */
+            if (!c->rack_reord)
+                tcp_sack_mark_lost(c); /* RFC 6675: the loop in tcp_output sends */
             if ((c->flags & TCP_CF_FIN_SENT) && ack == c->snd_end)
                 c->flags |= TCP_CF_FIN_LOST; /* all data in, the FIN (sent before the repair) not */
         } else {
@@ -184,8 +200,10 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint32_t wnd
     uint32_t ack = seg->ack;
     bool sacked_new = false;
 
-    if ((c->flags & TCP_CF_SACK) && seg->opt.nsack)
+    if ((c->flags & TCP_CF_SACK) && seg->opt.nsack) {
+        tcp_dsack_input(c, &seg->opt, ack);
         sacked_new = tcp_sack_update(c, &seg->opt, ack) != 0;
+    }
     /* RFC 9293 3.8.6.1: while the peer answers the window probes the
      * connection MUST stay open (the probes still back off: persist_shift). */
     if (c->flags & TCP_CF_PERSIST)
@@ -208,11 +226,11 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint32_t wnd
         s->ctr.tcp_dup_ack++;
         c->dupacks++;
         if (c->flags & TCP_CF_IN_RECOVERY) {
-            if (c->flags & TCP_CF_SACK)
-                tcp_sack_mark_lost(c);
-            else
+            if (!(c->flags & TCP_CF_SACK))
                 c->cwnd += c->seg_size; /* RFC 5681 3.2 step 4 */
-        } else if (SEQ_GEQ(c->snd_una, c->recover) &&
+            else if (!c->rack_reord)
+                tcp_sack_mark_lost(c);
+        } else if (!tcp_rack_only(c) && SEQ_GEQ(c->snd_una, c->recover) &&
                    (c->dupacks == TCP_DUPTHRESH ||
                     ((c->flags & TCP_CF_SACK) && sacked_new && tcp_sack_first_lost(c)))) {
             tcp_enter_recovery(c, now_ns);

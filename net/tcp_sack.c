@@ -49,14 +49,15 @@ static void rack_note(struct tcp_conn *c, const struct tcp_seg *sg, uint8_t was,
 /* RACK's reordering window (RFC 8985 6.2 step 4), in tcp_clock units:
  * none while the peer has not reordered and a loss is certain anyway (in
  * recovery, or DupThresh slots SACKed); else a quarter of the smallest
- * RTT, at most SRTT (no sample yet: endless, IsLost decides). */
+ * RTT, times 1 + reo_steps (one more for each round trip with D-SACKs),
+ * at most SRTT (no sample yet: endless, IsLost decides). */
 static int32_t rack_reo_wnd(const struct tcp_conn *c, uint32_t sacked_slots)
 {
     if (!c->rack_reord && ((c->flags & TCP_CF_IN_RECOVERY) || sacked_slots >= TCP_DUPTHRESH))
         return 0;
     if (c->min_rtt_t == UINT32_MAX)
         return INT32_MAX;
-    uint32_t reo = c->min_rtt_t / 4, srtt = (uint32_t)(c->srtt_ns >> 10);
+    uint64_t reo = (uint64_t)(c->min_rtt_t / 4) * (1u + c->reo_steps), srtt = c->srtt_ns >> 10;
     return (int32_t)(reo < srtt ? reo : srtt);
 }
 
@@ -87,7 +88,7 @@ uint32_t tcp_rack_detect(struct tcp_conn *c, bool expired, uint64_t now_ns)
         int32_t d = rack_age(c, sg);
         if (d < 0)
             continue;
-        if (!(f & TCP_SEG_RETX) && later >= TCP_DUPTHRESH)
+        if (!(f & TCP_SEG_RETX) && later >= TCP_DUPTHRESH && !tcp_rack_only(c))
             continue; /* the duplicate ACKs still to come tell (IsLost) */
         if (d < reo) {
             wait = reo - d > wait ? reo - d : wait;
@@ -131,7 +132,7 @@ uint32_t tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o, uint32_t 
                 break;
             if (SEQ_LEQ(l, sg->seq) && SEQ_LEQ(sg->seq + sg->len, r) && !(sg->flags & TCP_SEG_SACKED)) {
                 uint8_t was = sg->flags;
-                set_flags(c, sg, (uint8_t)((sg->flags & TCP_SEG_COPY) | TCP_SEG_SACKED));
+                set_flags(c, sg, (uint8_t)((sg->flags & TCP_SEG_KEEP) | TCP_SEG_SACKED));
                 marked++;
                 rack_note(c, sg, was, now_t);
                 /* Sent once and filling in below what was SACKed before:
@@ -142,6 +143,62 @@ uint32_t tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o, uint32_t 
         }
     }
     return marked;
+}
+
+void tcp_dsack_input(struct tcp_conn *c, const struct tcp_opts *o, uint32_t ack)
+{
+    uint32_t l = o->sack[0][0], r = o->sack[0][1];
+    if (!SEQ_LT(l, r) ||
+        !(SEQ_LEQ(r, ack) || (o->nsack > 1 && SEQ_LEQ(o->sack[1][0], l) && SEQ_LEQ(r, o->sack[1][1]))))
+        return;
+    c->t->s->ctr.tcp_dsack_rx++;
+    /* RFC 8985 6.2 step 4: once a round trip, for the next 16 recoveries. */
+    if (c->reo_persist == 0 || SEQ_GEQ(c->snd_una, c->dsack_round)) {
+        if (c->reo_steps < UINT8_MAX)
+            c->reo_steps++;
+        c->dsack_round = c->snd_nxt;
+        c->reo_persist = 16;
+    }
+    /* RFC 3708 2: the last of the episode's retransmissions reported
+     * duplicate: each original arrived, the path reordered them. Only a
+     * copy we sent counts (the network may duplicate an original too). */
+    uint32_t i = 0;
+    while (i < c->undo_n && c->undo_seq[i] != l)
+        i++;
+    if (!c->undo_on || i == c->undo_n)
+        return;
+    c->undo_seq[i] = c->undo_seq[--c->undo_n];
+    if (c->undo_n)
+        return;
+    c->t->s->ctr.tcp_undo++;
+    tcp_cc_undo(c);
+    c->rack_reord = true;
+    if (c->flags & TCP_CF_IN_RECOVERY) {
+        c->flags &= ~(uint32_t)TCP_CF_IN_RECOVERY;
+        tcp_marks_clear(c); /* RACK finds again what is lost after all */
+        c->dupacks = 0;
+    }
+    c->recover = c->snd_una; /* no reduction to keep a second one from */
+}
+
+void tcp_undo_note(struct tcp_conn *c, uint32_t seq)
+{
+    if (c->undo_n == sizeof(c->undo_seq) / sizeof(c->undo_seq[0]))
+        c->undo_on = false; /* too many to tell: a loss, most likely */
+    else
+        c->undo_seq[c->undo_n++] = seq;
+}
+
+void tcp_undo_arm(struct tcp_conn *c)
+{
+    uint32_t n = tcp_sent_slots(c);
+    c->undo_on = true;
+    c->undo_n = 0;
+    for (uint32_t i = 0; i < n && c->undo_on; i++) {
+        const struct tcp_seg *sg = tcp_sq_at(c, i);
+        if (sg->flags & TCP_SEG_AGAIN)
+            tcp_undo_note(c, SEQ_GT(c->snd_una, sg->seq) ? c->snd_una : sg->seq);
+    }
 }
 
 void tcp_rack_acked(struct tcp_conn *c, uint32_t ack)
@@ -173,7 +230,7 @@ void tcp_sack_mark_lost(struct tcp_conn *c)
             slots++;
         } else if (SEQ_LT(sg->seq, c->sack_high) && !(sg->flags & TCP_SEG_LOST) &&
                    lost_rule(c, bytes, slots)) {
-            set_flags(c, sg, (uint8_t)((sg->flags & TCP_SEG_COPY) | TCP_SEG_LOST));
+            set_flags(c, sg, (uint8_t)((sg->flags & TCP_SEG_KEEP) | TCP_SEG_LOST));
         }
     }
 }
@@ -217,7 +274,7 @@ void tcp_marks_clear(struct tcp_conn *c)
 {
     for (uint32_t i = 0; i < c->sq_n; i++) {
         struct tcp_seg *sg = tcp_sq_at(c, i);
-        set_flags(c, sg, (uint8_t)(sg->flags & (TCP_SEG_COPY | TCP_SEG_SACKED)));
+        set_flags(c, sg, (uint8_t)(sg->flags & (TCP_SEG_KEEP | TCP_SEG_SACKED)));
     }
 }
 
@@ -226,7 +283,7 @@ void tcp_mark_all_lost(struct tcp_conn *c)
     uint32_t n = tcp_sent_slots(c);
     for (uint32_t i = 0; i < c->sq_n; i++) {
         struct tcp_seg *sg = tcp_sq_at(c, i);
-        set_flags(c, sg, (uint8_t)((sg->flags & TCP_SEG_COPY) | (i < n ? TCP_SEG_LOST : 0)));
+        set_flags(c, sg, (uint8_t)((sg->flags & TCP_SEG_KEEP) | (i < n ? TCP_SEG_LOST : 0)));
     }
     c->sack_high = c->snd_una;
     if ((c->flags & TCP_CF_FIN_SENT) && SEQ_LEQ(c->snd_una, c->snd_end))

@@ -109,6 +109,7 @@ static void wire_put(struct tl *l, int from, struct pkt *p)
             at += l->o.reorder_ns;
         }
     }
+    at += l->tap_delay_ns;
     heap_push(l, (struct tl_frame){at, l->order++, p, to});
 }
 
@@ -117,6 +118,7 @@ static void send_one(struct tl *l, int from, struct pkt *p)
 {
     if ((p->flags & PKT_TX_L4_CSUM) && !(l->nd[from].dev.offloads & NETDEV_OFF_TX_CSUM))
         abort(); /* ip4_output must have summed it */
+    l->tap_delay_ns = 0;
     if (l->tap && !l->tap(l->tap_ctx, l, from, p)) {
         pkt_free(p);
         return;

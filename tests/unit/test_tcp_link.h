@@ -77,6 +77,7 @@ struct tl {
     uint32_t queued[2];
     tl_tap_fn tap;
     void *tap_ctx;
+    uint64_t tap_delay_ns;      /* a tap may set it: this frame travels that much longer */
     /* What the wire did. */
     uint64_t frames, lost, duped, reordered, overflow, no_buf;
     uint64_t tso_frames;        /* cut into segments by the sending "NIC" */

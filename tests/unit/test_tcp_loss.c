@@ -161,12 +161,12 @@ static bool drop_tap(void *ctx, struct tl *l, int from, struct pkt *p)
 /* 400,000 bytes from side 0 over a 2 ms round trip through d's drops,
  * all of them arriving intact; returns the link (x and the counters still
  * to check) and the simulated ns taken in *ns. */
-static struct tl *dropped_transfer(struct xfer *x, struct dropper *d, uint64_t *ns)
+static struct tl *tapped_transfer(struct xfer *x, tl_tap_fn tap, void *ctx, uint32_t *base, uint64_t *ns)
 {
     struct tl_opts o = {.delay_ns = 1000000};
     struct tl *l = tl_new(&o);
-    l->tap = drop_tap;
-    l->tap_ctx = d;
+    l->tap = tap;
+    l->tap_ctx = ctx;
     x->want = 400000;
     x->a[0].tx_total = 400000;
     x->a[0].zero_copy = true;
@@ -174,13 +174,18 @@ static struct tl *dropped_transfer(struct xfer *x, struct dropper *d, uint64_t *
     x->a[1].close_on_fin = true;
     ta_listen(l, 1, 9, &x->a[1]);
     ta_connect(l, 0, 9, &x->a[0]);
-    d->base = x->a[0].c->iss + 1;
+    *base = x->a[0].c->iss + 1;
     uint64_t t0 = l->now_ns;
     CHECK(tl_run(l, xfer_done, x, 10000000000ull));
     *ns = l->now_ns - t0;
     CHECK_EQ(x->a[1].rx_bytes, 400000);
     CHECK_EQ(x->a[1].rx_bad, 0);
     return l;
+}
+
+static struct tl *dropped_transfer(struct xfer *x, struct dropper *d, uint64_t *ns)
+{
+    return tapped_transfer(x, drop_tap, d, &d->base, ns);
 }
 
 /* Three holes in one flight, recovered by SACK in one round; with_window:
@@ -970,4 +975,90 @@ TEST(tcp_snd_large_queue_back_when_idle)
     tcp_abort(c, l->now_ns);
     CHECK(tl_free(l));
     free(x); /* after: the peer's connection closes in tl_free */
+}
+
+/* Holds chosen data segments of side 0 back by extra_ns, the first time
+ * they are sent: the path reorders them, nothing is lost. */
+struct delayer {
+    uint32_t base;              /* side 0's ISN + 1 */
+    uint32_t at[2];             /* offsets from base */
+    bool done[2];
+    uint64_t extra_ns;
+    struct xfer *x;
+    uint32_t ssthresh[2];       /* side 0's when each was held back */
+};
+
+static bool delay_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    struct delayer *d = ctx;
+    struct ta_seg s;
+    if (from != 0 || !ta_parse(p, &s) || s.len == 0)
+        return true;
+    for (int i = 0; i < 2; i++)
+        if (s.seq - d->base == d->at[i] && !d->done[i]) {
+            d->done[i] = true;
+            d->ssthresh[i] = d->x->a[0].c->ssthresh;
+            l->tap_delay_ns = d->extra_ns;
+        }
+    return true;
+}
+
+/* A segment arrives 300 us after the three behind it (a 2 ms round trip):
+ * DupThresh takes it for lost, and it is sent again. The D-SACK of that
+ * copy shows the reduction needless: it is undone (RFC 3708), the path
+ * counts as reordering, and from then on RACK alone judges losses, with a
+ * window of min_rtt / 4 times 2 (RFC 8985 6.2): the same delay later
+ * costs nothing. Before, every such delay was a recovery, and 2% of
+ * segments so delayed made a transfer ten times slower. */
+TEST(tcp_reordering_undone_then_tolerated)
+{
+    struct xfer *x = calloc(1, sizeof(*x));
+    struct delayer d = {.at = {12 * 1448, 200 * 1448}, .extra_ns = 300000, .x = x};
+    uint64_t ns;
+    struct tl *l = tapped_transfer(x, delay_tap, &d, &d.base, &ns);
+    CHECK(d.done[0] && d.done[1]);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-fast-recovery"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-retransmit"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-dsack-rx"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-undo"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
+    CHECK_EQ(d.ssthresh[1], d.ssthresh[0]); /* slow start went on */
+    free(x);
+    CHECK(tl_free(l));
+}
+
+/* Bulk over a 1 Gbit/s bottleneck with 2% of segments 200 us late (a
+ * tenth of the round trip), nothing lost: a recovery or two before the
+ * path counts as reordering, none after (0.19 s simulated, as with no
+ * reordering). Before, 117 recoveries, 138 needless retransmissions and
+ * 1.9 s. */
+TEST(tcp_bulk_through_reordering)
+{
+    struct tl_opts o = {.reorder_ppm = 20000, .reorder_ns = 200000, .delay_ns = 1000000,
+                        .rate_bps = 1000000000ull, .queue_max = 100000, .seed = 5};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    transfer(l, x, 20u << 20, true, TCP_CC_CUBIC);
+    no_malformed(l);
+    CHECK(l->reordered > 400 && l->lost == 0 && l->overflow == 0);
+    CHECK(tl_ctr(l, 0, "tcp-undo") >= 1);
+    CHECK(tl_ctr(l, 0, "tcp-fast-recovery") <= 3);
+    CHECK(tl_ctr(l, 0, "tcp-retransmit") <= 3);
+    free(x);
+    CHECK(tl_free(l));
+}
+
+/* Loss alone: every retransmission was needed, nothing is undone. */
+TEST(tcp_loss_without_reordering_not_undone)
+{
+    struct tl_opts o = {.loss_ppm = 10000, .delay_ns = 1000000, .rate_bps = 1000000000ull, .seed = 9};
+    struct tl *l = tl_new(&o);
+    struct xfer *x = calloc(1, sizeof(*x));
+    transfer(l, x, 8u << 20, true, TCP_CC_CUBIC);
+    no_malformed(l);
+    CHECK(l->lost > 50 && l->reordered == 0 && l->duped == 0);
+    CHECK(tl_ctr(l, 0, "tcp-fast-recovery") > 0);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-undo"), 0);
+    free(x);
+    CHECK(tl_free(l));
 }
