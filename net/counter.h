@@ -56,7 +56,7 @@
     X(tcp, tlp_loss, "tcp-tlp-loss")            /* losses a probe repaired */ \
     X(tcp, lost_retransmit, "tcp-lost-retransmit") /* lost again (RACK) */    \
     X(tcp, dsack_rx, "tcp-dsack-rx")            /* the peer had it twice */   \
-    X(tcp, undo, "tcp-undo")                    /* a recovery undone: D-SACKs showed no loss */ \
+    X(tcp, undo, "tcp-undo")                    /* a reduction undone: no loss after all */ \
     X(tcp, window_probe, "tcp-window-probe")                                  \
     X(tcp, keepalive_tx, "tcp-keepalive-tx")                                  \
     X(tcp, timeout, "tcp-timeout")              /* gave up: reset */          \

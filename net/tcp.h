@@ -280,6 +280,8 @@ struct tcp_conn {
     uint32_t undo_seq[4];
     uint8_t undo_n;
     bool undo_on;
+    bool rto_eifel;                     /* a first timeout's ACK to judge (RFC 3522) */
+    uint32_t rto_tsval;                 /* the TSval its retransmission carried */
     uint32_t retransmits;               /* segments sent again (tcp_count_retransmit) */
     uint16_t mss_probe;                 /* MSS before a black-hole cut (0: none): tried again */
     uint64_t pmtu_probe_at;             /* when (0: not due) */

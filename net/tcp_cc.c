@@ -174,7 +174,16 @@ void tcp_cc_loss(struct tcp_conn *c, uint64_t now_ns)
 
 void tcp_cc_rto(struct tcp_conn *c, uint64_t now_ns)
 {
+    /* The first timeout keeps what tcp_cc_undo restores should the next
+     * ACK show it spurious (tcp_in.c, RFC 3522). */
     c->undo_on = false;
+    c->rto_eifel = c->retries == 1 && (c->flags & TCP_CF_TS);
+    if (c->rto_eifel) {
+        c->undo_cwnd = c->cwnd;
+        c->undo_ssthresh = c->ssthresh;
+        c->undo_wmax = c->cubic_wmax;
+        c->rto_tsval = tcp_ts_now(now_ns) + c->ts_offset;
+    }
     if (!(c->flags & TCP_CF_IN_RECOVERY) && c->retries <= 1)
         reduce(c);
     c->cwnd = smss(c);

@@ -192,6 +192,23 @@ static void tlp_answered(struct tcp_conn *c, const struct tcp_in *seg, bool sack
     c->flags &= ~(uint32_t)(TCP_CF_TLP | TCP_CF_TLP_RETX);
 }
 
+/* Eifel detection (RFC 3522): the first ACK of new data after a timeout
+ * echoes a timestamp older than the retransmission's, so the original
+ * got there and the timeout was a delay. RFC 4015's response: the window
+ * of before comes back, and what the timeout marked lost is not sent
+ * again (Linux's F-RTO and undo spare it alike). */
+static void eifel(struct tcp_conn *c, const struct tcp_in *seg)
+{
+    c->rto_eifel = false;
+    if (!seg->opt.has_ts || !SEQ_LT(seg->opt.tsecr, c->rto_tsval))
+        return;
+    c->t->s->ctr.tcp_undo++;
+    tcp_cc_undo(c);
+    tcp_marks_clear(c);
+    c->flags &= ~(uint32_t)TCP_CF_FIN_LOST;
+    c->recover = c->snd_una;
+}
+
 /* RFC 9293 3.10.7.4 fifth check, for an acceptable ACK: new data
  * acknowledged, duplicate ACKs and recovery, the peer's window. */
 static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint32_t wnd, uint64_t now_ns)
@@ -213,6 +230,8 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint32_t wnd
     const uint32_t sack_recovery = TCP_CF_IN_RECOVERY | TCP_CF_SACK;
     bool acked_new = SEQ_GT(ack, c->snd_una);
     if (acked_new) {
+        if (c->rto_eifel)
+            eifel(c, seg);
         /* Recovery never takes the fast path, so only here: before
          * new_ack frees them, what the ACK delivers is noted for RACK. */
         if ((c->flags & sack_recovery) == sack_recovery)

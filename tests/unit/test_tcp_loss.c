@@ -1062,3 +1062,52 @@ TEST(tcp_loss_without_reordering_not_undone)
     free(x);
     CHECK(tl_free(l));
 }
+
+/* The link from side 0 stalls for stall_ns from its from_seg-th data
+ * segment on: what is sent meanwhile arrives in order when it ends. */
+struct stall {
+    int data_segs, from_seg;
+    uint64_t start_ns, stall_ns;
+    struct xfer *x;
+    uint32_t ssthresh[2];       /* side 0's when the stall began, and at its first data after it */
+};
+
+static bool stall_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    struct stall *k = ctx;
+    struct ta_seg s;
+    if (from != 0 || !ta_parse(p, &s))
+        return true;
+    if (s.len && ++k->data_segs == k->from_seg) {
+        k->start_ns = l->now_ns;
+        k->ssthresh[0] = k->x->a[0].c->ssthresh;
+    }
+    if (k->start_ns && l->now_ns - k->start_ns < k->stall_ns)
+        l->tap_delay_ns = k->start_ns + k->stall_ns - l->now_ns;
+    else if (k->start_ns && !k->ssthresh[1] && s.len && k->x->a[0].c)
+        k->ssthresh[1] = k->x->a[0].c->ssthresh;
+    return true;
+}
+
+/* A 300 ms stall outlasts the RTO (200 ms): the timeout sends the first
+ * segment again, and the ACK of the originals, which arrive first, echoes
+ * an older timestamp than that copy carried. The timeout was spurious
+ * (Eifel, RFC 3522): the window of before comes back (RFC 4015), slow
+ * start goes on, and nothing more is sent again. */
+TEST(tcp_spurious_timeout_undone)
+{
+    struct xfer *x = calloc(1, sizeof(*x));
+    struct stall k = {.from_seg = 30, .stall_ns = 300000000, .x = x};
+    uint32_t base;
+    uint64_t ns;
+    struct tl *l = tapped_transfer(x, stall_tap, &k, &base, &ns);
+    CHECK(k.start_ns != 0);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-undo"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-retransmit"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-fast-recovery"), 0);
+    CHECK(k.ssthresh[1] != 0);
+    CHECK_EQ(k.ssthresh[1], k.ssthresh[0]);
+    free(x);
+    CHECK(tl_free(l));
+}
