@@ -273,11 +273,11 @@ struct tcp_conn {
     uint8_t reo_persist;                /* recoveries before reo_steps goes back to 0 */
     uint32_t dsack_round;               /* snd_nxt when reo_steps last grew: once a round trip */
     /* Undo (RFC 3708): the congestion state before the latest reduction,
-     * and where its episode's retransmissions began that the peer has not
-     * yet reported duplicate (D-SACK); at none, the reduction was for
-     * reordering. More than it holds: undo_on is off. */
+     * and what of its episode's retransmissions the peer has not yet
+     * reported duplicate (D-SACK), [from, to); at none, the reduction was
+     * for reordering. More than it holds: undo_on is off. */
     uint32_t undo_cwnd, undo_ssthresh, undo_wmax;
-    uint32_t undo_seq[4];
+    uint32_t undo_seq[4][2];
     uint8_t undo_n;
     bool undo_on;
     bool rto_eifel;                     /* a first timeout's ACK to judge (RFC 3522) */

@@ -255,7 +255,7 @@ void tcp_sq_shrink(struct tcp_conn *c);
 /* Retransmit the first unacknowledged slot now. */
 void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns);
 /* A segment went again: the stack's count and the connection's. */
-void tcp_count_retransmit(struct tcp_conn *c, uint32_t seq); /* seq: where it began */
+void tcp_count_retransmit(struct tcp_conn *c, uint32_t from, uint32_t to); /* what went again */
 /* The tail loss probe (RFC 8985 7.3): one new segment if the peer's
  * window takes it, else the last segment sent (and the FIN) again. */
 void tcp_send_tlp(struct tcp_conn *c, uint64_t now_ns);
@@ -292,10 +292,11 @@ uint32_t tcp_rack_detect(struct tcp_conn *c, bool expired, uint64_t now_ns);
  * recovery's retransmissions, the recovery is undone (tcp_cc_undo). */
 void tcp_dsack_input(struct tcp_conn *c, const struct tcp_opts *o, uint32_t ack);
 /* The path has reordered: with SACK, RACK's window alone says what is
- * lost, DupThresh no longer (RFC 8985 6.2; Linux does the same). */
+ * lost, DupThresh no longer (RFC 8985 6.2; Linux does the same); not
+ * before an RTT sample gives the window a size. */
 static inline bool tcp_rack_only(const struct tcp_conn *c)
 {
-    return c->rack_reord && (c->flags & TCP_CF_SACK);
+    return c->rack_reord && (c->flags & TCP_CF_SACK) && c->min_rtt_t != UINT32_MAX;
 }
 void tcp_sack_mark_lost(struct tcp_conn *c);
 bool tcp_sack_first_lost(struct tcp_conn *c);
@@ -304,8 +305,11 @@ uint32_t tcp_pipe(struct tcp_conn *c);
  * still out count for it too (a copy that repaired a loss before is not
  * needless now; Linux counts its retrans_out alike). */
 void tcp_undo_arm(struct tcp_conn *c);
-/* A retransmission beginning at seq, for the episode's count. */
-void tcp_undo_note(struct tcp_conn *c, uint32_t seq);
+/* A retransmission of [from, to), for the episode's count. */
+void tcp_undo_note(struct tcp_conn *c, uint32_t from, uint32_t to);
+/* The episode's reduction was needless: undone (tcp_cc_undo), recovery
+ * over, and the path counts as reordering. */
+void tcp_undo(struct tcp_conn *c);
 void tcp_marks_clear(struct tcp_conn *c);
 /* A timeout: every slot sent is lost, SACK information dropped (RFC 6675 5.1). */
 void tcp_mark_all_lost(struct tcp_conn *c);

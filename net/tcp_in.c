@@ -81,7 +81,7 @@ static void begin_recovery(struct tcp_conn *c, uint64_t now_ns)
     if (c->flags & TCP_CF_PTO) /* no probe in recovery (RFC 8985 7.2) */
         tcp_rto_arm(c, now_ns);
     tcp_cc_loss(c, now_ns);
-    if ((c->flags & TCP_CF_SACK) && !c->rack_reord)
+    if ((c->flags & TCP_CF_SACK) && !tcp_rack_only(c))
         tcp_sack_mark_lost(c);
 }
 
@@ -129,8 +129,10 @@ static inline __attribute__((always_inline)) bool new_ack(struct tcp_conn *c, ui
             c->dupacks = 0;
             if (c->reo_persist && --c->reo_persist == 0)
                 c->reo_steps = 0; /* RFC 8985 6.2 step 4 */
+            if (c->undo_on && c->undo_n == 0)
+                tcp_undo(c); /* nothing was sent again: the originals all got there */
         } else if (c->flags & TCP_CF_SACK) {
-            if (!c->rack_reord)
+            if (!tcp_rack_only(c))
                 tcp_sack_mark_lost(c); /* RFC 6675: the loop in tcp_output sends */
             if ((c->flags & TCP_CF_FIN_SENT) && ack == c->snd_end)
                 c->flags |= TCP_CF_FIN_LOST; /* all data in, the FIN (sent before the repair) not */
@@ -228,13 +230,17 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint32_t wnd
     if ((c->flags & TCP_CF_TLP) && SEQ_GEQ(ack, c->tlp_end))
         tlp_answered(c, seg, sacked_new, now_ns);
     const uint32_t sack_recovery = TCP_CF_IN_RECOVERY | TCP_CF_SACK;
-    bool acked_new = SEQ_GT(ack, c->snd_una);
+    bool acked_new = SEQ_GT(ack, c->snd_una), rack_run = false;
     if (acked_new) {
         if (c->rto_eifel)
             eifel(c, seg);
-        /* Recovery never takes the fast path, so only here: before
-         * new_ack frees them, what the ACK delivers is noted for RACK. */
-        if ((c->flags & sack_recovery) == sack_recovery)
+        /* Before new_ack frees them, what the ACK delivers is noted for
+         * RACK, in SACK recovery and wherever RACK alone judges a
+         * scoreboard: its detection runs below, which also re-arms the
+         * reordering timer new_ack has replaced by the RTO (neither
+         * takes the fast path). */
+        rack_run = (c->flags & sack_recovery) == sack_recovery || (tcp_rack_only(c) && c->nmarked);
+        if (rack_run)
             tcp_rack_acked(c, ack);
         if (!new_ack(c, ack, now_ns))
             return;
@@ -247,7 +253,7 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint32_t wnd
         if (c->flags & TCP_CF_IN_RECOVERY) {
             if (!(c->flags & TCP_CF_SACK))
                 c->cwnd += c->seg_size; /* RFC 5681 3.2 step 4 */
-            else if (!c->rack_reord)
+            else if (!tcp_rack_only(c))
                 tcp_sack_mark_lost(c);
         } else if (!tcp_rack_only(c) && SEQ_GEQ(c->snd_una, c->recover) &&
                    (c->dupacks == TCP_DUPTHRESH ||
@@ -256,11 +262,11 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint32_t wnd
         }
     }
     /* RACK, once the ACK has taken what it covers and recovery has begun
-     * or ended: what the new blocks show lost, and in SACK recovery what a
-     * partial ACK does (tcp_rack_acked): a retransmission delivered shows
+     * or ended: what the new blocks show lost, and what an ACK noted
+     * above delivers (tcp_rack_acked): a retransmission delivered shows
      * what was sent before it and is still out, such as a tail lost with
      * the recovery that no SACK above it will ever mark. */
-    bool partial = acked_new && (c->flags & sack_recovery) == sack_recovery;
+    bool partial = rack_run && c->snd_una != c->snd_nxt;
     if ((sacked_new || partial) && tcp_rack_detect(c, false, now_ns))
         tcp_rack_lost(c, now_ns);
     /* SND.UNA =< SEG.ACK: an older ACK says nothing of the window now. */

@@ -482,23 +482,23 @@ void tcp_send_cookie_synack(struct tcp_stack *t, const struct tcp_in *seg, uint3
 static bool send_range(struct tcp_conn *c, struct tcp_seg *sg, uint32_t from, uint32_t to, uint64_t now_ns)
 {
     uint8_t extra = (c->flags & TCP_CF_FIN_SENT) && to == c->snd_end ? TCP_FIN : 0;
-    sg->flags |= TCP_SEG_AGAIN;
     while (SEQ_LT(from, to)) {
         uint32_t n = to - from < c->seg_size ? to - from : c->seg_size;
         uint8_t fl = TCP_ACK | (from + n == to ? extra : 0);
         if (xmit(c, sg, from, n, fl, now_ns, 0) < 0)
             return false;
+        sg->flags |= TCP_SEG_AGAIN;
         from += n;
     }
     return true;
 }
 
-void tcp_count_retransmit(struct tcp_conn *c, uint32_t seq)
+void tcp_count_retransmit(struct tcp_conn *c, uint32_t from, uint32_t to)
 {
     c->t->s->ctr.tcp_retransmit++;
     c->retransmits++;
-    if (c->undo_on)
-        tcp_undo_note(c, seq);
+    if (c->undo_on && (c->flags & TCP_CF_IN_RECOVERY)) /* (a probe after it is not the episode's) */
+        tcp_undo_note(c, from, to);
 }
 
 void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns)
@@ -519,7 +519,7 @@ void tcp_retransmit_first(struct tcp_conn *c, uint64_t now_ns)
     sg->flags = (uint8_t)((sg->flags & ~TCP_SEG_SACKED) | TCP_SEG_LOST | TCP_SEG_RETX);
     c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING; /* Karn */
     if (send_range(c, sg, from, to, now_ns))
-        tcp_count_retransmit(c, from);
+        tcp_count_retransmit(c, from, to);
     else
         sg->flags &= (uint8_t)~TCP_SEG_RETX; /* still to send: send_lost's */
 }
@@ -547,12 +547,12 @@ static uint32_t send_lost(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
             c->flags |= fin_lost;
             break;
         }
-        tcp_count_retransmit(c, from);
+        tcp_count_retransmit(c, from, to);
         pipe += to - from;
     }
     if ((c->flags & TCP_CF_FIN_LOST) && c->snd_una == c->snd_end && pipe < c->cwnd) {
         c->flags &= ~(uint32_t)TCP_CF_FIN_LOST;
-        tcp_count_retransmit(c, c->snd_end);
+        tcp_count_retransmit(c, c->snd_end, c->snd_end + 1u);
         xmit(c, NULL, c->snd_end, 0, TCP_ACK | TCP_FIN, now_ns, 0);
         pipe++;
     }
@@ -750,7 +750,7 @@ void tcp_send_tlp(struct tcp_conn *c, uint64_t now_ns)
         }
         c->flags |= TCP_CF_TLP_RETX;
         c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING; /* Karn */
-        tcp_count_retransmit(c, sg == NULL || SEQ_LEQ(end, sg->seq) ? end : from);
+        tcp_count_retransmit(c, sg == NULL || SEQ_LEQ(end, sg->seq) ? end : from, c->snd_nxt);
     }
     c->tlp_end = c->snd_nxt;
     c->t->s->ctr.tcp_tlp++;

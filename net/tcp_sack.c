@@ -160,16 +160,33 @@ void tcp_dsack_input(struct tcp_conn *c, const struct tcp_opts *o, uint32_t ack)
         c->reo_persist = 16;
     }
     /* RFC 3708 2: the last of the episode's retransmissions reported
-     * duplicate: each original arrived, the path reordered them. Only a
-     * copy we sent counts (the network may duplicate an original too). */
-    uint32_t i = 0;
-    while (i < c->undo_n && c->undo_seq[i] != l)
-        i++;
-    if (!c->undo_on || i == c->undo_n)
-        return;
-    c->undo_seq[i] = c->undo_seq[--c->undo_n];
-    if (c->undo_n)
-        return;
+     * duplicate: each original arrived, the path reordered them. Only
+     * what we sent again counts (the network may duplicate an original
+     * too), block by block from where each began: a copy sent as two
+     * segments needs both reported, one block may report two copies. */
+    bool any = false;
+    while (c->undo_on && SEQ_LT(l, r)) {
+        uint32_t i = 0;
+        while (i < c->undo_n && c->undo_seq[i][0] != l)
+            i++;
+        if (i == c->undo_n)
+            break;
+        any = true;
+        if (SEQ_LT(r, c->undo_seq[i][1])) {
+            c->undo_seq[i][0] = r;
+            break;
+        }
+        l = c->undo_seq[i][1];
+        c->undo_n--;
+        c->undo_seq[i][0] = c->undo_seq[c->undo_n][0];
+        c->undo_seq[i][1] = c->undo_seq[c->undo_n][1];
+    }
+    if (any && c->undo_n == 0)
+        tcp_undo(c);
+}
+
+void tcp_undo(struct tcp_conn *c)
+{
     c->t->s->ctr.tcp_undo++;
     tcp_cc_undo(c);
     c->rack_reord = true;
@@ -181,12 +198,15 @@ void tcp_dsack_input(struct tcp_conn *c, const struct tcp_opts *o, uint32_t ack)
     c->recover = c->snd_una; /* no reduction to keep a second one from */
 }
 
-void tcp_undo_note(struct tcp_conn *c, uint32_t seq)
+void tcp_undo_note(struct tcp_conn *c, uint32_t from, uint32_t to)
 {
-    if (c->undo_n == sizeof(c->undo_seq) / sizeof(c->undo_seq[0]))
+    if (c->undo_n == sizeof(c->undo_seq) / sizeof(c->undo_seq[0])) {
         c->undo_on = false; /* too many to tell: a loss, most likely */
-    else
-        c->undo_seq[c->undo_n++] = seq;
+        return;
+    }
+    c->undo_seq[c->undo_n][0] = from;
+    c->undo_seq[c->undo_n][1] = to;
+    c->undo_n++;
 }
 
 void tcp_undo_arm(struct tcp_conn *c)
@@ -196,8 +216,9 @@ void tcp_undo_arm(struct tcp_conn *c)
     c->undo_n = 0;
     for (uint32_t i = 0; i < n && c->undo_on; i++) {
         const struct tcp_seg *sg = tcp_sq_at(c, i);
+        uint32_t to = SEQ_LT(c->snd_nxt, sg->seq + sg->len) ? c->snd_nxt : sg->seq + sg->len;
         if (sg->flags & TCP_SEG_AGAIN)
-            tcp_undo_note(c, SEQ_GT(c->snd_una, sg->seq) ? c->snd_una : sg->seq);
+            tcp_undo_note(c, SEQ_GT(c->snd_una, sg->seq) ? c->snd_una : sg->seq, to);
     }
 }
 

@@ -108,7 +108,7 @@ static void rto_fire(struct tcp_conn *c, uint64_t now_ns)
             give_up(c, now_ns);
             return;
         }
-        tcp_count_retransmit(c, c->iss);
+        tcp_count_retransmit(c, c->iss, c->iss + 1u);
         c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
         tcp_send_syn(c, now_ns);
         backoff(c, now_ns);

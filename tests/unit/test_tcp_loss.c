@@ -161,10 +161,10 @@ static bool drop_tap(void *ctx, struct tl *l, int from, struct pkt *p)
 /* 400,000 bytes from side 0 over a 2 ms round trip through d's drops,
  * all of them arriving intact; returns the link (x and the counters still
  * to check) and the simulated ns taken in *ns. */
-static struct tl *tapped_transfer(struct xfer *x, tl_tap_fn tap, void *ctx, uint32_t *base, uint64_t *ns)
+static struct tl *tapped_transfer_on(const struct tl_opts *o, struct xfer *x, tl_tap_fn tap, void *ctx,
+                                     uint32_t *base, uint64_t *ns)
 {
-    struct tl_opts o = {.delay_ns = 1000000};
-    struct tl *l = tl_new(&o);
+    struct tl *l = tl_new(o);
     l->tap = tap;
     l->tap_ctx = ctx;
     x->want = 400000;
@@ -181,6 +181,11 @@ static struct tl *tapped_transfer(struct xfer *x, tl_tap_fn tap, void *ctx, uint
     CHECK_EQ(x->a[1].rx_bytes, 400000);
     CHECK_EQ(x->a[1].rx_bad, 0);
     return l;
+}
+
+static struct tl *tapped_transfer(struct xfer *x, tl_tap_fn tap, void *ctx, uint32_t *base, uint64_t *ns)
+{
+    return tapped_transfer_on(&(struct tl_opts){.delay_ns = 1000000}, x, tap, ctx, base, ns);
 }
 
 static struct tl *dropped_transfer(struct xfer *x, struct dropper *d, uint64_t *ns)
@@ -1061,6 +1066,74 @@ TEST(tcp_loss_without_reordering_not_undone)
     CHECK_EQ(tl_ctr(l, 0, "tcp-undo"), 0);
     free(x);
     CHECK(tl_free(l));
+}
+
+/* Without timestamps and with the SYN sent twice there is no RTT sample
+ * when segment 0 of the first flight is lost and segment 1 comes late
+ * (reordering seen): RACK's window has no size yet, so DupThresh still
+ * decides and fast retransmit repairs it, not the RTO. */
+struct first_flight {
+    uint32_t base;
+    int syns;                   /* side 0's SYNs seen */
+    bool dropped, delayed;
+};
+
+static bool first_flight_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    struct first_flight *f = ctx;
+    struct ta_seg s;
+    if (from != 0 || !ta_parse(p, &s))
+        return true;
+    if (s.flags & TCP_SYN)
+        return ++f->syns > 1;
+    if (s.len && s.seq == f->base && !f->dropped)
+        return !(f->dropped = true);
+    if (s.len && s.seq == f->base + 1460 && !f->delayed) { /* (no timestamps: 1460 a segment) */
+        f->delayed = true;
+        l->tap_delay_ns = 15000;
+    }
+    return true;
+}
+
+TEST(tcp_reordering_before_an_rtt_sample)
+{
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    cfg.timestamps = false;
+    struct tl_opts o = {.delay_ns = 1000000, .rate_bps = 1000000000ull, .cfg = {&cfg, &cfg}};
+    struct xfer *x = calloc(1, sizeof(*x));
+    struct first_flight f = {0};
+    uint64_t ns;
+    struct tl *l = tapped_transfer_on(&o, x, first_flight_tap, &f, &f.base, &ns);
+    CHECK(f.dropped && f.delayed && f.syns == 2);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-fast-recovery"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0); /* (the SYN's is not counted there) */
+    free(x);
+    CHECK(tl_free(l));
+}
+
+/* Loss and reordering together, seeds where a hole inside RACK's window
+ * waited for the RTO: an ACK that moved SND.UNA (ending recovery) put the
+ * RTO in the place of the reordering timer, and nothing armed it again. */
+TEST(tcp_loss_and_reordering_without_timeouts)
+{
+    static const struct {
+        uint32_t dup_ppm;
+        uint64_t seed;
+    } runs[] = {{0, 24}, {0, 25}, {0, 39}, {5000, 7}};
+    for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+        struct tl_opts o = {.loss_ppm = 5000, .reorder_ppm = 20000, .dup_ppm = runs[i].dup_ppm,
+                            .reorder_ns = 200000, .delay_ns = 1000000, .rate_bps = 1000000000ull,
+                            .queue_max = 100000, .seed = runs[i].seed};
+        struct tl *l = tl_new(&o);
+        struct xfer *x = calloc(1, sizeof(*x));
+        transfer(l, x, 4u << 20, true, TCP_CC_CUBIC);
+        no_malformed(l);
+        CHECK(l->lost > 0 && l->reordered > 0);
+        CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 0);
+        free(x);
+        CHECK(tl_free(l));
+    }
 }
 
 /* The link from side 0 stalls for stall_ns from its from_seg-th data

@@ -308,3 +308,52 @@ TEST(tcp_pmtu_errors_that_change_nothing)
     CHECK_EQ(n->a[1].rx_bad, 0);
     narrow_free(n);
 }
+
+/* A slot queued before the path narrowed goes as two segments. The first
+ * half of one is late, so it is sent again (both halves) and the peer
+ * reports that first half twice; the second half of another was really
+ * lost. The D-SACK of a half must not count for the whole copy: the
+ * recovery stands. */
+struct halves {
+    struct narrow *n;
+    bool dropped, delayed;
+};
+
+static bool halves_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    struct halves *h = ctx;
+    struct ta_seg s;
+    if (from == 0 && ta_parse(p, &s) && s.len) {
+        uint32_t off = s.seq - (h->n->a[0].c->iss + 1);
+        if (!h->dropped && off == 153 * 1448 + 1148) {
+            h->dropped = true;
+            return false;
+        }
+        if (!h->delayed && off == 150 * 1448) {
+            h->delayed = true;
+            l->tap_delay_ns = 300000;
+        }
+    }
+    return narrow_tap(h->n, l, from, p);
+}
+
+TEST(tcp_pmtu_half_reported_twice_is_not_an_undo)
+{
+    struct narrow *n = narrow_new_opts(1200, 1200, (struct tl_opts){.delay_ns = 1000000});
+    struct halves h = {.n = n};
+    struct tl *l = n->l;
+    n->a[0].tx_total = 4u << 20;
+    n->a[0].zero_copy = true;
+    n->a[0].close_when_sent = n->a[1].close_when_sent = true;
+    n->a[1].close_on_fin = true;
+    l->tap = halves_tap;
+    l->tap_ctx = &h;
+    CHECK_EQ(ta_listen(l, 1, 5001, &n->a[1]), 0);
+    CHECK(ta_connect(l, 0, 5001, &n->a[0]) != NULL);
+    CHECK(tl_run(l, done_or_send_errors, n, 60000000000ull));
+    CHECK_EQ(n->a[1].rx_bytes, 4u << 20);
+    CHECK(h.dropped && h.delayed);
+    CHECK(tl_ctr(l, 0, "tcp-dsack-rx") > 0);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-undo"), 0);
+    narrow_free(n);
+}
