@@ -1,4 +1,5 @@
-/* net/tcp_cc.c: congestion control, chosen per connection.
+/* net/tcp_cc.c: congestion control, chosen per connection, and the undo
+ * of a reduction found needless (tcp_cc_undo, RFC 3708 and RFC 4015).
  *
  * Common: initial window (RFC 6928), slow start with appropriate byte
  * counting, L = 2 (RFC 5681 3.1, RFC 3465), the window after a timeout

@@ -14,7 +14,9 @@
  * the window waits for the reordering timer. Unlike the RFC, a first
  * transmission is left to IsLost while DupThresh slots sent after the
  * latest delivered are still out (docs/tcp.md, RACK for first
- * transmissions). */
+ * transmissions). Once the path has reordered, RACK alone judges (no
+ * DupThresh), and D-SACKs widen its window; a D-SACK for each copy a
+ * recovery sent undoes it (RFC 3708: tcp_dsack_input). */
 #include "net.h"
 #include "tcp_impl.h"
 
