@@ -154,8 +154,11 @@ void tcp_dsack_input(struct tcp_conn *c, const struct tcp_opts *o, uint32_t ack)
         !(SEQ_LEQ(r, ack) || (o->nsack > 1 && SEQ_LEQ(o->sack[1][0], l) && SEQ_LEQ(r, o->sack[1][1]))))
         return;
     c->t->s->ctr.tcp_dsack_rx++;
-    /* RFC 8985 6.2 step 4: once a round trip, for the next 16 recoveries. */
-    if (c->reo_persist == 0 || SEQ_GEQ(c->snd_una, c->dsack_round)) {
+    /* RFC 8985 6.2 step 4: once a round trip, for the next 16 recoveries;
+     * not for a tail loss probe's copy, which says nothing of reordering
+     * (Linux's FLAG_DSACK_TLP). */
+    bool probe = (c->flags & TCP_CF_TLP_RETX) && SEQ_LEQ(r, c->tlp_end);
+    if (!probe && (c->reo_persist == 0 || SEQ_GEQ(c->snd_una, c->dsack_round))) {
         if (c->reo_steps < UINT8_MAX)
             c->reo_steps++;
         c->dsack_round = c->snd_nxt;

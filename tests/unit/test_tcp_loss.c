@@ -344,6 +344,8 @@ TEST(tcp_tail_loss_probe_original_acked_first)
     CHECK_EQ(c->flags & TCP_CF_TLP, 0);
     CHECK_EQ(tl_ctr(l, 0, "tcp-tlp-loss"), 0);
     CHECK_EQ(c->ssthresh, ssthresh);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-dsack-rx"), 1);
+    CHECK_EQ(c->reo_steps, 0); /* a probe's copy says nothing of reordering */
     CHECK(tl_free(l));
     free(x);
 }
