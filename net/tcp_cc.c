@@ -159,13 +159,19 @@ static void reduce(struct tcp_conn *c)
     c->cwnd_acc = 0;
 }
 
-void tcp_cc_loss(struct tcp_conn *c, uint64_t now_ns)
+/* What tcp_cc_undo restores, kept before a reduction. */
+static void undo_save(struct tcp_conn *c)
 {
-    /* What tcp_cc_undo restores if D-SACKs show every retransmission of
-     * the episode needless (RFC 3708 2). */
     c->undo_cwnd = c->cwnd;
     c->undo_ssthresh = c->ssthresh;
     c->undo_wmax = c->cubic_wmax;
+}
+
+void tcp_cc_loss(struct tcp_conn *c, uint64_t now_ns)
+{
+    /* Undone if D-SACKs show every retransmission of the episode
+     * needless (RFC 3708 2). */
+    undo_save(c);
     tcp_undo_arm(c);
     reduce(c);
     /* RFC 6675 5 step 4.2 / RFC 6582 3.2 step 3 (inflated by the three
@@ -180,9 +186,7 @@ void tcp_cc_rto(struct tcp_conn *c, uint64_t now_ns)
     c->undo_on = false;
     c->rto_eifel = c->retries == 1 && (c->flags & TCP_CF_TS);
     if (c->rto_eifel) {
-        c->undo_cwnd = c->cwnd;
-        c->undo_ssthresh = c->ssthresh;
-        c->undo_wmax = c->cubic_wmax;
+        undo_save(c);
         c->rto_tsval = tcp_ts_now(now_ns) + c->ts_offset;
     }
     if (!(c->flags & TCP_CF_IN_RECOVERY) && c->retries <= 1)

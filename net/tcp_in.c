@@ -4,7 +4,8 @@
  * (RFC 7323 section 5), RST and SYN handling with challenge ACKs (RFC 5961
  * sections 3, 4 and 7), ACK processing with the acceptable-ACK check
  * (5961 section 5), duplicate ACKs, fast retransmit and recovery (RFC 5681
- * 3.2, RFC 6582, RFC 6675), and the state changes a FIN brings.
+ * 3.2, RFC 6582, RFC 6675), a timeout undone when the timestamps show it
+ * spurious (Eifel, RFC 3522), and the state changes a FIN brings.
  *
  * IPv4 segments come through tcp_input, IPv6 ones through tcp_input6 (the
  * RFC 8200 8.1 pseudo-header); both take the same state machine, and an

@@ -221,9 +221,10 @@ void tcp_undo_arm(struct tcp_conn *c)
     c->undo_n = 0;
     for (uint32_t i = 0; i < n && c->undo_on; i++) {
         const struct tcp_seg *sg = tcp_sq_at(c, i);
+        if (!(sg->flags & TCP_SEG_AGAIN))
+            continue;
         uint32_t to = SEQ_LT(c->snd_nxt, sg->seq + sg->len) ? c->snd_nxt : sg->seq + sg->len;
-        if (sg->flags & TCP_SEG_AGAIN)
-            tcp_undo_note(c, SEQ_GT(c->snd_una, sg->seq) ? c->snd_una : sg->seq, to);
+        tcp_undo_note(c, SEQ_GT(c->snd_una, sg->seq) ? c->snd_una : sg->seq, to);
     }
 }
 
