@@ -209,7 +209,6 @@ struct tcp_conn {
     uint32_t snd_queued;                /* bytes queued, snd_una on */
     uint32_t iss;
     uint16_t seg_size;                  /* payload of a full segment */
-    uint16_t mss;                       /* the peer's MSS, capped by our MTU */
 
     /* Line 2: congestion control and timers. */
     uint32_t cwnd, ssthresh, recover;
@@ -226,18 +225,25 @@ struct tcp_conn {
     uint64_t srtt_ns, rttvar_ns;        /* RFC 6298, in ns */
     uint32_t last_ack_sent;
     uint32_t rcv_buf, rcv_held;         /* rcv_held: manual window, not yet recved */
-    uint32_t sndbuf, max_snd_wnd;
+    uint32_t sndbuf;
     uint32_t route_sum;                 /* IPv4 header's partial sum, length and id 0 */
     uint32_t pseudo_sum;                /* TCP pseudo-header's, length 0 */
+    uint32_t sent_last_t;               /* the latest tcp_seg.sent_t given */
+    uint32_t min_rtt_t;                 /* smallest RTT sample, tcp_clock() units (none: max) */
     uint16_t route_port;
     uint8_t hdr_l2_len, hdr_len;        /* of hdr: Ethernet; all of it */
     uint8_t hdr_sw_csum;                /* the port sums nothing: csum_pkt_finish */
     uint8_t retries;                    /* RTO / probes in a row */
+    uint8_t hdr_fixed_len;              /* of hdr: all but the timestamps' values */
     uint64_t route_until_ns;
-    uint8_t hdr[18 + 40 + 20 + 12];     /* Ethernet, VLAN, IPv4 or IPv6, TCP, timestamps */
-    uint32_t sent_last_t;               /* the latest tcp_seg.sent_t given */
+
+    /* Line 4: the template. What an IPv4 segment copies of it (all but
+     * the timestamps' values, at most 62 bytes) is this one line. */
+    uint8_t hdr[18 + 40 + 20 + 12] __attribute__((aligned(64))); /* Ethernet, VLAN, IP, TCP, timestamps */
 
     /* Less often. */
+    uint32_t max_snd_wnd;               /* never below snd_wnd: read when it grows */
+    uint16_t mss;                       /* the peer's MSS, capped by our MTU */
     uint16_t wslot;                     /* timer wheel slot */
     uint16_t ooo_n, ooo_max;
     uint32_t rcv_max;                   /* rcv_buf's ceiling (tcp_rcv_tune) */
@@ -266,7 +272,6 @@ struct tcp_conn {
     uint64_t route6_until_ns;           /* IPv6's template: route_until_ns stays 0 */
     uint32_t tlp_end;                   /* snd_nxt when the probe went */
     uint32_t dsack[2];                  /* a duplicate received: [left, right) */
-    uint32_t min_rtt_t;                 /* smallest RTT sample, tcp_clock() units (none: max) */
     uint32_t rack_sent_t, rack_end;     /* RACK (RFC 8985): the latest sent of what was delivered */
     bool rack_reord;                    /* the path reordered: RACK alone finds losses */
     uint8_t reo_steps;                  /* RACK's window is (1 + it) min_rtt / 4 (RFC 8985 6.2 step 4) */
@@ -286,6 +291,7 @@ struct tcp_conn {
     uint16_t mss_probe;                 /* MSS before a black-hole cut (0: none): tried again */
     uint64_t pmtu_probe_at;             /* when (0: not due) */
 } __attribute__((aligned(64)));
+_Static_assert(offsetof(struct tcp_conn, hdr) == 4 * 64, "a segment's state in four lines, then the template");
 
 /* struct tcp_conn.flags */
 enum {

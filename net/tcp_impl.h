@@ -505,6 +505,15 @@ static inline void tcp_sq_slot_free(struct tcp_conn *c, struct tcp_seg *sg)
     sg->p = NULL;
 }
 
+/* The peer's window. max_snd_wnd, never below it, is read only when the
+ * window grows: its line stays cold on the fast path. */
+static inline void tcp_snd_wnd_set(struct tcp_conn *c, uint32_t wnd)
+{
+    if (wnd > c->snd_wnd && wnd > c->max_snd_wnd)
+        c->max_snd_wnd = wnd;
+    c->snd_wnd = wnd;
+}
+
 /* Free the slots acked up to ack; returns how many. An empty queue starts
  * again at slot 0: request and response reuse one slot, its line warm. */
 static inline uint32_t tcp_sq_ack(struct tcp_conn *c, uint32_t ack)

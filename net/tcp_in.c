@@ -274,11 +274,9 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint32_t wnd
     if (SEQ_GEQ(ack, c->snd_una) &&
         (SEQ_LT(c->snd_wl1, seg->seq) || (c->snd_wl1 == seg->seq && SEQ_LEQ(c->snd_wl2, ack)))) {
         bool opened = wnd > c->snd_wnd;
-        c->snd_wnd = wnd;
+        tcp_snd_wnd_set(c, wnd);
         c->snd_wl1 = seg->seq;
         c->snd_wl2 = ack;
-        if (wnd > c->max_snd_wnd)
-            c->max_snd_wnd = wnd;
         if (opened && (c->flags & TCP_CF_PERSIST)) {
             c->flags &= ~(uint32_t)TCP_CF_PERSIST;
             c->rto_at = 0;
@@ -324,9 +322,7 @@ static inline __attribute__((always_inline)) bool fast_path(struct tcp_conn *c, 
     if (c->flags & TCP_CF_KEEPALIVE)
         tcp_keepalive_touch(c, now_ns);
     if (update) {
-        c->snd_wnd = wnd;
-        if (wnd > c->max_snd_wnd)
-            c->max_snd_wnd = wnd;
+        tcp_snd_wnd_set(c, wnd);
         c->snd_wl1 = seg->seq;
         c->snd_wl2 = ack;
     }
@@ -449,11 +445,9 @@ static __attribute__((noinline)) void synced_input(struct tcp_conn *c, struct tc
             tcp_rtt_sample_ts(c, seg, now_ns);
         c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
         c->snd_una = seg->ack;
-        c->snd_wnd = wnd;
+        tcp_snd_wnd_set(c, wnd);
         c->snd_wl1 = seg->seq;
         c->snd_wl2 = seg->ack;
-        if (c->snd_wnd > c->max_snd_wnd)
-            c->max_snd_wnd = c->snd_wnd;
         c->state = (c->flags & TCP_CF_FIN_QUEUED) ? TCP_FIN_WAIT_1 : TCP_ESTABLISHED;
         tcp_established(c, now_ns);
         if (c->flags & TCP_CF_ACTIVE) { /* simultaneous open */

@@ -32,9 +32,11 @@ static void tmpl_finish(struct tcp_conn *c, const struct net_iface *ifc, uint32_
     th->sport_be = net_htons(c->lport);
     th->dport_be = net_htons(c->rport);
     uint32_t len = l2 + iphl + TCP_HDR_LEN;
+    c->hdr_fixed_len = (uint8_t)len;
     if (c->flags & TCP_CF_TS) {
         tcp_opt_ts(h + len, 0, 0);
         len += TCP_TS_ALIGNED_LEN;
+        c->hdr_fixed_len = (uint8_t)(len - 8);
     }
     c->hdr_l2_len = (uint8_t)l2;
     c->hdr_len = (uint8_t)len;
