@@ -51,15 +51,20 @@ void ta_pump(struct ta *a, uint64_t now_ns)
     }
 }
 
-void ta_release(struct ta *a, uint64_t now_ns)
+void ta_free_list(struct pkt **list)
 {
-    uint32_t n = a->held_bytes;
-    while (a->held) {
-        struct pkt *p = a->held;
-        a->held = p->next;
+    while (*list) {
+        struct pkt *p = *list;
+        *list = p->next;
         p->next = NULL;
         pkt_free(p);
     }
+}
+
+void ta_release(struct ta *a, uint64_t now_ns)
+{
+    uint32_t n = a->held_bytes;
+    ta_free_list(&a->held);
     a->held_bytes = 0;
     if (a->c && n)
         tcp_recved(a->c, n, now_ns);
@@ -131,14 +136,7 @@ static void ta_closed(void *ctx, struct tcp_conn *c, int reason, uint64_t now_ns
     a->close_reason = reason;
     a->retransmits = tcp_conn_retransmits(c);
     a->c = NULL;
-    uint32_t n = a->held_bytes;
-    (void)n;
-    while (a->held) {
-        struct pkt *p = a->held;
-        a->held = p->next;
-        p->next = NULL;
-        pkt_free(p);
-    }
+    ta_free_list(&a->held);
     a->held_bytes = 0;
 }
 

@@ -38,6 +38,8 @@ static inline uint8_t ta_byte(uint64_t i) { return (uint8_t)(i % 251); }
 extern const struct tcp_callbacks ta_cb;
 /* Queue as much of the pattern as fits. */
 void ta_pump(struct ta *a, uint64_t now_ns);
+/* Free a list of buffers linked by next; *list becomes NULL. */
+void ta_free_list(struct pkt **list);
 /* Give held buffers back and reopen the window. */
 void ta_release(struct ta *a, uint64_t now_ns);
 int ta_listen(struct tl *l, int side, uint16_t port, struct ta *a);
