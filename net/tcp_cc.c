@@ -182,7 +182,8 @@ void tcp_cc_loss(struct tcp_conn *c, uint64_t now_ns)
 void tcp_cc_rto(struct tcp_conn *c, uint64_t now_ns)
 {
     /* The first timeout keeps what tcp_cc_undo restores should the next
-     * ACK show it spurious (tcp_in.c, RFC 3522). */
+     * ACK show it spurious (tcp_in.c, RFC 3522), and its retransmission's
+     * TSval: later echoes time retransmissions (ack_input). */
     c->undo_on = false;
     c->rto_eifel = c->retries == 1 && (c->flags & TCP_CF_TS);
     if (c->rto_eifel) {

@@ -505,6 +505,10 @@ static inline void tcp_sq_slot_free(struct tcp_conn *c, struct tcp_seg *sg)
     sg->p = NULL;
 }
 
+/* Payloads this small tcp_send makes appendable (TCP_SEG_COPY) or appends:
+ * held back by short_may_go (tcp_out.c), small writes join. */
+#define TCP_COPY_MAX 256
+
 /* The peer's window. max_snd_wnd, never below it, is read only when the
  * window grows: its line stays cold on the fast path. */
 static inline void tcp_snd_wnd_set(struct tcp_conn *c, uint32_t wnd)

@@ -606,22 +606,34 @@ static void sent_new(struct tcp_conn *c, uint32_t len, bool fin, uint64_t now_ns
     }
 }
 
+/* A short segment of slot sg may go: from a slot still open for
+ * appending (TCP_SEG_COPY) only while fewer slots than cwnd holds full
+ * segments are out. cwnd counts bytes, and the flight of tiny segments it
+ * would let out (thousands a window) overruns queues and the peer's
+ * out-of-order buffers at the first loss. Held back, the small writes
+ * join in the open slot (tcp_send, tcp_write): as in Linux, whose cwnd
+ * counts segments. */
+static inline bool short_may_go(const struct tcp_conn *c, const struct tcp_seg *sg)
+{
+    return !(sg->flags & TCP_SEG_COPY) || (uint32_t)c->sq_nxt * c->seg_size < c->cwnd;
+}
+
 /* New data from snd_nxt on, as the peer's window and cwnd allow. A short
- * segment waits for Nagle (RFC 9293 3.7.4) when that is on; one cut short
- * by the window goes only when it is at least half the largest window the
- * peer offered (sender SWS avoidance, 3.8.6.2.1) or the persist timer
- * fired. */
+ * segment waits for Nagle (RFC 9293 3.7.4) when that is on, and while
+ * short_may_go says no; one cut short by the window goes only when it is
+ * at least half the largest window the peer offered (sender SWS
+ * avoidance, 3.8.6.2.1) or the persist timer fired. */
 static void send_new(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
 {
     if (c->sq_nxt + 1u == c->sq_n) {
         /* Request and response: the one slot queued goes whole, in one
-         * segment both windows take, and Nagle lets it (no TSO, SWS or
-         * partial slot to decide): what the loop below would do, sooner. */
+         * segment both windows take, full or with nothing else out (Nagle
+         * and short_may_go let it; no TSO, SWS or partial slot to
+         * decide): what the loop below would do, sooner. */
         struct tcp_seg *sg = tcp_sq_at(c, c->sq_nxt);
         uint32_t len = sg->len;
         if (sg->seq == c->snd_nxt && len <= c->seg_size && SEQ_LEQ(c->snd_nxt + len, c->snd_una + c->snd_wnd) &&
-            pipe + len <= c->cwnd &&
-            (!(c->flags & TCP_CF_NAGLE) || c->snd_nxt == c->snd_una || len == c->seg_size)) {
+            pipe + len <= c->cwnd && (len == c->seg_size || c->sq_nxt == 0)) {
             bool fin = (c->flags & (TCP_CF_FIN_QUEUED | TCP_CF_FIN_SENT)) == TCP_CF_FIN_QUEUED;
             if (xmit(c, sg, c->snd_nxt, len, TCP_ACK | TCP_PSH | (fin ? TCP_FIN : 0), now_ns, 0) == 0) {
                 sent_new(c, len, fin, now_ns);
@@ -669,7 +681,8 @@ static void send_new(struct tcp_conn *c, uint32_t pipe, uint64_t now_ns)
         if (len < avail) {
             if (!force && len < c->max_snd_wnd / 2)
                 break;
-        } else if (len < c->seg_size && (c->flags & TCP_CF_NAGLE) && c->snd_nxt != c->snd_una && !force) {
+        } else if (len < c->seg_size && !force &&
+                   (((c->flags & TCP_CF_NAGLE) && c->snd_nxt != c->snd_una) || !short_may_go(c, sg))) {
             break;
         }
         bool last = len == avail && c->sq_nxt + 1u == c->sq_n && off + len == sg->len;

@@ -14,8 +14,6 @@
 #include "net.h"
 #include "tcp_impl.h"
 
-#define TCP_COPY_MAX 256        /* tcp_send copies payloads this small into an open slot */
-
 /* Data may still be queued: before our FIN (RFC 9293 3.10.2 SEND). */
 static bool can_queue(const struct tcp_conn *c)
 {
@@ -119,13 +117,16 @@ uint32_t tcp_sndbuf(struct tcp_conn *c)
 
 static struct tcp_seg *sq_last(struct tcp_conn *c) { return c->sq_n ? tcp_sq_at(c, c->sq_n - 1u) : NULL; }
 
-/* Room to append to the last slot: TCP's own, nothing of it sent yet. */
+/* Room to append to the last slot: TCP's own, nothing of it sent yet, up
+ * to a segment and the buffer's end. */
 static uint32_t append_room(struct tcp_conn *c)
 {
     struct tcp_seg *sg = sq_last(c);
     if (sg == NULL || !(sg->flags & TCP_SEG_COPY) || SEQ_LT(sg->seq, c->snd_nxt) || pkt_shared(sg->p))
         return 0;
-    return sg->len < c->seg_size ? c->seg_size - sg->len : 0;
+    uint32_t room = sg->len < c->seg_size ? c->seg_size - sg->len : 0;
+    uint32_t space = (uint32_t)(pkt_buf_end(sg->p) - pkt_buf_start(sg->p)) - sg->off - sg->len;
+    return room < space ? room : space;
 }
 
 static struct tcp_seg *slot_add(struct tcp_conn *c, struct pkt *p, uint16_t off, uint16_t len,
@@ -205,7 +206,8 @@ int tcp_send(struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
         pkt_free(p);
         return 0;
     }
-    if (p->len <= TCP_COPY_MAX && append_room(c) >= p->len) {
+    bool small = p->len <= TCP_COPY_MAX;
+    if (small && append_room(c) >= p->len) {
         copy_in(c, p->data, p->len);
     } else if (p->len <= c->seg_size) {
         if (NET_UNLIKELY(c->sq_n == c->sq_cap)) {
@@ -213,7 +215,11 @@ int tcp_send(struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
             if (c->sq_n == c->sq_cap)
                 return -1;
         }
-        slot_add(c, p, (uint16_t)(p->data - pkt_buf_start(p)), p->len, 0);
+        /* A small payload's buffer becomes TCP's, open for appending: the
+         * small sends after it, while it waits (Nagle, cwnd), join it
+         * rather than each going as a segment of its own. */
+        slot_add(c, p, (uint16_t)(p->data - pkt_buf_start(p)), p->len,
+                 small && !pkt_shared(p) ? TCP_SEG_COPY : 0);
         kick(c, now_ns);
         return 0;
     } else {

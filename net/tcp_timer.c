@@ -181,6 +181,13 @@ static void keepalive_fire(struct tcp_conn *c, uint64_t now_ns)
         c->ka_at = 0;
         return;
     }
+    if (c->ka_count && (c->snd_una != c->snd_nxt || c->sq_nxt < c->sq_n)) {
+        /* Data out or waiting: the RTO, or the persist timer, watches the
+         * peer (RFC 1122 4.2.3.6: probes only on an idle connection, as
+         * Linux). An idle limit (count 0) counts the peer's silence. */
+        tcp_keepalive_touch(c, now_ns);
+        return;
+    }
     if (c->ka_sent >= c->ka_count) {
         if (c->ka_count == 0)
             c->t->s->ctr.tcp_idle_timeout++;

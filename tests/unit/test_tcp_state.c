@@ -320,6 +320,73 @@ TEST(tcp_keepalive)
     CHECK(tl_free(l));
 }
 
+/* Keepalive does not judge a connection with data out: its probes would
+ * declare dead (here after 1.1 s of silence) a peer the RTO is still
+ * retrying (RFC 1122 4.2.3.6: probes only on an idle connection). Found
+ * by the soak (tcp_soak). */
+TEST(tcp_keepalive_leaves_data_in_flight_to_the_rto)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {0};
+    struct tl *l = ta_pair(a, &o);
+    tcp_set_keepalive(a[0].c, SEC / 2, SEC / 5, 3);
+    struct rec r = {.from = 1, .drop_all = true}; /* 3 s of silence from the peer */
+    l->tap = rec_tap;
+    l->tap_ctx = &r;
+    a[0].tx_total = 100000;
+    ta_pump(&a[0], l->now_ns);
+    tl_advance(l, 3 * SEC);
+    CHECK_EQ(a[0].closed, 0);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-keepalive-tx"), 0);
+    CHECK(tl_ctr(l, 0, "tcp-rto") >= 3);
+    l->tap = NULL;
+    tl_advance(l, 10 * SEC);
+    CHECK_EQ(a[1].rx_bytes, 100000);
+    CHECK_EQ(a[0].closed, 0);
+    tl_advance(l, SEC); /* idle now: probed, answered */
+    CHECK(tl_ctr(l, 0, "tcp-keepalive-tx") >= 1);
+    CHECK_EQ(a[0].closed, 0);
+    CHECK(tl_free(l));
+}
+
+/* After timeouts, the first ACK of what was sent again is timed by its
+ * timestamp echo (RFC 7323 4.1), as Linux does: the RTO is the measured
+ * one at once, not the backed-off one (which grows to a minute) until
+ * data sent only once is acknowledged. Found by the soak (tcp_soak).
+ * When the ACKs were lost instead (the data arrived), the echo is of the
+ * original, older than the timeout: the outage is no RTT sample. */
+static void backoff_ends(int silent)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {.delay_ns = 1000000, .rate_bps = 100000000};
+    struct tl *l = ta_pair(a, &o);
+    CHECK(a[0].c->flags & TCP_CF_TS);
+    a[0].tx_total = 4 << 20; /* 0.34 s at 100 Mb/s */
+    ta_pump(&a[0], l->now_ns);
+    tl_advance(l, SEC / 10);
+    struct rec r = {.from = silent, .drop_all = true};
+    l->tap = rec_tap;
+    l->tap_ctx = &r;
+    tl_advance(l, 3 * SEC); /* timeouts at about 0.2, 0.6, 1.4 s: 1.6 s backed off */
+    CHECK_EQ(tl_ctr(l, 0, "tcp-rto"), 3);
+    CHECK_EQ(a[0].c->rto_ns, 1600000000ull);
+    l->tap = NULL;
+    uint64_t acked = a[0].acked;
+    for (int i = 0; i < 100000 && a[0].acked == acked; i++)
+        tl_advance(l, 100000); /* to the first ACK of the retransmission */
+    CHECK(a[0].acked > acked);
+    if (silent == 0)
+        CHECK(a[0].c->rto_ns < 400000000ull); /* rto_min and a round trip */
+    CHECK(a[0].c->srtt_ns < 100000000ull);
+    tl_advance(l, 20 * SEC);
+    CHECK_EQ(a[1].rx_bytes, 4u << 20);
+    CHECK(tl_free(l));
+}
+
+TEST(tcp_backoff_ends_at_the_first_ack_with_timestamps) { backoff_ends(0); }
+
+TEST(tcp_backoff_not_timed_by_an_outage_of_acks) { backoff_ends(1); }
+
 /* A listener's idle limit (tcp_listen_idle): a connection whose peer
  * sends nothing for 5 s is reset, however alive; traffic restarts the
  * clock, and a fast-path segment counts as much as a slow one. */
