@@ -387,6 +387,49 @@ TEST(tcp_backoff_ends_at_the_first_ack_with_timestamps) { backoff_ends(0); }
 
 TEST(tcp_backoff_not_timed_by_an_outage_of_acks) { backoff_ends(1); }
 
+/* A half-closed receiver (FIN-WAIT-2) with a hole before data it holds
+ * waits for the peer's retransmission past the FIN-WAIT-2 timeout: the
+ * peer backs off up to a minute too. Here the first data segment and all
+ * after the fifth are lost for 70 s. Found by the soak (tcp_soak). */
+struct hole_tap {
+    int data_segs;
+    bool on;
+};
+
+static bool hole_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    struct hole_tap *h = ctx;
+    struct ta_seg s;
+    if (!h->on || from != 0 || !ta_parse(p, &s) || s.len == 0)
+        return true;
+    h->data_segs++;
+    return h->data_segs >= 2 && h->data_segs <= 5;
+}
+
+TEST(tcp_fin_wait_2_waits_while_a_hole_is_open)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {0};
+    struct tl *l = ta_pair(a, &o);
+    CHECK_EQ(tcp_close(a[1].c, l->now_ns), 0); /* side 1 only receives from now on */
+    tl_advance(l, SEC / 10);
+    CHECK_EQ(a[1].c->state, TCP_FIN_WAIT_2);
+    struct hole_tap h = {.on = true};
+    l->tap = hole_tap;
+    l->tap_ctx = &h;
+    a[0].tx_total = 100000;
+    a[0].close_when_sent = true;
+    ta_pump(&a[0], l->now_ns);
+    tl_advance(l, 70 * SEC);
+    CHECK(a[1].closed == 0 && a[1].c->ooo != NULL);
+    h.on = false;
+    CHECK(tl_run(l, closed2, a, 200 * SEC));
+    CHECK_EQ(a[1].rx_bytes, 100000);
+    CHECK_EQ(a[1].close_reason, TCP_CLOSE_NORMAL);
+    CHECK_EQ(a[0].close_reason, TCP_CLOSE_NORMAL);
+    CHECK(tl_free(l));
+}
+
 /* A listener's idle limit (tcp_listen_idle): a connection whose peer
  * sends nothing for 5 s is reset, however alive; traffic restarts the
  * clock, and a fast-path segment counts as much as a slow one. */
