@@ -245,16 +245,17 @@ static void ack_input(struct tcp_conn *c, const struct tcp_in *seg, uint32_t wnd
             tcp_rack_acked(c, ack);
         /* After a timeout only retransmissions are out, which the RTT
          * timer leaves alone (Karn): the timestamp's echo times them
-         * (RFC 7323 4.1) and ends the backoff, as in Linux. Without it
-         * the RTO stays doubled, up to a minute, until data sent once is
-         * acknowledged. An echo older than the first timeout's
-         * retransmission times an original whose ACKs were lost: the
-         * outage, not the path; not taken. */
-        bool backed_off = c->retries && !((c->flags & TCP_CF_RTT_TIMING) && SEQ_GEQ(ack, c->rtt_seq));
+         * (RFC 7323 4.1) and ends the backoff, as in Linux, before
+         * new_ack arms the timer with it. Without it the RTO stays
+         * doubled, up to a minute, until data sent once is acknowledged.
+         * An echo older than the first timeout's retransmission times an
+         * original whose ACKs were lost: the outage, not the path; not
+         * taken. */
+        if (c->retries && !((c->flags & TCP_CF_RTT_TIMING) && SEQ_GEQ(ack, c->rtt_seq)) && seg->opt.has_ts &&
+            !SEQ_LT(seg->opt.tsecr, c->rto_tsval))
+            tcp_rtt_sample_ts(c, seg, now_ns);
         if (!new_ack(c, ack, now_ns))
             return;
-        if (backed_off && seg->opt.has_ts && !SEQ_LT(seg->opt.tsecr, c->rto_tsval))
-            tcp_rtt_sample_ts(c, seg, now_ns);
     } else if (ack == c->snd_una && !(seg->flags & (TCP_SYN | TCP_FIN)) && c->snd_nxt != c->snd_una &&
                ((seg->len == 0 && wnd == c->snd_wnd) || sacked_new)) {
         /* A duplicate: RFC 5681 2's, or (RFC 6675 2) any ACK with new SACK

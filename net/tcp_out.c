@@ -184,11 +184,15 @@ static __attribute__((noinline)) uint32_t sack_opt(struct tcp_conn *c, uint8_t *
 /* The buffer for [seq, seq + len) of slot sg with hl bytes of headers in
  * front: the slot's own when it goes whole and nobody else holds it (zero
  * copy), else a fresh one with the payload copied. NULL: no buffer. */
-static struct pkt *seg_buffer(struct tcp_conn *c, struct tcp_seg *sg, uint32_t seq, uint32_t len, uint32_t hl,
-                              uint32_t tcp_hl)
+static inline __attribute__((always_inline)) struct pkt *seg_buffer(struct tcp_conn *c, struct tcp_seg *sg,
+                                                                    uint32_t seq, uint32_t len, uint32_t hl,
+                                                                    uint32_t tcp_hl)
 {
     struct pkt *p;
-    if (sg && len == sg->len && seq == sg->seq && !pkt_shared(sg->p) && sg->off >= tcp_hl + TCP_LINK_RESERVE) {
+    /* (room behind the payload too for a frame under the minimum: pad) */
+    uint32_t after = sg ? PKT_BUF_SIZE - PKT_META_SIZE - sg->off - sg->len : 0;
+    if (sg && len == sg->len && seq == sg->seq && !pkt_shared(sg->p) && sg->off >= tcp_hl + TCP_LINK_RESERVE &&
+        (hl + len >= ETH_MIN_LEN || after >= ETH_MIN_LEN - hl - len)) {
         p = pkt_ref(sg->p);
         p->data = pkt_buf_start(p) + sg->off - hl;
     } else {
@@ -606,9 +610,9 @@ static void sent_new(struct tcp_conn *c, uint32_t len, bool fin, uint64_t now_ns
     }
 }
 
-/* A short segment of slot sg may go: from a slot still open for
- * appending (TCP_SEG_COPY) only while fewer slots than cwnd holds full
- * segments are out. cwnd counts bytes, and the flight of tiny segments it
+/* A short segment of slot sg may go: from one of TCP's own slots
+ * (TCP_SEG_COPY, which small writes join while it is last and unsent)
+ * only while fewer slots than cwnd holds full segments are out. cwnd counts bytes, and the flight of tiny segments it
  * would let out (thousands a window) overruns queues and the peer's
  * out-of-order buffers at the first loss. Held back, the small writes
  * join in the open slot (tcp_send, tcp_write): as in Linux, whose cwnd

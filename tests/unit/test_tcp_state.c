@@ -375,8 +375,10 @@ static void backoff_ends(int silent)
     for (int i = 0; i < 100000 && a[0].acked == acked; i++)
         tl_advance(l, 100000); /* to the first ACK of the retransmission */
     CHECK(a[0].acked > acked);
-    if (silent == 0)
+    if (silent == 0) {
         CHECK(a[0].c->rto_ns < 400000000ull); /* rto_min and a round trip */
+        CHECK(a[0].c->rto_at - l->now_ns <= a[0].c->rto_ns); /* armed with it, not the backed-off one */
+    }
     CHECK(a[0].c->srtt_ns < 100000000ull);
     tl_advance(l, 20 * SEC);
     CHECK_EQ(a[1].rx_bytes, 4u << 20);
@@ -404,6 +406,62 @@ static bool hole_tap(void *ctx, struct tl *l, int from, struct pkt *p)
         return true;
     h->data_segs++;
     return h->data_segs >= 2 && h->data_segs <= 5;
+}
+
+/* The same with nothing but the peer's FIN behind the hole (its data
+ * lost, its FIN not): FIN_OOO, no buffer held. */
+static bool drop_data_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    struct ta_seg s;
+    return !*(bool *)ctx || from != 0 || !ta_parse(p, &s) || s.len == 0;
+}
+
+TEST(tcp_fin_wait_2_waits_for_data_before_a_fin)
+{
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {0};
+    struct tl *l = ta_pair(a, &o);
+    CHECK_EQ(tcp_close(a[1].c, l->now_ns), 0);
+    tl_advance(l, SEC / 10);
+    CHECK_EQ(a[1].c->state, TCP_FIN_WAIT_2);
+    bool drop = true;
+    l->tap = drop_data_tap;
+    l->tap_ctx = &drop;
+    a[0].tx_total = 1000;
+    a[0].close_when_sent = true;
+    ta_pump(&a[0], l->now_ns);
+    tl_advance(l, 70 * SEC);
+    CHECK(a[1].closed == 0 && (a[1].c->flags & TCP_CF_FIN_OOO) && a[1].c->ooo == NULL);
+    drop = false;
+    CHECK(tl_run(l, closed2, a, 200 * SEC));
+    CHECK_EQ(a[1].rx_bytes, 1000);
+    CHECK_EQ(a[1].close_reason, TCP_CLOSE_NORMAL);
+    CHECK(tl_free(l));
+}
+
+/* A payload of a few bytes at its buffer's very end, without timestamps:
+ * the frame is under Ethernet's minimum, and the padding needs room the
+ * buffer lacks. It goes in a copy instead of never (the persist timer
+ * retrying the failed pad for 15 minutes). Found in review. */
+TEST(tcp_tiny_payload_at_its_buffer_end_goes)
+{
+    struct tcp_config cfg;
+    tcp_config_default(&cfg);
+    cfg.timestamps = false;
+    struct ta a[2] = {{0}};
+    struct tl_opts o = {.cfg = {&cfg, &cfg}};
+    struct tl *l = ta_pair(a, &o);
+    struct pkt *p = pkt_alloc(&l->pool[0]);
+    p->data = pkt_buf_end(p) - 3;
+    p->len = 3;
+    for (int i = 0; i < 3; i++)
+        p->data[i] = ta_byte((uint64_t)i);
+    CHECK_EQ(tcp_send(a[0].c, p, l->now_ns), 0);
+    tl_advance(l, SEC);
+    CHECK_EQ(a[1].rx_bytes, 3);
+    CHECK_EQ(a[1].rx_bad, 0);
+    CHECK_EQ(tl_ctr(l, 0, "eth-tx-no-room"), 0);
+    CHECK(tl_free(l));
 }
 
 TEST(tcp_fin_wait_2_waits_while_a_hole_is_open)
