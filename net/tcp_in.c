@@ -440,8 +440,10 @@ static __attribute__((noinline)) void synced_input(struct tcp_conn *c, struct tc
         c->ts_recent = o->tsval;
     if (c->flags & TCP_CF_KEEPALIVE)
         tcp_keepalive_touch(c, now_ns);
-    if (c->state == TCP_FIN_WAIT_2)
+    if (c->state == TCP_FIN_WAIT_2) {
         c->rto_at = now_ns + c->t->cfg.time_wait_ns;
+        c->retries = 0; /* (the silences rto_fire waits out behind a hole: in a row) */
+    }
     if (c->state == TCP_SYN_RECEIVED) {
         if (SEQ_LEQ(seg->ack, c->snd_una) || SEQ_GT(seg->ack, c->snd_nxt)) {
             tcp_reply_rst(c->t, seg, now_ns);

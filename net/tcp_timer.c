@@ -100,7 +100,8 @@ static void rto_fire(struct tcp_conn *c, uint64_t now_ns)
         if (c->snd_una == c->snd_nxt) {
             /* A hole before data (or a FIN) held out of order: the peer
              * has data out to us, its RTO backing off up to a minute (as
-             * this timer): wait on, as long as a sender would retry. */
+             * this timer): wait on, for as many silences in a row as a
+             * sender would retry (any segment starts the count again). */
             if ((c->ooo || (c->flags & TCP_CF_FIN_OOO)) && ++c->retries <= t->cfg.data_retries) {
                 c->rto_at = now_ns + t->cfg.time_wait_ns;
                 return;

@@ -853,8 +853,15 @@ TEST(tcp_tiny_sends_held_back_join)
 #define SOAK_FIRST 1000
 #define SOAK_SEEDS 160
 
+/* And seeds beyond those that failed on the way to today's code: the
+ * FIN-WAIT-2 timeout closing on a peer still retrying (2119, 3280, 4256)
+ * and an early cut of small sends (2863). */
+static const uint64_t soak_once_failed[] = {2119, 2863, 3280, 4256};
+
 TEST(tcp_soak)
 {
     for (uint64_t seed = SOAK_FIRST; seed < SOAK_FIRST + SOAK_SEEDS; seed++)
         CHECK(soak_run(seed, false, SOAK_MIN_WRITE));
+    for (size_t i = 0; i < sizeof(soak_once_failed) / sizeof(soak_once_failed[0]); i++)
+        CHECK(soak_run(soak_once_failed[i], false, SOAK_MIN_WRITE));
 }
