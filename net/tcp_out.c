@@ -189,10 +189,10 @@ static inline __attribute__((always_inline)) struct pkt *seg_buffer(struct tcp_c
                                                                     uint32_t tcp_hl)
 {
     struct pkt *p;
-    /* (room behind the payload too for a frame under the minimum: pad) */
-    uint32_t after = sg ? PKT_BUF_SIZE - PKT_META_SIZE - sg->off - sg->len : 0;
+    /* (and room behind the payload for pad when the frame is short) */
     if (sg && len == sg->len && seq == sg->seq && !pkt_shared(sg->p) && sg->off >= tcp_hl + TCP_LINK_RESERVE &&
-        (hl + len >= ETH_MIN_LEN || after >= ETH_MIN_LEN - hl - len)) {
+        (hl + len >= ETH_MIN_LEN ||
+         pkt_buf_end(sg->p) - (pkt_buf_start(sg->p) + sg->off + len) >= ETH_MIN_LEN - hl - len)) {
         p = pkt_ref(sg->p);
         p->data = pkt_buf_start(p) + sg->off - hl;
     } else {
