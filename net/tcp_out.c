@@ -9,8 +9,10 @@
  * buffer, the headers are written in front of the payload and the buffer
  * itself goes to the NIC, with a reference kept for retransmission. Anything
  * else (part of a slot, a buffer still on a NIC ring) is copied into a fresh
- * buffer. Slots from tcp_write are TCP's own buffers, filled by copying and
- * appended to until they are sent.
+ * buffer. Slots from tcp_write, and small ones from tcp_send, are TCP's
+ * own (TCP_SEG_COPY), appended to until they are sent; a short segment of
+ * one waits while cwnd's worth of slots are out (short_may_go), so that
+ * small writes join.
  *
  * IPv6 connections take the same paths: their template holds an IPv6
  * header (RFC 8200 section 3: payload length patched per segment, no

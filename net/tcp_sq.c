@@ -1,6 +1,8 @@
 /* net/tcp_sq.c: the send queue (net/tcp_out.c sends from it): tcp_send
- * (zero-copy: the application's buffer becomes a slot), tcp_write (copied
- * into TCP's own buffers, small writes packed into the open last slot),
+ * (zero-copy: the application's buffer becomes a slot; a small payload is
+ * appended to the open last slot, or its buffer becomes one), tcp_write
+ * (copied into TCP's own buffers, small writes packed into the open last
+ * slot),
  * the release of what the peer acknowledged (tcp_sq_ack, inline in
  * net/tcp_impl.h), and the send buffer's autotuning (snd_tune).
  *

@@ -7,7 +7,8 @@
  * The timers: retransmission (RFC 6298; backed off, and giving up after
  * cfg.data_retries), the SYN and SYN-ACK retransmissions, persist with
  * zero-window probes (RFC 9293 3.8.6.1), delayed ACK, keepalive (RFC 9293
- * 3.8.4), FIN-WAIT-2 and TIME-WAIT (2 MSL). tcp_poll runs them from
+ * 3.8.4, idle connections only), FIN-WAIT-2 (waiting on while data is
+ * held behind a hole) and TIME-WAIT (2 MSL). tcp_poll runs them from
  * net_poll; TCP asks for earlier calls with net_timer_at. */
 #include "net.h"
 #include "tcp_impl.h"
