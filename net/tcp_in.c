@@ -697,35 +697,12 @@ void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns)
     t->now_ns = now_ns;
     if (!header_ok(s, rx, &hlen))
         goto drop;
-    const struct tcp_hdr *h = (const struct tcp_hdr *)rx->l4;
-    if (!opts_ts_only(rx->l4 + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &seg.opt)) {
-        net_memset(&seg.opt, 0, sizeof(seg.opt));
-        if (tcp_opt_parse(rx->l4 + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &seg.opt) < 0) {
-            s->ctr.tcp_bad_option++;
-            goto drop;
-        }
-    }
+    if (!seg_fields(s, rx->l4, rx->l4_len, hlen, rx->port, &seg))
+        goto drop;
     seg.src_be = rx->src_be;
     seg.dst_be = rx->dst_be;
-    seg.sport = net_ntohs(h->sport_be);
-    seg.dport = net_ntohs(h->dport_be);
-    seg.seq = net_ntohl(h->seq_be);
-    seg.ack = net_ntohl(h->ack_be);
-    seg.wnd = net_ntohs(h->win_be);
-    seg.flags = h->flags;
-    seg.port = rx->port;
-    seg.len = rx->l4_len - hlen;
-    seg.p = NULL;
     if (p) {
-        /* The payload stays where it is: the application gets this buffer. */
-        pkt_pull(p, (uint32_t)(rx->l4 + hlen - p->data));
-        p->len = (uint16_t)seg.len;
-        p->flags = 0;
-        p->next = NULL;
-        if (seg.len)
-            seg.p = p;
-        else
-            pkt_free(p);
+        seg_payload(&seg, p, rx->l4 + hlen);
         p = NULL;
     } else if (seg.len && !reassembled_payload(s, rx->l4 + hlen, &seg)) {
         return;
