@@ -97,7 +97,9 @@ struct tcp_callbacks {
     /* bytes of what was queued were acknowledged (and their buffers freed);
      * 0: buffers are free again after tcp_sndbuf said 0 for want of them. */
     void (*acked)(void *ctx, struct tcp_conn *c, uint32_t bytes, uint64_t now_ns);
-    /* The peer closed its side: no more data will come. */
+    /* The peer closed its side: no more data will come. Not when both
+     * sides are then closed (our FIN acknowledged, FIN-WAIT-2): closed
+     * comes instead, with TCP_CLOSE_NORMAL. */
     void (*peer_fin)(void *ctx, struct tcp_conn *c, uint64_t now_ns);
     /* The connection is over for the application (enum tcp_close_reason);
      * c must not be used after this returns. Not called after tcp_abort. */
