@@ -1,7 +1,9 @@
 /* net/eth.c: Ethernet II input and output, IEEE 802.1Q / 802.1ad tags
  * (net/eth.h). Input passes the usual frame (untagged IPv4 to our MAC) to
- * ip4_input after a few side-effect-free tests; anything else takes
- * input_full, which parses tags and picks the drop counter. */
+ * TCP's frame path (tcp_input_frame4: a connection's usual segment, all
+ * layers' checks at once), else to ip4_input, after a few side-effect-free
+ * tests; anything else takes input_full, which parses tags and picks the
+ * drop counter. */
 #include "eth.h"
 
 #include "arp.h"
@@ -9,6 +11,7 @@
 #include "ip4.h"
 #include "ip6.h"
 #include "net.h"
+#include "tcp.h"
 #include "wire.h"
 
 const uint8_t eth_bcast_addr[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
@@ -98,6 +101,8 @@ void eth_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64
         s->ctr.eth_no_iface++;
         pkt_free(p);
     } else if (NET_LIKELY(is_usual_ip4(ifc, p))) {
+        if (tcp_input_frame4(s, ifc, p, now_ns))
+            return;
         p->user = 0;
         pkt_pull_l2(p, ETH_HDR_LEN);
         p->l3_off = 0;

@@ -191,19 +191,6 @@ drop:
     pkt_free(p);
 }
 
-/* The Internet checksum of a 20-byte header is right when its 16-bit words
- * sum to 0xffff with end-around carry (RFC 1071), that is when their plain
- * sum is a nonzero multiple of 0xffff. As x * 2^16 + y = x + y (mod 0xffff),
- * the five 32-bit words may be summed instead, and as a byte swap multiplies
- * by 2^8 (mod 0xffff), in host order too; one multiply then decides it (a
- * divisibility test). Nonzero: the caller saw ver_ihl 0x45. */
-static inline bool hdr20_sum_ok(const struct ip4_hdr *h)
-{
-    uint32_t w[5];
-    net_memcpy(w, h, sizeof(w));
-    return ((uint64_t)w[0] + w[1] + w[2] + w[3] + w[4]) % 0xffff == 0;
-}
-
 /* The first octets bad_source and bad_dest reject (RFC 1812 5.3.7: 0/8,
  * 127/8, 240/4, and 224/4 as a source), one load an address. 255 is marked
  * as a destination too: 255.255.255.255 is not usual either. */
@@ -230,7 +217,7 @@ static inline bool is_usual(const struct net_stack *s, const struct net_iface *i
     tot = net_ntohs(h->len_be);
     if (tot - IP4_HDR_LEN > p->len - IP4_HDR_LEN) /* tot < 20 wraps */
         return false;
-    if (!(p->flags & PKT_RX_IP_CSUM_OK) && !hdr20_sum_ok(h))
+    if (!(p->flags & PKT_RX_IP_CSUM_OK) && !ip4_hdr20_sum_ok(h))
         return false;
     if (ip4_is_frag(h))
         return false;

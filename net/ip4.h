@@ -95,4 +95,17 @@ static inline bool ip4_is_frag(const struct ip4_hdr *h)
     return (net_ntohs(h->frag_be) & (IP4_MF | IP4_OFF_MASK)) != 0;
 }
 
+/* The Internet checksum of a 20-byte header is right when its 16-bit words
+ * sum to 0xffff with end-around carry (RFC 1071), that is when their plain
+ * sum is a nonzero multiple of 0xffff. As x * 2^16 + y = x + y (mod 0xffff),
+ * the five 32-bit words may be summed instead, and as a byte swap multiplies
+ * by 2^8 (mod 0xffff), in host order too; one multiply then decides it (a
+ * divisibility test). Nonzero: the caller saw ver_ihl 0x45. */
+static inline bool ip4_hdr20_sum_ok(const struct ip4_hdr *h)
+{
+    uint32_t w[5];
+    __builtin_memcpy(w, h, sizeof(w));
+    return ((uint64_t)w[0] + w[1] + w[2] + w[3] + w[4]) % 0xffff == 0;
+}
+
 #endif

@@ -129,8 +129,9 @@ static inline uint32_t tcp_conn_bucket(const struct tcp_stack *t, uint32_t laddr
     uint64_t x = ((uint64_t)raddr_be << 32 | (uint32_t)rport << 16 | lport) + (uint64_t)laddr_be * t->hash_key;
     return (uint32_t)((x * t->hash_mul) >> t->hash_shift);
 }
-static inline struct tcp_conn *tcp_conn_lookup(struct tcp_stack *t, uint32_t laddr_be, uint32_t raddr_be,
-                                               uint16_t lport, uint16_t rport)
+static inline __attribute__((always_inline)) struct tcp_conn *tcp_conn_lookup(struct tcp_stack *t, uint32_t laddr_be,
+                                                                              uint32_t raddr_be, uint16_t lport,
+                                                                              uint16_t rport)
 {
     struct tcp_conn *c = t->hash[tcp_conn_bucket(t, laddr_be, raddr_be, lport, rport)];
     for (; c; c = c->hnext)

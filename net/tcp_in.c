@@ -10,7 +10,9 @@
  * IPv4 segments come through tcp_input, IPv6 ones through tcp_input6 (the
  * RFC 8200 8.1 pseudo-header); both take the same state machine, and an
  * established connection's usual segment takes header prediction
- * (fast_path) with the new-ACK work inline.
+ * (fast_path) with the new-ACK work inline. A connection's usual IPv4
+ * frame comes straight from eth_input (tcp_input_frame4), IP's and TCP's
+ * checks done at once, those its connection makes needless skipped.
  *
  * Every segment dropped as malformed increments one named counter (see
  * net/counter.h, TCP_COUNTERS). */
@@ -606,7 +608,7 @@ static bool header_ok(struct net_stack *s, const struct ip4_rx *rx, uint32_t *hl
 
 /* The usual options of an established connection: none, or NOP NOP TS
  * (RFC 7323 appendix A's layout). True when that is all there is. */
-static bool opts_ts_only(const uint8_t *opt, uint32_t len, struct tcp_opts *o)
+static inline __attribute__((always_inline)) bool opts_ts_only(const uint8_t *opt, uint32_t len, struct tcp_opts *o)
 {
     if (len == 0) {
         o->has_ts = false;
@@ -626,19 +628,11 @@ static bool opts_ts_only(const uint8_t *opt, uint32_t len, struct tcp_opts *o)
     return true;
 }
 
-/* The options and fields of the segment at l4 (n bytes, hlen of header)
- * into seg, but for the addresses; false on a bad option (counted). */
-static inline __attribute__((always_inline)) bool seg_fields(struct net_stack *s, const uint8_t *l4, uint32_t n,
-                                                             uint32_t hlen, uint16_t port, struct tcp_in *seg)
+/* The header's fields into seg, but for the addresses and options; len:
+ * of the payload. */
+static inline __attribute__((always_inline)) void seg_hdr(struct tcp_in *seg, const struct tcp_hdr *h, uint16_t port,
+                                                          uint32_t len)
 {
-    const struct tcp_hdr *h = (const struct tcp_hdr *)l4;
-    if (!opts_ts_only(l4 + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &seg->opt)) {
-        net_memset(&seg->opt, 0, sizeof(seg->opt));
-        if (tcp_opt_parse(l4 + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &seg->opt) < 0) {
-            s->ctr.tcp_bad_option++;
-            return false;
-        }
-    }
     seg->sport = net_ntohs(h->sport_be);
     seg->dport = net_ntohs(h->dport_be);
     seg->seq = net_ntohl(h->seq_be);
@@ -646,8 +640,23 @@ static inline __attribute__((always_inline)) bool seg_fields(struct net_stack *s
     seg->wnd = net_ntohs(h->win_be);
     seg->flags = h->flags;
     seg->port = port;
-    seg->len = n - hlen;
+    seg->len = len;
     seg->p = NULL;
+}
+
+/* The options and fields of the segment at l4 (n bytes, hlen of header)
+ * into seg, but for the addresses; false on a bad option (counted). */
+static inline __attribute__((always_inline)) bool seg_fields(struct net_stack *s, const uint8_t *l4, uint32_t n,
+                                                             uint32_t hlen, uint16_t port, struct tcp_in *seg)
+{
+    if (!opts_ts_only(l4 + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &seg->opt)) {
+        net_memset(&seg->opt, 0, sizeof(seg->opt));
+        if (tcp_opt_parse(l4 + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &seg->opt) < 0) {
+            s->ctr.tcp_bad_option++;
+            return false;
+        }
+    }
+    seg_hdr(seg, (const struct tcp_hdr *)l4, port, n - hlen);
     return true;
 }
 
@@ -658,6 +667,7 @@ static inline __attribute__((always_inline)) void seg_payload(struct tcp_in *seg
     pkt_pull(p, (uint32_t)(payload - p->data));
     p->len = (uint16_t)seg->len;
     p->flags = 0;
+    p->user = 0; /* (what eth_input leaves: the frame path skips it) */
     p->next = NULL;
     if (seg->len)
         seg->p = p;
@@ -712,6 +722,48 @@ void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns)
 drop:
     if (p)
         pkt_free(p);
+}
+
+/* The frame most input is, taken from Ethernet up in one go rather than
+ * through ip4_input and tcp_input: IPv4 with a 20-byte header to this
+ * port's address, not a fragment, its checksum right; TCP with ACK and
+ * neither SYN nor RST, the NIC's checksum verdict good; for a connection
+ * past SYN-SENT. The rest of what those layers check holds for it: that
+ * connection's segments passed them once, from the same addresses and
+ * ports (no martian or local source, no port 0). A segment to itself
+ * (land) goes the long way, to be dropped. False: not such a frame,
+ * nothing done (eth_input takes it up the layers). */
+bool tcp_input_frame4(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns)
+{
+    struct tcp_stack *t = s->tcp;
+    const struct ip4_hdr *ip = (const struct ip4_hdr *)(const void *)(p->data + ETH_HDR_LEN);
+    const uint8_t *l4 = p->data + ETH_HDR_LEN + IP4_HDR_LEN;
+    const struct tcp_hdr *h = (const struct tcp_hdr *)(const void *)l4;
+    if (t == NULL || p->len < ETH_HDR_LEN + IP4_HDR_LEN + TCP_HDR_LEN || ip->ver_ihl != 0x45 ||
+        ip->proto != IP4_PROTO_TCP || (h->flags & (TCP_SYN | TCP_RST | TCP_ACK)) != TCP_ACK ||
+        (p->flags & (PKT_RX_L4_CSUM_OK | PKT_RX_L4_CSUM_BAD)) != PKT_RX_L4_CSUM_OK)
+        return false;
+    uint32_t tot = net_ntohs(ip->len_be), hlen = (uint32_t)(h->off >> 4) * 4u;
+    if (tot > p->len - ETH_HDR_LEN || hlen < TCP_HDR_LEN || tot < IP4_HDR_LEN + hlen || ip4_is_frag(ip) ||
+        ip->dst_be != ifc->addr_be || ip->dst_be == ifc->bcast_be || ip->src_be == ip->dst_be ||
+        (!(p->flags & PKT_RX_IP_CSUM_OK) && !ip4_hdr20_sum_ok(ip)))
+        return false;
+    struct tcp_in seg;
+    if (!opts_ts_only(l4 + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &seg.opt)) /* (SACK blocks: the long way) */
+        return false;
+    struct tcp_conn *c = tcp_conn_lookup(t, ip->dst_be, ip->src_be, net_ntohs(h->dport_be), net_ntohs(h->sport_be));
+    if (c == NULL || c->state == TCP_SYN_SENT)
+        return false;
+    s->ctr.ip4_rx++;
+    s->ctr.ip4_local++;
+    s->ctr.tcp_rx++;
+    t->now_ns = now_ns;
+    seg_hdr(&seg, h, p->port, tot - IP4_HDR_LEN - hlen);
+    seg.src_be = ip->src_be;
+    seg.dst_be = ip->dst_be;
+    seg_payload(&seg, p, l4 + hlen);
+    segment_to(t, c, &seg, now_ns);
+    return true;
 }
 
 /* ---- IPv6 ---- */
