@@ -1,9 +1,9 @@
 /* net/eth.c: Ethernet II input and output, IEEE 802.1Q / 802.1ad tags
- * (net/eth.h). Input passes the usual frame (untagged IPv4 to our MAC) to
- * TCP's frame path (tcp_input_frame4: a connection's usual segment, all
- * layers' checks at once), else to ip4_input, after a few side-effect-free
- * tests; anything else takes input_full, which parses tags and picks the
- * drop counter. */
+ * (net/eth.h). Input passes the usual frame (untagged IPv4 or IPv6 to our
+ * MAC) to TCP's frame path (tcp_input_frame4, 6: a connection's usual
+ * segment, all layers' checks at once), else IPv4 to ip4_input, after a
+ * few side-effect-free tests; anything else takes input_full, which parses
+ * tags and picks the drop counter. */
 #include "eth.h"
 
 #include "arp.h"
@@ -82,15 +82,15 @@ drop:
     pkt_free(p);
 }
 
-/* The frame most of input is: one input_full would pass as it is to
- * ip4_input, an untagged IPv4 frame on an untagged port, from a unicast
- * source (the I/G bit of the first octet clear) to our MAC. False decides
- * nothing. */
-static inline bool is_usual_ip4(const struct net_iface *ifc, const struct pkt *p)
+/* The frame most of input is: one input_full would pass as it is to the
+ * layer above (type_be: IPv4's or IPv6's), untagged on an untagged port,
+ * from a unicast source (the I/G bit of the first octet clear) to our MAC.
+ * False decides nothing. */
+static inline bool is_usual(const struct net_iface *ifc, const struct pkt *p, uint16_t type_be)
 {
     const struct eth_hdr *eh = (const struct eth_hdr *)p->data;
 
-    return p->len >= ETH_HDR_LEN && eh->type_be == net_htons(ETH_TYPE_IP4) && ifc->vlan_id == 0 &&
+    return p->len >= ETH_HDR_LEN && eh->type_be == type_be && ifc->vlan_id == 0 &&
            ((eh->src[0] | eh->dst[0]) & 1) == 0 && net_memcmp(eh->dst, ifc->dev->mac, ETH_ALEN) == 0;
 }
 
@@ -100,15 +100,16 @@ void eth_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64
     if (NET_UNLIKELY(ifc == NULL)) {
         s->ctr.eth_no_iface++;
         pkt_free(p);
-    } else if (NET_LIKELY(is_usual_ip4(ifc, p))) {
+    } else if (NET_LIKELY(is_usual(ifc, p, net_htons(ETH_TYPE_IP4)))) {
         if (tcp_input_frame4(s, ifc, p, now_ns))
             return;
         p->user = 0;
         pkt_pull_l2(p, ETH_HDR_LEN);
         p->l3_off = 0;
         ip4_input(s, ifc, p, now_ns);
-    } else
+    } else if (!(is_usual(ifc, p, net_htons(ETH_TYPE_IP6)) && tcp_input_frame6(s, ifc, p, now_ns))) {
         input_full(s, ifc, p, now_ns);
+    }
 }
 
 uint32_t eth_hdr_write(uint8_t *h, const struct net_iface *ifc, const uint8_t *dst, uint16_t type)

@@ -402,8 +402,9 @@ uint64_t tcp_poll(struct tcp_stack *t, uint64_t now_ns);
 
 /* A TCP segment for us (ip4_deliver calls it); takes rx->pkt. */
 void tcp_input(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns);
-/* eth_input's first try for a usual IPv4 frame: true when TCP took it. */
+/* eth_input's first try for a usual IPv4 (IPv6) frame: true when TCP took it. */
 bool tcp_input_frame4(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns);
+bool tcp_input_frame6(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns);
 
 /* The same over IPv6 (ip6.c calls it): p->data at the IPv6 header, whose
  * next header is TCP, p->len its checked length; from ifc. Takes p. */

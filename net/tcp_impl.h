@@ -332,7 +332,7 @@ static inline bool tcp_cwnd_limited(const struct tcp_conn *c, uint32_t flight)
     return c->cwnd < c->ssthresh ? 2 * flight >= c->cwnd : flight + c->seg_size > c->cwnd;
 }
 void tcp_cc_loss(struct tcp_conn *c, uint64_t now_ns);
-/* tcp_in.c: fast recovery begins (RFC 6675 5 step 4, RFC 6582 3.2 step 2). */
+/* tcp_sack.c: fast recovery begins (RFC 6675 5 step 4, RFC 6582 3.2 step 2). */
 void tcp_enter_recovery(struct tcp_conn *c, uint64_t now_ns);
 /* RACK marked slots lost: recovery, unless one is on or RFC 6582's
  * recover point says these belong to the last. */

@@ -75,39 +75,6 @@ static bool acceptable(struct tcp_conn *c, const struct tcp_in *seg)
            (SEQ_LEQ(c->rcv_nxt, seg->seq + len - 1) && SEQ_LT(seg->seq + len - 1, c->rcv_nxt + wnd));
 }
 
-/* Recovery begins, the window reduced once for the flight out. */
-static void begin_recovery(struct tcp_conn *c, uint64_t now_ns)
-{
-    c->t->s->ctr.tcp_fast_recovery++;
-    c->flags = (c->flags & ~(uint32_t)(TCP_CF_TLP | TCP_CF_TLP_RETX)) | TCP_CF_IN_RECOVERY;
-    c->recover = c->snd_nxt;
-    if (c->flags & TCP_CF_PTO) /* no probe in recovery (RFC 8985 7.2) */
-        tcp_rto_arm(c, now_ns);
-    tcp_cc_loss(c, now_ns);
-    if ((c->flags & TCP_CF_SACK) && !tcp_rack_only(c))
-        tcp_sack_mark_lost(c);
-}
-
-void tcp_enter_recovery(struct tcp_conn *c, uint64_t now_ns)
-{
-    begin_recovery(c, now_ns);
-    tcp_retransmit_first(c, now_ns);
-}
-
-void tcp_rack_lost(struct tcp_conn *c, uint64_t now_ns)
-{
-    if ((c->flags & TCP_CF_IN_RECOVERY) || SEQ_LT(c->snd_una, c->recover) || c->snd_una == c->snd_nxt)
-        return;
-    /* A loss anywhere in the flight calls for the congestion response
-     * (RFC 8985 6.2 step 5 with RFC 6675's recovery); a slot other than
-     * the first goes out from tcp_output's send_lost, with the others
-     * marked. */
-    if (tcp_sq_at(c, 0)->flags & TCP_SEG_LOST)
-        tcp_enter_recovery(c, now_ns);
-    else
-        begin_recovery(c, now_ns);
-}
-
 /* SND.UNA moves to ack (RFC 9293 3.10.7.4 fifth check): the send queue,
  * RTT, congestion control, the timer, the application. False when the
  * connection died in the acked callback. */
@@ -814,4 +781,41 @@ void tcp_input6(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint6
     net_memcpy(seg.dst6, ip->dst, 16);
     seg_payload(&seg, p, l4 + hlen);
     tcp_input_segment6(t, &seg, now_ns);
+}
+
+/* tcp_input_frame4 for IPv6: no extension header, to this port's address
+ * or its link-local one (ip6_input's checks of the source, and the rest
+ * of header6_ok's, that connection's segments passed); the counters
+ * ip6_input and tcp_input6 keep. */
+bool tcp_input_frame6(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns)
+{
+    struct tcp_stack *t = s->tcp;
+    const struct ip6_hdr *ip = (const struct ip6_hdr *)(const void *)(p->data + ETH_HDR_LEN);
+    const uint8_t *l4 = p->data + ETH_HDR_LEN + IP6_HDR_LEN;
+    const struct tcp_hdr *h = (const struct tcp_hdr *)(const void *)l4;
+    if (t == NULL || !ifc->has6 || p->len < ETH_HDR_LEN + IP6_HDR_LEN + TCP_HDR_LEN || (p->data[ETH_HDR_LEN] >> 4) != 6 ||
+        ip->next != IP4_PROTO_TCP || (h->flags & (TCP_SYN | TCP_RST | TCP_ACK)) != TCP_ACK ||
+        (p->flags & (PKT_RX_L4_CSUM_OK | PKT_RX_L4_CSUM_BAD)) != PKT_RX_L4_CSUM_OK)
+        return false;
+    uint32_t n = net_ntohs(ip->plen_be), hlen = (uint32_t)(h->off >> 4) * 4u;
+    if (n > p->len - ETH_HDR_LEN - IP6_HDR_LEN || hlen < TCP_HDR_LEN || hlen > n || ip6_eq(ip->src, ip->dst) ||
+        !(ip6_eq(ip->dst, ifc->addr6) || ip6_eq(ip->dst, ifc->ll6)))
+        return false;
+    struct tcp_in seg;
+    if (!opts_ts_only(l4 + TCP_HDR_LEN, hlen - TCP_HDR_LEN, &seg.opt))
+        return false;
+    struct tcp_conn *c = tcp_conn_lookup6(t, ip->dst, ip->src, net_ntohs(h->dport_be), net_ntohs(h->sport_be));
+    if (c == NULL || c->state == TCP_SYN_SENT)
+        return false;
+    s->ctr.ip6_rx++;
+    s->ctr.ip6_local++;
+    s->ctr.tcp_rx++;
+    t->now_ns = now_ns;
+    seg_hdr(&seg, h, ifc->port, n - hlen);
+    seg.src_be = seg.dst_be = 0; /* tcp_in_is6 */
+    net_memcpy(seg.src6, ip->src, 16);
+    net_memcpy(seg.dst6, ip->dst, 16);
+    seg_payload(&seg, p, l4 + hlen);
+    segment_to(t, c, &seg, now_ns);
+    return true;
 }

@@ -16,7 +16,9 @@
  * latest delivered are still out (docs/tcp.md, RACK for first
  * transmissions). Once the path has reordered, RACK alone judges (no
  * DupThresh), and D-SACKs widen its window; a D-SACK for each copy a
- * recovery sent undoes it (RFC 3708: tcp_dsack_input). */
+ * recovery sent undoes it (RFC 3708: tcp_dsack_input). Recovery begins
+ * here too (tcp_enter_recovery, tcp_rack_lost): the window cut once, the
+ * slots IsLost finds marked. */
 #include "net.h"
 #include "tcp_impl.h"
 
@@ -329,4 +331,37 @@ bool tcp_sack_mark_oversize(struct tcp_conn *c, uint32_t size)
         }
     }
     return any;
+}
+
+/* Recovery begins, the window reduced once for the flight out. */
+static void begin_recovery(struct tcp_conn *c, uint64_t now_ns)
+{
+    c->t->s->ctr.tcp_fast_recovery++;
+    c->flags = (c->flags & ~(uint32_t)(TCP_CF_TLP | TCP_CF_TLP_RETX)) | TCP_CF_IN_RECOVERY;
+    c->recover = c->snd_nxt;
+    if (c->flags & TCP_CF_PTO) /* no probe in recovery (RFC 8985 7.2) */
+        tcp_rto_arm(c, now_ns);
+    tcp_cc_loss(c, now_ns);
+    if ((c->flags & TCP_CF_SACK) && !tcp_rack_only(c))
+        tcp_sack_mark_lost(c);
+}
+
+void tcp_enter_recovery(struct tcp_conn *c, uint64_t now_ns)
+{
+    begin_recovery(c, now_ns);
+    tcp_retransmit_first(c, now_ns);
+}
+
+void tcp_rack_lost(struct tcp_conn *c, uint64_t now_ns)
+{
+    if ((c->flags & TCP_CF_IN_RECOVERY) || SEQ_LT(c->snd_una, c->recover) || c->snd_una == c->snd_nxt)
+        return;
+    /* A loss anywhere in the flight calls for the congestion response
+     * (RFC 8985 6.2 step 5 with RFC 6675's recovery); a slot other than
+     * the first goes out from tcp_output's send_lost, with the others
+     * marked. */
+    if (tcp_sq_at(c, 0)->flags & TCP_SEG_LOST)
+        tcp_enter_recovery(c, now_ns);
+    else
+        begin_recovery(c, now_ns);
 }

@@ -1,8 +1,9 @@
-/* tests/unit/test_tcp_frame.c: eth_input's frame path into TCP
- * (tcp_input_frame4, net/tcp_in.c): it takes the usual frame of a
- * connection and leaves every other frame untouched for the layers, and
- * a whole exchange through it (loss, duplicates, reordering, both FINs)
- * counts and delivers exactly what the layers do. */
+/* tests/unit/test_tcp_frame.c: eth_input's frame paths into TCP
+ * (tcp_input_frame4 and tcp_input_frame6, net/tcp_in.c): each takes the
+ * usual frame of a connection and leaves every other frame untouched for
+ * the layers, and a whole exchange through it (loss, duplicates,
+ * reordering, both FINs) counts and delivers exactly what the layers do. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,46 @@ static struct pkt *rx(struct tl *l, const uint8_t *f, size_t len, uint16_t flags
     p->flags = flags;
     p->port = 0;
     return p;
+}
+
+/* The usual frame f (3 bytes of the pattern to side 1's connection a[1]):
+ * the frame path takes it, TCP delivers it, and it is counted as the
+ * layers count it (eth-rx is eth_input's, before the frame path), since
+ * mid; then the pair ends. */
+static void taken_then_end(struct tl *l, struct ta *a, const uint8_t *f, size_t len, bool v6, uint64_t *before,
+                           uint64_t *mid)
+{
+    struct tcp_conn *c = a[1].c;
+    uint32_t rcv_nxt = c->rcv_nxt;
+    struct pkt *p = rx(l, f, len, PKT_RX_L4_CSUM_OK);
+    struct net_iface *ifc = &l->s[1]->iface[0];
+    CHECK(v6 ? tcp_input_frame6(l->s[1], ifc, p, l->now_ns) : tcp_input_frame4(l->s[1], ifc, p, l->now_ns));
+    tl_flush(l);
+    CHECK_EQ(a[1].rx_bytes, 3);
+    CHECK_EQ(a[1].rx_bad, 0);
+    CHECK_EQ(c->rcv_nxt, rcv_nxt + 3);
+    uint64_t *after = counters(l, 1);
+    const char *ip = v6 ? "ip6" : "ip4";
+    char rx_name[16], local[16], tx[16];
+    snprintf(rx_name, sizeof(rx_name), "%s-rx", ip);
+    snprintf(local, sizeof(local), "%s-local", ip);
+    snprintf(tx, sizeof(tx), "%s-tx", ip);
+    for (size_t i = 0; net_counter_at(i); i++) {
+        const char *name = net_counter_at(i)->name;
+        bool one = !strcmp(name, rx_name) || !strcmp(name, local) || !strcmp(name, "tcp-rx");
+        bool sent = !strcmp(name, "tcp-tx") || !strcmp(name, tx) || !strcmp(name, "eth-tx");
+        if (one)
+            CHECK_EQ(after[i] - mid[i], 1);
+        else if (!sent)
+            CHECK_EQ(after[i] - mid[i], 0);
+    }
+    free(before);
+    free(mid);
+    free(after);
+    tcp_abort(a[0].c, l->now_ns);
+    tcp_abort(a[1].c, l->now_ns);
+    tl_run(l, NULL, NULL, SEC);
+    CHECK(tl_free(l));
 }
 
 static void ip_sum(uint8_t *f)
@@ -125,39 +166,27 @@ TEST(tcp_frame_path_takes_the_usual_frame_only)
 
     /* The usual one: taken, delivered, counted as the layers count it
      * (eth-rx is eth_input's, before it). */
-    uint32_t rcv_nxt = c->rcv_nxt;
-    p = rx(l, good, good_len, PKT_RX_L4_CSUM_OK);
-    CHECK(tcp_input_frame4(l->s[1], ifc, p, l->now_ns));
-    tl_flush(l);
-    CHECK_EQ(a[1].rx_bytes, 3);
-    CHECK_EQ(a[1].rx_bad, 0);
-    CHECK_EQ(c->rcv_nxt, rcv_nxt + 3);
-    uint64_t *after = counters(l, 1);
-    for (size_t i = 0; net_counter_at(i); i++) {
-        const char *name = net_counter_at(i)->name;
-        bool one = !strcmp(name, "ip4-rx") || !strcmp(name, "ip4-local") || !strcmp(name, "tcp-rx");
-        bool sent = !strcmp(name, "tcp-tx") || !strcmp(name, "ip4-tx") || !strcmp(name, "eth-tx");
-        if (one)
-            CHECK_EQ(after[i] - mid[i], 1);
-        else if (!sent)
-            CHECK_EQ(after[i] - mid[i], 0);
-    }
-    free(before);
-    free(mid);
-    free(after);
-    tcp_abort(a[0].c, l->now_ns);
-    tcp_abort(a[1].c, l->now_ns);
-    tl_run(l, NULL, NULL, SEC);
-    CHECK(tl_free(l));
+    taken_then_end(l, a, good, good_len, false, before, mid);
+}
+
+static bool both_open(void *ctx)
+{
+    struct ta *a = ctx;
+    return a[0].connected && a[1].accepted;
 }
 
 /* One exchange: 200 KB from side 0 over a lossy, duplicating, reordering
- * link, then both FINs and TIME-WAIT. The counters of both sides after. */
-static void exchange(uint32_t offloads, uint64_t *ctr[2], uint64_t *rx_bytes)
+ * link, IPv4 or IPv6, then both FINs and TIME-WAIT. The counters of both
+ * sides after. */
+static void exchange(uint32_t offloads, bool v6, uint64_t *ctr[2], uint64_t *rx_bytes)
 {
     struct tl_opts o = {.offloads = offloads, .seed = 11, .loss_ppm = 20000, .dup_ppm = 5000, .reorder_ppm = 5000};
     struct ta a[2] = {{0}};
-    struct tl *l = ta_pair(a, &o);
+    struct tl *l = tl_new(&o);
+    CHECK_EQ(ta_listen(l, 1, 80, &a[1]), 0);
+    CHECK((v6 ? ta_connect6(l, 0, 80, &a[0]) : ta_connect(l, 0, 80, &a[0])) != NULL);
+    tl_run(l, both_open, a, 10 * SEC);
+    CHECK(a[0].connected && a[1].accepted);
     a[0].tx_total = 200000;
     a[0].zero_copy = true;
     a[0].close_when_sent = true;
@@ -174,11 +203,11 @@ static void exchange(uint32_t offloads, uint64_t *ctr[2], uint64_t *rx_bytes)
     CHECK(tl_free(l));
 }
 
-TEST(tcp_frame_path_counts_as_the_layers_do)
+static void counts_as_the_layers_do(bool v6)
 {
     uint64_t *frame[2], *layers[2], got_frame, got_layers;
-    exchange(NETDEV_OFF_TX_CSUM | NETDEV_OFF_RX_CSUM, frame, &got_frame);
-    exchange(NETDEV_OFF_TX_CSUM, layers, &got_layers);
+    exchange(NETDEV_OFF_TX_CSUM | NETDEV_OFF_RX_CSUM, v6, frame, &got_frame);
+    exchange(NETDEV_OFF_TX_CSUM, v6, layers, &got_layers);
     CHECK_EQ(got_frame, 200000);
     CHECK_EQ(got_layers, 200000);
     for (int i = 0; i < 2; i++) {
@@ -186,4 +215,72 @@ TEST(tcp_frame_path_counts_as_the_layers_do)
         free(frame[i]);
         free(layers[i]);
     }
+}
+
+TEST(tcp_frame_path_counts_as_the_layers_do) { counts_as_the_layers_do(false); }
+TEST(tcp_frame_path6_counts_as_the_layers_do) { counts_as_the_layers_do(true); }
+
+/* The first IPv6 frame with data from side 0, kept and not delivered. */
+static uint8_t cap[256];
+static size_t cap_len;
+
+static bool cap_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    const uint8_t *d = p->data;
+    if (from != 0 || cap_len || p->len > sizeof(cap) || p->len < 74 || d[12] != 0x86 || d[13] != 0xdd ||
+        d[20] != IP4_PROTO_TCP || (uint32_t)(d[18] << 8 | d[19]) <= (uint32_t)(d[66] >> 4) * 4u)
+        return true;
+    memcpy(cap, d, p->len);
+    cap_len = p->len;
+    return false;
+}
+
+TEST(tcp_frame_path6_takes_the_usual_frame_only)
+{
+    struct tl_opts o = {.seed = 3};
+    struct ta a[2] = {{0}};
+    struct tl *l = tl_new(&o);
+    CHECK_EQ(ta_listen(l, 1, 80, &a[1]), 0);
+    CHECK(ta_connect6(l, 0, 80, &a[0]) != NULL);
+    tl_run(l, both_open, a, 10 * SEC);
+    CHECK(a[0].connected && a[1].accepted);
+    struct net_iface *ifc = &l->s[1]->iface[0];
+    uint8_t data[3] = {ta_byte(0), ta_byte(1), ta_byte(2)}, f[256];
+    cap_len = 0;
+    l->tap = cap_tap;
+    CHECK_EQ(tcp_write(a[0].c, data, 3, l->now_ns), 3);
+    tl_flush(l);
+    l->tap = NULL;
+    CHECK(cap_len > 0);
+    uint64_t *before = counters(l, 1);
+    for (int k = 0; k < 10; k++) {
+        memcpy(f, cap, cap_len);
+        uint16_t flags = PKT_RX_L4_CSUM_OK;
+        uint8_t *ip = f + ETH_HDR_LEN, *tcp = ip + IP6_HDR_LEN;
+        switch (k) {
+        case 0: flags = 0; break;
+        case 1: flags |= PKT_RX_L4_CSUM_BAD; break;
+        case 2: ip[6] = 0; break;                       /* a hop-by-hop header first */
+        case 3: ip[39] ^= 1; break;                     /* another address */
+        case 4: memcpy(ip + 8, ip + 24, 16); break;     /* land */
+        case 5: tcp[13] |= TCP_SYN; break;
+        case 6: tcp[13] |= TCP_RST; break;
+        case 7: ip[4] = 0x7f; break;                    /* payload length beyond the frame */
+        case 8: tcp[12] = 15 << 4; break;               /* data offset beyond the payload */
+        case 9: ip[0] = 0x45; break;                    /* not version 6 */
+        }
+        struct pkt *p = rx(l, f, cap_len, flags);
+        CHECK(!tcp_input_frame6(l->s[1], ifc, p, l->now_ns));
+        CHECK(memcmp(p->data, f, cap_len) == 0);
+        pkt_free(p);
+    }
+    ifc->has6 = false; /* IPv6 off on the port: ip6_input's to drop */
+    struct pkt *p = rx(l, cap, cap_len, PKT_RX_L4_CSUM_OK);
+    CHECK(!tcp_input_frame6(l->s[1], ifc, p, l->now_ns));
+    pkt_free(p);
+    ifc->has6 = true;
+    uint64_t *mid = counters(l, 1);
+    CHECK_EQ(counters_differ(before, mid), 0);
+
+    taken_then_end(l, a, cap, cap_len, true, before, mid);
 }
