@@ -574,4 +574,72 @@ static inline void tcp_rtt_sample_ts(struct tcp_conn *c, const struct tcp_in *se
         tcp_rtt_sample(c, ((uint64_t)ticks << TCP_TICK_SHIFT) + (1ull << (TCP_TICK_SHIFT - 1)));
 }
 
+/* tcp_in.c, tcp_synced.c: SND.UNA moves to ack (RFC 9293 3.10.7.4 fifth
+ * check): the send queue,
+ * RTT, congestion control, the timer, the application. False when the
+ * connection died in the acked callback. */
+static inline __attribute__((always_inline)) bool tcp_new_ack(struct tcp_conn *c, uint32_t ack, uint64_t now_ns)
+{
+    uint32_t acked = ack - c->snd_una, flight = c->snd_nxt - c->snd_una;
+    uint32_t queued_before = c->snd_queued;
+    if ((c->flags & TCP_CF_RTT_TIMING) && SEQ_GEQ(ack, c->rtt_seq)) {
+        c->flags &= ~(uint32_t)TCP_CF_RTT_TIMING;
+        tcp_rtt_sample(c, now_ns - c->rtt_start_ns);
+    }
+    c->snd_una = ack;
+    tcp_sq_ack(c, ack);
+    uint32_t start = SEQ_GT(ack, c->iss + 1) ? ack : c->iss + 1;
+    c->snd_queued = SEQ_GT(c->snd_end, start) ? c->snd_end - start : 0;
+    c->retries = 0;
+    if (c->flags & TCP_CF_IN_RECOVERY) {
+        if (SEQ_GEQ(ack, c->recover)) {
+            c->flags &= ~(uint32_t)TCP_CF_IN_RECOVERY;
+            tcp_marks_clear(c);
+            tcp_cc_recovery_end(c, now_ns);
+            c->dupacks = 0;
+            if (c->reo_persist && --c->reo_persist == 0)
+                c->reo_steps = 0; /* RFC 8985 6.2 step 4 */
+            if (c->undo_on && c->undo_n == 0)
+                tcp_undo(c); /* nothing was sent again: the originals all got there */
+        } else if (c->flags & TCP_CF_SACK) {
+            if (!tcp_rack_only(c))
+                tcp_sack_mark_lost(c); /* RFC 6675: the loop in tcp_output sends */
+            if ((c->flags & TCP_CF_FIN_SENT) && ack == c->snd_end)
+                c->flags |= TCP_CF_FIN_LOST; /* all data in, the FIN (sent before the repair) not */
+        } else {
+            /* RFC 6582 3.2 step 5: partial ACK. */
+            tcp_retransmit_first(c, now_ns);
+            c->cwnd = c->cwnd > acked ? c->cwnd - acked : 0;
+            c->cwnd += c->seg_size;
+        }
+    } else {
+        c->dupacks = 0;
+        if (SEQ_GT(ack, c->recover)) /* kept within 2 GB of snd_una, for SEQ_GEQ */
+            c->recover = ack;
+        if (tcp_cwnd_limited(c, flight))
+            tcp_cc_ack(c, acked, now_ns);
+        else if (c->cwnd >= c->ssthresh)
+            tcp_cc_app_limited(c, now_ns);
+    }
+    if (c->snd_una == c->snd_nxt) {
+        tcp_rto_stop(c);
+        if (NET_UNLIKELY(c->flags & TCP_CF_SQ_LARGE) && c->sq_n == 0)
+            tcp_sq_shrink(c);
+    } else {
+        c->flags &= ~(uint32_t)TCP_CF_PERSIST;
+        tcp_loss_timer_arm(c, now_ns);
+    }
+    uint32_t done = queued_before - c->snd_queued;
+    if (done && c->cb && c->cb->acked && !(c->flags & TCP_CF_APP_CLOSED)) {
+        c->cb->acked(c->ctx, c, done, now_ns);
+        if (c->flags & TCP_CF_DEAD)
+            return false;
+    }
+    return true;
+}
+
+/* tcp_synced.c: every check of RFC 9293 3.10.7.4 for a synchronized
+ * connection's segment that header prediction (tcp_in.c) did not take. */
+void tcp_synced_input(struct tcp_conn *c, struct tcp_in *seg, uint64_t now_ns);
+
 #endif
