@@ -11,7 +11,7 @@ NASM    := nasm
 PYTHON  ?= python3
 
 # One source list for net/: the kernel and every host binary build from it.
-NET_SRCS     := $(sort $(wildcard net/*.c))
+NET_SRCS     := $(sort $(wildcard net/*.c net/*/*.c))
 KERNEL_SRCS  := $(sort $(wildcard kernel/*.c kernel/arch/x86_64/*.c))
 DRIVER_SRCS  := $(sort $(wildcard drivers/*/*.c drivers/*.c))
 USER_SRCS    := $(sort $(wildcard userland/*/*.c userland/*.c))
@@ -26,12 +26,14 @@ WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototyp
            -Wno-unused-parameter -Wvla
 KCFLAGS := --target=x86_64-unknown-none-elf -std=c11 -ffreestanding -nostdlibinc \
            -fno-stack-protector -fno-pic -fno-pie -mcmodel=kernel -mno-red-zone \
-           -fno-omit-frame-pointer -fno-common -O2 -g $(WARN) -I.
-NETCFLAGS := $(KCFLAGS)
+           -fno-omit-frame-pointer -fno-common -O2 -g $(WARN) -I. -Inet
+# net/ is freestanding: it sees only its own rooms (-Inet, not -I.), so an
+# include of kernel/, drivers/ or libc headers fails the build.
+NETCFLAGS := $(filter-out -I.,$(KCFLAGS))
 LDFLAGS := -nostdlib -static -z max-page-size=0x1000 -T linker.ld
 HOSTCFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer \
            -fsanitize=address,undefined -fno-sanitize-recover=undefined $(WARN) \
-           -Wno-missing-prototypes -I.
+           -Wno-missing-prototypes -I. -Inet
 
 KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KERNEL_SRCS) $(DRIVER_SRCS) $(USER_SRCS) $(NET_SRCS)) \
          $(patsubst %.asm,$(BUILD)/k/%.o,$(ASM_SRCS))
@@ -55,8 +57,15 @@ $(BUILD)/k/kernel/version.o: KCFLAGS += -DHAYATE_COMMIT='"$(HAYATE_COMMIT)"'
 $(BUILD)/k/kernel/version.o: FORCE
 FORCE:
 
-$(BUILD)/hayate.elf: $(KOBJS) linker.ld
+$(BUILD)/hayate.elf: $(KOBJS) linker.ld $(BUILD)/net-freestanding.ok
 	$(LD) $(LDFLAGS) -o $@ $(KOBJS)
+
+# -Inet cannot stop a path that climbs out of net/ ("../kernel/lib.h").
+$(BUILD)/net-freestanding.ok: $(NET_SRCS) $(wildcard net/*.h net/*/*.h)
+	@mkdir -p $(dir $@)
+	@if grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*\.\./' $^; then \
+	    echo "net/ must not include from outside net/ (above)"; exit 1; fi
+	@touch $@
 
 $(BUILD)/hayate.iso: $(BUILD)/hayate.elf tools/mkiso tools/default.conf
 	tools/mkiso tools/default.conf $@
@@ -67,7 +76,7 @@ iso: $(BUILD)/hayate.iso
 USER_PORTABLE := userland/udp_echo.c userland/tcp_echo.c userland/http.c userland/pingpong.c \
            userland/iperf3_proto.c
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(NET_SRCS) $(KERNEL_PORTABLE) $(USER_PORTABLE)
-$(BUILD)/unit/tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h net/*.h kernel/*.h userland/*.h)
+$(BUILD)/unit/tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h net/*.h net/*/*.h kernel/*.h userland/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOSTCFLAGS) -o $@ $(UNIT_SRCS) -lpthread
 unit: $(BUILD)/unit/tests

@@ -1,9 +1,9 @@
 /* kernel/pktmem.h: the memory behind each core's packet-buffer pool
- * (net/pkt.h): carved from 2 MiB pages, one pool per core, never shared. */
+ * (net/core/pkt.h): carved from 2 MiB pages, one pool per core, never shared. */
 #ifndef KERNEL_PKTMEM_H
 #define KERNEL_PKTMEM_H
 
-#include "net/pkt.h"
+#include "net/core/pkt.h"
 
 void pktmem_init(unsigned ncpus);
 struct pkt_pool *pktmem_pool(unsigned cpu);

@@ -1,5 +1,5 @@
 /* kernel/ports.h: the machine's network ports, eth0, eth1, ... in PCI
- * order, each a struct netdev (net/netdev.h) from whichever driver claimed
+ * order, each a struct netdev (net/core/netdev.h) from whichever driver claimed
  * the function. */
 #ifndef KERNEL_PORTS_H
 #define KERNEL_PORTS_H
@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "net/netdev.h"
+#include "net/core/netdev.h"
 
 #define PORTS_MAX 16
 

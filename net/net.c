@@ -2,15 +2,15 @@
  * timers, next-hop choice (net/net.h). */
 #include "net.h"
 
-#include "arp.h"
-#include "env.h"
-#include "eth.h"
-#include "ip4.h"
-#include "reasm.h"
-#include "ip6.h"
-#include "nd6.h"
-#include "tcp.h"
-#include "wire.h"
+#include "link/arp.h"
+#include "core/env.h"
+#include "link/eth.h"
+#include "ip/ip4.h"
+#include "ip/reasm.h"
+#include "ip/ip6.h"
+#include "link/nd6.h"
+#include "tcp/tcp.h"
+#include "core/wire.h"
 
 void net_stack_init(struct net_stack *s, struct pkt_pool *pool, uint32_t core)
 {

@@ -26,15 +26,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "arp.h"
-#include "counter.h"
-#include "icmp4.h"
-#include "reasm.h"
-#include "nd6.h"
-#include "ra6.h"
-#include "netdev.h"
-#include "pkt.h"
-#include "udp.h"
+#include "link/arp.h"
+#include "core/counter.h"
+#include "ip/icmp4.h"
+#include "ip/reasm.h"
+#include "link/nd6.h"
+#include "link/ra6.h"
+#include "core/netdev.h"
+#include "core/pkt.h"
+#include "ip/udp.h"
 
 #define NET_MAX_PORTS 16        /* port numbers 0..15 (netdev.index): the kernel's PORTS_MAX */
 #define NET_TX_BURST 256        /* frames gathered per port before a flush (a ring's worth: what
@@ -174,10 +174,10 @@ uint64_t net_poll(struct net_stack *s, uint64_t now_ns);
 /* Hand the port's burst to its driver. What its ring has no room for
  * stays, in order, for the next flush (eth-tx-busy), and the port is
  * tx_busy until a flush goes through whole: TCP holds its data back
- * meanwhile instead of losing it at our own NIC (net/tcp_out.c). */
+ * meanwhile instead of losing it at our own NIC (net/tcp/tcp_output.c). */
 void net_flush_port(struct net_stack *s, struct net_iface *ifc);
 /* The stack's frames b[0..n) the driver did not take: kept for the next
- * flush (net/fwd.c's flush, which sends them with forwarded ones). */
+ * flush (net/fwd/fwd4.c's flush, which sends them with forwarded ones). */
 void net_tx_keep(struct net_stack *s, struct net_iface *ifc, struct pkt *const *b, uint16_t n);
 
 /* Put a finished frame on the port's burst (flushing it first when full;

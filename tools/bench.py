@@ -27,11 +27,10 @@ CC = os.environ.get("CC", "clang")
 REPS = os.environ.get("BENCH_REPS", "9")
 HUGEPAGES = 1024  # 2 GiB: rte_lpm and rte_lpm6 with room to spare
 
-ROUTE_NET = sorted(os.path.relpath(os.path.join(d, f), ROOT)
-                   for d in [os.path.join(ROOT, "net")] for f in os.listdir(d)
-                   if f.startswith("route") and f.endswith(".c"))
+ROUTE_NET = sorted(os.path.join("net", "route", f)
+                   for f in os.listdir(os.path.join(ROOT, "net", "route")) if f.endswith(".c"))
 ROUTE_MAIN = ["tools/bench/route_bench.c", "tools/bench/route_bench6.c"]
-WARN = ["-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-I."]
+WARN = ["-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-I.", "-Inet"]
 # The kernel's code generation (Makefile KCFLAGS) in a host binary: baseline
 # x86-64, so lookups take the popcnt-attribute path.
 KERNELISH = ["-O2", "-march=x86-64", "-mno-red-zone", "-fno-omit-frame-pointer"]
@@ -78,15 +77,15 @@ def route_runs(huge):
                                                                    "--tag", ", kernel flags"]]
 
 
-NET_ALL = sorted(os.path.join("net", f) for f in os.listdir(os.path.join(ROOT, "net"))
-                 if f.endswith(".c"))
+NET_ALL = sorted(os.path.relpath(os.path.join(d, f), ROOT)
+                 for d, _, fs in os.walk(os.path.join(ROOT, "net")) for f in fs if f.endswith(".c"))
 # fwd_bench.c compiles route_bench.c in (its tables and rte_lpm set-up), and
 # fwd_bench6.c (the IPv6 rows) route_bench6.c.
 FWD_MAIN = ["tools/bench/fwd_bench.c", "tools/bench/fwd_bench6.c", "tools/bench/fwd_nic.c"]
 
 
 def build_fwd_bench():
-    """The forwarding pipeline (net/fwd.h), IPv4 and IPv6, on an in-memory
+    """The forwarding pipeline (net/fwd/fwd.h), IPv4 and IPv6, on an in-memory
     NIC, all of net/ in it: -march=native beside rte_lpm and rte_lpm6, and
     the kernel's code generation."""
     os.makedirs(BUILD, exist_ok=True)

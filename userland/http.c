@@ -17,11 +17,11 @@
 
 #include <stddef.h>
 
-#include "net/counter.h"
-#include "net/env.h"
+#include "net/core/counter.h"
+#include "net/core/env.h"
 #include "net/net.h"
-#include "net/pkt.h"
-#include "net/tcp.h"
+#include "net/core/pkt.h"
+#include "net/tcp/tcp.h"
 
 #define HTTP_BODY_MOD 251
 #define ANSWER_ROOM (32u * 1024) /* the send buffer a request waits for: any head, /, /metrics */

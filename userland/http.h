@@ -32,7 +32,7 @@ typedef bool (*http_metric_fn)(void *ctx, struct net_stack *s, uint32_t idx, con
 int http_start(struct net_stack *s, uint16_t port);
 
 /* Where /metrics comes from (the router's: every core's, router_metric);
- * by default the counters of the serving core's stack (net/counter.h).
+ * by default the counters of the serving core's stack (net/core/counter.h).
  * Set before http_start; fn NULL restores it. */
 void http_set_metrics(http_metric_fn fn, void *ctx);
 

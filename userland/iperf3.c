@@ -41,9 +41,9 @@
 
 #include "kernel/cli.h"
 #include "kernel/console.h"
-#include "net/env.h"
+#include "net/core/env.h"
 #include "net/net.h"
-#include "net/pkt.h"
+#include "net/core/pkt.h"
 
 #define JOIN_TIMEOUT_NS (10 * SEC)
 #define DRAIN_TIMEOUT_NS (3 * SEC)

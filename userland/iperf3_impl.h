@@ -11,8 +11,8 @@
 
 #include "iperf3.h"
 #include "kernel/loop.h"
-#include "net/tcp.h"
-#include "net/udp.h"
+#include "net/tcp/tcp.h"
+#include "net/ip/udp.h"
 
 #define MS 1000000ull
 #define SEC 1000000000ull

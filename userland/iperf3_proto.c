@@ -12,8 +12,8 @@
 
 #include "kernel/fmt.h"
 #include "kernel/json.h"
-#include "net/env.h"
-#include "net/wire.h"
+#include "net/core/env.h"
+#include "net/core/wire.h"
 
 #define SCAN_DEPTH 8
 

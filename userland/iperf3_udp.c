@@ -9,9 +9,9 @@
 #include "iperf3_impl.h"
 
 #include "kernel/kalloc.h"
-#include "net/env.h"
+#include "net/core/env.h"
 #include "net/net.h"
-#include "net/pkt.h"
+#include "net/core/pkt.h"
 
 #define UDP_BURST 32                /* datagrams a stream sends a loop pass */
 

@@ -10,8 +10,8 @@
 #include <stdbool.h>
 
 #include "net/net.h"
-#include "net/pkt.h"
-#include "net/tcp.h"
+#include "net/core/pkt.h"
+#include "net/tcp/tcp.h"
 
 #define PINGPONG_MAX_PAYLOAD 256
 

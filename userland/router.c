@@ -9,12 +9,12 @@
  * otherwise sized from the memory free at boot: tcp_conns_apply).
  *
  * Data path: core c polls queue c of every routed port, hands each burst
- * to the forwarding path (net/fwd.h: lookup, rewrite, one TX burst per
+ * to the forwarding path (net/fwd/fwd.h: lookup, rewrite, one TX burst per
  * output port; to-us traffic into the core's stack), then lets the stack
  * run its timers. Nothing is shared between cores but the route and
  * next-hop tables, which only core 0 writes; memory those updates unlink
  * is freed once every core has passed a quiescent point (kernel/loop.h),
- * and so is a next hop once no route points at it (net/nexthop_ref.h:
+ * and so is a next hop once no route points at it (net/fwd/nexthop_ref.h:
  * every route through a slot is counted, however it was added). */
 #include "router.h"
 
@@ -34,7 +34,7 @@
 #include "kernel/ports.h"
 #include "kernel/time.h"
 #include "kernel/random.h"
-#include "net/nexthop_ref.h"
+#include "net/fwd/nexthop_ref.h"
 #include "userland/http.h"
 #include "userland/iperf3.h"
 #include "userland/pingpong.h"

@@ -8,11 +8,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "net/fwd.h"
+#include "net/fwd/fwd.h"
 #include "net/net.h"
-#include "net/nexthop.h"
-#include "net/route4.h"
-#include "net/tcp.h"
+#include "net/fwd/nexthop.h"
+#include "net/route/route4.h"
+#include "net/tcp/tcp.h"
 
 /* One core's share: its stack and forwarding state, serving queue `cpu` of
  * every routed port. Touched only by that core (the console asks it

@@ -6,15 +6,15 @@
  * 2001:db8::2` and `routes FILE via 2001:db8::2` add routes through a
  * gateway on a port's prefix, as `route add` and `route del` do on the
  * console; `interface ethN ra` sends router advertisements there
- * (net/ra6.c). The route table is net/route6.h, written by core 0 while
+ * (net/link/ra6.c). The route table is net/route/route6.h, written by core 0 while
  * every core looks up, and holds the connected prefixes too (gateway all
  * zero), so one longest match decides; next hops (port, gateway) are a
- * small table beside it (net/fwd_nh6.h), shared by every core's stack
+ * small table beside it (net/fwd/nexthop6.h), shared by every core's stack
  * (net_set_route6) and by each core's fast path (fwd_set_route6), each slot
  * counted by the routes through it and freed as IPv4's are (router.c,
- * net/nexthop_ref.h). Transit IPv6 is forwarded on the core that received
- * it: in batches by net/fwd6.c, and what that leaves to the stack per
- * packet by net/ip6.c. */
+ * net/fwd/nexthop_ref.h). Transit IPv6 is forwarded on the core that received
+ * it: in batches by net/fwd/fwd6.c, and what that leaves to the stack per
+ * packet by net/ip/ip6.c. */
 #include "router.h"
 
 #include "kernel/config.h"
@@ -25,9 +25,9 @@
 #include "kernel/multiboot.h"
 #include "kernel/ports.h"
 #include "kernel/time.h"
-#include "net/ip6.h"
-#include "net/nexthop_ref.h"
-#include "net/route6.h"
+#include "net/ip/ip6.h"
+#include "net/fwd/nexthop_ref.h"
+#include "net/route/route6.h"
 
 static struct route6 *rt6;
 static struct fwd_nh6_table nh6; /* gateway all zero: on-link (a connected prefix) */
@@ -231,7 +231,7 @@ int router6_routes(const char *file, const char *via, char *err, size_t errlen)
 }
 
 /* net_route6_fn: the longest match's port and gateway. The entry is read
- * in the same pass as the lookup that gave its index (fwd_nh6.h). */
+ * in the same pass as the lookup that gave its index (nexthop6.h). */
 static bool lookup(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
 {
     const struct fwd_nh6 *nh = fwd_nh6_get(&nh6, route6_lookup(rt6, dst));

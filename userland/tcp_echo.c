@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "net/net.h"
-#include "net/tcp.h"
+#include "net/tcp/tcp.h"
 
 static const struct tcp_callbacks echo_cb;
 

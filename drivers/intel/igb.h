@@ -4,7 +4,7 @@
 #define DRIVERS_INTEL_IGB_H
 
 #include "drivers/pci/pci.h"
-#include "net/netdev.h"
+#include "net/core/netdev.h"
 
 #define IGB_VENDOR_INTEL 0x8086
 #define IGB_DEVICE_82576 0x10c9 /* copper; QEMU's -device igb */

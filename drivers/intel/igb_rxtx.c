@@ -19,8 +19,8 @@
 #include "kernel/memmap.h"
 #include "kernel/ports.h"
 #include "kernel/time.h"
-#include "net/csum.h"
-#include "net/wire.h"
+#include "net/core/csum.h"
+#include "net/core/wire.h"
 
 #define REFILL_BATCH 32u      /* refill once this many RX descriptors are empty */
 #define TX_RECLAIM_AT 64u     /* reclaim once this many TX descriptors are in use */
@@ -259,7 +259,7 @@ static void ctx_write(struct igb_queue *q, uint16_t t, uint32_t slot, const stru
  * Linux and FreeBSD igb): IPv4 total length and header checksum, or IPv6
  * payload length, zero (the device writes each segment's), and in the TCP checksum field the
  * pseudo-header sum without the length, which the device adds per
- * segment. The stack summed the whole frame's TCP length in (net/tcp_out.c
+ * segment. The stack summed the whole frame's TCP length in (net/tcp/tcp_output.c
  * fill_hdr): taken back out here. */
 static void tso_headers(struct pkt *p, const struct tx_off *o, uint32_t frame_len)
 {

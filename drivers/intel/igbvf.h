@@ -4,7 +4,7 @@
 #define DRIVERS_INTEL_IGBVF_H
 
 #include "drivers/pci/pci.h"
-#include "net/netdev.h"
+#include "net/core/netdev.h"
 
 #define IGB_DEVICE_82576_VF 0x10ca
 

@@ -20,7 +20,7 @@
 #include "kernel/percpu.h"
 #include "kernel/ports.h"
 #include "kernel/time.h"
-#include "net/csum.h"
+#include "net/core/csum.h"
 
 #define F_CSUM (1ull << 0)
 #define F_GUEST_CSUM (1ull << 1)

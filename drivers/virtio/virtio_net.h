@@ -3,7 +3,7 @@
 #define DRIVERS_VIRTIO_VIRTIO_NET_H
 
 #include "drivers/pci/pci.h"
-#include "net/netdev.h"
+#include "net/core/netdev.h"
 
 #define VIRTIO_VENDOR 0x1af4
 #define VIRTIO_NET_DEVICE_MODERN 0x1041

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/pkt.h"
+#include "net/core/pkt.h"
 
 struct vring_desc {
     uint64_t addr;

@@ -233,7 +233,7 @@ def run_router(lab, tmp_path, report, smp):
     left.run("ping -c 2 -i 0.2 -W 2 10.0.0.1", timeout=20)
     right.run("ping -c 2 -i 0.2 -W 2 10.0.0.1", timeout=20)  # the far address is ours too
     elapsed = netlab.curl_through(left, right, tmp_path, timeout=120)
-    # IPv6 through on the batched fast path (net/fwd6.c) with this driver's
+    # IPv6 through on the batched fast path (net/fwd/fwd6.c) with this driver's
     # receive flags and TX checksum offload.
     right.run("ping -6 -c 2 -i 0.2 -W 2 2001:db8::2", timeout=20)
     fast6 = m.json("show stats json")["counters"]["fwd-fast6"]

@@ -1,4 +1,4 @@
-"""tests/e2e/test_router6.py: the router's IPv6 side (net/ip6.c, nd6.c,
+"""tests/e2e/test_router6.py: the router's IPv6 side (net/ip/ip6.c, nd6.c,
 icmp6.c, userland/router6.c) with Linux hosts in namespaces: neighbour
 discovery both ways, ping6 to the router's addresses (global,
 link-local and Subnet-Router anycast) and through it, the hop limit going down by one, time
@@ -112,7 +112,7 @@ def check_router6(lab, tmp_path):
     nb = [e for e in m.json("show neighbors json")["entries"] if e["address"] == "2001:db8:1::2"]
     assert nb and all(e["mac"] == right_mac and e["port"] == "eth1" for e in nb), nb
     c = stats(m)
-    # The TCP transfer on the fast path (net/fwd6.c); what waited for a
+    # The TCP transfer on the fast path (net/fwd/fwd6.c); what waited for a
     # neighbour and the ICMPv6 errors on the stack's (ip6.c).
     assert c["fwd-fast6"] > 1000 and c["ip6-forwarded"] >= 1, c
     assert c["icmp6-rx-echo"] >= 7 and c["icmp6-tx-error"] >= 2, c

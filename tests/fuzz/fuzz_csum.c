@@ -1,9 +1,9 @@
-/* tests/fuzz/fuzz_csum.c: net/csum.c against the byte-by-byte reference on
+/* tests/fuzz/fuzz_csum.c: net/core/csum.c against the byte-by-byte reference on
  * every alignment, and RFC 1624 updates against recomputation. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../net/csum.h"
+#include "net/core/csum.h"
 #include "../unit/fake_netdev.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../net/tcp.h"
+#include "net/tcp/tcp.h"
 #include "../unit/fake_netdev.h"
 
 static struct fake_net fn;

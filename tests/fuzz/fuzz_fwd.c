@@ -1,5 +1,5 @@
-/* tests/fuzz/fuzz_fwd.c: the forwarding input path (net/fwd.c,
- * net/fwd_slow.c, net/fwd6.c, net/nexthop.c): bursts through fwd_burst on
+/* tests/fuzz/fuzz_fwd.c: the forwarding input path (net/fwd/fwd4.c,
+ * net/fwd/fwd_slow.c, net/fwd/fwd6.c, net/fwd/nexthop.c): bursts through fwd_burst on
  * the router of tests/unit/test_fwd.h and test_fwd6.h (IPv4 and IPv6),
  * with the stack behind it, ARP and neighbour discovery resolving or not,
  * next hops changing, the NIC refusing frames and time moving.

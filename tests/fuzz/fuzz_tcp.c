@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../net/icmp6.h"
-#include "../../net/ip6.h"
-#include "../../net/tcp_impl.h"
+#include "net/ip/icmp6.h"
+#include "net/ip/ip6.h"
+#include "net/tcp/tcp_impl.h"
 #include "../unit/fake_netdev.h"
 
 #define NCONNS 32

@@ -1,5 +1,5 @@
 /* tests/route/diff.c: differential tests of the IPv4 route table
- * (net/route4.h) on the real tables, built optimised without sanitizers
+ * (net/route/route4.h) on the real tables, built optimised without sanitizers
  * (tests/route/run): every one of the 2^32 addresses against a flattened
  * reference (diff.h) for 10,000 sampled and for all 901,899 prefixes, the
  * table built prefix by prefix, the LINX update trace replayed with checks
@@ -9,7 +9,7 @@
  *   route-diff DATA_DIR */
 #include <pthread.h>
 
-#include "../../net/route4.h"
+#include "net/route/route4.h"
 #include "diff.h"
 
 void diff6_run(const char *dir);

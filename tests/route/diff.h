@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../net/route.h"
+#include "net/route/route.h"
 
 typedef unsigned __int128 u128;
 

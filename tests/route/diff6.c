@@ -1,9 +1,9 @@
 /* tests/route/diff6.c: differential tests of the IPv6 route table
- * (net/route6.h) against the flattened reference (diff.h) on rib-v6-2024
+ * (net/route/route6.h) against the flattened reference (diff.h) on rib-v6-2024
  * and the LINX IPv6 RIB: random addresses inside table prefixes, uniform
  * ones, every prefix's edges; bulk-built, built one by one, and after
  * deleting half. Called from diff.c. */
-#include "../../net/route6.h"
+#include "net/route/route6.h"
 #include "diff.h"
 
 void diff6_run(const char *dir);

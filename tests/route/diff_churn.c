@@ -6,7 +6,7 @@
 #include <stdatomic.h>
 #include <time.h>
 
-#include "../../net/route4.h"
+#include "net/route/route4.h"
 #include "diff.h"
 
 void diff4_churn(const char *dir, const struct dprefix *p, size_t n);

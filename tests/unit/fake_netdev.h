@@ -2,7 +2,7 @@
  * two-port stack around it, and builders for the frames tests feed in.
  *
  * Shared by the unit tests and the fuzz targets (tests/fuzz/). The frame
- * builders compute checksums byte by byte, independently of net/csum.c. */
+ * builders compute checksums byte by byte, independently of net/core/csum.c. */
 #ifndef TESTS_UNIT_FAKE_NETDEV_H
 #define TESTS_UNIT_FAKE_NETDEV_H
 
@@ -10,16 +10,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../net/arp.h"
-#include "../../net/counter.h"
-#include "../../net/eth.h"
-#include "../../net/icmp4.h"
-#include "../../net/ip4.h"
-#include "../../net/net.h"
-#include "../../net/netdev.h"
-#include "../../net/pkt.h"
-#include "../../net/udp.h"
-#include "../../net/wire.h"
+#include "net/link/arp.h"
+#include "net/core/counter.h"
+#include "net/link/eth.h"
+#include "net/ip/icmp4.h"
+#include "net/ip/ip4.h"
+#include "net/net.h"
+#include "net/core/netdev.h"
+#include "net/core/pkt.h"
+#include "net/ip/udp.h"
+#include "net/core/wire.h"
 
 #define FAKE_MAX_SENT 1024
 
@@ -65,7 +65,7 @@ bool fake_net_all_free(struct fake_net *fn);
 /* Check the stack's counters: spec lists "name=value ..."; every counter not
  * named must be 0. Returns the number of mismatches (printed). */
 int fake_expect_counters(const struct net_stack *s, const char *spec);
-/* The same over any counter table laid out as net/counter.h's (the fwd
+/* The same over any counter table laid out as net/core/counter.h's (the fwd
  * counters too): ctr is the counters struct, at its descriptor walk. */
 typedef const struct net_counter_desc *(*fake_counter_at_fn)(size_t i);
 int fake_expect_table(const void *ctr, fake_counter_at_fn at, const char *spec);

@@ -1,8 +1,8 @@
-/* tests/unit/host_env.c: net/env.h for host builds. */
+/* tests/unit/host_env.c: net/core/env.h for host builds. */
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "../../net/env.h"
+#include "net/core/env.h"
 
 int net_env_log_quiet = 1;
 

@@ -1,6 +1,6 @@
 /* tests/unit/test_arp.c: ARP input checks, replies, learning rules,
  * resolution with a bounded queue, retries, staleness, gratuitous ARP
- * (net/arp.c). */
+ * (net/link/arp.c). */
 #include "check.h"
 #include "fake_netdev.h"
 

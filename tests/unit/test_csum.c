@@ -2,7 +2,7 @@
  * reference, RFC 1624 incremental update against recomputation. */
 #include <stdlib.h>
 
-#include "../../net/csum.h"
+#include "net/core/csum.h"
 #include "check.h"
 #include "fake_netdev.h"
 
@@ -16,7 +16,7 @@ static uint32_t rnd(void)
     return rng_state;
 }
 
-/* The stored (wire) bytes of a checksum computed by net/csum.c, as the
+/* The stored (wire) bytes of a checksum computed by net/core/csum.c, as the
  * reference's big-endian value. */
 static uint16_t wire16(uint16_t stored)
 {

@@ -1,5 +1,5 @@
 /* tests/unit/test_eth.c: Ethernet input checks, 802.1Q tags, TX bursts and
- * doorbells (net/eth.c, net/net.c). */
+ * doorbells (net/link/eth.c, net/net.c). */
 #include "check.h"
 #include "fake_netdev.h"
 

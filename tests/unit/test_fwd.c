@@ -1,4 +1,4 @@
-/* tests/unit/test_fwd.c: the forwarding fast path (net/fwd.c): rewrite,
+/* tests/unit/test_fwd.c: the forwarding fast path (net/fwd/fwd4.c): rewrite,
  * checksum, doorbells, padding, what goes to the stack, MAC and next-hop
  * changes, TX back-pressure. The slow path is in test_fwd_slow.c. */
 #include "check.h"

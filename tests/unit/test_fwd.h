@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../net/fwd.h"
-#include "../../net/nexthop.h"
-#include "../../net/route4.h"
+#include "net/fwd/fwd.h"
+#include "net/fwd/nexthop.h"
+#include "net/route/route4.h"
 #include "fake_netdev.h"
 #include "test_route.h"
 

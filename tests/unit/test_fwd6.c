@@ -1,4 +1,4 @@
-/* tests/unit/test_fwd6.c: the IPv6 forwarding fast path (net/fwd6.c):
+/* tests/unit/test_fwd6.c: the IPv6 forwarding fast path (net/fwd/fwd6.c):
  * rewrite in place (RFC 8200 3: hop limit, no checksum), one doorbell per
  * port with IPv4 in the same burst, padding, checksum offsets, the lookup
  * hook; what goes to the stack and how it answers is test_fwd6_stack.c.
@@ -6,7 +6,7 @@
 #include "check.h"
 #include "test_fwd6.h"
 
-#include "../../net/nd6.h"
+#include "net/link/nd6.h"
 TEST(fwd6_fast_path_rewrites_in_place)
 {
     struct fwd6_fix y;

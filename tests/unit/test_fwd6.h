@@ -3,7 +3,7 @@
  * ports get an address; one route6 table and its next-hop array serve the
  * fast path (fwd_set_route6) and the stack (net_set_route6), as in
  * userland/router6.c. Frame builders and checks of what was sent;
- * checksums are made byte by byte (fake_csum), apart from net/csum.c.
+ * checksums are made byte by byte (fake_csum), apart from net/core/csum.c.
  *
  * Addresses: eth0 2001:db8::1/64, eth1 2001:db8:1::1/64; the peers are ::2
  * on each link (fake_peer_mac, fwd_peer1_mac).
@@ -17,7 +17,7 @@
 #ifndef TESTS_UNIT_TEST_FWD6_H
 #define TESTS_UNIT_TEST_FWD6_H
 
-#include "../../net/route6.h"
+#include "net/route/route6.h"
 #include "test_fwd.h"
 
 enum { FWD6_NH_LINK0 = 1, FWD6_NH_LINK1, FWD6_NH_GW1, FWD6_NH_GW0, FWD6_NNH };

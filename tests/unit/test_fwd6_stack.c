@@ -1,4 +1,4 @@
-/* tests/unit/test_fwd6_stack.c: what the IPv6 fast path (net/fwd6.c)
+/* tests/unit/test_fwd6_stack.c: what the IPv6 fast path (net/fwd/fwd6.c)
  * hands to the stack as it came, and how the stack answers: RFC 4443
  * errors, hop-by-hop headers, link-local and reserved addresses, our own
  * addresses, ports off the fast path, and RFC 4861 resolution (queued,
@@ -7,7 +7,7 @@
 #include "check.h"
 #include "test_fwd6.h"
 
-#include "../../net/nd6.h"
+#include "net/link/nd6.h"
 
 /* Hop limit 1 and 0: time exceeded from the stack (RFC 4443 3.3), in the
  * same doorbell as the one that goes on with hop limit 1. */

@@ -1,5 +1,5 @@
-/* tests/unit/test_fwd_diff.c: the forwarding fast paths (net/fwd.c for
- * IPv4, net/fwd6.c for IPv6) held against the stack's per-packet path they
+/* tests/unit/test_fwd_diff.c: the forwarding fast paths (net/fwd/fwd4.c for
+ * IPv4, net/fwd/fwd6.c for IPv6) held against the stack's per-packet path they
  * bypass, as DESIGN.md's differential tests hold fast code against a
  * simple reference. Two routers built alike (test_fwd6.h): "fast" as
  * configured, "ref" with both fast paths off after fwd_sync, so that every
@@ -37,8 +37,8 @@
 #include "check.h"
 #include "test_fwd6.h"
 
-#include "../../net/ip6.h"
-#include "../../net/nd6.h"
+#include "net/ip/ip6.h"
+#include "net/link/nd6.h"
 
 #define DUO_BUFS 1024   /* per router: ARP and ND queues hold up to ARP_QUEUE_MAX */
 #define BURST_MAX 8
@@ -729,7 +729,7 @@ static bool too_big_to_stale6(struct duo *d, const uint8_t *ip)
 }
 
 /* Reported, not yet settled in net/: the fast path looks a packet's next
- * hop up in the neighbour cache before it finds the packet too big (fwd.c
+ * hop up in the neighbour cache before it finds the packet too big (fwd4.c
  * burst, fwd6.c fwd6_forward and adj6_fill), the stack answers too big
  * before it resolves (fwd_slow.c, ip6.c forward), and the lookup acts on a
  * stale entry: an ARP refresh request (arp_lookup), or a probe and

@@ -1,4 +1,4 @@
-/* tests/unit/test_fwd_slow.c: the forwarding slow path (net/fwd_slow.c):
+/* tests/unit/test_fwd_slow.c: the forwarding slow path (net/fwd/fwd_slow.c):
  * ICMP errors, special next hops, ARP resolution and its bounded queue,
  * options, fragmentation, malformed input, the net_set_forward hook. */
 #include "check.h"

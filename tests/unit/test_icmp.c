@@ -1,5 +1,5 @@
 /* tests/unit/test_icmp.c: echo, input checks, errors with RFC 1812 4.3.2
- * quoting, suppression and rate limit (net/icmp4.c). */
+ * quoting, suppression and rate limit (net/ip/icmp4.c). */
 #include "check.h"
 #include "fake_netdev.h"
 

@@ -1,5 +1,5 @@
 /* tests/unit/test_ip4.c: IPv4 input checks (RFC 1812 5.2.2, 5.3.7),
- * delivery choices, hooks, output routing (net/ip4.c, net/ip4_out.c). */
+ * delivery choices, hooks, output routing (net/ip/ip4.c, net/ip/ip4_output.c). */
 #include "check.h"
 #include "fake_netdev.h"
 

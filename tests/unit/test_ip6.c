@@ -1,13 +1,13 @@
 /* tests/unit/test_ip6.c: IPv6 input checks, ICMPv6 echo, neighbour
- * discovery and forwarding with its errors (net/ip6.c, nd6.c, icmp6.c),
+ * discovery and forwarding with its errors (net/ip/ip6.c, nd6.c, icmp6.c),
  * every counter exact and every buffer back. */
 #include "check.h"
 #include "fake_netdev.h"
 
-#include "../../net/ip6.h"
-#include "../../net/nd6.h"
-#include "../../net/ra6.h"
-#include "../../net/udp.h"
+#include "net/ip/ip6.h"
+#include "net/link/nd6.h"
+#include "net/link/ra6.h"
+#include "net/ip/udp.h"
 #include "../../userland/udp_echo.h"
 
 static const uint8_t A0[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1};        /* eth0: 2001:db8::1/64 */

@@ -1,5 +1,5 @@
 /* tests/unit/test_nexthop.c: the shared next-hop table and the per-core
- * adjacency cache (net/nexthop.c). */
+ * adjacency cache (net/fwd/nexthop.c). */
 #include <pthread.h>
 
 #include "check.h"

@@ -1,6 +1,6 @@
 /* tests/unit/test_nexthop_ref.c: reference counts on next-hop slots and
- * their deferred freeing (net/nexthop_ref.c), with the IPv4 table
- * (net/nexthop.c), the IPv6 one (net/fwd_nh6.c) and real route tables, as
+ * their deferred freeing (net/fwd/nexthop_ref.c), with the IPv4 table
+ * (net/fwd/nexthop.c), the IPv6 one (net/fwd/nexthop6.c) and real route tables, as
  * userland/router.c and router6.c use them: a route through a gateway
  * finds or makes its slot and is counted (nexthop_ref_route4/6), a bulk
  * load counts through nexthop_ref_set, and a reclaim after every core's
@@ -9,8 +9,8 @@
 #include "check.h"
 #include "test_route.h"
 
-#include "../../net/fwd_nh6.h"
-#include "../../net/nexthop_ref.h"
+#include "net/fwd/nexthop6.h"
+#include "net/fwd/nexthop_ref.h"
 
 struct rig4 {
     struct test_alloc al;

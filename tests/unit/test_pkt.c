@@ -1,7 +1,7 @@
-/* tests/unit/test_pkt.c: buffer pools (net/pkt.h). */
+/* tests/unit/test_pkt.c: buffer pools (net/core/pkt.h). */
 #include <stdlib.h>
 
-#include "../../net/pkt.h"
+#include "net/core/pkt.h"
 #include "check.h"
 
 TEST(pkt_pool_lifo_and_counts)

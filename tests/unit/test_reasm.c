@@ -1,6 +1,6 @@
 /* tests/unit/test_reasm.c: fragment checks, reassembly in and out of order,
  * overlap and inconsistency, bounds and timeouts, fragmented replies
- * (net/reasm.c, net/ip4_out.c). */
+ * (net/ip/reasm.c, net/ip/ip4_output.c). */
 #include "check.h"
 #include "fake_netdev.h"
 

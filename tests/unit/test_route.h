@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../net/route.h"
+#include "net/route/route.h"
 
 struct test_alloc {
     _Atomic long live_bytes;

@@ -1,10 +1,10 @@
-/* tests/unit/test_route4.c: the IPv4 route table (net/route4.h) against a
+/* tests/unit/test_route4.c: the IPv4 route table (net/route/route4.h) against a
  * linear scan, on small random tables, under ASan/UBSan. The all-2^32 and
  * full-table differential tests are tests/route/ (optimised build). */
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "../../net/route4.h"
+#include "net/route/route4.h"
 #include "check.h"
 #include "test_route.h"
 

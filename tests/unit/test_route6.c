@@ -1,9 +1,9 @@
-/* tests/unit/test_route6.c: the IPv6 route table (net/route6.h) against a
+/* tests/unit/test_route6.c: the IPv6 route table (net/route/route6.h) against a
  * linear scan on small random tables, and its text parser. */
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "../../net/route6.h"
+#include "net/route/route6.h"
 #include "check.h"
 #include "test_route.h"
 

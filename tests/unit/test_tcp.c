@@ -1,5 +1,5 @@
 /* tests/unit/test_tcp.c: TCP basics over the in-memory link: handshake,
- * data both ways, close, the echo service, hashes (net/tcp*.c,
+ * data both ways, close, the echo service, hashes (net/tcp/,
  * userland/tcp_echo.c). */
 #include <stdlib.h>
 

@@ -10,8 +10,8 @@
 #include "check.h"
 #include "test_tcp_app.h"
 
-#include "../../net/csum.h"
-#include "../../net/ip6.h"
+#include "net/core/csum.h"
+#include "net/ip/ip6.h"
 
 struct pair {
     struct ta a[2];
@@ -54,7 +54,7 @@ static void no_malformed(struct tl *l)
 }
 
 /* The TCP checksum of an IPv6 frame, by the definition (RFC 8200 8.1,
- * RFC 9293 3.1): 16-bit words one at a time, nothing of net/csum.c. With
+ * RFC 9293 3.1): 16-bit words one at a time, nothing of net/core/csum.c. With
  * partial, the pseudo-header's sum alone (what a NIC is handed). */
 static uint16_t ref_csum6(const uint8_t *f, uint32_t len, bool partial)
 {

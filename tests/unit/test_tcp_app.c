@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../net/counter.h"
-#include "../../net/wire.h"
+#include "net/core/counter.h"
+#include "net/core/wire.h"
 #include "fake_netdev.h"
 
 void ta_pump(struct ta *a, uint64_t now_ns)

@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../net/tcp.h"
-#include "../../net/tcp_impl.h"
+#include "net/tcp/tcp.h"
+#include "net/tcp/tcp_impl.h"
 #include "check.h"
 #include "test_tcp_link.h"
 

@@ -4,9 +4,9 @@
  * IPv4 length and checksum, TCP data offset and checksum, with and without
  * timestamps, with SACK blocks, RSTs, ip4_output's way while ARP resolves,
  * TSO heads), the congestion window growing only when it limits (RFC 9438
- * 5.8, RFC 7661) and the send queue starting again at slot 0 (net/tcp_in.c,
- * tcp_out.c, tcp_impl.h). Every frame is checked byte by byte against
- * fake_csum, independently of net/csum.c. */
+ * 5.8, RFC 7661) and the send queue starting again at slot 0 (net/tcp/tcp_input.c,
+ * tcp_output.c, tcp_impl.h). Every frame is checked byte by byte against
+ * fake_csum, independently of net/core/csum.c. */
 #include <stdlib.h>
 
 #include "check.h"

@@ -1,7 +1,7 @@
 /* tests/unit/test_tcp_flood.c: a flood of 100,000 spoofed SYNs against a
  * listener with an established connection busy beside it: SYN cookies past
  * the backlog, the transfer unharmed, a real client admitted by cookie,
- * and every connection and buffer back afterwards (net/tcp_in.c,
+ * and every connection and buffer back afterwards (net/tcp/tcp_input.c,
  * tcp_syncookie.c, tcp_conn.c). */
 #include <stdlib.h>
 

@@ -1,5 +1,5 @@
 /* tests/unit/test_tcp_frame.c: eth_input's frame paths into TCP
- * (tcp_input_frame4 and tcp_input_frame6, net/tcp_in.c): each takes the
+ * (tcp_input_frame4 and tcp_input_frame6, net/tcp/tcp_input.c): each takes the
  * usual frame of a connection and leaves every other frame untouched for
  * the layers, and a whole exchange through it (loss, duplicates,
  * reordering, both FINs) counts and delivers exactly what the layers do. */

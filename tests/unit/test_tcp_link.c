@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../net/arp.h"
-#include "../../net/csum.h"
-#include "../../net/tcp_wire.h"
-#include "../../net/wire.h"
+#include "net/link/arp.h"
+#include "net/core/csum.h"
+#include "net/tcp/tcp_wire.h"
+#include "net/core/wire.h"
 
 static const uint8_t tl_mac[2][6] = {{0x02, 0, 0, 0, 0x10, 0x01}, {0x02, 0, 0, 0, 0x10, 0x02}};
 const uint8_t tl_addr6[2][16] = {{0x20, 0x01, 0x0d, 0xb8, [15] = 1}, {0x20, 0x01, 0x0d, 0xb8, [15] = 2}};

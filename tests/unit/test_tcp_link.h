@@ -18,10 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../net/net.h"
-#include "../../net/netdev.h"
-#include "../../net/pkt.h"
-#include "../../net/tcp.h"
+#include "net/net.h"
+#include "net/core/netdev.h"
+#include "net/core/pkt.h"
+#include "net/tcp/tcp.h"
 
 #define TL_ADDR0 NET_IP4(10, 0, 0, 1)
 #define TL_ADDR1 NET_IP4(10, 0, 0, 2)

@@ -1,14 +1,14 @@
 /* tests/unit/test_tcp_loss.c: TCP data transfer over a lossy, reordering,
  * duplicating link: retransmission, SACK and NewReno recovery, both
- * congestion controls, offloads (net/tcp_out.c, tcp_in.c, tcp_sack.c,
- * tcp_cc.c, tcp_timer.c). */
+ * congestion controls, offloads (net/tcp/tcp_output.c, tcp_input.c, tcp_sack.c,
+ * tcp_congestion.c, tcp_timer.c). */
 #include <stdlib.h>
 
 #include "check.h"
 #include "test_tcp_app.h"
 
-#include "../../net/csum.h"
-#include "../../net/wire.h"
+#include "net/core/csum.h"
+#include "net/core/wire.h"
 
 struct xfer {
     struct ta a[2];

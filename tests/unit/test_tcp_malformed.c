@@ -1,8 +1,8 @@
 /* tests/unit/test_tcp_malformed.c: every malformed TCP segment is dropped
- * without an answer and counted by name (net/tcp_in.c, tcp_opt.c). */
+ * without an answer and counted by name (net/tcp/tcp_input.c, tcp_options.c). */
 #include <stdlib.h>
 
-#include "../../net/ip4.h"
+#include "net/ip/ip4.h"
 #include "check.h"
 #include "fake_netdev.h"
 #include "test_tcp_app.h"

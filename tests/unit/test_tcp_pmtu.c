@@ -1,4 +1,4 @@
-/* tests/unit/test_tcp_pmtu.c: path MTU discovery (net/tcp_icmp.c). A
+/* tests/unit/test_tcp_pmtu.c: path MTU discovery (net/tcp/tcp_icmp.c). A
  * "router" on the link drops side 0's packets larger than its MTU and
  * answers each with ICMP fragmentation needed (RFC 1191) or packet too big
  * (RFC 8201), as Linux does; the transfer must finish intact at the
@@ -9,9 +9,9 @@
 #include "check.h"
 #include "test_tcp_app.h"
 
-#include "../../net/csum.h"
-#include "../../net/ip6.h"
-#include "../../net/wire.h"
+#include "net/core/csum.h"
+#include "net/ip/ip6.h"
+#include "net/core/wire.h"
 
 #define ROUTER4 NET_IP4(10, 0, 0, 254)
 static const uint8_t router6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 0xfe};

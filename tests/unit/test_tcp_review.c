@@ -1,6 +1,6 @@
 /* tests/unit/test_tcp_review.c: corner cases of the TCP state machine that
- * a Linux peer or an RFC-minded tester meets (net/tcp_in.c, tcp_rcv.c,
- * tcp_open.c, tcp_out.c). */
+ * a Linux peer or an RFC-minded tester meets (net/tcp/tcp_input.c, tcp_receive.c,
+ * tcp_open.c, tcp_output.c). */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* tests/unit/test_tcp_review_tx.c: the sending side of TCP against the
  * RFCs a Linux peer, a lossy path or an RFC-minded tester holds it to
- * (net/tcp_out.c, tcp_timer.c, tcp_cc.c, tcp_in.c's ACK processing). */
+ * (net/tcp/tcp_output.c, tcp_timer.c, tcp_congestion.c, tcp_input.c's ACK processing). */
 #include <stdlib.h>
 #include <string.h>
 

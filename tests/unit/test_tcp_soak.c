@@ -21,8 +21,8 @@
 #include "check.h"
 #include "test_tcp_app.h"
 
-#include "../../net/counter.h"
-#include "../../net/wire.h"
+#include "net/core/counter.h"
+#include "net/core/wire.h"
 
 #define SOAK_CONNS 6
 #define SOAK_PORT 6000

@@ -2,7 +2,7 @@
  * simultaneous open and close, RST and SYN in and out of the window with
  * challenge ACKs (RFC 5961), refused and unanswered connections, TIME-WAIT,
  * keepalive, window scaling, the zero window and persist probes, sequence
- * numbers wrapping, Nagle, abort (net/tcp_in.c, tcp_conn.c, tcp_timer.c). */
+ * numbers wrapping, Nagle, abort (net/tcp/tcp_input.c, tcp_conn.c, tcp_timer.c). */
 #include <stdlib.h>
 
 #include "check.h"

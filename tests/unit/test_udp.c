@@ -1,9 +1,9 @@
 /* tests/unit/test_udp.c: UDP input checks, bindings, checksum offload,
  * large and fragmented datagrams, and the udp-echo application
- * (net/udp.c, userland/udp_echo.c). */
+ * (net/ip/udp.c, userland/udp_echo.c). */
 #include <stdlib.h>
 
-#include "../../net/csum.h"
+#include "net/core/csum.h"
 #include "check.h"
 #include "fake_netdev.h"
 

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "../../net/route.h"
+#include "net/route/route.h"
 
 /* Each lookup figure: reps x BENCH_SLICES timed passes a side over slices of
  * the address array, interleaved, alternating which side goes first. A

@@ -1,4 +1,4 @@
-/* tools/bench/fwd_bench.c: the forwarding pipeline (net/fwd.h) on an
+/* tools/bench/fwd_bench.c: the forwarding pipeline (net/fwd/fwd.h) on an
  * in-memory NIC (fwd_nic.h), with the full table, beside the same pipeline
  * looking up in DPDK rte_lpm (IPv4: 64-byte frames) and rte_lpm6 (IPv6:
  * 62-byte frames, fwd_bench6.c) in bursts of 1, 8, 32 and 256; ns per

@@ -8,11 +8,11 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../../net/fwd.h"
-#include "../../net/net.h"
-#include "../../net/nexthop.h"
-#include "../../net/route4.h"
-#include "../../net/route6.h"
+#include "net/fwd/fwd.h"
+#include "net/net.h"
+#include "net/fwd/nexthop.h"
+#include "net/route/route4.h"
+#include "net/route/route6.h"
 #include "fwd_nic.h"
 
 #define NPORTS 4

@@ -1,5 +1,5 @@
 /* tools/bench/fwd_bench6.c: the IPv6 half of the forwarding benchmark
- * (fwd_bench.c has the rig, the runs and the rows): net/fwd6.c's fast path
+ * (fwd_bench.c has the rig, the runs and the rows): net/fwd/fwd6.c's fast path
  * with our route6 table, beside the same pipeline looking up in DPDK
  * rte_lpm6 (fwd_set_lookup6).
  *
@@ -27,7 +27,7 @@
 
 #include "route_bench6.c"
 
-#include "../../net/ip6.h"
+#include "net/ip/ip6.h"
 #include "fwd_bench.h"
 
 /* 2001:db8:0:port::host */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../net/csum.h"
+#include "net/core/csum.h"
 
 static uint8_t *virt(const struct nic *n, uint64_t phys)
 {

@@ -1,6 +1,6 @@
 /* tools/bench/fwd_nic.h: an in-memory NIC for the forwarding benchmark,
  * with the descriptor-ring semantics of an ixgbe-style device and a netdev
- * driver for it (net/netdev.h).
+ * driver for it (net/core/netdev.h).
  *
  * RX: the driver posts empty buffers; descriptors [rx_head, rdt) belong to
  * the device, which "DMAs" a frame into each (nic_receive) and sets DD.
@@ -22,8 +22,8 @@
 
 #include <stdint.h>
 
-#include "../../net/netdev.h"
-#include "../../net/pkt.h"
+#include "net/core/netdev.h"
+#include "net/core/pkt.h"
 
 #define NIC_RING 2048u /* descriptors per ring, a power of two */
 #define NIC_DD 1u      /* descriptor done */

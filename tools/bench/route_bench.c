@@ -1,4 +1,4 @@
-/* tools/bench/route_bench.c: the route tables (net/route4.h, net/route6.h)
+/* tools/bench/route_bench.c: the route tables (net/route/route4.h, net/route/route6.h)
  * against DPDK rte_lpm / rte_lpm6 on the real tables in ../shared/data,
  * in one process: the same prefixes, next hops and address arrays for both,
  * lookups in bursts of 32, sides interleaved, medians of repeats. Prints
@@ -14,8 +14,8 @@
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
 
-#include "../../net/route4.h"
-#include "../../net/route6.h"
+#include "net/route/route4.h"
+#include "net/route/route6.h"
 #include "bench_util.h"
 
 #define BURST 32

@@ -1,9 +1,9 @@
 /* tools/bench/route_bench6.c: the IPv6 half of route_bench (route_bench.c):
- * net/route6.h against DPDK rte_lpm6 on rib-v6-2024. */
+ * net/route/route6.h against DPDK rte_lpm6 on rib-v6-2024. */
 #include <rte_errno.h>
 #include <rte_lpm6.h>
 
-#include "../../net/route6.h"
+#include "net/route/route6.h"
 #include "bench_util.h"
 
 #define BURST 32

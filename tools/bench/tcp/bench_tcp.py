@@ -17,7 +17,7 @@ LWIP_FILES = ["core/init.c", "core/def.c", "core/inet_chksum.c", "core/ip.c", "c
               "core/ipv4/ip4.c", "core/ipv4/ip4_addr.c", "core/ipv4/ip4_frag.c", "netif/ethernet.c"]
 # Both stacks get the same code generation: the kernel's baseline ISA.
 CFLAGS = ["-O2", "-march=x86-64", "-gdwarf-4", "-std=gnu11"]
-WARN = ["-Wall", "-Wextra", "-Wno-unused-parameter", "-I."]
+WARN = ["-Wall", "-Wextra", "-Wno-unused-parameter", "-I.", "-Inet"]
 
 
 def _sh(cmd, root, **kw):
@@ -69,7 +69,8 @@ def build(root, build_dir, cc):
                 if len(parts) == 3:
                     f.write(f"{parts[2]} {p}_{parts[2]}\n")
         _sh(["objcopy", "--redefine-syms=" + mapf, whole, os.path.join(out, f"lwip_{p}.o")], root)
-    net = sorted(os.path.join("net", f) for f in os.listdir(os.path.join(root, "net")) if f.endswith(".c"))
+    net = sorted(os.path.relpath(os.path.join(d, f), root)
+                 for d, _, fs in os.walk(os.path.join(root, "net")) for f in fs if f.endswith(".c"))
     _sh([cc] + CFLAGS + WARN + ["-o", os.path.join(build_dir, "tcp_bench"), "tools/bench/tcp/tcp_bench.c",
                                 "userland/pingpong.c", "tests/unit/host_env.c"] + net
         + [os.path.join(out, "lwip_a.o"), os.path.join(out, "lwip_b.o")], root)

@@ -25,8 +25,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../../net/net.h"
-#include "../../../net/tcp.h"
+#include "net/net.h"
+#include "net/tcp/tcp.h"
 #include "../../../userland/pingpong.h"
 
 static double now_s(void)

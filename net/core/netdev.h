@@ -1,0 +1,107 @@
+/* net/core/netdev.h: the one interface between NIC drivers and the stack
+ * (DESIGN.md, Boundaries).
+ *
+ * A driver fills struct netdev and its ops; the run loop and the stack call
+ * only these. Bursts: rx_burst returns up to n received buffers (ownership
+ * passes to the caller); tx_burst queues up to n buffers, rings the doorbell
+ * at most once, and returns how many it took: the caller still owns and must
+ * free (or retry) the rest. A queue is only ever used by one core. */
+#ifndef NET_NETDEV_H
+#define NET_NETDEV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pkt.h"
+
+#define NETDEV_MAX_QUEUES 16
+#define NETDEV_RSS_KEY_LEN 40   /* Toeplitz key, as NICs take it */
+#define NETDEV_RSS_RETA_LEN 128 /* indirection table entries */
+#define NETDEV_BATCH_HIST 9 /* batch sizes 1, 2-3, 4-7, ... 128-255, 256+ */
+
+/* Offload capabilities (struct netdev.offloads). */
+enum {
+    NETDEV_OFF_RX_CSUM = 1u << 0,
+    NETDEV_OFF_TX_CSUM = 1u << 1,
+    NETDEV_OFF_TSO4 = 1u << 2,
+    NETDEV_OFF_TSO6 = 1u << 3,
+    NETDEV_OFF_RSS = 1u << 4,
+    NETDEV_OFF_RSS_TCP6 = 1u << 5, /* RSS hashes TCP/IPv6 ports too (not addresses only) */
+};
+
+/* Per queue, written only by the core that owns the queue. Names follow
+ * DPDK/VPP usage. */
+struct netdev_qstats {
+    uint64_t rx_packets, rx_bytes;
+    uint64_t tx_packets, tx_bytes;
+    uint64_t rx_no_buf;       /* rx-no-buf: refill found the pool empty */
+    uint64_t rx_miss;         /* rx-miss: dropped by the device, ring full */
+    uint64_t rx_error;        /* rx-error: malformed descriptor/frame */
+    uint64_t tx_full;         /* tx-full: refused, ring full (caller retries or drops) */
+    uint64_t tx_error;
+    uint64_t rx_doorbells, tx_doorbells; /* MMIO notify/tail writes */
+    uint64_t rx_batches, tx_batches;     /* non-empty bursts */
+    uint64_t batch_hist[NETDEV_BATCH_HIST]; /* RX burst sizes, log2 buckets */
+};
+
+struct netdev;
+
+struct netdev_ops {
+    uint16_t (*rx_burst)(struct netdev *dev, uint16_t queue, struct pkt **pkts, uint16_t n);
+    uint16_t (*tx_burst)(struct netdev *dev, uint16_t queue, struct pkt **pkts, uint16_t n);
+    /* Slow path, from the owning core's loop: link changes, device reset. */
+    void (*poll_status)(struct netdev *dev);
+    /* Optional, before the loops run: steer every flow to queues [0, n)
+     * only (n < nqueues), nqueues becoming n. 0, or -1 when it cannot. */
+    int (*limit_queues)(struct netdev *dev, uint16_t n);
+};
+
+struct netdev {
+    char name[16];             /* eth0, eth1, ... in PCI order */
+    const char *driver;        /* "virtio-net", "igb", ... */
+    uint8_t mac[6];
+    bool link_up;
+    uint16_t mtu;
+    uint32_t offloads;         /* NETDEV_OFF_* */
+    uint16_t nqueues;          /* queue pairs in use */
+    uint16_t index;            /* port number */
+    const struct netdev_ops *ops;
+    void *priv;                /* the driver's */
+    struct pkt_pool *rx_pool[NETDEV_MAX_QUEUES]; /* refill source, per queue's core */
+    /* With NETDEV_OFF_RSS: a flow lands on queue
+     * rss_reta[toeplitz(rss_key, tuple) % NETDEV_RSS_RETA_LEN], so software
+     * (TCP's active opens) can predict which core will see the replies. */
+    uint8_t rss_key[NETDEV_RSS_KEY_LEN];
+    uint16_t rss_reta[NETDEV_RSS_RETA_LEN];
+    struct netdev_qstats stats[NETDEV_MAX_QUEUES];
+};
+
+static inline uint16_t netdev_rx_burst(struct netdev *dev, uint16_t q, struct pkt **pkts, uint16_t n)
+{
+    return dev->ops->rx_burst(dev, q, pkts, n);
+}
+
+static inline uint16_t netdev_tx_burst(struct netdev *dev, uint16_t q, struct pkt **pkts, uint16_t n)
+{
+    return dev->ops->tx_burst(dev, q, pkts, n);
+}
+
+/* Log2 bucket of a burst size, for batch_hist. */
+static inline unsigned netdev_batch_bucket(uint32_t n)
+{
+    unsigned b = 31u - (unsigned)__builtin_clz(n | 1u);
+    return b < NETDEV_BATCH_HIST - 1 ? b : NETDEV_BATCH_HIST - 1;
+}
+
+/* A burst of got frames, bytes long, received on a queue. */
+static inline void netdev_count_rx(struct netdev_qstats *st, uint32_t got, uint64_t bytes)
+{
+    if (got) {
+        st->rx_packets += got;
+        st->rx_bytes += bytes;
+        st->rx_batches++;
+        st->batch_hist[netdev_batch_bucket(got)]++;
+    }
+}
+
+#endif

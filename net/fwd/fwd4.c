@@ -1,0 +1,298 @@
+/* net/fwd/fwd4.c: the IPv4 forwarding fast path (net/fwd/fwd.h): classify a burst,
+ * look it up in one batch, rewrite in place (RFC 1812 5.2.2 checks, 5.3.1
+ * TTL, RFC 1624 checksum update), and send each port's frames with one
+ * netdev_tx_burst. The slow path is in fwd_slow.c, IPv6 in fwd6.c. */
+#include "fwd.h"
+
+#include "link/arp.h"
+#include "core/csum.h"
+#include "core/env.h"
+#include "ip/ip4.h"
+
+#define PREFETCH_AHEAD 4
+
+static void lookup_default(void *ctx, const uint32_t *addr, uint32_t *nh, uint32_t n)
+{
+    route4_lookup_burst(ctx, addr, nh, n);
+}
+
+void fwd_init(struct fwd *f, const struct route4 *rt4, const struct nexthop_table *nht)
+{
+    net_memset(f, 0, sizeof(*f));
+    f->rt4 = rt4;
+    f->lookup4 = lookup_default;
+    f->lookup4_ctx = (void *)(uintptr_t)rt4; /* route4_lookup_burst takes it const */
+    nexthop_cache_init(&f->nhc, nht);
+}
+
+void fwd_set_lookup4(struct fwd *f, fwd_lookup4_fn fn, void *ctx)
+{
+    f->lookup4 = fn ? fn : lookup_default;
+    f->lookup4_ctx = fn ? ctx : (void *)(uintptr_t)f->rt4;
+}
+
+void fwd_attach(struct fwd *f, struct net_stack *s)
+{
+    net_set_forward(s, fwd_hook, f);
+    net_set_route(s, fwd_route, f);
+    fwd_sync(f, s);
+}
+
+static inline uint32_t local_slot(const struct fwd *f, uint32_t a_be)
+{
+    return (a_be * f->local_mul) >> 24;
+}
+
+/* One of our addresses or subnet broadcasts: one load and compare. 0.0.0.0
+ * matches an empty slot, but is a martian anyway. */
+static inline bool is_local(const struct fwd *f, uint32_t a_be)
+{
+    return f->local[local_slot(f, a_be)] == a_be;
+}
+
+/* Fill local[] with addrs[0..n), trying multipliers until no two collide
+ * (at most 16 addresses in 256 slots: a few tries). False if none would. */
+static bool fill_local(struct fwd *f, const uint32_t *addrs, uint32_t n)
+{
+    uint32_t mul = 0x9e3779b1u;
+    for (int tries = 0; tries < 1024; tries++, mul += 0x7f4a7c16u) {
+        net_memset(f->local, 0, sizeof(f->local));
+        f->local_mul = mul | 1;
+        uint32_t i = 0;
+        for (; i < n; i++) {
+            uint32_t *slot = &f->local[local_slot(f, addrs[i])];
+            if (*slot != 0 && *slot != addrs[i])
+                break;
+            *slot = addrs[i];
+        }
+        if (i == n)
+            return true;
+    }
+    return false;
+}
+
+void fwd_sync(struct fwd *f, const struct net_stack *s)
+{
+    uint32_t addrs[2 * NET_MAX_PORTS], n = 0;
+    f->fast_ports = 0;
+    for (uint16_t i = 0; i < s->nports && i < NET_MAX_PORTS; i++) {
+        const struct net_iface *ifc = &s->iface[i];
+        if (ifc->dev == NULL)
+            continue;
+        f->mac64[i] = 0;
+        net_memcpy(&f->mac64[i], ifc->dev->mac, ETH_ALEN);
+        if (ifc->vlan_id == 0)
+            f->fast_ports |= 1u << i;
+        if (ifc->addr_be) {
+            addrs[n++] = ifc->addr_be;
+            addrs[n++] = ifc->bcast_be;
+        }
+    }
+    if (!fill_local(f, addrs, n))
+        f->fast_ports = 0; /* everything through the stack: slow, but right */
+    nexthop_cache_flush(&f->nhc);
+    fwd6_sync(f, s);
+}
+
+bool fwd_route(void *ctx, uint32_t dst_be, uint16_t *port, uint32_t *gw_be)
+{
+    struct fwd *f = ctx;
+    uint32_t a = net_ntohl(dst_be), nh;
+    f->lookup4(f->lookup4_ctx, &a, &nh, 1);
+    struct nexthop e = nexthop_get(f->nhc.t, nh);
+    if (e.kind != NEXTHOP_VIA)
+        return false;
+    *port = e.port;
+    *gw_be = e.gw_be;
+    return true;
+}
+
+/* First octets no transit datagram has in its source or destination
+ * (RFC 1812 5.3.7: 0/8, 127/8, 224/4 multicast, 240/4 and the limited
+ * broadcast): those go to the stack, which sorts them out. */
+static const uint8_t odd_octet[256] = {
+    [0] = 1, [127] = 1,
+    [224] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    [240] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/* Frame bytes 12..19 (EtherType, version/IHL, TOS, total length, id):
+ * what to compare, as a word in memory order (fwd_unicast_to_us). */
+static const uint8_t l3_mask[8] = {0xff, 0xff, 0xff, 0, 0, 0, 0, 0};
+static const uint8_t l3_want[8] = {0x08, 0x00, 0x45, 0, 0, 0, 0, 0}; /* IPv4, 20-byte header */
+
+/* Plain transit IPv4 for the fast path: unicast to our MAC on an untagged
+ * port, a 20-byte header with a good checksum and length, TTL > 1, not a
+ * fragment, no martian and nothing that might be ours. Returns the
+ * destination (host order), or 0 to send the frame to the stack, which
+ * checks it again in full and counts what it drops (0.0.0.0 is a martian
+ * anyway). Trims link padding past the minimum frame, pads a shorter one.
+ * Reads the 34 bytes of headers even from a shorter frame: the buffer has
+ * room, and the length check rejects it. */
+static inline uint32_t classify(const struct fwd *f, struct pkt *p)
+{
+    const uint8_t *d = p->data, *ip = d + ETH_HDR_LEN;
+    uint32_t port = p->port, len = p->len;
+    if (port >= NET_MAX_PORTS || !((f->fast_ports >> port) & 1))
+        return 0;
+    if (!fwd_unicast_to_us(f, d, port) || (fwd_load64(d + 12) & fwd_load64(l3_mask)) != fwd_load64(l3_want))
+        return 0;
+    uint32_t tot = (uint32_t)ip[2] << 8 | ip[3];
+    if (tot < IP4_HDR_LEN || tot + ETH_HDR_LEN > len || ((ip[6] & 0x3f) | ip[7]) != 0 || ip[8] <= 1)
+        return 0; /* bad length, a fragment (MF or an offset), TTL 0 or 1 */
+    uint32_t src, dst;
+    net_memcpy(&src, ip + 12, 4);
+    net_memcpy(&dst, ip + 16, 4);
+    if ((odd_octet[ip[12]] | odd_octet[ip[16]]) || is_local(f, src) || is_local(f, dst))
+        return 0;
+    if (!(p->flags & PKT_RX_IP_CSUM_OK) && !csum_ip4_hdr20_ok(ip))
+        return 0;
+    if (NET_UNLIKELY(tot < ETH_MIN_LEN - ETH_HDR_LEN)) { /* the sender's padding, or ours */
+        if (len < ETH_MIN_LEN)
+            net_memset(p->data + len, 0, ETH_MIN_LEN - len);
+        tot = ETH_MIN_LEN - ETH_HDR_LEN;
+    }
+    p->len = (uint16_t)(ETH_HDR_LEN + tot);
+    return net_ntohl(dst);
+}
+
+/* Off the fast path after the lookup: back to an IPv4 datagram at p->data,
+ * as the stack would hand it over. */
+static void exception(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, uint64_t now_ns)
+{
+    pkt_pull_l2(p, ETH_HDR_LEN);
+    p->len = net_ntohs(((const struct ip4_hdr *)p->data)->len_be);
+    p->l3_off = 0;
+    p->user = 0;
+    fwd_slow(f, s, p, nh, now_ns);
+}
+
+/* Each port's frames, the stack's first, in one tx_burst. */
+static void flush(struct fwd *f, struct net_stack *s)
+{
+    uint32_t m = f->dirty;
+    f->dirty = 0;
+    while (m) {
+        uint16_t port = (uint16_t)__builtin_ctz(m);
+        m &= m - 1;
+        struct net_iface *ifc = &s->iface[port];
+        uint16_t ns = ifc->ntx, n = (uint16_t)(ns + f->ntx[port]);
+        struct pkt **b = &f->tx[port][NET_TX_BURST - ns];
+        net_memcpy(b, ifc->tx, ns * sizeof(*b));
+        ifc->ntx = 0;
+        f->ntx[port] = 0;
+        uint16_t sent = netdev_tx_burst(ifc->dev, ifc->queue, b, n);
+        if (NET_UNLIKELY(sent < n)) {
+            /* The stack's frames wait for room (TCP holds back meanwhile);
+             * forwarded ones are dropped, as a router's full queue does. */
+            uint16_t kept = sent < ns ? (uint16_t)(ns - sent) : 0;
+            net_tx_keep(s, ifc, b + sent, kept);
+            ifc->tx_busy = true;
+            f->ctr.tx_drop += (uint64_t)(n - sent - kept);
+            pkt_free_bulk(b + sent + kept, (uint32_t)(n - sent - kept));
+        } else {
+            ifc->tx_busy = false;
+        }
+    }
+}
+
+static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns)
+{
+    uint32_t nf = 0, nf6 = 0, nslow = 0, nfast = 0;
+    uint64_t stack_tx = s->ctr.eth_tx;
+
+    f->ctr.rx += n;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i + PREFETCH_AHEAD < n)
+            __builtin_prefetch(pkts[i + PREFETCH_AHEAD]->data);
+        struct pkt *p = pkts[i];
+        uint32_t dst = classify(f, p);
+        bool v6 = dst == 0 && f->fast6_ports && fwd6_classify(f, p, f->dst6[nf6]);
+        f->fast[nf] = p; /* all three: one index moves on */
+        f->dst[nf] = dst;
+        f->fast6[nf6] = p;
+        f->slow[nslow] = p;
+        nf += dst != 0;
+        nf6 += v6;
+        nslow += dst == 0 && !v6;
+    }
+    if (nf)
+        f->lookup4(f->lookup4_ctx, f->dst, f->nh, nf);
+    /* After the lookup: a route found through a slot set again since (a
+     * next hop freed and reused) is seen with the table's new generation. */
+    nexthop_cache_check(&f->nhc, s);
+    for (uint32_t i = 0; i < nf; i++) {
+        struct pkt *p = f->fast[i];
+        uint32_t nh = f->nh[i];
+        const struct nexthop_adj *a = nexthop_cache_get(&f->nhc, s, nh < NEXTHOP_MAX ? nh : 0, now_ns);
+        uint8_t *d = p->data;
+        struct ip4_hdr *h = (struct ip4_hdr *)(d + ETH_HDR_LEN);
+        const uint8_t *mac = a->eth;
+        if (NET_UNLIKELY(a->state != NEXTHOP_ADJ_MAC)) {
+            mac = NULL;
+            if (a->state == NEXTHOP_ADJ_LINK)
+                mac = arp_lookup(s, a->port, h->dst_be, now_ns);
+        }
+        if (NET_UNLIKELY(mac == NULL || p->len - ETH_HDR_LEN > a->mtu)) {
+            exception(f, s, p, nh, now_ns);
+            continue;
+        }
+        fwd_ttl_dec(h);
+        fwd_send_adj(f, a, mac, p);
+        nfast++;
+    }
+    f->ctr.fast += nfast;
+    f->ctr.tx += nfast;
+    if (nf6)
+        fwd6_forward(f, s, nf6, f->slow, &nslow, now_ns);
+    if (nslow) {
+        f->ctr.to_stack += nslow;
+        net_input(s, f->slow, (uint16_t)nslow, now_ns);
+    }
+    flush(f, s);
+    if (s->ctr.eth_tx != stack_tx)
+        net_flush(s); /* ports with only the stack's frames */
+}
+
+void fwd_burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns)
+{
+    while (n) {
+        uint16_t b = n < FWD_BURST_MAX ? n : FWD_BURST_MAX;
+        burst(f, s, pkts, b, now_ns);
+        pkts += b;
+        n = (uint16_t)(n - b);
+    }
+}
+
+void fwd_hook(void *ctx, struct net_stack *s, struct pkt *p, uint64_t now_ns)
+{
+    fwd_slow(ctx, s, p, FWD_NH_UNKNOWN, now_ns);
+}
+
+static const struct net_counter_desc table[] = {
+#define FWD_COUNTER_DESC(field, name) {"fwd", name, offsetof(struct fwd_counters, field)},
+    FWD_COUNTERS(FWD_COUNTER_DESC)
+#undef FWD_COUNTER_DESC
+};
+
+_Static_assert(sizeof(table) / sizeof(table[0]) * sizeof(uint64_t) == sizeof(struct fwd_counters),
+               "one table row per counter");
+
+const struct net_counter_desc *fwd_counter_at(size_t i)
+{
+    return i < sizeof(table) / sizeof(table[0]) ? &table[i] : NULL;
+}
+
+const struct net_counter_desc *fwd_counter_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+        const char *a = table[i].name, *b = name;
+        while (*a && *a == *b) {
+            a++;
+            b++;
+        }
+        if (*a == *b)
+            return &table[i];
+    }
+    return NULL;
+}

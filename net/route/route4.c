@@ -1,0 +1,356 @@
+/* net/route/route4.c: the IPv4 route table (route4.h): the RIB and Poptrie glue,
+ * the text parser, and the lookups (Asai & Ohara, SIGCOMM 2015, section 3:
+ * an 18-bit direct array, then 6-bit nodes at bits 18, 24 and 30; the
+ * first level as records, node and leaves together: route_fib.h). */
+#include "route4.h"
+
+#include "core/env.h"
+#include "route_fib.h"
+#include "route_rib.h"
+#include "route_text.h"
+
+#define R4_DIRECT_BITS 18
+
+struct route4 {
+    struct route_fib fib; /* first: the readers' line */
+    struct route_rib rib;
+    struct route_alloc alloc;
+};
+
+static struct route_key r4_key(uint32_t addr)
+{
+    return (struct route_key){(uint64_t)addr << 32, 0};
+}
+
+static bool r4_valid(uint32_t addr, unsigned len)
+{
+    struct route_key k = r4_key(addr);
+    return len <= 32 && route_key_is_masked(&k, len);
+}
+
+struct route4 *route4_create(const struct route_cfg *cfg)
+{
+    struct route4 *t = cfg->alloc.alloc(cfg->alloc.ctx, sizeof(*t), 64);
+    if (t == NULL)
+        return NULL;
+    net_memset(t, 0, sizeof(*t));
+    t->alloc = cfg->alloc;
+    if (route_rib_init(&t->rib, &cfg->alloc) != ROUTE_OK) {
+        t->alloc.free(t->alloc.ctx, t, sizeof(*t));
+        return NULL;
+    }
+    if (route_fib_init(&t->fib, &t->rib, cfg, R4_DIRECT_BITS, 0, true, 32) != ROUTE_OK) {
+        route_rib_fini(&t->rib);
+        t->alloc.free(t->alloc.ctx, t, sizeof(*t));
+        return NULL;
+    }
+    return t;
+}
+
+void route4_destroy(struct route4 *t)
+{
+    if (t == NULL)
+        return;
+    route_fib_fini(&t->fib);
+    route_rib_fini(&t->rib);
+    t->alloc.free(t->alloc.ctx, t, sizeof(*t));
+}
+
+int route4_add(struct route4 *t, uint32_t addr, unsigned len, uint32_t nh)
+{
+    if (!r4_valid(addr, len) || nh == ROUTE_NH_NONE || nh > ROUTE_NH_MAX)
+        return ROUTE_EINVAL;
+    struct route_key k = r4_key(addr);
+    return route_fib_change(&t->fib, &t->rib, &k, len, nh);
+}
+
+int route4_del(struct route4 *t, uint32_t addr, unsigned len)
+{
+    if (!r4_valid(addr, len))
+        return ROUTE_EINVAL;
+    struct route_key k = r4_key(addr);
+    return route_fib_change(&t->fib, &t->rib, &k, len, ROUTE_NH_NONE);
+}
+
+int route4_add_bulk(struct route4 *t, const struct route4_prefix *p, size_t n, uint32_t *bad)
+{
+    uint32_t nbad = 0, old;
+    int err = ROUTE_OK;
+    for (size_t i = 0; i < n && err == ROUTE_OK; i++) {
+        if (!r4_valid(p[i].addr, p[i].len) || p[i].nh == ROUTE_NH_NONE || p[i].nh > ROUTE_NH_MAX) {
+            nbad++;
+            continue;
+        }
+        struct route_key k = r4_key(p[i].addr);
+        err = route_rib_set(&t->rib, &k, p[i].len, p[i].nh, &old);
+    }
+    if (bad)
+        *bad = nbad;
+    int rerr = route_fib_rebuild(&t->fib);
+    return err ? err : rerr;
+}
+
+int route4_load_text(struct route4 *t, const char *text, size_t text_len, uint32_t nh,
+                     struct route_load_stats *st, route_set_fn set_fn, void *set_ctx)
+{
+    const char *p = text, *end = text + text_len, *tok;
+    size_t tok_len;
+    uint32_t addr, old;
+    unsigned len;
+    int err = ROUTE_OK;
+    net_memset(st, 0, sizeof(*st));
+    if (nh == ROUTE_NH_NONE || nh > ROUTE_NH_MAX)
+        return ROUTE_EINVAL;
+    while (err == ROUTE_OK && route_text_line(&p, end, &tok, &tok_len)) {
+        st->lines++;
+        if (tok_len == 0)
+            continue;
+        if (!route4_parse(tok, tok_len, &addr, &len)) {
+            st->bad++;
+            if (st->first_bad_line == 0)
+                st->first_bad_line = st->lines;
+            continue;
+        }
+        struct route_key k = r4_key(addr);
+        err = route_rib_set(&t->rib, &k, len, nh, &old);
+        if (err == ROUTE_OK) {
+            st->added++;
+            if (set_fn)
+                set_fn(set_ctx, nh, old);
+        }
+    }
+    int rerr = route_fib_rebuild(&t->fib);
+    st->published = rerr == ROUTE_OK;
+    return err ? err : rerr;
+}
+
+int route4_compact(struct route4 *t)
+{
+    return route_fib_rebuild(&t->fib);
+}
+
+uint32_t route4_get(const struct route4 *t, uint32_t addr, unsigned len)
+{
+    if (!r4_valid(addr, len))
+        return ROUTE_NH_NONE;
+    struct route_key k = r4_key(addr);
+    unsigned got;
+    uint32_t nh = route_rib_match(&t->rib, &k, len, &got);
+    return got == len ? nh : ROUTE_NH_NONE;
+}
+
+uint32_t route4_match(const struct route4 *t, uint32_t addr, unsigned *len)
+{
+    struct route_key k = r4_key(addr);
+    return route_rib_match(&t->rib, &k, 32, len);
+}
+
+uint64_t route4_epoch(const struct route4 *t)
+{
+    return route_fib_epoch(&t->fib);
+}
+
+void route4_reclaim(struct route4 *t, uint64_t safe_epoch)
+{
+    route_fib_reclaim(&t->fib, safe_epoch);
+}
+
+void route4_stats(const struct route4 *t, struct route_stats *st)
+{
+    route_fib_stats(&t->fib, st);
+    st->prefixes = t->rib.prefixes;
+    st->rib_bytes = route_rib_bytes(&t->rib);
+}
+
+/* Up to max decimal digits with a value of at most lim. */
+static bool parse_dec(const char **s, const char *end, unsigned max, uint32_t lim, uint32_t *v)
+{
+    uint32_t x = 0;
+    unsigned n = 0;
+    const char *first = *s;
+    while (*s < end && **s >= '0' && **s <= '9' && n < max) {
+        x = x * 10 + (uint32_t)(**s - '0');
+        (*s)++;
+        n++;
+    }
+    *v = x;
+    return n > 0 && x <= lim && !(n > 1 && *first == '0'); /* no leading zeros */
+}
+
+/* A dotted quad at *s, leaving *s after it. */
+static bool parse_quad(const char **s, const char *end, uint32_t *addr)
+{
+    uint32_t a = 0, v;
+    for (unsigned i = 0; i < 4; i++) {
+        if (i && (*s == end || *(*s)++ != '.'))
+            return false;
+        if (!parse_dec(s, end, 3, 255, &v))
+            return false;
+        a = a << 8 | v;
+    }
+    *addr = a;
+    return true;
+}
+
+bool route4_parse_addr(const char *s, size_t s_len, uint32_t *addr)
+{
+    const char *end = s + s_len;
+    return parse_quad(&s, end, addr) && s == end;
+}
+
+bool route4_parse(const char *s, size_t s_len, uint32_t *addr, unsigned *len)
+{
+    const char *end = s + s_len;
+    uint32_t a, v;
+    if (!parse_quad(&s, end, &a))
+        return false;
+    if (s == end || *s++ != '/' || !parse_dec(&s, end, 2, 32, &v) || s != end)
+        return false;
+    if (!r4_valid(a, v))
+        return false;
+    *addr = a;
+    *len = v;
+    return true;
+}
+
+/* The lookups. A node's slot for 6 key bits v is tested and counted with
+ * one shift by 63 - v: bit 63 of vec << (63 - v) is slot v, and its
+ * popcount is the slot's rank. 63 - v are the top bits of the inverted key
+ * shifted left by the node's offset (Poptrie pads past bit 32 with zeros,
+ * we with ones: the same leaf either way, as no prefix reaches there).
+ * First-level nodes are records (route_fib.h): their leaves follow them. */
+static inline __attribute__((always_inline)) uint32_t
+r4_walk(const struct route_fib_root *r, uint32_t node, uint32_t addr, unsigned off)
+{
+    const struct route_fib_node *n = &r->nodes[node];
+    uint64_t nkey = ~((uint64_t)addr << 32) << off;
+    for (;;) {
+        unsigned sh = (unsigned)(nkey >> 58);
+        uint64_t m = n->vec << sh;
+        if ((int64_t)m >= 0)
+            return r->leaves[n->base_leaf + (uint32_t)__builtin_popcountll(n->leafvec << sh) - 1];
+        n = &r->nodes[n->base_node + (uint32_t)__builtin_popcountll(m) - 1];
+        nkey <<= 6;
+    }
+}
+
+/* The 6 key bits after the direct array's 18, as a shift: 63 - v. */
+static inline __attribute__((always_inline)) unsigned r4_shift1(uint32_t addr)
+{
+    return (~addr >> (32 - R4_DIRECT_BITS - 6)) & 63;
+}
+
+/* From a long record (a first-level node with children). */
+static inline __attribute__((always_inline)) uint32_t
+r4_long(const struct route_fib_root *r, uint32_t e, uint32_t addr)
+{
+    const struct route_fib_rec *rc =
+        (const struct route_fib_rec *)&r->recs[e & ~ROUTE_FIB_REC_LONG];
+    unsigned s = r4_shift1(addr);
+    uint64_t m = rc->vec << s;
+    if ((int64_t)m >= 0)
+        return rc->leaf[__builtin_popcountll(rc->leafvec << s) - 1];
+    return r4_walk(r, rc->base_node + (uint32_t)__builtin_popcountll(m) - 1, addr,
+                   R4_DIRECT_BITS + 6);
+}
+
+/* From a short record (no children: every slot a leaf). */
+static inline __attribute__((always_inline)) uint32_t
+r4_short(const uint64_t *recs, uint32_t e, uint32_t addr)
+{
+    const struct route_fib_srec *sr = (const struct route_fib_srec *)&recs[e];
+    return sr->leaf[__builtin_popcountll(sr->leafvec << r4_shift1(addr)) - 1];
+}
+
+static inline __attribute__((always_inline)) uint32_t
+r4_lookup1(const struct route_fib_root *r, uint32_t addr)
+{
+    uint32_t e = atomic_load_explicit(&r->direct[addr >> (32 - R4_DIRECT_BITS)],
+                                      memory_order_acquire);
+    if (e & ROUTE_FIB_LEAF)
+        return e & ROUTE_NH_MAX;
+    if (e & ROUTE_FIB_REC_LONG)
+        return r4_long(r, e, addr);
+    return r4_short(r->recs, e, addr);
+}
+
+/* Up to 32 addresses in two passes, each over independent loads so that
+ * their misses overlap (one pass doing it all is slower: the out-of-order
+ * window does not reach far enough): load every direct entry and prefetch
+ * both lines its record may span; then read each leaf from its short
+ * record, branch-free (a direct leaf reads record 0, a dummy, and keeps its
+ * answer; branching there mispredicts on uniform traffic). Long records
+ * (/25../32 below) are rare: a predictable branch. */
+static inline __attribute__((always_inline)) void
+r4_burst32(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh, unsigned b)
+{
+    _Atomic uint32_t *direct = r->direct; /* once: acquire loads follow */
+    const uint64_t *recs = r->recs;
+    uint32_t e[32];
+    for (unsigned i = 0; i < b; i++) {
+        e[i] = atomic_load_explicit(&direct[addr[i] >> (32 - R4_DIRECT_BITS)],
+                                    memory_order_acquire);
+        const char *rp = (const char *)&recs[e[i] & ~(ROUTE_FIB_LEAF | ROUTE_FIB_REC_LONG)];
+        __builtin_prefetch(rp); /* harmless for a leaf */
+        __builtin_prefetch(rp + 63);
+    }
+    for (unsigned i = 0; i < b; i++) {
+        bool leaf = e[i] & ROUTE_FIB_LEAF;
+        if (NET_UNLIKELY((e[i] & (ROUTE_FIB_LEAF | ROUTE_FIB_REC_LONG)) == ROUTE_FIB_REC_LONG)) {
+            nh[i] = r4_long(r, e[i], addr[i]);
+            continue;
+        }
+        uint32_t v = r4_short(recs, leaf ? 0 : e[i], addr[i]);
+        nh[i] = leaf ? e[i] & ROUTE_NH_MAX : v;
+    }
+}
+
+static inline __attribute__((always_inline)) void
+r4_burst(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh, size_t n)
+{
+    while (n) {
+        unsigned b = n < 32 ? (unsigned)n : 32;
+        r4_burst32(r, addr, nh, b);
+        addr += b;
+        nh += b;
+        n -= b;
+    }
+}
+
+__attribute__((target("popcnt"))) static uint32_t r4_lookup_popcnt(const struct route_fib_root *r,
+                                                                   uint32_t addr)
+{
+    return r4_lookup1(r, addr);
+}
+
+static uint32_t r4_lookup_soft(const struct route_fib_root *r, uint32_t addr)
+{
+    return r4_lookup1(r, addr);
+}
+
+__attribute__((target("popcnt"))) static void
+r4_burst_popcnt(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh, size_t n)
+{
+    r4_burst(r, addr, nh, n);
+}
+
+static void r4_burst_soft(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh,
+                          size_t n)
+{
+    r4_burst(r, addr, nh, n);
+}
+
+uint32_t route4_lookup(const struct route4 *t, uint32_t addr)
+{
+    const struct route_fib_root *r = route_fib_root(&t->fib);
+    return t->fib.popcnt ? r4_lookup_popcnt(r, addr) : r4_lookup_soft(r, addr);
+}
+
+void route4_lookup_burst(const struct route4 *t, const uint32_t *addr, uint32_t *nh, size_t n)
+{
+    const struct route_fib_root *r = route_fib_root(&t->fib);
+    if (t->fib.popcnt)
+        r4_burst_popcnt(r, addr, nh, n);
+    else
+        r4_burst_soft(r, addr, nh, n);
+}
