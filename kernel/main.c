@@ -20,8 +20,8 @@
 #include "kernel/time.h"
 #include "kernel/version.h"
 #include "kernel/vm.h"
-#include "userland/router.h"
-#include "userland/xconnect.h"
+#include "apps/router.h"
+#include "apps/xconnect.h"
 #include "kernel/arch/x86_64/cpu.h"
 #include "kernel/arch/x86_64/fpu.h"
 

@@ -1,5 +1,5 @@
 """tests/e2e/test_iperf3.py: `app iperf3` against Linux's stock iperf3
-client (userland/iperf3.c): normal mode, reverse (-R), both at once
+client (apps/iperf3.c): normal mode, reverse (-R), both at once
 (--bidir) and four parallel streams (-P 4, spread by RSS over two cores),
 each with -J output that parses and byte counts that agree; UDP (-u) in
 each mode, over IPv4 and IPv6, at the bitrate asked for; afterwards

@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_http.c: the HTTP server's request parser (userland/
+/* tests/fuzz/fuzz_http.c: the HTTP server's request parser (apps/
  * http.c) from any bytes a client sends, over two stacks on the TCP tests'
  * in-memory link. The input is a series of chunks, each a length byte and
  * that many bytes, written one by one with a millisecond of simulated time
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../userland/http.c"
+#include "apps/http.c"
 #include "../unit/test_tcp_app.c"
 #include "../unit/test_tcp_link.c"
 

@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_iperf3.c: the iperf3 server's wire parsers
- * (userland/iperf3_proto.c): the cookie, the client's parameters and its
+ * (apps/iperf3_proto.c): the cookie, the client's parameters and its
  * results JSON, a UDP stream's datagrams (each input twice: a datagram,
  * then the same again later), from any bytes. A parse fails or gives values within their
  * bounds; our answer for what was parsed always fits its buffer and parses
@@ -9,7 +9,7 @@
 
 #include "../../kernel/fmt.c"
 #include "../../kernel/json.c"
-#include "../../userland/iperf3_proto.c"
+#include "apps/iperf3_proto.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -435,7 +435,7 @@ TEST(fwd6_next_hop_set_while_running)
     fwd6_fix_free(&y);
 }
 
-/* A slot freed and set again for another gateway (userland/router6.c
+/* A slot freed and set again for another gateway (apps/router6.c
  * reuses a next hop's slot once no route points at it): the adjacency
  * filled for the old gateway must not be used for the new one, though its
  * time is not up. */

@@ -2,7 +2,7 @@
  * (test_fwd.h), for the unit tests and the forwarding fuzz target. Both
  * ports get an address; one route6 table and its next-hop array serve the
  * fast path (fwd_set_route6) and the stack (net_set_route6), as in
- * userland/router6.c. Frame builders and checks of what was sent;
+ * apps/router6.c. Frame builders and checks of what was sent;
  * checksums are made byte by byte (fake_csum), apart from net/core/csum.c.
  *
  * Addresses: eth0 2001:db8::1/64, eth1 2001:db8:1::1/64; the peers are ::2

@@ -8,7 +8,7 @@
 #include "net/link/nd6.h"
 #include "net/link/ra6.h"
 #include "net/ip/udp.h"
-#include "../../userland/udp_echo.h"
+#include "apps/udp_echo.h"
 
 static const uint8_t A0[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1};        /* eth0: 2001:db8::1/64 */
 static const uint8_t A1[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 1};  /* eth1: 2001:db8:1::1/64 */

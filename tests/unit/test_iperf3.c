@@ -1,11 +1,11 @@
 /* tests/unit/test_iperf3.c: the iperf3 server's parsers of untrusted input
- * (userland/iperf3_proto.c): the cookie, the client's parameters and
+ * (apps/iperf3_proto.c): the cookie, the client's parameters and
  * results as iperf3 3.12 sends them, our results read back, and malformed
  * JSON of every kind (each prefix, mutations, nesting) refused without a
  * crash under ASan/UBSan. */
 #include <stdlib.h>
 
-#include "../../userland/iperf3.h"
+#include "apps/iperf3.h"
 #include "check.h"
 
 static const char params_312[] =

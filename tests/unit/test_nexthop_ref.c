@@ -1,7 +1,7 @@
 /* tests/unit/test_nexthop_ref.c: reference counts on next-hop slots and
  * their deferred freeing (net/fwd/nexthop_ref.c), with the IPv4 table
  * (net/fwd/nexthop.c), the IPv6 one (net/fwd/nexthop6.c) and real route tables, as
- * userland/router.c and router6.c use them: a route through a gateway
+ * apps/router.c and router6.c use them: a route through a gateway
  * finds or makes its slot and is counted (nexthop_ref_route4/6), a bulk
  * load counts through nexthop_ref_set, and a reclaim after every core's
  * quiescent point (here: right after the seal) frees the slots left at

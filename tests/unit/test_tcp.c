@@ -1,11 +1,11 @@
 /* tests/unit/test_tcp.c: TCP basics over the in-memory link: handshake,
  * data both ways, close, the echo service, hashes (net/tcp/,
- * userland/tcp_echo.c). */
+ * apps/tcp_echo.c). */
 #include <stdlib.h>
 
 #include "check.h"
 #include "test_tcp_app.h"
-#include "../../userland/tcp_echo.h"
+#include "apps/tcp_echo.h"
 
 TEST(tcp_siphash_vectors)
 {

@@ -1,10 +1,10 @@
 /* tests/unit/test_tcp_apps.c: the applications on TCP: the HTTP server
  * (keep-alive, pipelining, /bytes/N, /metrics, errors) and the ping-pong
- * benchmark (userland/http.c, userland/pingpong.c). */
+ * benchmark (apps/http.c, apps/pingpong.c). */
 #include <stdlib.h>
 
-#include "../../userland/http.h"
-#include "../../userland/pingpong.h"
+#include "apps/http.h"
+#include "apps/pingpong.h"
 #include "check.h"
 #include "test_tcp_app.h"
 

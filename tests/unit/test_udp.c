@@ -1,15 +1,15 @@
 /* tests/unit/test_udp.c: UDP input checks, bindings, checksum offload,
  * large and fragmented datagrams, and the udp-echo application
- * (net/ip/udp.c, userland/udp_echo.c). */
+ * (net/ip/udp.c, apps/udp_echo.c). */
 #include <stdlib.h>
 
 #include "net/core/csum.h"
 #include "check.h"
 #include "fake_netdev.h"
 
-/* userland/ is not in the unit-test source list; the echo service is one
+/* apps/ is not in the unit-test source list; the echo service is one
  * small file written only against net/'s API, so it is built in here. */
-#include "../../userland/udp_echo.h"
+#include "apps/udp_echo.h"
 
 struct rec {
     int calls;

@@ -17,7 +17,7 @@
  * random addresses inside random table prefixes (route_bench6.c's array).
  * Their UDP checksum is left zero: forwarding does not read it. What the
  * fast path leaves to the stack, the stack forwards with the same table
- * (net_set_route6, as userland/router6.c sets it), so it still leaves by
+ * (net_set_route6, as apps/router6.c sets it), so it still leaves by
  * the right port; fwd_bench.c's check counts it as a failure all the same.
  *
  * The prefixes, the addresses and the rte_lpm6 build come from
@@ -38,7 +38,7 @@ static void port_addr6(uint8_t *a, int port, int host)
 }
 
 /* The stack's route for what the fast path leaves to it (net_set_route6),
- * from the same table and next hops, as userland/router6.c does. */
+ * from the same table and next hops, as apps/router6.c does. */
 static bool route6_hook(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
 {
     const struct rig *r = ctx;

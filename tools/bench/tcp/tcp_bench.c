@@ -27,7 +27,7 @@
 
 #include "net/net.h"
 #include "net/tcp/tcp.h"
-#include "../../../userland/pingpong.h"
+#include "apps/pingpong.h"
 
 static double now_s(void)
 {

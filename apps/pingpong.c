@@ -1,5 +1,5 @@
-/* userland/pingpong.c: the ping-pong benchmark's server and client
- * (userland/pingpong.h).
+/* apps/pingpong.c: the ping-pong benchmark's server and client
+ * (apps/pingpong.h).
  *
  * Both ends hand each received buffer straight back to tcp_send: the
  * reply's headers go where the request's were, no buffer is allocated and

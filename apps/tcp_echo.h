@@ -1,4 +1,4 @@
-/* userland/tcp_echo.h: TCP echo service (RFC 862) on net/'s TCP API.
+/* apps/tcp_echo.h: TCP echo service (RFC 862) on net/'s TCP API.
  *
  * Every byte received goes back on the same connection, in the buffer it
  * came in (zero-copy). The receive window is held (tcp_set_manual_window)

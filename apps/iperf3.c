@@ -1,4 +1,4 @@
-/* userland/iperf3.c: the iperf3 server application (userland/iperf3.h;
+/* apps/iperf3.c: the iperf3 server application (apps/iperf3.h;
  * protocol of esnet/iperf src/iperf_server_api.c and iperf_api.c).
  *
  * Every connection to the port opens with a 37-byte cookie. If a test in

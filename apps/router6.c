@@ -1,4 +1,4 @@
-/* userland/router6.c: the router's IPv6 side (userland/router.h).
+/* apps/router6.c: the router's IPv6 side (apps/router.h).
  *
  * Configuration: `interface ethN address 2001:db8::1/64` gives a port its
  * IPv6 address (the on-link prefix follows from it; every port also has a

@@ -1,4 +1,4 @@
-/* userland/router.c: the router (DESIGN.md, "Configuration file"); its
+/* apps/router.c: the router (DESIGN.md, "Configuration file"); its
  * IPv6 side is router6.c.
  *
  * Configuration: `interface ethN address A.B.C.D/LEN` gives a port its
@@ -35,11 +35,11 @@
 #include "kernel/time.h"
 #include "kernel/random.h"
 #include "net/fwd/nexthop_ref.h"
-#include "userland/http.h"
-#include "userland/iperf3.h"
-#include "userland/pingpong.h"
-#include "userland/tcp_echo.h"
-#include "userland/udp_echo.h"
+#include "apps/http.h"
+#include "apps/iperf3.h"
+#include "apps/pingpong.h"
+#include "apps/tcp_echo.h"
+#include "apps/udp_echo.h"
 
 #define ROUTER_BURST FWD_BURST_MAX
 _Static_assert(PORTS_MAX <= NET_MAX_PORTS, "every port the kernel finds can be routed");

@@ -1,4 +1,4 @@
-/* userland/router_cmds.c: the router's console commands: show stats,
+/* apps/router_cmds.c: the router's console commands: show stats,
  * show arp, show neighbors, show tcp, show route, route add/del, clear
  * counters. Each core's counters are read where they lie (a 64-bit load
  * sees a recent value); what is not plain counters (ARP and neighbour

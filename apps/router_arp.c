@@ -1,4 +1,4 @@
-/* userland/router_arp.c: ARP and IPv6 neighbour discovery shared across
+/* apps/router_arp.c: ARP and IPv6 neighbour discovery shared across
  * cores.
  *
  * Each core's stack keeps its own ARP and neighbour caches (no locks on

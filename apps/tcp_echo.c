@@ -1,5 +1,5 @@
-/* userland/tcp_echo.c: TCP echo service (RFC 862), zero-copy
- * (userland/tcp_echo.h).
+/* apps/tcp_echo.c: TCP echo service (RFC 862), zero-copy
+ * (apps/tcp_echo.h).
  *
  * A connection's only state is the list of received buffers not yet
  * queued for sending (linked through pkt.next), kept as its ctx. */

@@ -1,4 +1,4 @@
-/* userland/http.h: a small HTTP/1.1 server (RFC 9112) on net/'s TCP API,
+/* apps/http.h: a small HTTP/1.1 server (RFC 9112) on net/'s TCP API,
  * for `app http port N`.
  *
  *   GET /            a status page

@@ -1,4 +1,4 @@
-/* userland/router.h: the router application: interfaces and addresses,
+/* apps/router.h: the router application: interfaces and addresses,
  * static and bulk routes, the forwarding path and the stack on every
  * core's loop, applications, and the router's console commands. */
 #ifndef USERLAND_ROUTER_H
@@ -100,7 +100,7 @@ void router_reclaim(uint64_t now_ns);
 void router_cmds_init(void);
 void fmt_ip(char *buf, size_t n, uint32_t addr_be);  /* dotted quad */
 void fmt_ip6(char *buf, size_t n, const uint8_t *a); /* RFC 5952 */
-/* /metrics (userland/http.h's http_metric_fn): the stack's counters, then
+/* /metrics (apps/http.h's http_metric_fn): the stack's counters, then
  * the forwarding path's, each summed over every core. */
 bool router_metric(void *ctx, struct net_stack *s, uint32_t idx, const char **name, uint64_t *value);
 

@@ -1,4 +1,4 @@
-/* userland/iperf3_impl.h: the iperf3 server's shared state, between the
+/* apps/iperf3_impl.h: the iperf3 server's shared state, between the
  * test and TCP side (iperf3.c) and the UDP streams (iperf3_udp.c): the
  * table of tests every core reads, their streams, and what each side
  * calls of the other. The rules for who writes what are iperf3.c's. */

@@ -1,4 +1,4 @@
-/* userland/http.c: HTTP/1.1 server (userland/http.h; message syntax RFC
+/* apps/http.c: HTTP/1.1 server (apps/http.h; message syntax RFC
  * 9112 sections 2-3 and 6, persistence section 9.3).
  *
  * Each connection's state is a struct http_conn at the start of one pool

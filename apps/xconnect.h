@@ -1,4 +1,4 @@
-/* userland/xconnect.h: `xconnect ethX ethY`, an L2 cross-connect. */
+/* apps/xconnect.h: `xconnect ethX ethY`, an L2 cross-connect. */
 #ifndef USERLAND_XCONNECT_H
 #define USERLAND_XCONNECT_H
 

@@ -1,5 +1,5 @@
-/* userland/iperf3_proto.c: the iperf3 wire formats that can be parsed
- * without a network (userland/iperf3.h): the cookie, the parameters JSON
+/* apps/iperf3_proto.c: the iperf3 wire formats that can be parsed
+ * without a network (apps/iperf3.h): the cookie, the parameters JSON
  * (send_parameters in esnet/iperf src/iperf_api.c), the client's results
  * JSON (send_results) and ours (what get_results reads), with the server
  * output text --get-server-output asks for.

@@ -1,4 +1,4 @@
-/* userland/iperf3.h: an iperf3 server (`app iperf3 port N`, usually 5201)
+/* apps/iperf3.h: an iperf3 server (`app iperf3 port N`, usually 5201)
  * that the stock iperf3 client (3.x) tests against: TCP, normal mode (the
  * client sends, we count), reverse (-R, we send), both at once (--bidir),
  * parallel streams (-P), durations (-t), JSON output (-J) on the client's

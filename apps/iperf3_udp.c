@@ -1,4 +1,4 @@
-/* userland/iperf3_udp.c: the iperf3 server's UDP streams (-u; esnet/iperf
+/* apps/iperf3_udp.c: the iperf3 server's UDP streams (-u; esnet/iperf
  * src/iperf_udp.c). A UDP test has no stream connections: each stream is
  * the client's 4-byte datagram to the test's port from the control
  * connection's address (iperf_udp_connect), answered from there, and then

@@ -1,4 +1,4 @@
-/* userland/udp_echo.h: UDP echo service (RFC 862), the first application.
+/* apps/udp_echo.h: UDP echo service (RFC 862), the first application.
  *
  * Runs in the core's loop through net/'s public API only: every datagram to
  * the port goes back to its sender, from the address it was sent to. */

@@ -1,5 +1,5 @@
-/* userland/udp_echo.c: UDP echo service (RFC 862) on net/'s UDP interface
- * (userland/udp_echo.h). */
+/* apps/udp_echo.c: UDP echo service (RFC 862) on net/'s UDP interface
+ * (apps/udp_echo.h). */
 #include "udp_echo.h"
 
 #include "net/net.h"
