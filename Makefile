@@ -13,13 +13,13 @@ PYTHON  ?= python3
 # One source list for net/: the kernel and every host binary build from it.
 NET_SRCS     := $(sort $(wildcard net/*.c net/*/*.c))
 KERNEL_SRCS  := $(sort $(wildcard kernel/*.c kernel/*/*.c kernel/arch/x86_64/*.c))
+LIB_SRCS     := $(sort $(wildcard lib/*.c))
 DRIVER_SRCS  := $(sort $(wildcard drivers/*/*.c drivers/*.c))
 APP_SRCS     := $(sort $(wildcard apps/*/*.c apps/*.c))
 ASM_SRCS     := $(sort $(wildcard boot/*.asm kernel/arch/x86_64/*.asm))
 # Kernel and driver files with no hardware in them, also built into the
 # host tests.
-KERNEL_PORTABLE := kernel/fmt.c kernel/config.c kernel/cli_parse.c kernel/json.c \
-           kernel/timerwheel.c kernel/acpi_madt.c drivers/virtio/virtqueue.c \
+KERNEL_PORTABLE := $(LIB_SRCS) kernel/config.c kernel/cli_parse.c kernel/acpi_madt.c drivers/virtio/virtqueue.c \
            drivers/virtio/virtqueue_packed.c
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -35,7 +35,7 @@ HOSTCFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer \
            -fsanitize=address,undefined -fno-sanitize-recover=undefined $(WARN) \
            -Wno-missing-prototypes -I. -Inet
 
-KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KERNEL_SRCS) $(DRIVER_SRCS) $(APP_SRCS) $(NET_SRCS)) \
+KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KERNEL_SRCS) $(LIB_SRCS) $(DRIVER_SRCS) $(APP_SRCS) $(NET_SRCS)) \
          $(patsubst %.asm,$(BUILD)/k/%.o,$(ASM_SRCS))
 
 .PHONY: all iso run test unit bench clean deps-build deps-test FORCE
@@ -76,7 +76,7 @@ iso: $(BUILD)/hayate.iso
 APP_PORTABLE := apps/udp_echo.c apps/tcp_echo.c apps/http.c apps/pingpong.c \
            apps/iperf3_proto.c
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(NET_SRCS) $(KERNEL_PORTABLE) $(APP_PORTABLE)
-$(BUILD)/unit/tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h net/*.h net/*/*.h kernel/*.h apps/*.h)
+$(BUILD)/unit/tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h net/*.h net/*/*.h lib/*.h kernel/*.h apps/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOSTCFLAGS) -o $@ $(UNIT_SRCS) -lpthread
 unit: $(BUILD)/unit/tests

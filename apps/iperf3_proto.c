@@ -10,8 +10,8 @@
  * with the path to it. Anything malformed is an error, never a crash. */
 #include "iperf3.h"
 
-#include "kernel/fmt.h"
-#include "kernel/json.h"
+#include "lib/fmt.h"
+#include "lib/json.h"
 #include "net/core/env.h"
 #include "net/core/wire.h"
 

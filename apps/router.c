@@ -21,7 +21,7 @@
 #include "kernel/arch/x86_64/cpu.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
-#include "kernel/fmt.h"
+#include "lib/fmt.h"
 #include "kernel/heap.h"
 #include "kernel/kalloc.h"
 #include "kernel/lib.h"

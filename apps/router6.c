@@ -19,7 +19,7 @@
 
 #include "kernel/config.h"
 #include "kernel/console.h"
-#include "kernel/fmt.h"
+#include "lib/fmt.h"
 #include "kernel/lib.h"
 #include "kernel/memmap.h"
 #include "kernel/multiboot.h"

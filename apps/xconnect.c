@@ -11,7 +11,7 @@
 
 #include "kernel/config.h"
 #include "kernel/console.h"
-#include "kernel/fmt.h"
+#include "lib/fmt.h"
 #include "kernel/kalloc.h"
 #include "kernel/lib.h"
 #include "kernel/loop.h"

@@ -5,7 +5,7 @@
 #define KERNEL_CLI_H
 
 #include "kernel/cli_parse.h"
-#include "kernel/json.h"
+#include "lib/json.h"
 
 void cli_init(void);
 void cli_prompt(void);

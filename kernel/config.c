@@ -3,7 +3,7 @@
 
 #include <stdint.h>
 
-#include "kernel/fmt.h"
+#include "lib/fmt.h"
 #include "kernel/lib.h"
 
 struct stmt {

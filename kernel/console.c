@@ -4,7 +4,7 @@
 
 #include "drivers/serial/uart16550.h"
 #include "kernel/arch/x86_64/cpu.h"
-#include "kernel/fmt.h"
+#include "lib/fmt.h"
 #include "kernel/arch/x86_64/trap.h"
 
 void console_init(void) { uart_init(COM1_PORT, 115200); }

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/timerwheel.h"
+#include "lib/timerwheel.h"
 
 #define LOOP_MAX_POLLERS 16
 #define LOOP_HALT_MAX_NS 1000000ull /* halted cores still poll every 1 ms */
@@ -45,7 +45,7 @@ void loop_note_work(unsigned n);
  * other cores. Returns 0, or -1 on timeout. Nests at most twice. */
 int loop_run_until(bool (*done)(void *arg), void *arg, uint64_t timeout_ns);
 
-/* Timers on the calling core's wheel (kernel/timerwheel.h): O(1), exact,
+/* Timers on the calling core's wheel (lib/timerwheel.h): O(1), exact,
  * never early, in deadline order. A timer stays on the core that armed it
  * until it fires or is cancelled; only that core may cancel or re-arm it. */
 struct loop_timer {

@@ -1,7 +1,7 @@
 /* kernel/msg.c: core-to-core messages (kernel/msg.h).
  *
  * Ring [from][to] is written only by core `from` and read only by core
- * `to` (kernel/spsc.h). So that a core need not look at every ring on each
+ * `to` (lib/spsc.h). So that a core need not look at every ring on each
  * pass, a sender also sets its bit in the target's inbox bitmap (an atomic
  * OR, after the message is in the ring); the target swaps the word to zero
  * and drains the rings whose bits it got. The swap is a full barrier, so a
@@ -21,7 +21,7 @@
 #include "kernel/kalloc.h"
 #include "kernel/loop.h"
 #include "kernel/percpu.h"
-#include "kernel/spsc.h"
+#include "lib/spsc.h"
 #include "kernel/time.h"
 
 #define INBOX_WORDS (MAX_CPUS / 64)

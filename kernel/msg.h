@@ -1,5 +1,5 @@
 /* kernel/msg.h: core-to-core messages (kernel/msg.c): one lock-free
- * single-producer single-consumer ring (kernel/spsc.h) per ordered pair of
+ * single-producer single-consumer ring (lib/spsc.h) per ordered pair of
  * cores, so a core can ask another to run a function (read counters, apply
  * a route update) with no lock on the data path. The target runs it in its
  * loop, between pollers, in the order sent. Send from loop context only

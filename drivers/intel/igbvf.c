@@ -16,7 +16,7 @@
 
 #include "drivers/intel/igb_dev.h"
 #include "kernel/console.h"
-#include "kernel/fmt.h"
+#include "lib/fmt.h"
 #include "kernel/kalloc.h"
 #include "kernel/lib.h"
 #include "kernel/ports.h"

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernel/fmt.c"
-#include "../../kernel/json.c"
+#include "lib/fmt.c"
+#include "lib/json.c"
 #include "apps/iperf3_proto.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

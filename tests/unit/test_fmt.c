@@ -1,8 +1,8 @@
-/* tests/unit/test_fmt.c: kernel/fmt.c against the host's snprintf. */
+/* tests/unit/test_fmt.c: lib/fmt.c against the host's snprintf. */
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../../kernel/fmt.h"
+#include "lib/fmt.h"
 #include "check.h"
 
 #define SAME(...)                                                          \

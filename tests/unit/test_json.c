@@ -1,5 +1,5 @@
-/* tests/unit/test_json.c: the JSON writer (kernel/json.c). */
-#include "../../kernel/json.h"
+/* tests/unit/test_json.c: the JSON writer (lib/json.c). */
+#include "lib/json.h"
 #include "check.h"
 
 static char out[512];

@@ -1,11 +1,11 @@
-/* tests/unit/test_spsc.c: kernel/spsc.h, single-threaded edge cases and
+/* tests/unit/test_spsc.c: lib/spsc.h, single-threaded edge cases and
  * then real concurrency: a producer and a consumer thread per ring, and a
  * full mesh of threads (one ring per ordered pair, as kernel/msg.c uses
  * them), checking every message arrives once, in order. */
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "../../kernel/spsc.h"
+#include "lib/spsc.h"
 #include "check.h"
 
 static struct spsc_ring *ring_new(uint32_t cap)

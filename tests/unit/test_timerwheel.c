@@ -1,11 +1,11 @@
-/* tests/unit/test_timerwheel.c: kernel/timerwheel.c against a reference
+/* tests/unit/test_timerwheel.c: lib/timerwheel.c against a reference
  * model (an array scanned in full): random arms, re-arms, cancels and
  * advances over every magnitude of delay; each advance must fire exactly
  * the timers the model says are due, in (deadline, arm order) order, none
  * early, and timerwheel_next must name the model's earliest deadline. */
 #include <stdlib.h>
 
-#include "../../kernel/timerwheel.h"
+#include "lib/timerwheel.h"
 #include "check.h"
 
 #define N 1500

@@ -1,13 +1,13 @@
-/* kernel/json.h: a small streaming JSON writer for `show ... json`
+/* lib/json.h: a small streaming JSON writer for `show ... json`
  * (RFC 8259). Output goes to a fmt_sink; keys and strings are escaped.
  * Portable (host-tested). */
-#ifndef KERNEL_JSON_H
-#define KERNEL_JSON_H
+#ifndef LIB_JSON_H
+#define LIB_JSON_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/fmt.h"
+#include "fmt.h"
 
 #define JSON_MAX_DEPTH 16
 

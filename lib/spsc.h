@@ -1,4 +1,4 @@
-/* kernel/spsc.h: a lock-free single-producer single-consumer ring of
+/* lib/spsc.h: a lock-free single-producer single-consumer ring of
  * messages (a function and its argument), for core-to-core requests
  * (kernel/msg.c). Portable C11 atomics; host-tested with pthreads.
  *
@@ -10,8 +10,8 @@
  * is written before head is published (release) and read after head is
  * observed (acquire); tail is published after the slot was copied out, so
  * the producer never overwrites a message still being read. */
-#ifndef KERNEL_SPSC_H
-#define KERNEL_SPSC_H
+#ifndef LIB_SPSC_H
+#define LIB_SPSC_H
 
 #include <stdatomic.h>
 #include <stdbool.h>

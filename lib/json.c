@@ -1,4 +1,4 @@
-/* kernel/json.c: the JSON writer (kernel/json.h). */
+/* lib/json.c: the JSON writer (lib/json.h). */
 #include "json.h"
 
 static void put(struct json *j, const char *s)

@@ -1,8 +1,8 @@
-/* kernel/fmt.h: printf-style formatting, portable (host-tested).
+/* lib/fmt.h: printf-style formatting, portable (host-tested).
  * Conversions: %d %i %u %x %X %o %p %s %c %%, flags - 0 + space, width and
  * precision (also *), length hh h l ll z j t. No floating point. */
-#ifndef KERNEL_FMT_H
-#define KERNEL_FMT_H
+#ifndef LIB_FMT_H
+#define LIB_FMT_H
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* kernel/timerwheel.c: the hierarchical timing wheel (timerwheel.h).
+/* lib/timerwheel.c: the hierarchical timing wheel (timerwheel.h).
  *
  * Why the order is exact: a timer sits at the level of the highest 6-bit
  * group in which its deadline differs from the wheel's time, and its slot

@@ -1,4 +1,4 @@
-/* kernel/timerwheel.h: a hierarchical timing wheel (Varghese and Lauck,
+/* lib/timerwheel.h: a hierarchical timing wheel (Varghese and Lauck,
  * "Hashed and Hierarchical Timing Wheels", SOSP 1987, scheme 7) with exact
  * nanosecond deadlines. Portable (host-tested); one wheel per core, used by
  * kernel/loop.c, never shared.
@@ -18,8 +18,8 @@
  * A timer armed by a callback fires in a later advance at the earliest,
  * even if already due, so a callback that re-arms itself for "now" runs
  * once per advance instead of looping. */
-#ifndef KERNEL_TIMERWHEEL_H
-#define KERNEL_TIMERWHEEL_H
+#ifndef LIB_TIMERWHEEL_H
+#define LIB_TIMERWHEEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
