@@ -44,6 +44,7 @@
 #include "nexthop6.h"
 #include "net.h"
 #include "nexthop.h"
+#include "nexthop_ref.h"
 #include "core/pkt.h"
 #include "route/route4.h"
 #include "route/route6.h"

@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "net.h"
-#include "route/route.h"
+#include "route/route_common.h"
 
 #define NEXTHOP_MAX 1024                 /* slots; index 0 is ROUTE_NH_NONE */
 #define NEXTHOP_MIN_MTU 68               /* RFC 791: every link carries 68 */

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "route.h"
+#include "route_common.h"
 
 struct route4;
 

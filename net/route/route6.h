@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "route.h"
+#include "route_common.h"
 
 struct route6;
 

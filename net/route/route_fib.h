@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "route.h"
+#include "route_common.h"
 #include "route_rib.h"
 
 struct route_fib_node {

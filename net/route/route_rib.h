@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "route.h"
+#include "route_common.h"
 
 /* A key: bit 0 is the most significant bit of hi. IPv4 keys use the top 32
  * bits of hi (host-order address << 32) and lo == 0. */
