@@ -36,7 +36,8 @@ void net_stack_release(struct net_stack *s)
         arp_release(s, ifc);
         nd6_release(s, ifc);
         pkt_free_bulk(ifc->tx, ifc->ntx);
-        ifc->ntx = 0;
+        pkt_free_bulk(ifc->tx + NET_TX_BURST, ifc->nfwd);
+        ifc->ntx = ifc->nfwd = 0;
     }
     reasm_release(s);
 }
@@ -51,6 +52,7 @@ int net_iface_add(struct net_stack *s, struct netdev *dev, uint16_t queue, uint3
         arp_release(s, ifc);
         nd6_release(s, ifc);
         pkt_free_bulk(ifc->tx, ifc->ntx);
+        pkt_free_bulk(ifc->tx + NET_TX_BURST, ifc->nfwd);
     }
     net_memset(ifc, 0, sizeof(*ifc));
     ifc->dev = dev;
@@ -120,9 +122,11 @@ void net_input(struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_
         eth_input(s, net_iface_get(s, pkts[i]->port), pkts[i], now_ns);
 }
 
-void net_tx_keep(struct net_stack *s, struct net_iface *ifc, struct pkt *const *b, uint16_t n)
+/* The stack's frames b[0..n) the driver did not take, kept for the next
+ * flush; b is in ifc->tx, never behind where they go. */
+static void tx_keep(struct net_stack *s, struct net_iface *ifc, struct pkt *const *b, uint16_t n)
 {
-    for (uint16_t i = 0; i < n; i++) /* b is ifc->tx or another array; never behind it */
+    for (uint16_t i = 0; i < n; i++)
         ifc->tx[i] = b[i];
     ifc->ntx = n;
     ifc->tx_busy = n != 0;
@@ -131,15 +135,28 @@ void net_tx_keep(struct net_stack *s, struct net_iface *ifc, struct pkt *const *
 
 void net_flush_port(struct net_stack *s, struct net_iface *ifc)
 {
-    uint16_t n = ifc->ntx;
-    uint16_t sent = n ? netdev_tx_burst(ifc->dev, ifc->queue, ifc->tx, n) : 0;
-    net_tx_keep(s, ifc, ifc->tx + sent, (uint16_t)(n - sent)); /* n 0: room again, as far as we know */
+    uint16_t ns = ifc->ntx, nf = ifc->nfwd, n = (uint16_t)(ns + nf);
+    struct pkt **b = ifc->tx;
+    if (nf) { /* the stack's frames just in front of the forwarded ones */
+        b = ifc->tx + NET_TX_BURST - ns;
+        net_memmove(b, ifc->tx, ns * sizeof(*b));
+        ifc->nfwd = 0;
+    }
+    uint16_t sent = n ? netdev_tx_burst(ifc->dev, ifc->queue, b, n) : 0; /* n 0: room again, as far as we know */
+    uint16_t kept = sent < ns ? (uint16_t)(ns - sent) : 0;
+    tx_keep(s, ifc, b + sent, kept);
+    if (NET_UNLIKELY(sent < n - kept)) {
+        uint16_t dropped = (uint16_t)(n - sent - kept);
+        ifc->tx_busy = true;
+        *s->fwd_tx_drop += dropped;
+        pkt_free_bulk(b + sent + kept, dropped);
+    }
 }
 
 static void flush_ports(struct net_stack *s)
 {
     for (uint16_t i = 0; i < s->nports; i++)
-        if (s->iface[i].ntx || s->iface[i].tx_busy)
+        if (s->iface[i].ntx | s->iface[i].nfwd | s->iface[i].tx_busy)
             net_flush_port(s, &s->iface[i]);
 }
 
@@ -162,7 +179,7 @@ uint64_t net_poll(struct net_stack *s, uint64_t now_ns)
         if (!ifc->link_up && ifc->ntx) { /* what waited for room will not get it */
             s->ctr.eth_tx_drop += ifc->ntx;
             pkt_free_bulk(ifc->tx, ifc->ntx);
-            net_tx_keep(s, ifc, ifc->tx, 0);
+            tx_keep(s, ifc, ifc->tx, 0);
         }
         if (ifc->link_up)
             arp_announce(s, ifc);

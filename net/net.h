@@ -39,6 +39,7 @@
 #define NET_MAX_PORTS 16        /* port numbers 0..15 (netdev.index): the kernel's PORTS_MAX */
 #define NET_TX_BURST 256        /* frames gathered per port before a flush (a ring's worth: what
                                  * does not wait, ACKs, SYN-ACKs, needs room while data waits) */
+#define NET_TX_FWD_MAX 256      /* forwarded frames a port takes between flushes (FWD_BURST_MAX) */
 #define NET_TX_DATA_MAX 32      /* of them TCP data may take: the rest for ACKs, SYN-ACKs,
                                  * FINs, resets, ICMP and ARP while data waits on a full ring */
 #define NET_MTU_DEFAULT 1500
@@ -90,9 +91,14 @@ struct net_iface {
     uint32_t bcast_be;          /* subnet-directed broadcast */
     uint8_t prefix_len;
     bool link_up;               /* as last seen by net_poll */
-    bool tx_busy;               /* the driver refused frames: tx holds them */
+    /* The port's one transmit queue on this core. The stack's frames
+     * (net_tx) gather in tx[0, ntx); forwarded ones (net_tx_forwarded) in
+     * tx[NET_TX_BURST, +nfwd). net_flush_port alone hands them to the
+     * driver, the stack's first, in one tx_burst. */
+    bool tx_busy;               /* the driver refused frames: tx holds the stack's */
     uint16_t ntx;
-    struct pkt *tx[NET_TX_BURST];
+    uint16_t nfwd;
+    struct pkt *tx[NET_TX_BURST + NET_TX_FWD_MAX];
     struct arp_cache arp;
     bool has6;                  /* addr6 is set */
     uint8_t plen6;
@@ -125,6 +131,7 @@ struct net_stack {
     struct udp_table udp;
     struct tcp_stack *tcp;      /* NULL: no TCP (tcp_init attaches one) */
     struct net_counters ctr;
+    uint64_t *fwd_tx_drop;      /* forwarding's fwd-tx-drop (fwd_attach): where refused forwarded frames count */
     struct net_iface iface[NET_MAX_PORTS];
     struct reasm reasm;
 };
@@ -171,14 +178,13 @@ uint64_t net_poll(struct net_stack *s, uint64_t now_ns);
 
 /* For the files of net/. */
 
-/* Hand the port's burst to its driver. What its ring has no room for
- * stays, in order, for the next flush (eth-tx-busy), and the port is
- * tx_busy until a flush goes through whole: TCP holds its data back
- * meanwhile instead of losing it at our own NIC (net/tcp/tcp_output.c). */
+/* Hand the port's queue to its driver in one tx_burst. What its ring has
+ * no room for of the stack's frames stays, in order, for the next flush
+ * (eth-tx-busy), and the port is tx_busy until a flush goes through whole:
+ * TCP holds its data back meanwhile instead of losing it at our own NIC
+ * (net/tcp/tcp_output.c). Forwarded frames it has no room for are dropped,
+ * as a router's full queue does, and counted in *s->fwd_tx_drop. */
 void net_flush_port(struct net_stack *s, struct net_iface *ifc);
-/* The stack's frames b[0..n) the driver did not take: kept for the next
- * flush (net/fwd/fwd4.c's flush, which sends them with forwarded ones). */
-void net_tx_keep(struct net_stack *s, struct net_iface *ifc, struct pkt *const *b, uint16_t n);
 
 /* Put a finished frame on the port's burst (flushing it first when full;
  * dropped, eth-tx-drop, when the driver takes none of it). Takes p. */
@@ -194,6 +200,13 @@ static inline void net_tx(struct net_stack *s, struct net_iface *ifc, struct pkt
     }
     ifc->tx[ifc->ntx++] = p;
     s->ctr.eth_tx++;
+}
+
+/* Put a forwarded frame on the port's queue (net/fwd/, at most
+ * NET_TX_FWD_MAX between flushes). Takes p. */
+static inline void net_tx_forwarded(struct net_iface *ifc, struct pkt *p)
+{
+    ifc->tx[NET_TX_BURST + ifc->nfwd++] = p;
 }
 
 /* Next hop for dst_be: connected subnets, then the route hook. */

@@ -11,10 +11,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* memcpy/memset/memcmp: the compiler lowers these builtins to calls that the
+/* memcpy/memset/memmove/memcmp: the compiler lowers these builtins to calls that the
  * kernel's lib and the host's libc both provide. */
 #define net_memcpy(d, s, n) __builtin_memcpy((d), (s), (n))
 #define net_memset(d, c, n) __builtin_memset((d), (c), (n))
+#define net_memmove(d, s, n) __builtin_memmove((d), (s), (n))
 #define net_memcmp(a, b, n) __builtin_memcmp((a), (b), (n))
 
 /* Diagnostic log line (no trailing newline needed). Never on the hot path. */

@@ -4,8 +4,9 @@
  * The fast path is one explicit loop over a received burst (aos/pix, DPDK
  * l3fwd, VPP ip4-rewrite):
  *
- *   parse/check -> route4_lookup_burst -> rewrite -> per-port TX arrays
- *   -> one netdev_tx_burst (one doorbell) per output port
+ *   parse/check -> route4_lookup_burst -> rewrite -> each port's queue
+ *   (net_tx_forwarded) -> net_flush: one netdev_tx_burst (one doorbell) per
+ *   output port, the stack's frames and the forwarded ones together
  *
  * The RX buffer itself goes out (zero copy): the Ethernet addresses are
  * overwritten from the next hop's adjacency (nexthop.h), the TTL is
@@ -22,7 +23,7 @@
  * fragmentation. Every drop has a counter (FWD_COUNTERS). docs/fwd.md has
  * the design.
  *
- * IPv6 (fwd6.c) shares the loop, the lookup batch and the TX arrays: plain
+ * IPv6 (fwd6.c) shares the loop, the lookup batch and the port queues: plain
  * transit IPv6 has its hop limit decremented (no header checksum) and goes
  * out the same way. Everything else IPv6, the fast path's exceptions too
  * (no route, an unresolved neighbour, too big), goes to the stack as it
@@ -51,6 +52,7 @@
 #include "core/wire.h"
 
 #define FWD_BURST_MAX 256 /* frames one fwd_burst call handles at once */
+_Static_assert(FWD_BURST_MAX <= NET_TX_FWD_MAX, "a burst's forwarded frames fit a port's queue");
 
 /* X(field, "name"). Drops first, then what is not a drop. */
 #define FWD_COUNTERS(X)                                                          \
@@ -93,16 +95,12 @@ struct fwd {
     void *lookup4_ctx;
     uint64_t mac64[NET_MAX_PORTS];       /* each port's MAC in the low bytes (memory order) */
     uint32_t fast_ports;                 /* bit p: port p may take the fast path */
-    uint32_t dirty;                      /* bit p: frames in tx[p] */
     uint32_t local_mul;                  /* hash of local[]: (a * local_mul) >> 24 */
     uint32_t local[256];                 /* our addresses and broadcasts, collision-free */
     struct fwd_counters ctr;
-    uint16_t ntx[NET_MAX_PORTS];
     /* One burst's scratch. */
     struct pkt *fast[FWD_BURST_MAX], *slow[FWD_BURST_MAX];
     uint32_t dst[FWD_BURST_MAX], nh[FWD_BURST_MAX];
-    /* Room in front for the stack's frames, merged into the same burst. */
-    struct pkt *tx[NET_MAX_PORTS][NET_TX_BURST + FWD_BURST_MAX];
     struct nexthop_cache nhc;
     /* IPv6 (fwd6.c); fast6_ports 0 until fwd_set_route6. */
     const struct route6 *rt6;            /* shared, read-only here */
@@ -197,21 +195,21 @@ static inline bool fwd_unicast_to_us(const struct fwd *f, const uint8_t *d, uint
     return ((fwd_load64(d) ^ f->mac64[port]) & fwd_load64(mask)) == 0;
 }
 
-/* Frame p out of adjacency a's port with this burst's frames, its
- * Ethernet addresses a's: mac is the destination's, a->eth itself or what
- * a per-packet lookup found (NEXTHOP_ADJ_LINK). */
-static inline void fwd_send_adj(struct fwd *f, const struct nexthop_adj *a, const uint8_t *mac, struct pkt *p)
+/* Frame p out of adjacency a's port's queue, its Ethernet addresses a's:
+ * mac is the destination's, a->eth itself or what a per-packet lookup found
+ * (NEXTHOP_ADJ_LINK). */
+static inline void fwd_send_adj(struct net_stack *s, const struct nexthop_adj *a, const uint8_t *mac,
+                                struct pkt *p)
 {
     __builtin_memcpy(p->data, a->eth, 2 * ETH_ALEN);
     if (__builtin_expect(mac != a->eth, 0))
         __builtin_memcpy(p->data, mac, ETH_ALEN);
-    f->tx[a->port][NET_TX_BURST + f->ntx[a->port]++] = p;
-    f->dirty |= 1u << a->port;
+    net_tx_forwarded(&s->iface[a->port], p);
 }
 
 /* fwd6.c: fwd_sync's IPv6 part; whether frame p is plain transit IPv6 for
  * the fast path (its destination copied to dst); the lookup and rewrite of
- * the n frames in f->fast6, each into f->tx or, not rewritten, onto
+ * the n frames in f->fast6, each onto its port's queue or, not rewritten, onto
  * slow[*nslow]. */
 void fwd6_sync(struct fwd *f, const struct net_stack *s);
 bool fwd6_classify(const struct fwd *f, struct pkt *p, uint8_t *dst);

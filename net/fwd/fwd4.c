@@ -1,7 +1,7 @@
 /* net/fwd/fwd4.c: the IPv4 forwarding fast path (net/fwd/fwd.h): classify a burst,
  * look it up in one batch, rewrite in place (RFC 1812 5.2.2 checks, 5.3.1
- * TTL, RFC 1624 checksum update), and send each port's frames with one
- * netdev_tx_burst. The slow path is in fwd_slow.c, IPv6 in fwd6.c. */
+ * TTL, RFC 1624 checksum update), and queue each frame on its port
+ * (net_tx_forwarded) for the stack's one flush. The slow path is in fwd_slow.c, IPv6 in fwd6.c. */
 #include "fwd.h"
 
 #include "link/arp.h"
@@ -34,6 +34,7 @@ void fwd_set_lookup4(struct fwd *f, fwd_lookup4_fn fn, void *ctx)
 void fwd_attach(struct fwd *f, struct net_stack *s)
 {
     net_set_forward(s, fwd_hook, f);
+    s->fwd_tx_drop = &f->ctr.tx_drop;
     net_set_route(s, fwd_route, f);
     fwd_sync(f, s);
 }
@@ -167,39 +168,9 @@ static void exception(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_
     fwd_slow(f, s, p, nh, now_ns);
 }
 
-/* Each port's frames, the stack's first, in one tx_burst. */
-static void flush(struct fwd *f, struct net_stack *s)
-{
-    uint32_t m = f->dirty;
-    f->dirty = 0;
-    while (m) {
-        uint16_t port = (uint16_t)__builtin_ctz(m);
-        m &= m - 1;
-        struct net_iface *ifc = &s->iface[port];
-        uint16_t ns = ifc->ntx, n = (uint16_t)(ns + f->ntx[port]);
-        struct pkt **b = &f->tx[port][NET_TX_BURST - ns];
-        net_memcpy(b, ifc->tx, ns * sizeof(*b));
-        ifc->ntx = 0;
-        f->ntx[port] = 0;
-        uint16_t sent = netdev_tx_burst(ifc->dev, ifc->queue, b, n);
-        if (NET_UNLIKELY(sent < n)) {
-            /* The stack's frames wait for room (TCP holds back meanwhile);
-             * forwarded ones are dropped, as a router's full queue does. */
-            uint16_t kept = sent < ns ? (uint16_t)(ns - sent) : 0;
-            net_tx_keep(s, ifc, b + sent, kept);
-            ifc->tx_busy = true;
-            f->ctr.tx_drop += (uint64_t)(n - sent - kept);
-            pkt_free_bulk(b + sent + kept, (uint32_t)(n - sent - kept));
-        } else {
-            ifc->tx_busy = false;
-        }
-    }
-}
-
 static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns)
 {
     uint32_t nf = 0, nf6 = 0, nslow = 0, nfast = 0;
-    uint64_t stack_tx = s->ctr.eth_tx;
 
     f->ctr.rx += n;
     for (uint32_t i = 0; i < n; i++) {
@@ -238,7 +209,7 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
             continue;
         }
         fwd_ttl_dec(h);
-        fwd_send_adj(f, a, mac, p);
+        fwd_send_adj(s, a, mac, p);
         nfast++;
     }
     f->ctr.fast += nfast;
@@ -249,9 +220,7 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
         f->ctr.to_stack += nslow;
         net_input(s, f->slow, (uint16_t)nslow, now_ns);
     }
-    flush(f, s);
-    if (s->ctr.eth_tx != stack_tx)
-        net_flush(s); /* ports with only the stack's frames */
+    net_flush(s); /* each port's queue, the stack's frames and ours, in one tx_burst */
 }
 
 void fwd_burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns)

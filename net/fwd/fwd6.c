@@ -200,7 +200,7 @@ void fwd6_forward(struct fwd *f, struct net_stack *s, uint32_t n, struct pkt **s
             continue;
         }
         p->data[ETH_HDR_LEN + 7]--; /* hop limit */
-        fwd_send_adj(f, a, mac, p);
+        fwd_send_adj(s, a, mac, p);
         nfast++;
     }
     f->ctr.fast += nfast;

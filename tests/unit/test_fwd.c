@@ -364,3 +364,43 @@ TEST(fwd_next_hop_slot_reused_during_the_lookup)
     CHECK(fake_net_all_free(&x.fn));
     fwd_fix_free(&x);
 }
+
+/* A port has one transmit queue: the stack's frames and the forwarded ones
+ * leave in one tx_burst, the stack's first; what the ring refuses of the
+ * stack's stays for the next flush, what it refuses of the forwarded ones
+ * is dropped and counted. */
+TEST(fwd_shares_the_port_queue_with_the_stack)
+{
+    struct fwd_fix x;
+    fwd_fix_init(&x, 64);
+    fwd_fix_learn(&x);
+    struct net_iface *ifc = &x.fn.s->iface[1];
+    struct pkt *own = fake_net_rx(&x.fn, 1, fwd_peer1_mac, 6); /* any frame the stack sends */
+    net_tx(x.fn.s, ifc, own);
+    x.fn.nd[1].tx_accept = 0;
+    uint8_t(*fr)[2048] = calloc(3, 2048);
+    size_t len[3];
+    for (uint32_t i = 0; i < 3; i++)
+        len[i] = fwd_fix_frame(fr[i], 0, FAKE_PEER, NET_IP4(192, 168, 1, i), 64, 0, 20, i);
+    uint32_t calls = x.fn.nd[1].tx_calls;
+    fwd_fix_burst(&x, 0, fr, len, 3);
+    CHECK_EQ(x.fn.nd[1].tx_calls - calls, 1);
+    CHECK_EQ(x.fn.nd[1].nsent, 0);
+    CHECK_EQ(ifc->ntx, 1); /* the stack's frame waits */
+    CHECK_EQ(ifc->nfwd, 0);
+    CHECK(ifc->tx_busy);
+    CHECK_EQ(fwd_fix_counters(x.f, "fwd-rx=3 fwd-fast=3 fwd-tx=3 fwd-tx-drop=3"), 0);
+
+    x.fn.nd[1].tx_accept = 0xffff;
+    fwd_fix_burst(&x, 0, fr, len, 3);
+    CHECK_EQ(x.fn.nd[1].nsent, 4);
+    if (x.fn.nd[1].nsent == 4) {
+        CHECK(x.fn.nd[1].sent[0] == own);
+        check_forwarded(x.fn.nd[1].sent[1], fr[0], len[0], fwd_peer1_mac, fake_mac1);
+    }
+    CHECK(!ifc->tx_busy);
+    CHECK_EQ(fwd_fix_counters(x.f, "fwd-rx=6 fwd-fast=6 fwd-tx=6 fwd-tx-drop=3"), 0);
+    CHECK(fake_net_all_free(&x.fn));
+    free(fr);
+    fwd_fix_free(&x);
+}
