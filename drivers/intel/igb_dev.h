@@ -99,8 +99,14 @@ void igb_queue_start(struct igb *g, uint16_t qi, uint32_t rx_base, uint32_t tx_b
  * the device dropped the rings (a VF under a PF reset), before
  * igb_queue_start again. */
 void igb_queue_drain(struct igb *g, uint16_t qi);
-/* `show igb` lists g's TX offload counters. */
+
+/* igb_cmds.c: `show igb`, the driver's own counters of every port
+ * igb_show_add gave it; in both drivers' tables (IGB_CMD_SHOW). */
 void igb_show_add(struct igb *g);
+void igb_cmd_show(const struct cli_args *a);
+#define IGB_CMD_SHOW                                                                                                   \
+    {.words = "show igb", .usage = "show igb [json]",                                                                  \
+     .help = "igb and igbvf ports: TX offloads, VFs and their mailboxes", .fn = igb_cmd_show}
 
 /* igb_sriov.c: a PF's VFs. igb_sriov_enable, once: enables up to nvfs
  * VFs (they become PCI functions for igbvf_probe) and returns how many
@@ -110,5 +116,8 @@ void igb_show_add(struct igb *g);
 uint8_t igb_sriov_enable(struct igb *g, struct pci_dev *pci, uint8_t nvfs);
 void igb_sriov_pools(struct igb *g);
 void igb_sriov_ready(struct igb *g);
+/* Answers the mailbox messages of every PF's VFs: from the PF's status
+ * poll, and from a VF of this kernel's waiting for an answer. */
+void igb_sriov_serve(void);
 
 #endif

@@ -19,11 +19,10 @@
 #include "drivers/intel/igb_dev.h"
 #include "kernel/console.h"
 #include "kernel/lib.h"
-#include "kernel/ports.h"
 
 #define VF_MAX_FRAME 1522 /* SET_LPE within one buffer: MTU 1500, an 802.1Q tag, the FCS */
 
-static struct igb *pfs[PORTS_MAX]; /* PFs with VFs: igb_sriov_serve */
+static struct igb *pfs[DRIVER_PORTS_MAX]; /* PFs with VFs: igb_sriov_serve */
 static int npfs;
 
 static void rar_set(struct igb *g, uint32_t i, const uint8_t *mac, uint32_t pool)
@@ -53,7 +52,7 @@ uint8_t igb_sriov_enable(struct igb *g, struct pci_dev *pci, uint8_t nvfs)
         pci_enable(vfs[i]); /* the VF's own memory decoding and bus mastering */
         kprintf("%s: VF %d at %02x:%02x.%x\n", g->where, i, vfs[i]->bus, vfs[i]->dev, vfs[i]->fn);
     }
-    if (npfs < PORTS_MAX)
+    if (npfs < DRIVER_PORTS_MAX)
         pfs[npfs++] = g;
     return g->nvfs;
 }

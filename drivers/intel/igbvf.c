@@ -19,7 +19,6 @@
 #include "lib/fmt.h"
 #include "kernel/kalloc.h"
 #include "kernel/lib.h"
-#include "kernel/ports.h"
 #include "kernel/random.h"
 #include "kernel/time.h"
 
@@ -35,7 +34,7 @@ struct igbvf {
 
 static struct igbvf *to_vf(struct netdev *dev) { return dev->priv; }
 
-bool igbvf_match(const struct pci_dev *pci)
+static bool igbvf_match(const struct pci_dev *pci)
 {
     return pci->vendor == IGB_VENDOR_INTEL && pci->device == IGB_DEVICE_82576_VF;
 }
@@ -196,7 +195,7 @@ static void igbvf_poll_status(struct netdev *dev)
         v->restart = true;
     }
     if (v->restart) {
-        ports_note_link(dev, false);
+        netdev_set_link(dev, false);
         uint64_t now = time_now_ns();
         if ((m & IGB_V2P_RSTI) || now < v->retry_ns)
             return; /* still resetting: next time */
@@ -210,7 +209,7 @@ static void igbvf_poll_status(struct netdev *dev)
         if (mbx_lock(v))
             igb_wr32(&v->g, IGBVF_V2PMAILBOX, IGB_V2P_ACK);
     }
-    ports_note_link(dev, (igb_rd32(&v->g, IGBVF_STATUS) & IGB_STATUS_LU) != 0);
+    netdev_set_link(dev, (igb_rd32(&v->g, IGBVF_STATUS) & IGB_STATUS_LU) != 0);
 }
 
 static const struct netdev_ops igbvf_ops = {
@@ -219,7 +218,7 @@ static const struct netdev_ops igbvf_ops = {
     .poll_status = igbvf_poll_status,
 };
 
-struct netdev *igbvf_probe(struct pci_dev *pci, struct pkt_pool **pools)
+static struct netdev *igbvf_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)
 {
     struct igbvf *v = kalloc(sizeof *v);
     struct igb *g = &v->g;
@@ -247,3 +246,13 @@ struct netdev *igbvf_probe(struct pci_dev *pci, struct pkt_pool **pools)
     kprintf("%s: %u RX / %u TX descriptors, one queue pair\n", g->where, IGB_RX_RING, IGB_TX_RING);
     return dev;
 }
+
+static const struct nic_driver_cmd igbvf_cmds[] = {IGB_CMD_SHOW};
+
+const struct nic_driver igbvf_driver = {
+    .name = "igbvf",
+    .match = igbvf_match,
+    .probe = igbvf_probe,
+    .cmds = igbvf_cmds,
+    .ncmds = 1,
+};

@@ -18,7 +18,6 @@
 #include "kernel/lib.h"
 #include "kernel/memmap.h"
 #include "kernel/percpu.h"
-#include "kernel/ports.h"
 #include "kernel/time.h"
 #include "net/core/csum.h"
 
@@ -121,7 +120,7 @@ static const uint8_t rss_key[NETDEV_RSS_KEY_LEN] = {
     0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
 };
 
-bool virtio_net_match(const struct pci_dev *pci)
+static bool virtio_net_match(const struct pci_dev *pci)
 {
     return pci->vendor == VIRTIO_VENDOR &&
            (pci->device == VIRTIO_NET_DEVICE_MODERN || pci->device == VIRTIO_NET_DEVICE_TRANSITIONAL);
@@ -376,7 +375,7 @@ static void vnet_poll_status(struct netdev *dev)
         virtio_pci_read_cfg(&v->vp, CFG_STATUS, &s, sizeof s);
         up = s & STATUS_LINK_UP;
     }
-    ports_note_link(dev, up);
+    netdev_set_link(dev, up);
 }
 
 static int rss_config(struct vnet *v, uint16_t pairs);
@@ -398,11 +397,25 @@ static int vnet_limit_queues(struct netdev *dev, uint16_t n)
     return 0;
 }
 
+/* `show interfaces`: the features negotiated and the ring layout. */
+static void vnet_info(const struct netdev *dev, struct netdev_info *out)
+{
+    uint64_t f = ((const struct vnet *)dev->priv)->vp.features;
+    bool packed = (f & VIRTIO_F_RING_PACKED) != 0;
+    out->note = packed ? " (packed ring)" : "";
+    out->nfields = 2;
+    out->field[0].key = "virtio-features";
+    out->field[0].num = f;
+    out->field[1].key = "virtio-ring";
+    out->field[1].str = packed ? "packed" : "split";
+}
+
 static const struct netdev_ops vnet_ops = {
     .rx_burst = vnet_rx_burst,
     .tx_burst = vnet_tx_burst,
     .poll_status = vnet_poll_status,
     .limit_queues = vnet_limit_queues,
+    .info = vnet_info,
 };
 
 /* Ring memory is allocated once and reused, zeroed, by a restart. 0, or
@@ -558,7 +571,7 @@ static void reset_step(struct vnet *v, uint8_t status)
         if (!(status & VIRTIO_STATUS_NEEDS_RESET))
             return;
         kprintf("%s: device needs reset (status 0x%x); port down while it restarts\n", dev->name, status);
-        dev->link_up = false;
+        dev->link_up = false; /* said just above: no link line */
         atomic_store_explicit(&v->drained, 0, memory_order_relaxed);
         v->drain_since_ns = now;
         atomic_store_explicit(&v->phase, phase + 1, memory_order_release);
@@ -588,7 +601,8 @@ static void reset_step(struct vnet *v, uint8_t status)
     kprintf("%s: device restarted (reset %lu)\n", dev->name, v->resets);
 }
 
-struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools)
+static struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools,
+                                       uint8_t nvfs)
 {
     struct vnet *v = kalloc(sizeof *v);
     struct netdev *dev = &v->dev;
@@ -625,7 +639,7 @@ struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, struct 
  * device must treat as fatal (2.7.13, 2.8.20: virtio 1.x devices then set
  * DEVICE_NEEDS_RESET): the reset path's test. Console core only, where
  * queue 0 is polled by the same loop. */
-void virtio_net_break(struct netdev *dev)
+static bool cmd_debug_break(struct netdev *dev, const struct cli_args *a)
 {
     struct virtqueue *tx = &to_vnet(dev)->q[0]->tx;
     if (tx->packed) {
@@ -645,6 +659,18 @@ void virtio_net_break(struct netdev *dev)
         tx->kicked_avail = tx->next_avail;
     }
     *tx->notify = tx->notify_value;
+    return true;
 }
 
-uint64_t virtio_net_features(const struct netdev *dev) { return ((const struct vnet *)dev->priv)->vp.features; }
+static const struct nic_driver_cmd vnet_cmds[] = {
+    {.words = "debug virtio-break", .usage = "debug virtio-break PORT", .help = "make a virtio-net device need a reset",
+     .port_fn = cmd_debug_break, .port_hint = "a virtio-net port"},
+};
+
+const struct nic_driver virtio_net_driver = {
+    .name = "virtio-net",
+    .match = virtio_net_match,
+    .probe = virtio_net_probe,
+    .cmds = vnet_cmds,
+    .ncmds = 1,
+};
