@@ -257,7 +257,7 @@ static bool claimed_any(const struct nic_driver *drv)
 /* A port's link changed (netdev_set_link, from its driver's status poll). */
 static void note_link(struct netdev *dev) { kprintf("%s: link %s\n", dev->name, dev->link_up ? "up" : "down"); }
 
-/* The most VFs any driver offers, and who does: for `sriov`'s messages. */
+/* The most VFs any driver offers: the limit of `sriov ethN vfs K`. */
 static unsigned sriov_max(void)
 {
     unsigned most = 0;

@@ -34,6 +34,14 @@ static const uint8_t rss_key[NETDEV_RSS_KEY_LEN] = {
     0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
 };
 
+/* The PF's BAR0: sixteen queues (8.10, 8.12), a mailbox per VF (P2VMAILBOX,
+ * VMBMEM). */
+static const struct igb_layout igb_pf_layout = {
+    .rxq = IGB_RXQ(0), .txq = IGB_TXQ(0),
+    IGB_82576_QUEUE_LAYOUT,
+    .mbx = IGB_P2VMAILBOX(0), .mbx_stride = 4, .mbmem = IGB_VMBMEM(0), .mbmem_stride = 0x40,
+};
+
 static struct igb *to_igb(struct netdev *dev) { return dev->priv; }
 
 static bool igb_match(const struct pci_dev *pci)
@@ -171,11 +179,13 @@ static void bring_up(struct igb *g)
         setup_rss(g);
     else if (!nvfs)
         igb_wr32(g, IGB_MRQC, 0);
-    if (nvfs) /* queue 0 is VF 0's now */
-        igb_wr32(g, IGB_RXQ(0) + IGB_Q_DCTL, igb_rd32(g, IGB_RXQ(0) + IGB_Q_DCTL) & ~IGB_XDCTL_ENABLE);
+    if (nvfs) { /* queue 0 is VF 0's now */
+        uint32_t rxdctl = igb_rxq_reg(g->layout, 0, g->layout->dctl);
+        igb_wr32(g, rxdctl, igb_rd32(g, rxdctl) & ~g->layout->xdctl_enable);
+    }
     for (uint16_t i = 0; i < g->pairs; i++) { /* with VFs: the PF's pool's queue */
         g->q[i]->rx_drop_looped = nvfs != 0;
-        igb_queue_start(g, i, IGB_RXQ(i + nvfs), IGB_TXQ(i + nvfs));
+        igb_queue_start(g, i, (uint16_t)(i + nvfs));
     }
     /* 8.10.1: broadcast and every multicast (IPv6 neighbour discovery)
      * accepted, CRC stripped, 2 KiB buffers, no long packets. */
@@ -211,6 +221,7 @@ static struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct 
     struct igb *g = kalloc(sizeof *g);
     struct netdev *dev = &g->dev;
     fmt_snprintf(g->where, sizeof g->where, "igb %02x:%02x.%x", pci->bus, pci->dev, pci->fn);
+    g->layout = &igb_pf_layout;
     g->regs = pci_map_bar(pci, 0);
     if (!g->regs)
         return NULL;

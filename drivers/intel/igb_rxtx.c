@@ -412,36 +412,39 @@ struct igb_queue *igb_queue_alloc(struct pkt_pool *pool)
     return q;
 }
 
-void igb_queue_start(struct igb *g, uint16_t qi, uint32_t rx_base, uint32_t tx_base)
+void igb_queue_start(struct igb *g, uint16_t qi, uint16_t hwq)
 {
     struct igb_queue *q = g->q[qi];
+    const struct igb_layout *l = g->layout;
     uint64_t rx_phys = virt_to_phys((const void *)q->rx), tx_phys = virt_to_phys((const void *)q->tx);
-    igb_wr32(g, rx_base + IGB_Q_DCTL, igb_rd32(g, rx_base + IGB_Q_DCTL) & ~IGB_XDCTL_ENABLE);
-    igb_wr32(g, rx_base + IGB_Q_BAL, (uint32_t)rx_phys);
-    igb_wr32(g, rx_base + IGB_Q_BAH, (uint32_t)(rx_phys >> 32));
-    igb_wr32(g, rx_base + IGB_Q_LEN, IGB_RX_RING * (uint32_t)sizeof(union igb_rx_desc));
+    uint32_t rxdctl = igb_rxq_reg(l, hwq, l->dctl), txdctl = igb_txq_reg(l, hwq, l->dctl);
+    igb_wr32(g, rxdctl, igb_rd32(g, rxdctl) & ~l->xdctl_enable);
+    igb_wr32(g, igb_rxq_reg(l, hwq, l->bal), (uint32_t)rx_phys);
+    igb_wr32(g, igb_rxq_reg(l, hwq, l->bah), (uint32_t)(rx_phys >> 32));
+    igb_wr32(g, igb_rxq_reg(l, hwq, l->len), IGB_RX_RING * (uint32_t)sizeof(union igb_rx_desc));
     /* 2 KiB buffers; DROP_EN: a queue without buffers drops its own
      * frames rather than holding up the others (7.1.3.1). */
-    igb_wr32(g, rx_base + IGB_Q_SRRCTL, (2u << IGB_SRRCTL_BSIZEPKT_SHIFT) | (2u << IGB_SRRCTL_BSIZEHDR_SHIFT) |
-                                            IGB_SRRCTL_DESCTYPE_ADV_ONEBUF | IGB_SRRCTL_DROP_EN);
-    igb_wr32(g, rx_base + IGB_Q_HEAD, 0);
-    igb_wr32(g, rx_base + IGB_Q_TAIL, 0);
-    igb_wr32(g, rx_base + IGB_Q_DCTL, igb_rd32(g, rx_base + IGB_Q_DCTL) | IGB_XDCTL_ENABLE);
-    if (!igb_wait_reg(g, rx_base + IGB_Q_DCTL, IGB_XDCTL_ENABLE, IGB_XDCTL_ENABLE, 10000))
+    igb_wr32(g, igb_rxq_reg(l, hwq, l->srrctl), (2u << IGB_SRRCTL_BSIZEPKT_SHIFT) |
+                                                    (2u << IGB_SRRCTL_BSIZEHDR_SHIFT) |
+                                                    IGB_SRRCTL_DESCTYPE_ADV_ONEBUF | l->srrctl_drop_en);
+    igb_wr32(g, igb_rxq_reg(l, hwq, l->head), 0);
+    igb_wr32(g, igb_rxq_reg(l, hwq, l->tail), 0);
+    igb_wr32(g, rxdctl, igb_rd32(g, rxdctl) | l->xdctl_enable);
+    if (!igb_wait_reg(g, rxdctl, l->xdctl_enable, l->xdctl_enable, 10000))
         kprintf("%s: RX queue %u did not enable\n", g->where, qi);
-    q->rdt = (volatile uint32_t *)(g->regs + rx_base + IGB_Q_TAIL);
+    q->rdt = (volatile uint32_t *)(g->regs + igb_rxq_reg(l, hwq, l->tail));
 
-    igb_wr32(g, tx_base + IGB_Q_BAL, (uint32_t)tx_phys);
-    igb_wr32(g, tx_base + IGB_Q_BAH, (uint32_t)(tx_phys >> 32));
-    igb_wr32(g, tx_base + IGB_Q_LEN, IGB_TX_RING * (uint32_t)sizeof(struct igb_tx_desc));
-    igb_wr32(g, tx_base + IGB_Q_HEAD, 0);
-    igb_wr32(g, tx_base + IGB_Q_TAIL, 0);
+    igb_wr32(g, igb_txq_reg(l, hwq, l->bal), (uint32_t)tx_phys);
+    igb_wr32(g, igb_txq_reg(l, hwq, l->bah), (uint32_t)(tx_phys >> 32));
+    igb_wr32(g, igb_txq_reg(l, hwq, l->len), IGB_TX_RING * (uint32_t)sizeof(struct igb_tx_desc));
+    igb_wr32(g, igb_txq_reg(l, hwq, l->head), 0);
+    igb_wr32(g, igb_txq_reg(l, hwq, l->tail), 0);
     /* WTHRESH 0: each RS descriptor is written back at once; nothing waits
      * for an interrupt to flush them (8.12.13). */
-    igb_wr32(g, tx_base + IGB_Q_DCTL, (igb_rd32(g, tx_base + IGB_Q_DCTL) & ~IGB_XDCTL_WTHRESH_MASK) | IGB_XDCTL_ENABLE);
-    if (!igb_wait_reg(g, tx_base + IGB_Q_DCTL, IGB_XDCTL_ENABLE, IGB_XDCTL_ENABLE, 10000))
+    igb_wr32(g, txdctl, (igb_rd32(g, txdctl) & ~l->txdctl_wthresh_mask) | l->xdctl_enable);
+    if (!igb_wait_reg(g, txdctl, l->xdctl_enable, l->xdctl_enable, 10000))
         kprintf("%s: TX queue %u did not enable\n", g->where, qi);
-    q->tdt = (volatile uint32_t *)(g->regs + tx_base + IGB_Q_TAIL);
+    q->tdt = (volatile uint32_t *)(g->regs + igb_txq_reg(l, hwq, l->tail));
     rx_refill(&g->dev, q, qi);
 }
 

@@ -83,8 +83,8 @@ void igb_sriov_ready(struct igb *g)
 /* Takes the buffer of VF n's mailbox; false while the VF holds it. */
 static bool mbx_lock(struct igb *g, uint32_t n)
 {
-    igb_wr32(g, IGB_P2VMAILBOX(n), IGB_P2V_PFU);
-    return (igb_rd32(g, IGB_P2VMAILBOX(n)) & IGB_P2V_PFU) != 0;
+    igb_wr32(g, igb_mbx_reg(g->layout, n), IGB_P2V_PFU);
+    return (igb_rd32(g, igb_mbx_reg(g->layout, n)) & IGB_P2V_PFU) != 0;
 }
 
 static void mbx_send(struct igb *g, uint32_t n, const uint32_t *w, uint32_t nw)
@@ -95,8 +95,8 @@ static void mbx_send(struct igb *g, uint32_t n, const uint32_t *w, uint32_t nw)
             return;
         }
     for (uint32_t i = 0; i < nw; i++)
-        igb_wr32(g, IGB_VMBMEM(n) + 4 * i, w[i]);
-    igb_wr32(g, IGB_P2VMAILBOX(n), IGB_P2V_STS); /* and PFU released */
+        igb_wr32(g, igb_mbmem_reg(g->layout, n, i), w[i]);
+    igb_wr32(g, igb_mbx_reg(g->layout, n), IGB_P2V_STS); /* and PFU released */
 }
 
 /* VF_RESET: its address and pools on, its MAC in the reply. */
@@ -148,8 +148,8 @@ static void serve_vf(struct igb *g, uint32_t n)
         return; /* asked again next time: the request bit stays set */
     igb_wr32(g, IGB_MBVFICR, 1u << n);
     for (uint32_t i = 0; i < IGB_MBX_WORDS; i++)
-        w[i] = igb_rd32(g, IGB_VMBMEM(n) + 4 * i);
-    igb_wr32(g, IGB_P2VMAILBOX(n), IGB_P2V_ACK); /* taken; PFU released */
+        w[i] = igb_rd32(g, igb_mbmem_reg(g->layout, n, i));
+    igb_wr32(g, igb_mbx_reg(g->layout, n), IGB_P2V_ACK); /* taken; PFU released */
     g->sriov.mbx_rx++;
     if (w[0] & (IGB_MSG_ACK | IGB_MSG_NACK))
         return; /* a reply is not a request */

@@ -32,6 +32,13 @@ struct igbvf {
     uint64_t retry_ns;     /* not before: a PF that does not answer costs a wait a second */
 };
 
+/* The VF's BAR0: its one queue, its side of the mailbox. */
+static const struct igb_layout igbvf_layout = {
+    .rxq = IGBVF_RXQ0, .txq = IGBVF_TXQ0,
+    IGB_82576_QUEUE_LAYOUT,
+    .mbx = IGBVF_V2PMAILBOX, .mbmem = IGBVF_VMBMEM,
+};
+
 static struct igbvf *to_vf(struct netdev *dev) { return dev->priv; }
 
 static bool igbvf_match(const struct pci_dev *pci)
@@ -44,7 +51,7 @@ static bool igbvf_match(const struct pci_dev *pci)
 /* PFSTS, PFACK and RSTD clear when read: kept until taken. */
 static uint32_t v2p_read(struct igbvf *v)
 {
-    uint32_t r = igb_rd32(&v->g, IGBVF_V2PMAILBOX);
+    uint32_t r = igb_rd32(&v->g, igb_mbx_reg(v->g.layout, 0));
     v->v2p |= r & (IGB_V2P_PFSTS | IGB_V2P_PFACK | IGB_V2P_RSTD);
     return r | v->v2p;
 }
@@ -72,7 +79,7 @@ static bool mbx_wait(struct igbvf *v, uint32_t bit)
 static bool mbx_lock(struct igbvf *v)
 {
     for (uint32_t us = 0; us < MBX_WAIT_US; us += 10) {
-        igb_wr32(&v->g, IGBVF_V2PMAILBOX, IGB_V2P_VFU);
+        igb_wr32(&v->g, igb_mbx_reg(v->g.layout, 0), IGB_V2P_VFU);
         if (v2p_read(v) & IGB_V2P_VFU)
             return true;
         igb_sriov_serve();
@@ -88,8 +95,8 @@ static bool mbx_send(struct igbvf *v, const uint32_t *w, uint32_t n)
         return false;
     v->v2p &= ~(uint32_t)(IGB_V2P_PFSTS | IGB_V2P_PFACK); /* stale: the buffer is ours now */
     for (uint32_t i = 0; i < n; i++)
-        igb_wr32(&v->g, IGBVF_VMBMEM + 4 * i, w[i]);
-    igb_wr32(&v->g, IGBVF_V2PMAILBOX, IGB_V2P_REQ); /* and VFU released */
+        igb_wr32(&v->g, igb_mbmem_reg(v->g.layout, 0, i), w[i]);
+    igb_wr32(&v->g, igb_mbx_reg(v->g.layout, 0), IGB_V2P_REQ); /* and VFU released */
     return mbx_wait(v, IGB_V2P_PFACK);
 }
 
@@ -99,8 +106,8 @@ static bool mbx_recv(struct igbvf *v, uint32_t *w, uint32_t n)
     if (!mbx_wait(v, IGB_V2P_PFSTS) || !mbx_lock(v))
         return false;
     for (uint32_t i = 0; i < n; i++)
-        w[i] = igb_rd32(&v->g, IGBVF_VMBMEM + 4 * i);
-    igb_wr32(&v->g, IGBVF_V2PMAILBOX, IGB_V2P_ACK); /* and VFU released */
+        w[i] = igb_rd32(&v->g, igb_mbmem_reg(v->g.layout, 0, i));
+    igb_wr32(&v->g, igb_mbx_reg(v->g.layout, 0), IGB_V2P_ACK); /* and VFU released */
     return true;
 }
 
@@ -179,7 +186,7 @@ static bool vf_start(struct igbvf *v)
     vf_requests(v);
     igb_queue_drain(&v->g, 0); /* what the dead rings held meanwhile (nothing at probe) */
     v->g.q[0]->rx_drop_looped = true; /* VMDq loopback: a PF like Linux's turns it on */
-    igb_queue_start(&v->g, 0, IGBVF_RXQ0, IGBVF_TXQ0);
+    igb_queue_start(&v->g, 0, 0);
     return true;
 }
 
@@ -207,7 +214,7 @@ static void igbvf_poll_status(struct netdev *dev)
     }
     if (v2p_take(v, IGB_V2P_PFSTS)) { /* unasked (Linux's PF_CONTROL_MSG): taken, so the mailbox is free */
         if (mbx_lock(v))
-            igb_wr32(&v->g, IGBVF_V2PMAILBOX, IGB_V2P_ACK);
+            igb_wr32(&v->g, igb_mbx_reg(v->g.layout, 0), IGB_V2P_ACK);
     }
     netdev_set_link(dev, (igb_rd32(&v->g, IGBVF_STATUS) & IGB_STATUS_LU) != 0);
 }
@@ -224,6 +231,7 @@ static struct netdev *igbvf_probe(struct pci_dev *pci, uint16_t max_pairs, struc
     struct igb *g = &v->g;
     struct netdev *dev = &g->dev;
     fmt_snprintf(g->where, sizeof g->where, "igbvf %02x:%02x.%x", pci->bus, pci->dev, pci->fn);
+    g->layout = &igbvf_layout;
     g->regs = pci_map_bar(pci, 0);
     if (!g->regs)
         return NULL;
