@@ -121,6 +121,7 @@ struct igb {
     uint8_t vf_mac[IGB_SRIOV_MAX_VFS][6];
     struct igb_sriov_stats sriov;
     char where[24];        /* "igb 00:03.0": messages from before the port has a name */
+    uint32_t mbx_seen;     /* a VF's: V2PMAILBOX's read-to-clear bits seen, not yet taken */
 };
 
 static inline uint32_t igb_rd32(const struct igb *g, uint32_t reg) { return *(volatile const uint32_t *)(g->regs + reg); }
@@ -160,5 +161,25 @@ void igb_sriov_ready(struct igb *g);
 /* Answers the mailbox messages of every PF's VFs: from the PF's status
  * poll, and from a VF of this kernel's waiting for an answer. */
 void igb_sriov_serve(void);
+
+/* igb_mbx.c: the PF-VF mailbox's register moves. The PF's end, VF n:
+ * igb_pf_mbx_lock takes the buffer (false while the VF holds it);
+ * igb_pf_mbx_take then reads the VF's IGB_MBX_WORDS into w and acknowledges
+ * them; igb_pf_mbx_send writes a message (counted lost when the VF keeps
+ * the buffer). The VF's end: igb_vf_mbx_read gives V2PMAILBOX with the
+ * read-to-clear bits seen since, igb_vf_mbx_take clears one of them when
+ * set; igb_vf_mbx_send waits for the PF to take the message (PFACK),
+ * igb_vf_mbx_recv for the PF's message; igb_vf_mbx_call is both, in w, true
+ * when the PF acknowledged it. Waits are bounded (1 s), answering this
+ * kernel's own PFs meanwhile. */
+bool igb_pf_mbx_lock(struct igb *g, uint32_t n);
+void igb_pf_mbx_take(struct igb *g, uint32_t n, uint32_t *w);
+void igb_pf_mbx_send(struct igb *g, uint32_t n, const uint32_t *w, uint32_t nw);
+uint32_t igb_vf_mbx_read(struct igb *g);
+bool igb_vf_mbx_take(struct igb *g, uint32_t bit);
+bool igb_vf_mbx_lock(struct igb *g);
+bool igb_vf_mbx_send(struct igb *g, const uint32_t *w, uint32_t n);
+bool igb_vf_mbx_recv(struct igb *g, uint32_t *w, uint32_t n);
+bool igb_vf_mbx_call(struct igb *g, uint32_t *w, uint32_t nsend, uint32_t nrecv);
 
 #endif

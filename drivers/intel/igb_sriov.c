@@ -80,25 +80,6 @@ void igb_sriov_ready(struct igb *g)
     igb_wr32(g, IGB_CTRL_EXT, igb_rd32(g, IGB_CTRL_EXT) | IGB_CTRL_EXT_PFRSTD);
 }
 
-/* Takes the buffer of VF n's mailbox; false while the VF holds it. */
-static bool mbx_lock(struct igb *g, uint32_t n)
-{
-    igb_wr32(g, igb_mbx_reg(g->layout, n), IGB_P2V_PFU);
-    return (igb_rd32(g, igb_mbx_reg(g->layout, n)) & IGB_P2V_PFU) != 0;
-}
-
-static void mbx_send(struct igb *g, uint32_t n, const uint32_t *w, uint32_t nw)
-{
-    for (int tries = 0; !mbx_lock(g, n); tries++)
-        if (tries == 100) { /* the VF holds it far longer than a message takes */
-            g->sriov.mbx_lost++;
-            return;
-        }
-    for (uint32_t i = 0; i < nw; i++)
-        igb_wr32(g, igb_mbmem_reg(g->layout, n, i), w[i]);
-    igb_wr32(g, igb_mbx_reg(g->layout, n), IGB_P2V_STS); /* and PFU released */
-}
-
 /* VF_RESET: its address and pools on, its MAC in the reply. */
 static void vf_reset(struct igb *g, uint32_t n)
 {
@@ -112,7 +93,7 @@ static void vf_reset(struct igb *g, uint32_t n)
     uint32_t w[3] = {IGB_MSG_VF_RESET | IGB_MSG_ACK,
                      (uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24,
                      (uint32_t)m[4] | (uint32_t)m[5] << 8};
-    mbx_send(g, n, w, 3);
+    igb_pf_mbx_send(g, n, w, 3);
 }
 
 /* Whether a message other than VF_RESET is done; what it asks is refused
@@ -144,12 +125,10 @@ static bool vf_request(struct igb *g, uint32_t n, const uint32_t *w)
 static void serve_vf(struct igb *g, uint32_t n)
 {
     uint32_t w[IGB_MBX_WORDS];
-    if (!mbx_lock(g, n))
+    if (!igb_pf_mbx_lock(g, n))
         return; /* asked again next time: the request bit stays set */
     igb_wr32(g, IGB_MBVFICR, 1u << n);
-    for (uint32_t i = 0; i < IGB_MBX_WORDS; i++)
-        w[i] = igb_rd32(g, igb_mbmem_reg(g->layout, n, i));
-    igb_wr32(g, igb_mbx_reg(g->layout, n), IGB_P2V_ACK); /* taken; PFU released */
+    igb_pf_mbx_take(g, n, w);
     g->sriov.mbx_rx++;
     if (w[0] & (IGB_MSG_ACK | IGB_MSG_NACK))
         return; /* a reply is not a request */
@@ -166,7 +145,7 @@ static void serve_vf(struct igb *g, uint32_t n)
         reply |= IGB_MSG_NACK | IGB_MSG_CTS;
         g->sriov.mbx_refused++;
     }
-    mbx_send(g, n, &reply, 1);
+    igb_pf_mbx_send(g, n, &reply, 1);
 }
 
 void igb_sriov_serve(void)
