@@ -50,6 +50,9 @@ struct nic_driver {
     int nstmts;
 };
 
+/* .cmds and .ncmds of an entry, from an array. */
+#define NIC_DRIVER_CMDS(array) .cmds = (array), .ncmds = (int)(sizeof(array) / sizeof((array)[0]))
+
 /* drivers/nic_drivers.c: every driver, in the order they are asked. */
 extern const struct nic_driver *const nic_drivers[];
 extern const int nic_driver_count;

@@ -202,9 +202,9 @@ static void bring_up(struct igb *g)
  * other core is in the rings meanwhile. */
 static bool cmd_debug_reset(struct netdev *dev, const struct cli_args *a)
 {
-    if (to_igb(dev)->pairs != 1)
-        return false;
     struct igb *g = to_igb(dev);
+    if (g->pairs != 1)
+        return false;
     if (!reset(g)) {
         kprintf("%s: reset did not complete\n", dev->name);
         return true;
@@ -270,6 +270,5 @@ const struct nic_driver igb_driver = {
     .match = igb_match,
     .probe = igb_probe,
     .sriov_max_vfs = IGB_SRIOV_MAX_VFS,
-    .cmds = igb_cmds,
-    .ncmds = 2,
+    NIC_DRIVER_CMDS(igb_cmds),
 };

@@ -186,6 +186,5 @@ const struct nic_driver igbvf_driver = {
     .name = "igbvf",
     .match = igbvf_match,
     .probe = igbvf_probe,
-    .cmds = igbvf_cmds,
-    .ncmds = 1,
+    NIC_DRIVER_CMDS(igbvf_cmds),
 };

@@ -352,6 +352,5 @@ const struct nic_driver virtio_net_driver = {
     .name = "virtio-net",
     .match = virtio_net_match,
     .probe = virtio_net_probe,
-    .cmds = vnet_cmds,
-    .ncmds = 1,
+    NIC_DRIVER_CMDS(vnet_cmds),
 };
