@@ -53,7 +53,7 @@ void cli_execute(char *line)
         kprintf("%s command '%s'; try 'help'\n", used < 0 ? "ambiguous" : "unknown", argv[0]);
         return;
     }
-    struct cli_args a = {argc - used, argv + used, false};
+    struct cli_args a = {argc - used, argv + used, false, c->ctx};
     if (a.argc > 0 && strcmp(a.argv[a.argc - 1], "json") == 0) {
         a.json = true;
         a.argc--;

@@ -10,6 +10,11 @@ static int ncmds;
 
 int cli_register(const char *words, const char *usage, const char *help, cli_fn fn)
 {
+    return cli_register_ctx(words, usage, help, fn, 0);
+}
+
+int cli_register_ctx(const char *words, const char *usage, const char *help, cli_fn fn, const void *ctx)
+{
     if (ncmds == CLI_MAX_CMDS)
         return -1;
     /* Keep the table sorted so `help` lists commands in order. */
@@ -18,7 +23,7 @@ int cli_register(const char *words, const char *usage, const char *help, cli_fn 
         cmds[i] = cmds[i - 1];
         i--;
     }
-    cmds[i] = (struct cli_cmd){words, usage, help, fn};
+    cmds[i] = (struct cli_cmd){words, usage, help, fn, ctx};
     ncmds++;
     return 0;
 }

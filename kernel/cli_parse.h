@@ -13,11 +13,13 @@
 #define CLI_HISTORY 16
 
 /* argv holds the words after the command's own words; json is set when the
- * line ended in the word "json" (which is then not in argv). */
+ * line ended in the word "json" (which is then not in argv); ctx is what
+ * cli_register_ctx gave (NULL from cli_register). */
 struct cli_args {
     int argc;
     char **argv;
     bool json;
+    const void *ctx;
 };
 typedef void (*cli_fn)(const struct cli_args *a);
 
@@ -26,9 +28,13 @@ struct cli_cmd {
     const char *usage; /* "show version [json]" */
     const char *help;
     cli_fn fn;
+    const void *ctx;
 };
 
 int cli_register(const char *words, const char *usage, const char *help, cli_fn fn);
+/* As cli_register, fn seeing ctx in its cli_args: one function serving
+ * commands registered from a table (kernel/ports.c, the drivers'). */
+int cli_register_ctx(const char *words, const char *usage, const char *help, cli_fn fn, const void *ctx);
 void cli_reset(void);
 int cli_count(void);
 const struct cli_cmd *cli_at(int i);

@@ -1,13 +1,13 @@
 /* kernel/ports.c: port discovery and `show interfaces` (kernel/ports.h).
- * Link state and device status are polled from core 0's loop every
- * STATUS_PERIOD_NS: slow-path register reads never touch the data path. */
+ * Every PCI function is offered to the drivers of drivers/nic_drivers.c in
+ * turn; the kernel knows a driver by its table entry alone, a port by its
+ * struct netdev. Link state and device status are polled from core 0's
+ * loop every STATUS_PERIOD_NS: slow-path register reads never touch the
+ * data path. */
 #include "ports.h"
 
-#include "drivers/intel/igb.h"
-#include "drivers/intel/igbvf.h"
+#include "drivers/driver.h"
 #include "drivers/pci/pci.h"
-#include "drivers/virtio/virtio_net.h"
-#include "drivers/virtio/virtio_pci.h"
 #include "kernel/cli.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
@@ -18,7 +18,10 @@
 
 #define STATUS_PERIOD_NS 100000000ull
 
+_Static_assert(PORTS_MAX <= DRIVER_PORTS_MAX, "a driver keeps track of every port it may claim");
+
 static struct netdev *ports[PORTS_MAX];
+static const struct nic_driver *port_driver[PORTS_MAX]; /* which one claimed the port */
 static int nports;
 static uint8_t sriov_vfs[PORTS_MAX]; /* `sriov ethN vfs K`: VFs port N's PF is to offer */
 static struct loop_timer status_timer;
@@ -90,6 +93,19 @@ static void print_counters_json(struct json *j, const struct netdev_qstats *s)
     json_arr_end(j);
 }
 
+/* What the driver adds to `show interfaces` (netdev_ops.info). */
+static struct netdev_info info_of(const struct netdev *d)
+{
+    struct netdev_info info = {.note = ""};
+    if (d->ops->info)
+        d->ops->info(d, &info);
+    if (!info.note)
+        info.note = "";
+    if (info.nfields > NETDEV_INFO_FIELDS)
+        info.nfields = NETDEV_INFO_FIELDS;
+    return info;
+}
+
 static void show_json(void)
 {
     struct json j;
@@ -113,9 +129,12 @@ static void show_json(void)
         json_bool(&j, "link", d->link_up);
         json_u64(&j, "mtu", d->mtu);
         json_u64(&j, "queues", d->nqueues);
-        if (strcmp(d->driver, "virtio-net") == 0) {
-            json_u64(&j, "virtio-features", virtio_net_features(d));
-            json_str(&j, "virtio-ring", virtio_net_features(d) & VIRTIO_F_RING_PACKED ? "packed" : "split");
+        struct netdev_info info = info_of(d);
+        for (int k = 0; k < info.nfields; k++) {
+            if (info.field[k].str)
+                json_str(&j, info.field[k].key, info.field[k].str);
+            else
+                json_u64(&j, info.field[k].key, info.field[k].num);
         }
         json_obj_begin(&j, "offloads");
         json_bool(&j, "rx-csum", d->offloads & NETDEV_OFF_RX_CSUM);
@@ -173,9 +192,8 @@ static void cmd_show_interfaces(const struct cli_args *a)
                 kprintf("%s: address %s\n", d->name, addr);
         if (address_of(i, PORTS_VLAN, addr, sizeof addr)[0])
             kprintf("%s: vlan %s (802.1Q: tagged frames of this VLAN only)\n", d->name, addr);
-        bool packed = strcmp(d->driver, "virtio-net") == 0 && (virtio_net_features(d) & VIRTIO_F_RING_PACKED);
         kprintf("%s: %s%s %02x:%02x:%02x:%02x:%02x:%02x link %s mtu %u queues %u offloads%s%s%s%s%s\n", d->name,
-                d->driver, packed ? " (packed ring)" : "",
+                d->driver, info_of(d).note,
                 d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5], d->link_up ? "up" : "down", d->mtu,
                 d->nqueues, d->offloads & NETDEV_OFF_RX_CSUM ? " rx-csum" : "",
                 d->offloads & NETDEV_OFF_TX_CSUM ? " tx-csum" : "", d->offloads & NETDEV_OFF_TSO4 ? " tso4" : "",
@@ -190,21 +208,74 @@ static void cmd_show_interfaces(const struct cli_args *a)
         kprintf("no network ports found\n");
 }
 
-static void cmd_debug_break(const struct cli_args *a)
+/* A driver's command that names a port (nic_driver_cmd.port_fn): the
+ * kernel finds the port, and hands it over if that driver claimed it. */
+struct bound_cmd {
+    const struct nic_driver *drv;
+    const struct nic_driver_cmd *cmd;
+};
+static struct bound_cmd bound[CLI_MAX_CMDS];
+static int nbound;
+
+static void run_port_cmd(const struct cli_args *a)
 {
-    struct netdev *d = a->argc == 1 ? ports_find(a->argv[0]) : 0;
-    if (!d || strcmp(d->driver, "virtio-net") != 0) {
-        kprintf("usage: debug virtio-break PORT (a virtio-net port)\n");
-        return;
-    }
-    virtio_net_break(d);
+    const struct bound_cmd *b = a->ctx;
+    int i = 0;
+    while (a->argc == 1 && i < nports && strcmp(ports[i]->name, a->argv[0]) != 0)
+        i++;
+    if (a->argc != 1 || i == nports || port_driver[i] != b->drv || !b->cmd->port_fn(ports[i], a))
+        kprintf("usage: %s (%s)\n", b->cmd->usage, b->cmd->port_hint);
 }
 
-void ports_note_link(struct netdev *dev, bool up)
+/* Once per command words: igb and igbvf share `show igb`. */
+static void register_cmds(const struct nic_driver *drv)
 {
-    if (up != dev->link_up && dev->name[0])
-        kprintf("%s: link %s\n", dev->name, up ? "up" : "down");
-    dev->link_up = up;
+    for (int k = 0; k < drv->ncmds; k++) {
+        const struct nic_driver_cmd *c = &drv->cmds[k];
+        bool known = false;
+        for (int i = 0; i < nbound; i++)
+            known |= strcmp(bound[i].cmd->words, c->words) == 0;
+        if (known || nbound == CLI_MAX_CMDS)
+            continue;
+        bound[nbound] = (struct bound_cmd){drv, c};
+        if (c->port_fn)
+            cli_register_ctx(c->words, c->usage, c->help, run_port_cmd, &bound[nbound]);
+        else
+            cli_register(c->words, c->usage, c->help, c->fn);
+        nbound++;
+    }
+}
+
+static bool claimed_any(const struct nic_driver *drv)
+{
+    for (int i = 0; i < nports; i++)
+        if (port_driver[i] == drv)
+            return true;
+    return false;
+}
+
+/* A port's link changed (netdev_set_link, from its driver's status poll). */
+static void note_link(struct netdev *dev) { kprintf("%s: link %s\n", dev->name, dev->link_up ? "up" : "down"); }
+
+/* The most VFs any driver offers: the limit of `sriov ethN vfs K`. */
+static unsigned sriov_max(void)
+{
+    unsigned most = 0;
+    for (int k = 0; k < nic_driver_count; k++)
+        most = nic_drivers[k]->sriov_max_vfs > most ? nic_drivers[k]->sriov_max_vfs : most;
+    return most;
+}
+
+static void sriov_refused(int port)
+{
+    kprintf("eth%d: sriov: not an", port);
+    const char *sep = " ";
+    for (int k = 0; k < nic_driver_count; k++)
+        if (nic_drivers[k]->sriov_max_vfs) {
+            kprintf("%s%s", sep, nic_drivers[k]->name);
+            sep = " or ";
+        }
+    kprintf(" physical function, no VFs\n");
 }
 
 /* sriov ethN vfs K: applied before the ports are probed (config_apply_only). */
@@ -212,8 +283,8 @@ int ports_sriov_stmt(int argc, char **argv, char *err, size_t errlen)
 {
     unsigned long port, vfs;
     if (argc != 4 || strncmp(argv[1], "eth", 3) != 0 || config_parse_u32(argv[1] + 3, PORTS_MAX - 1, &port) != 0 ||
-        strcmp(argv[2], "vfs") != 0 || config_parse_u32(argv[3], IGB_SRIOV_MAX_VFS, &vfs) != 0) {
-        fmt_snprintf(err, errlen, "usage: sriov ethN vfs K (K at most %d)", IGB_SRIOV_MAX_VFS);
+        strcmp(argv[2], "vfs") != 0 || config_parse_u32(argv[3], sriov_max(), &vfs) != 0) {
+        fmt_snprintf(err, errlen, "usage: sriov ethN vfs K (K at most %u)", sriov_max());
         return -1;
     }
     sriov_vfs[port] = (uint8_t)vfs;
@@ -232,28 +303,34 @@ void ports_init(unsigned ncpus)
     for (int i = 0; i < pci_count() && nports < PORTS_MAX; i++) {
         struct pci_dev *pci = pci_at(i);
         struct netdev *dev = 0;
-        if (virtio_net_match(pci))
-            dev = virtio_net_probe(pci, pairs, pools);
-        else if (igb_match(pci))
-            dev = igb_probe(pci, pairs, pools, sriov_vfs[nports]);
-        else if (igbvf_match(pci))
-            dev = igbvf_probe(pci, pools);
+        const struct nic_driver *drv = 0;
+        for (int k = 0; k < nic_driver_count && !drv; k++)
+            if (nic_drivers[k]->match(pci))
+                drv = nic_drivers[k];
+        if (drv)
+            dev = drv->probe(pci, pairs, pools, drv->sriov_max_vfs ? sriov_vfs[nports] : 0);
         if (!dev)
             continue;
         pci->claimed = true;
-        if (sriov_vfs[nports] && !igb_match(pci))
-            kprintf("eth%d: sriov: not an igb physical function, no VFs\n", nports);
+        if (sriov_vfs[nports] && !drv->sriov_max_vfs)
+            sriov_refused(nports);
+        bool first = !claimed_any(drv);
+        port_driver[nports] = drv;
         dev->index = (uint16_t)nports;
         fmt_snprintf(dev->name, sizeof dev->name, "eth%d", nports);
         ports[nports++] = dev;
+        dev->link_changed = note_link;
+        if (first)
+            register_cmds(drv);
         kprintf("%s: %s at %02x:%02x.%x, %02x:%02x:%02x:%02x:%02x:%02x, %u queue pair%s, link %s\n", dev->name,
                 dev->driver, pci->bus, pci->dev, pci->fn, dev->mac[0], dev->mac[1], dev->mac[2], dev->mac[3],
                 dev->mac[4], dev->mac[5], dev->nqueues, dev->nqueues == 1 ? "" : "s", dev->link_up ? "up" : "down");
     }
     config_register("sriov", stmt_sriov_done);
+    for (int k = 0; k < nic_driver_count; k++)
+        for (int i = 0; i < nic_drivers[k]->nstmts; i++)
+            config_register(nic_drivers[k]->stmts[i].keyword, nic_drivers[k]->stmts[i].fn);
     cli_register("show interfaces", "show interfaces [json]", "ports, link, counters, doorbells", cmd_show_interfaces);
-    cli_register("debug virtio-break", "debug virtio-break PORT", "make a virtio-net device need a reset",
-                 cmd_debug_break);
     loop_timer_init(&status_timer, poll_status, 0);
 }
 

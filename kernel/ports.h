@@ -1,6 +1,6 @@
 /* kernel/ports.h: the machine's network ports, eth0, eth1, ... in PCI
- * order, each a struct netdev (net/core/netdev.h) from whichever driver claimed
- * the function. */
+ * order, each a struct netdev (net/core/netdev.h) from whichever driver of
+ * the table (drivers/driver.h) claimed the function. */
 #ifndef KERNEL_PORTS_H
 #define KERNEL_PORTS_H
 
@@ -11,12 +11,13 @@
 
 #define PORTS_MAX 16
 
-/* Probes every PCI function with the known drivers; each port gets up to
- * ncpus queue pairs, queue q refilled from core q's pool. */
+/* Probes every PCI function with the drivers of the table; each port gets
+ * up to ncpus queue pairs, queue q refilled from core q's pool. A driver's
+ * console commands are registered once it claims a port. */
 void ports_init(unsigned ncpus);
 /* The `sriov ethN vfs K` statement (a config_fn), applied before
- * ports_init: port N, an igb physical function, offers K virtual
- * functions, which become ports after every other. */
+ * ports_init: port N, a physical function whose driver offers VFs (igb),
+ * offers K virtual functions, which become ports after every other. */
 int ports_sriov_stmt(int argc, char **argv, char *err, size_t errlen);
 int ports_count(void);
 struct netdev *ports_get(int index);
@@ -34,9 +35,6 @@ void ports_start_status_polling(uint64_t now_ns);
  * or "" for none. */
 enum ports_describe { PORTS_ADDR4, PORTS_ADDR6, PORTS_VLAN };
 void ports_set_describe(void (*fn)(int port, enum ports_describe what, char *buf, size_t n));
-/* A driver's status poll saw the link up or down: logged when it changed
- * (not while probing, before the port has a name). */
-void ports_note_link(struct netdev *dev, bool up);
 /* Sums of a port's per-queue counters. */
 void ports_totals(const struct netdev *dev, struct netdev_qstats *sum);
 

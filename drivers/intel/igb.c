@@ -13,12 +13,10 @@
 #include "igb.h"
 
 #include "drivers/intel/igb_dev.h"
-#include "kernel/cli.h"
 #include "kernel/console.h"
 #include "lib/fmt.h"
 #include "kernel/kalloc.h"
 #include "kernel/lib.h"
-#include "kernel/ports.h"
 #include "kernel/time.h"
 
 /* Queue pairs used at most: flows spread over them with RSS (7.1.2.8,
@@ -36,10 +34,17 @@ static const uint8_t rss_key[NETDEV_RSS_KEY_LEN] = {
     0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
 };
 
-static struct igb *to_igb(struct netdev *dev) { return dev->priv; }
-static bool reset_cmd; /* `debug igb-reset` registered */
+/* The PF's BAR0: sixteen queues (8.10, 8.12), a mailbox per VF (P2VMAILBOX,
+ * VMBMEM). */
+static const struct igb_layout igb_pf_layout = {
+    .rxq = IGB_RXQ(0), .txq = IGB_TXQ(0),
+    IGB_82576_QUEUE_LAYOUT,
+    .mbx = IGB_P2VMAILBOX(0), .mbx_stride = 4, .mbmem = IGB_VMBMEM(0), .mbmem_stride = 0x40,
+};
 
-bool igb_match(const struct pci_dev *pci)
+static struct igb *to_igb(struct netdev *dev) { return dev->priv; }
+
+static bool igb_match(const struct pci_dev *pci)
 {
     return pci->vendor == IGB_VENDOR_INTEL && pci->device == IGB_DEVICE_82576;
 }
@@ -54,7 +59,7 @@ static void igb_poll_status(struct netdev *dev)
     if (g->nvfs)
         igb_sriov_serve();
     dev->stats[0].rx_miss += igb_rd32(g, IGB_MPC);
-    ports_note_link(dev, up);
+    netdev_set_link(dev, up);
 }
 
 static void setup_rss(struct igb *g);
@@ -174,11 +179,13 @@ static void bring_up(struct igb *g)
         setup_rss(g);
     else if (!nvfs)
         igb_wr32(g, IGB_MRQC, 0);
-    if (nvfs) /* queue 0 is VF 0's now */
-        igb_wr32(g, IGB_RXQ(0) + IGB_Q_DCTL, igb_rd32(g, IGB_RXQ(0) + IGB_Q_DCTL) & ~IGB_XDCTL_ENABLE);
+    if (nvfs) { /* queue 0 is VF 0's now */
+        uint32_t rxdctl = igb_rxq_reg(g->layout, 0, g->layout->dctl);
+        igb_wr32(g, rxdctl, igb_rd32(g, rxdctl) & ~g->layout->xdctl_enable);
+    }
     for (uint16_t i = 0; i < g->pairs; i++) { /* with VFs: the PF's pool's queue */
         g->q[i]->rx_drop_looped = nvfs != 0;
-        igb_queue_start(g, i, IGB_RXQ(i + nvfs), IGB_TXQ(i + nvfs));
+        igb_queue_start(g, i, (uint16_t)(i + nvfs));
     }
     /* 8.10.1: broadcast and every multicast (IPv6 neighbour discovery)
      * accepted, CRC stripped, 2 KiB buffers, no long packets. */
@@ -193,29 +200,28 @@ static void bring_up(struct igb *g)
  * driver does on a link or MTU change; its VFs see RSTI, then RSTD, and
  * start over. Only with one queue pair, core 0's, the console's own: no
  * other core is in the rings meanwhile. */
-static void cmd_debug_reset(const struct cli_args *a)
+static bool cmd_debug_reset(struct netdev *dev, const struct cli_args *a)
 {
-    struct netdev *dev = a->argc == 1 ? ports_find(a->argv[0]) : 0;
-    if (!dev || strcmp(dev->driver, "igb") != 0 || to_igb(dev)->pairs != 1) {
-        kprintf("usage: debug igb-reset PORT (an igb port with one queue pair)\n");
-        return;
-    }
     struct igb *g = to_igb(dev);
+    if (g->pairs != 1)
+        return false;
     if (!reset(g)) {
         kprintf("%s: reset did not complete\n", dev->name);
-        return;
+        return true;
     }
     igb_queue_drain(g, 0);
     g->vf_cts = 0;
     bring_up(g);
     kprintf("%s: reset, link %s\n", dev->name, igb_rd32(g, IGB_STATUS) & IGB_STATUS_LU ? "up" : "down");
+    return true;
 }
 
-struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)
+static struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)
 {
     struct igb *g = kalloc(sizeof *g);
     struct netdev *dev = &g->dev;
     fmt_snprintf(g->where, sizeof g->where, "igb %02x:%02x.%x", pci->bus, pci->dev, pci->fn);
+    g->layout = &igb_pf_layout;
     g->regs = pci_map_bar(pci, 0);
     if (!g->regs)
         return NULL;
@@ -248,11 +254,21 @@ struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_poo
                     (g->pairs > 1 ? NETDEV_OFF_RSS | NETDEV_OFF_RSS_TCP6 : 0);
     igb_poll_status(dev);
     igb_show_add(g);
-    if (!reset_cmd) {
-        cli_register("debug igb-reset", "debug igb-reset PORT", "reset an igb PF with one queue pair, as a host does",
-                     cmd_debug_reset);
-        reset_cmd = true;
-    }
     kprintf("%s: %u RX / %u TX descriptors a queue, %u queue pair%s%s\n", g->where, IGB_RX_RING, IGB_TX_RING, g->pairs, g->pairs == 1 ? "" : "s", g->pairs > 1 ? ", RSS" : "");
     return dev;
 }
+
+static const struct nic_driver_cmd igb_cmds[] = {
+    IGB_CMD_SHOW,
+    {.words = "debug igb-reset", .usage = "debug igb-reset PORT",
+     .help = "reset an igb PF with one queue pair, as a host does", .port_fn = cmd_debug_reset,
+     .port_hint = "an igb port with one queue pair"},
+};
+
+const struct nic_driver igb_driver = {
+    .name = "igb",
+    .match = igb_match,
+    .probe = igb_probe,
+    .sriov_max_vfs = IGB_SRIOV_MAX_VFS,
+    NIC_DRIVER_CMDS(igb_cmds),
+};

@@ -18,6 +18,47 @@
 #define IGB_RSS_MAX_PAIRS 8u
 _Static_assert(IGB_RSS_MAX_PAIRS <= NETDEV_MAX_QUEUES, "queue arrays");
 
+/* Where one device's BAR keeps what the ring code (igb_rxtx.c) and the
+ * mailbox code program: a table per function kind (igb.c: the 82576 PF;
+ * igbvf.c: its VF). The advanced descriptors are the same on the 82599,
+ * whose queues and mailboxes lie elsewhere (RDBAL(n) 0x01000 + 0x40n,
+ * SRRCTL at +0x14 with DROP_EN bit 28, TDBAL(n) 0x06000 + 0x40n,
+ * TXDCTL.WTHRESH 22:16; PFMAILBOX(n) 0x04B00 + 4n, PFMBMEM(n) 0x13000 +
+ * 0x40n; VFMAILBOX 0x002FC, VFMBMEM 0x00200): its driver fills one more
+ * table. */
+struct igb_layout {
+    /* Hardware queue n's RX registers start at rxq + n * q_stride, its TX
+     * ones at txq + n * q_stride; the offsets of each inside such a block: */
+    uint32_t rxq, txq, q_stride;
+    uint16_t bal, bah, len, srrctl, head, tail, dctl; /* srrctl: RX only */
+    uint32_t srrctl_drop_en;                           /* SRRCTL.DROP_EN */
+    uint32_t xdctl_enable, txdctl_wthresh_mask;        /* RXDCTL / TXDCTL */
+    /* The mailbox of VF n (a VF's own: n = 0): its control register at
+     * mbx + n * mbx_stride (P2VMAILBOX on a PF, V2PMAILBOX on a VF), its
+     * IGB_MBX_WORDS of memory at mbmem + n * mbmem_stride. */
+    uint32_t mbx, mbx_stride, mbmem, mbmem_stride;
+};
+
+/* The 82576's queue block and its bits, PF and VF alike (igb_regs.h). */
+#define IGB_82576_QUEUE_LAYOUT                                                                                         \
+    .q_stride = IGB_Q_STRIDE, .bal = IGB_Q_BAL, .bah = IGB_Q_BAH, .len = IGB_Q_LEN, .srrctl = IGB_Q_SRRCTL,            \
+    .head = IGB_Q_HEAD, .tail = IGB_Q_TAIL, .dctl = IGB_Q_DCTL, .srrctl_drop_en = IGB_SRRCTL_DROP_EN,                  \
+    .xdctl_enable = IGB_XDCTL_ENABLE, .txdctl_wthresh_mask = IGB_XDCTL_WTHRESH_MASK
+
+static inline uint32_t igb_rxq_reg(const struct igb_layout *l, uint32_t n, uint32_t off)
+{
+    return l->rxq + n * l->q_stride + off;
+}
+static inline uint32_t igb_txq_reg(const struct igb_layout *l, uint32_t n, uint32_t off)
+{
+    return l->txq + n * l->q_stride + off;
+}
+static inline uint32_t igb_mbx_reg(const struct igb_layout *l, uint32_t n) { return l->mbx + n * l->mbx_stride; }
+static inline uint32_t igb_mbmem_reg(const struct igb_layout *l, uint32_t n, uint32_t word)
+{
+    return l->mbmem + n * l->mbmem_stride + 4 * word;
+}
+
 /* What a context slot holds (7.2.2.2), as written. */
 struct igb_txctx {
     uint32_t macip;       /* vlan_macip_lens */
@@ -71,6 +112,7 @@ struct igb_sriov_stats {
 struct igb {
     struct netdev dev;
     volatile uint8_t *regs;
+    const struct igb_layout *layout; /* where regs keeps its queues and mailboxes */
     struct igb_queue *q[IGB_RSS_MAX_PAIRS];
     uint16_t pairs;
     /* A PF with VFs (igb_sriov.c) */
@@ -79,6 +121,7 @@ struct igb {
     uint8_t vf_mac[IGB_SRIOV_MAX_VFS][6];
     struct igb_sriov_stats sriov;
     char where[24];        /* "igb 00:03.0": messages from before the port has a name */
+    uint32_t mbx_seen;     /* a VF's: V2PMAILBOX's read-to-clear bits seen, not yet taken */
 };
 
 static inline uint32_t igb_rd32(const struct igb *g, uint32_t reg) { return *(volatile const uint32_t *)(g->regs + reg); }
@@ -91,16 +134,21 @@ uint16_t igb_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16
 uint16_t igb_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n);
 /* A queue pair's rings and slots, refilled from pool. */
 struct igb_queue *igb_queue_alloc(struct pkt_pool *pool);
-/* Programs and enables the pair whose RX registers start at rx_base and TX
- * ones at tx_base (RDBAL, TDBAL: the layout below is the same at every
- * queue's address, PF or VF), then posts its RX buffers. */
-void igb_queue_start(struct igb *g, uint16_t qi, uint32_t rx_base, uint32_t tx_base);
+/* Programs and enables pair qi on the device's queue hwq (g->layout says
+ * where its registers are), then posts its RX buffers. */
+void igb_queue_start(struct igb *g, uint16_t qi, uint16_t hwq);
 /* Every buffer the pair held back to its pool, its state as new: after
  * the device dropped the rings (a VF under a PF reset), before
  * igb_queue_start again. */
 void igb_queue_drain(struct igb *g, uint16_t qi);
-/* `show igb` lists g's TX offload counters. */
+
+/* igb_cmds.c: `show igb`, the driver's own counters of every port
+ * igb_show_add gave it; in both drivers' tables (IGB_CMD_SHOW). */
 void igb_show_add(struct igb *g);
+void igb_cmd_show(const struct cli_args *a);
+#define IGB_CMD_SHOW                                                                                                   \
+    {.words = "show igb", .usage = "show igb [json]",                                                                  \
+     .help = "igb and igbvf ports: TX offloads, VFs and their mailboxes", .fn = igb_cmd_show}
 
 /* igb_sriov.c: a PF's VFs. igb_sriov_enable, once: enables up to nvfs
  * VFs (they become PCI functions for igbvf_probe) and returns how many
@@ -110,5 +158,28 @@ void igb_show_add(struct igb *g);
 uint8_t igb_sriov_enable(struct igb *g, struct pci_dev *pci, uint8_t nvfs);
 void igb_sriov_pools(struct igb *g);
 void igb_sriov_ready(struct igb *g);
+/* Answers the mailbox messages of every PF's VFs: from the PF's status
+ * poll, and from a VF of this kernel's waiting for an answer. */
+void igb_sriov_serve(void);
+
+/* igb_mbx.c: the PF-VF mailbox's register moves. The PF's end, VF n:
+ * igb_pf_mbx_lock takes the buffer (false while the VF holds it);
+ * igb_pf_mbx_take then reads the VF's IGB_MBX_WORDS into w and acknowledges
+ * them; igb_pf_mbx_send writes a message (counted lost when the VF keeps
+ * the buffer). The VF's end: igb_vf_mbx_read gives V2PMAILBOX with the
+ * read-to-clear bits seen since, igb_vf_mbx_take clears one of them when
+ * set; igb_vf_mbx_send waits for the PF to take the message (PFACK),
+ * igb_vf_mbx_recv for the PF's message; igb_vf_mbx_call is both, in w, true
+ * when the PF acknowledged it. Waits are bounded (1 s), answering this
+ * kernel's own PFs meanwhile. */
+bool igb_pf_mbx_lock(struct igb *g, uint32_t n);
+void igb_pf_mbx_take(struct igb *g, uint32_t n, uint32_t *w);
+void igb_pf_mbx_send(struct igb *g, uint32_t n, const uint32_t *w, uint32_t nw);
+uint32_t igb_vf_mbx_read(struct igb *g);
+bool igb_vf_mbx_take(struct igb *g, uint32_t bit);
+bool igb_vf_mbx_lock(struct igb *g);
+bool igb_vf_mbx_send(struct igb *g, const uint32_t *w, uint32_t n);
+bool igb_vf_mbx_recv(struct igb *g, uint32_t *w, uint32_t n);
+bool igb_vf_mbx_call(struct igb *g, uint32_t *w, uint32_t nsend, uint32_t nrecv);
 
 #endif

@@ -46,10 +46,11 @@
 
 /* Per-queue registers, queue n = 0..15, at their non-aliased addresses
  * (8.10.x RX queues at 0xC000, 8.12.x TX queues at 0xE000), each the same
- * block: the offsets below from its base (a VF's queue has the same block,
- * igbvf.c). */
+ * block; a VF's one queue has the same block in its own BAR. Where the
+ * ring code (igb_rxtx.c) finds them is a struct igb_layout (igb_dev.h). */
 #define IGB_RXQ(n) (0x0c000 + 0x40 * (n))
 #define IGB_TXQ(n) (0x0e000 + 0x40 * (n))
+#define IGB_Q_STRIDE 0x40
 enum {
     IGB_Q_BAL = 0x00,    /* RDBAL / TDBAL: ring base, low half */
     IGB_Q_BAH = 0x04,

@@ -12,12 +12,10 @@
  * two context slots hold nothing that fits. docs/igb.md has the rest. */
 #include "drivers/intel/igb_dev.h"
 
-#include "kernel/cli.h"
 #include "kernel/console.h"
 #include "kernel/kalloc.h"
 #include "kernel/lib.h"
 #include "kernel/memmap.h"
-#include "kernel/ports.h"
 #include "kernel/time.h"
 #include "net/core/csum.h"
 #include "net/core/wire.h"
@@ -34,8 +32,6 @@ _Static_assert(PKT_DATA_ROOM >= 1522, "a 1522-byte frame (LPE off) fits one buff
 
 static struct igb *to_igb(struct netdev *dev) { return dev->priv; }
 
-static struct igb *igb_ports[PORTS_MAX]; /* for `show igb` */
-static int igb_nports;
 
 /* Descriptors are ordinary write-back memory and the tail registers
  * uncached: x86 keeps stores in order, so the compiler is all that must not
@@ -392,90 +388,6 @@ uint16_t igb_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16
     return sent;
 }
 
-/* ---- `show igb`: the driver's own counters ---- */
-
-static void drvstats_add(struct igb_drvstats *sum, const struct igb_drvstats *s)
-{
-    sum->csum_offload += s->csum_offload;
-    sum->csum_software += s->csum_software;
-    sum->tso_frames += s->tso_frames;
-    sum->tso_segments += s->tso_segments;
-    sum->ctx_descs += s->ctx_descs;
-    sum->offload_bad += s->offload_bad;
-    sum->rx_looped += s->rx_looped;
-}
-
-static void drvstats_json(struct json *j, const struct igb_drvstats *s)
-{
-    json_u64(j, "tx-csum-offload", s->csum_offload);
-    json_u64(j, "tx-csum-software", s->csum_software);
-    json_u64(j, "tx-tso-frames", s->tso_frames);
-    json_u64(j, "tx-tso-segments", s->tso_segments);
-    json_u64(j, "tx-context-descriptors", s->ctx_descs);
-    json_u64(j, "tx-offload-bad", s->offload_bad);
-    json_u64(j, "rx-looped", s->rx_looped);
-}
-
-/* Counts of other cores' queues are recent, not exact. */
-static void cmd_show_igb(const struct cli_args *a)
-{
-    struct json j;
-    if (a->json) {
-        cli_json_begin(&j);
-        json_obj_begin(&j, 0);
-        json_arr_begin(&j, "ports");
-    }
-    for (int i = 0; i < igb_nports; i++) {
-        const struct igb *g = igb_ports[i];
-        struct igb_drvstats t = {0};
-        for (uint16_t qi = 0; qi < g->pairs; qi++)
-            drvstats_add(&t, &g->q[qi]->ctr);
-        const struct igb_sriov_stats *v = &g->sriov;
-        if (!a->json) {
-            kprintf("%s (%s): tx checksums offloaded %lu, in software %lu; TSO %lu frames, %lu segments; "
-                    "%lu context descriptors; %lu bad offload requests; %lu own broadcasts dropped\n",
-                    g->dev.name, g->dev.driver, t.csum_offload, t.csum_software, t.tso_frames, t.tso_segments,
-                    t.ctx_descs, t.offload_bad, t.rx_looped);
-            if (g->nvfs)
-                kprintf("  %u VFs: %lu messages, %lu refused, %lu replies lost, %lu resets\n", g->nvfs, v->mbx_rx,
-                        v->mbx_refused, v->mbx_lost, v->vf_resets);
-            if (v->pf_resets)
-                kprintf("  the PF reset %lu times\n", v->pf_resets);
-            continue;
-        }
-        json_obj_begin(&j, 0);
-        json_str(&j, "name", g->dev.name);
-        json_str(&j, "driver", g->dev.driver);
-        json_u64(&j, "vfs", g->nvfs);
-        json_obj_begin(&j, "counters");
-        drvstats_json(&j, &t);
-        if (g->nvfs) {
-            json_u64(&j, "vf-messages", v->mbx_rx);
-            json_u64(&j, "vf-refused", v->mbx_refused);
-            json_u64(&j, "vf-replies-lost", v->mbx_lost);
-            json_u64(&j, "vf-resets", v->vf_resets);
-        }
-        json_u64(&j, "pf-resets", v->pf_resets);
-        json_obj_end(&j);
-        json_arr_begin(&j, "per-queue");
-        for (uint16_t qi = 0; qi < g->pairs; qi++) {
-            json_obj_begin(&j, 0);
-            json_u64(&j, "queue", qi);
-            drvstats_json(&j, &g->q[qi]->ctr);
-            json_obj_end(&j);
-        }
-        json_arr_end(&j);
-        json_obj_end(&j);
-    }
-    if (a->json) {
-        json_arr_end(&j);
-        json_obj_end(&j);
-        cli_json_end(&j);
-    } else if (igb_nports == 0) {
-        kprintf("no igb ports\n");
-    }
-}
-
 /* ---- set-up ---- */
 
 bool igb_wait_reg(struct igb *g, uint32_t reg, uint32_t mask, uint32_t want, uint32_t timeout_us)
@@ -500,36 +412,39 @@ struct igb_queue *igb_queue_alloc(struct pkt_pool *pool)
     return q;
 }
 
-void igb_queue_start(struct igb *g, uint16_t qi, uint32_t rx_base, uint32_t tx_base)
+void igb_queue_start(struct igb *g, uint16_t qi, uint16_t hwq)
 {
     struct igb_queue *q = g->q[qi];
+    const struct igb_layout *l = g->layout;
     uint64_t rx_phys = virt_to_phys((const void *)q->rx), tx_phys = virt_to_phys((const void *)q->tx);
-    igb_wr32(g, rx_base + IGB_Q_DCTL, igb_rd32(g, rx_base + IGB_Q_DCTL) & ~IGB_XDCTL_ENABLE);
-    igb_wr32(g, rx_base + IGB_Q_BAL, (uint32_t)rx_phys);
-    igb_wr32(g, rx_base + IGB_Q_BAH, (uint32_t)(rx_phys >> 32));
-    igb_wr32(g, rx_base + IGB_Q_LEN, IGB_RX_RING * (uint32_t)sizeof(union igb_rx_desc));
+    uint32_t rxdctl = igb_rxq_reg(l, hwq, l->dctl), txdctl = igb_txq_reg(l, hwq, l->dctl);
+    igb_wr32(g, rxdctl, igb_rd32(g, rxdctl) & ~l->xdctl_enable);
+    igb_wr32(g, igb_rxq_reg(l, hwq, l->bal), (uint32_t)rx_phys);
+    igb_wr32(g, igb_rxq_reg(l, hwq, l->bah), (uint32_t)(rx_phys >> 32));
+    igb_wr32(g, igb_rxq_reg(l, hwq, l->len), IGB_RX_RING * (uint32_t)sizeof(union igb_rx_desc));
     /* 2 KiB buffers; DROP_EN: a queue without buffers drops its own
      * frames rather than holding up the others (7.1.3.1). */
-    igb_wr32(g, rx_base + IGB_Q_SRRCTL, (2u << IGB_SRRCTL_BSIZEPKT_SHIFT) | (2u << IGB_SRRCTL_BSIZEHDR_SHIFT) |
-                                            IGB_SRRCTL_DESCTYPE_ADV_ONEBUF | IGB_SRRCTL_DROP_EN);
-    igb_wr32(g, rx_base + IGB_Q_HEAD, 0);
-    igb_wr32(g, rx_base + IGB_Q_TAIL, 0);
-    igb_wr32(g, rx_base + IGB_Q_DCTL, igb_rd32(g, rx_base + IGB_Q_DCTL) | IGB_XDCTL_ENABLE);
-    if (!igb_wait_reg(g, rx_base + IGB_Q_DCTL, IGB_XDCTL_ENABLE, IGB_XDCTL_ENABLE, 10000))
+    igb_wr32(g, igb_rxq_reg(l, hwq, l->srrctl), (2u << IGB_SRRCTL_BSIZEPKT_SHIFT) |
+                                                    (2u << IGB_SRRCTL_BSIZEHDR_SHIFT) |
+                                                    IGB_SRRCTL_DESCTYPE_ADV_ONEBUF | l->srrctl_drop_en);
+    igb_wr32(g, igb_rxq_reg(l, hwq, l->head), 0);
+    igb_wr32(g, igb_rxq_reg(l, hwq, l->tail), 0);
+    igb_wr32(g, rxdctl, igb_rd32(g, rxdctl) | l->xdctl_enable);
+    if (!igb_wait_reg(g, rxdctl, l->xdctl_enable, l->xdctl_enable, 10000))
         kprintf("%s: RX queue %u did not enable\n", g->where, qi);
-    q->rdt = (volatile uint32_t *)(g->regs + rx_base + IGB_Q_TAIL);
+    q->rdt = (volatile uint32_t *)(g->regs + igb_rxq_reg(l, hwq, l->tail));
 
-    igb_wr32(g, tx_base + IGB_Q_BAL, (uint32_t)tx_phys);
-    igb_wr32(g, tx_base + IGB_Q_BAH, (uint32_t)(tx_phys >> 32));
-    igb_wr32(g, tx_base + IGB_Q_LEN, IGB_TX_RING * (uint32_t)sizeof(struct igb_tx_desc));
-    igb_wr32(g, tx_base + IGB_Q_HEAD, 0);
-    igb_wr32(g, tx_base + IGB_Q_TAIL, 0);
+    igb_wr32(g, igb_txq_reg(l, hwq, l->bal), (uint32_t)tx_phys);
+    igb_wr32(g, igb_txq_reg(l, hwq, l->bah), (uint32_t)(tx_phys >> 32));
+    igb_wr32(g, igb_txq_reg(l, hwq, l->len), IGB_TX_RING * (uint32_t)sizeof(struct igb_tx_desc));
+    igb_wr32(g, igb_txq_reg(l, hwq, l->head), 0);
+    igb_wr32(g, igb_txq_reg(l, hwq, l->tail), 0);
     /* WTHRESH 0: each RS descriptor is written back at once; nothing waits
      * for an interrupt to flush them (8.12.13). */
-    igb_wr32(g, tx_base + IGB_Q_DCTL, (igb_rd32(g, tx_base + IGB_Q_DCTL) & ~IGB_XDCTL_WTHRESH_MASK) | IGB_XDCTL_ENABLE);
-    if (!igb_wait_reg(g, tx_base + IGB_Q_DCTL, IGB_XDCTL_ENABLE, IGB_XDCTL_ENABLE, 10000))
+    igb_wr32(g, txdctl, (igb_rd32(g, txdctl) & ~l->txdctl_wthresh_mask) | l->xdctl_enable);
+    if (!igb_wait_reg(g, txdctl, l->xdctl_enable, l->xdctl_enable, 10000))
         kprintf("%s: TX queue %u did not enable\n", g->where, qi);
-    q->tdt = (volatile uint32_t *)(g->regs + tx_base + IGB_Q_TAIL);
+    q->tdt = (volatile uint32_t *)(g->regs + igb_txq_reg(l, hwq, l->tail));
     rx_refill(&g->dev, q, qi);
 }
 
@@ -551,13 +466,4 @@ void igb_queue_drain(struct igb *g, uint16_t qi)
     q->tx_tail = q->tx_clean = q->tx_used = 0;
     q->ctx_next = 0;
     memset(q->ctx, 0, sizeof q->ctx);
-}
-
-void igb_show_add(struct igb *g)
-{
-    if (igb_nports == 0)
-        cli_register("show igb", "show igb [json]", "igb and igbvf ports: TX offloads, VFs and their mailboxes",
-                     cmd_show_igb);
-    if (igb_nports < PORTS_MAX)
-        igb_ports[igb_nports++] = g;
 }

@@ -19,11 +19,10 @@
 #include "drivers/intel/igb_dev.h"
 #include "kernel/console.h"
 #include "kernel/lib.h"
-#include "kernel/ports.h"
 
 #define VF_MAX_FRAME 1522 /* SET_LPE within one buffer: MTU 1500, an 802.1Q tag, the FCS */
 
-static struct igb *pfs[PORTS_MAX]; /* PFs with VFs: igb_sriov_serve */
+static struct igb *pfs[DRIVER_PORTS_MAX]; /* PFs with VFs: igb_sriov_serve */
 static int npfs;
 
 static void rar_set(struct igb *g, uint32_t i, const uint8_t *mac, uint32_t pool)
@@ -53,7 +52,7 @@ uint8_t igb_sriov_enable(struct igb *g, struct pci_dev *pci, uint8_t nvfs)
         pci_enable(vfs[i]); /* the VF's own memory decoding and bus mastering */
         kprintf("%s: VF %d at %02x:%02x.%x\n", g->where, i, vfs[i]->bus, vfs[i]->dev, vfs[i]->fn);
     }
-    if (npfs < PORTS_MAX)
+    if (npfs < DRIVER_PORTS_MAX)
         pfs[npfs++] = g;
     return g->nvfs;
 }
@@ -81,25 +80,6 @@ void igb_sriov_ready(struct igb *g)
     igb_wr32(g, IGB_CTRL_EXT, igb_rd32(g, IGB_CTRL_EXT) | IGB_CTRL_EXT_PFRSTD);
 }
 
-/* Takes the buffer of VF n's mailbox; false while the VF holds it. */
-static bool mbx_lock(struct igb *g, uint32_t n)
-{
-    igb_wr32(g, IGB_P2VMAILBOX(n), IGB_P2V_PFU);
-    return (igb_rd32(g, IGB_P2VMAILBOX(n)) & IGB_P2V_PFU) != 0;
-}
-
-static void mbx_send(struct igb *g, uint32_t n, const uint32_t *w, uint32_t nw)
-{
-    for (int tries = 0; !mbx_lock(g, n); tries++)
-        if (tries == 100) { /* the VF holds it far longer than a message takes */
-            g->sriov.mbx_lost++;
-            return;
-        }
-    for (uint32_t i = 0; i < nw; i++)
-        igb_wr32(g, IGB_VMBMEM(n) + 4 * i, w[i]);
-    igb_wr32(g, IGB_P2VMAILBOX(n), IGB_P2V_STS); /* and PFU released */
-}
-
 /* VF_RESET: its address and pools on, its MAC in the reply. */
 static void vf_reset(struct igb *g, uint32_t n)
 {
@@ -113,7 +93,7 @@ static void vf_reset(struct igb *g, uint32_t n)
     uint32_t w[3] = {IGB_MSG_VF_RESET | IGB_MSG_ACK,
                      (uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24,
                      (uint32_t)m[4] | (uint32_t)m[5] << 8};
-    mbx_send(g, n, w, 3);
+    igb_pf_mbx_send(g, n, w, 3);
 }
 
 /* Whether a message other than VF_RESET is done; what it asks is refused
@@ -145,12 +125,10 @@ static bool vf_request(struct igb *g, uint32_t n, const uint32_t *w)
 static void serve_vf(struct igb *g, uint32_t n)
 {
     uint32_t w[IGB_MBX_WORDS];
-    if (!mbx_lock(g, n))
+    if (!igb_pf_mbx_lock(g, n))
         return; /* asked again next time: the request bit stays set */
     igb_wr32(g, IGB_MBVFICR, 1u << n);
-    for (uint32_t i = 0; i < IGB_MBX_WORDS; i++)
-        w[i] = igb_rd32(g, IGB_VMBMEM(n) + 4 * i);
-    igb_wr32(g, IGB_P2VMAILBOX(n), IGB_P2V_ACK); /* taken; PFU released */
+    igb_pf_mbx_take(g, n, w);
     g->sriov.mbx_rx++;
     if (w[0] & (IGB_MSG_ACK | IGB_MSG_NACK))
         return; /* a reply is not a request */
@@ -167,7 +145,7 @@ static void serve_vf(struct igb *g, uint32_t n)
         reply |= IGB_MSG_NACK | IGB_MSG_CTS;
         g->sriov.mbx_refused++;
     }
-    mbx_send(g, n, &reply, 1);
+    igb_pf_mbx_send(g, n, &reply, 1);
 }
 
 void igb_sriov_serve(void)

@@ -19,99 +19,29 @@
 #include "lib/fmt.h"
 #include "kernel/kalloc.h"
 #include "kernel/lib.h"
-#include "kernel/ports.h"
 #include "kernel/random.h"
 #include "kernel/time.h"
 
-#define MBX_WAIT_US 1000000u  /* for the PF's answer (Linux igbvf: 1 s) */
 #define PF_UP_WAIT_US 2000000u /* for RSTI to clear after our reset */
 
 struct igbvf {
     struct igb g;          /* first: the data path's view */
-    uint32_t v2p;          /* V2PMAILBOX's read-to-clear bits seen, not yet taken */
     bool restart;          /* the PF was reset: start over once it answers */
     uint64_t retry_ns;     /* not before: a PF that does not answer costs a wait a second */
 };
 
+/* The VF's BAR0: its one queue, its side of the mailbox. */
+static const struct igb_layout igbvf_layout = {
+    .rxq = IGBVF_RXQ0, .txq = IGBVF_TXQ0,
+    IGB_82576_QUEUE_LAYOUT,
+    .mbx = IGBVF_V2PMAILBOX, .mbmem = IGBVF_VMBMEM,
+};
+
 static struct igbvf *to_vf(struct netdev *dev) { return dev->priv; }
 
-bool igbvf_match(const struct pci_dev *pci)
+static bool igbvf_match(const struct pci_dev *pci)
 {
     return pci->vendor == IGB_VENDOR_INTEL && pci->device == IGB_DEVICE_82576_VF;
-}
-
-/* ---- the mailbox (VF side) ---- */
-
-/* PFSTS, PFACK and RSTD clear when read: kept until taken. */
-static uint32_t v2p_read(struct igbvf *v)
-{
-    uint32_t r = igb_rd32(&v->g, IGBVF_V2PMAILBOX);
-    v->v2p |= r & (IGB_V2P_PFSTS | IGB_V2P_PFACK | IGB_V2P_RSTD);
-    return r | v->v2p;
-}
-
-static bool v2p_take(struct igbvf *v, uint32_t bit)
-{
-    if (!(v2p_read(v) & bit))
-        return false;
-    v->v2p &= ~bit;
-    return true;
-}
-
-/* Bounded wait for bit; a PF of this kernel's answers meanwhile. */
-static bool mbx_wait(struct igbvf *v, uint32_t bit)
-{
-    for (uint32_t us = 0; us < MBX_WAIT_US; us += 10) {
-        if (v2p_take(v, bit))
-            return true;
-        igb_sriov_serve();
-        time_delay_us(10);
-    }
-    return false;
-}
-
-static bool mbx_lock(struct igbvf *v)
-{
-    for (uint32_t us = 0; us < MBX_WAIT_US; us += 10) {
-        igb_wr32(&v->g, IGBVF_V2PMAILBOX, IGB_V2P_VFU);
-        if (v2p_read(v) & IGB_V2P_VFU)
-            return true;
-        igb_sriov_serve();
-        time_delay_us(10);
-    }
-    return false;
-}
-
-/* Sends w[0..n) and waits for the PF to take it (PFACK). */
-static bool mbx_send(struct igbvf *v, const uint32_t *w, uint32_t n)
-{
-    if (!mbx_lock(v))
-        return false;
-    v->v2p &= ~(uint32_t)(IGB_V2P_PFSTS | IGB_V2P_PFACK); /* stale: the buffer is ours now */
-    for (uint32_t i = 0; i < n; i++)
-        igb_wr32(&v->g, IGBVF_VMBMEM + 4 * i, w[i]);
-    igb_wr32(&v->g, IGBVF_V2PMAILBOX, IGB_V2P_REQ); /* and VFU released */
-    return mbx_wait(v, IGB_V2P_PFACK);
-}
-
-/* Waits for the PF's message and reads w[0..n). */
-static bool mbx_recv(struct igbvf *v, uint32_t *w, uint32_t n)
-{
-    if (!mbx_wait(v, IGB_V2P_PFSTS) || !mbx_lock(v))
-        return false;
-    for (uint32_t i = 0; i < n; i++)
-        w[i] = igb_rd32(&v->g, IGBVF_VMBMEM + 4 * i);
-    igb_wr32(&v->g, IGBVF_V2PMAILBOX, IGB_V2P_ACK); /* and VFU released */
-    return true;
-}
-
-/* A request and its reply, in w; true when the PF acknowledged it. */
-static bool mbx_call(struct igbvf *v, uint32_t *w, uint32_t nsend, uint32_t nrecv)
-{
-    uint32_t id = w[0] & IGB_MSG_ID_MASK;
-    if (!mbx_send(v, w, nsend) || !mbx_recv(v, w, nrecv))
-        return false;
-    return (w[0] & IGB_MSG_ID_MASK) == id && (w[0] & IGB_MSG_ACK);
 }
 
 /* ---- reset and bring-up ---- */
@@ -125,16 +55,17 @@ static bool vf_reset(struct igbvf *v)
     igb_wr32(g, IGBVF_EIMC, 0x7); /* the VF's three vectors: polled, none wanted */
     igb_wr32(g, IGBVF_CTRL, IGB_CTRL_RST);
     time_delay_us(1000);
-    v->v2p = 0;
+    g->mbx_seen = 0;
     bool up = false;
     for (uint32_t us = 0; us < PF_UP_WAIT_US && !up; us += 100) {
-        up = !(v2p_read(v) & IGB_V2P_RSTI);
+        up = !(igb_vf_mbx_read(g) & IGB_V2P_RSTI);
         if (!up)
             time_delay_us(100);
     }
-    v->v2p = 0;
+    g->mbx_seen = 0;
     uint32_t w[3] = {IGB_MSG_VF_RESET};
-    if (!up || !mbx_send(v, w, 1) || !mbx_recv(v, w, 3) || (w[0] & IGB_MSG_ID_MASK) != IGB_MSG_VF_RESET) {
+    if (!up || !igb_vf_mbx_send(g, w, 1) || !igb_vf_mbx_recv(g, w, 3) ||
+        (w[0] & IGB_MSG_ID_MASK) != IGB_MSG_VF_RESET) {
         kprintf("%s: the PF did not answer its reset (%s)\n", g->where, up ? "mailbox" : "PF in reset");
         return false;
     }
@@ -152,7 +83,7 @@ static bool vf_reset(struct igbvf *v)
     w[0] = IGB_MSG_SET_MAC;
     w[1] = (uint32_t)mac[0] | (uint32_t)mac[1] << 8 | (uint32_t)mac[2] << 16 | (uint32_t)mac[3] << 24;
     w[2] = (uint32_t)mac[4] | (uint32_t)mac[5] << 8;
-    if (!mbx_call(v, w, 3, 1)) {
+    if (!igb_vf_mbx_call(g, w, 3, 1)) {
         kprintf("%s: the PF assigned no MAC and refused ours\n", g->where);
         return false;
     }
@@ -165,11 +96,11 @@ static bool vf_reset(struct igbvf *v)
 static void vf_requests(struct igbvf *v)
 {
     uint32_t w[2] = {IGB_MSG_SET_PROMISC | IGB_MSG_PROMISC_MULTICAST};
-    if (!mbx_call(v, w, 1, 1))
+    if (!igb_vf_mbx_call(&v->g, w, 1, 1))
         kprintf("%s: the PF refused multicast: IPv6 neighbour discovery may fail\n", v->g.where);
     w[0] = IGB_MSG_SET_LPE;
     w[1] = 1522;
-    if (!mbx_call(v, w, 2, 1))
+    if (!igb_vf_mbx_call(&v->g, w, 2, 1))
         kprintf("%s: the PF refused 1522-byte frames\n", v->g.where);
 }
 
@@ -180,7 +111,7 @@ static bool vf_start(struct igbvf *v)
     vf_requests(v);
     igb_queue_drain(&v->g, 0); /* what the dead rings held meanwhile (nothing at probe) */
     v->g.q[0]->rx_drop_looped = true; /* VMDq loopback: a PF like Linux's turns it on */
-    igb_queue_start(&v->g, 0, IGBVF_RXQ0, IGBVF_TXQ0);
+    igb_queue_start(&v->g, 0, 0);
     return true;
 }
 
@@ -189,14 +120,14 @@ static bool vf_start(struct igbvf *v)
 static void igbvf_poll_status(struct netdev *dev)
 {
     struct igbvf *v = to_vf(dev);
-    uint32_t m = v2p_read(v);
+    uint32_t m = igb_vf_mbx_read(&v->g);
     if ((m & (IGB_V2P_RSTI | IGB_V2P_RSTD)) && !v->restart) {
         v->g.sriov.pf_resets++;
         kprintf("%s: the PF was reset; starting over\n", dev->name);
         v->restart = true;
     }
     if (v->restart) {
-        ports_note_link(dev, false);
+        netdev_set_link(dev, false);
         uint64_t now = time_now_ns();
         if ((m & IGB_V2P_RSTI) || now < v->retry_ns)
             return; /* still resetting: next time */
@@ -206,11 +137,11 @@ static void igbvf_poll_status(struct netdev *dev)
         }
         v->restart = false;
     }
-    if (v2p_take(v, IGB_V2P_PFSTS)) { /* unasked (Linux's PF_CONTROL_MSG): taken, so the mailbox is free */
-        if (mbx_lock(v))
-            igb_wr32(&v->g, IGBVF_V2PMAILBOX, IGB_V2P_ACK);
+    if (igb_vf_mbx_take(&v->g, IGB_V2P_PFSTS)) { /* unasked (Linux's PF_CONTROL_MSG): taken, so the mailbox is free */
+        if (igb_vf_mbx_lock(&v->g))
+            igb_wr32(&v->g, igb_mbx_reg(v->g.layout, 0), IGB_V2P_ACK);
     }
-    ports_note_link(dev, (igb_rd32(&v->g, IGBVF_STATUS) & IGB_STATUS_LU) != 0);
+    netdev_set_link(dev, (igb_rd32(&v->g, IGBVF_STATUS) & IGB_STATUS_LU) != 0);
 }
 
 static const struct netdev_ops igbvf_ops = {
@@ -219,12 +150,13 @@ static const struct netdev_ops igbvf_ops = {
     .poll_status = igbvf_poll_status,
 };
 
-struct netdev *igbvf_probe(struct pci_dev *pci, struct pkt_pool **pools)
+static struct netdev *igbvf_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)
 {
     struct igbvf *v = kalloc(sizeof *v);
     struct igb *g = &v->g;
     struct netdev *dev = &g->dev;
     fmt_snprintf(g->where, sizeof g->where, "igbvf %02x:%02x.%x", pci->bus, pci->dev, pci->fn);
+    g->layout = &igbvf_layout;
     g->regs = pci_map_bar(pci, 0);
     if (!g->regs)
         return NULL;
@@ -247,3 +179,12 @@ struct netdev *igbvf_probe(struct pci_dev *pci, struct pkt_pool **pools)
     kprintf("%s: %u RX / %u TX descriptors, one queue pair\n", g->where, IGB_RX_RING, IGB_TX_RING);
     return dev;
 }
+
+static const struct nic_driver_cmd igbvf_cmds[] = {IGB_CMD_SHOW};
+
+const struct nic_driver igbvf_driver = {
+    .name = "igbvf",
+    .match = igbvf_match,
+    .probe = igbvf_probe,
+    NIC_DRIVER_CMDS(igbvf_cmds),
+};

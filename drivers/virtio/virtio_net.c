@@ -7,104 +7,17 @@
  * copies. Split or packed virtqueues, whichever the device offers (packed
  * when it offers both: VIRTIO_F_RING_PACKED, 2.8). Bursts: one store that
  * publishes them (avail->idx, or the first descriptor's flags) and at most
- * one doorbell each. */
+ * one doorbell each. The bursts are virtio_net_rxtx.c's; this file brings
+ * the device up, follows its status, resets it, and is the driver's table
+ * entry (probe, `debug virtio-break`, what `show interfaces` adds). */
 #include "virtio_net.h"
 
-#include <stdatomic.h>
-
-#include "drivers/virtio/virtio_pci.h"
+#include "drivers/virtio/virtio_net_dev.h"
 #include "kernel/console.h"
 #include "kernel/kalloc.h"
 #include "kernel/lib.h"
 #include "kernel/memmap.h"
-#include "kernel/percpu.h"
-#include "kernel/ports.h"
 #include "kernel/time.h"
-#include "net/core/csum.h"
-
-#define F_CSUM (1ull << 0)
-#define F_GUEST_CSUM (1ull << 1)
-#define F_MTU (1ull << 3)
-#define F_MAC (1ull << 5)
-#define F_HOST_TSO4 (1ull << 11)
-#define F_HOST_TSO6 (1ull << 12)
-#define F_MRG_RXBUF (1ull << 15)
-#define F_STATUS (1ull << 16)
-#define F_CTRL_VQ (1ull << 17)
-#define F_MQ (1ull << 22)
-#define F_RSS (1ull << 60)
-
-enum {
-    HDR_F_NEEDS_CSUM = 1,
-    HDR_F_DATA_VALID = 2,
-    GSO_NONE = 0,
-    GSO_TCPV4 = 1,
-    GSO_TCPV6 = 4,
-    CFG_MAC = 0,
-    CFG_STATUS = 6,
-    CFG_MAX_PAIRS = 8,
-    CFG_MTU = 10,
-    STATUS_LINK_UP = 1,
-    CTRL_MQ = 4,
-    CTRL_MQ_VQ_PAIRS_SET = 0,
-    CTRL_MQ_RSS_CONFIG = 1,
-    CFG_RSS_MAX_KEY = 17,
-    CFG_RSS_MAX_RETA = 18,
-    CFG_RSS_HASH_TYPES = 20,
-    HASH_IPV4 = 1 << 0,
-    HASH_TCPV4 = 1 << 1,
-    HASH_UDPV4 = 1 << 2,
-    HASH_IPV6 = 1 << 3,
-    HASH_TCPV6 = 1 << 4,
-    HASH_UDPV6 = 1 << 5,
-    CTRL_OK = 0,
-    REFILL_BATCH = 32,
-    TX_KICK_BATCH = 32,         /* frames worth a doorbell at once */
-};
-#define TX_KICK_DELAY_NS 100000ull /* the longest a published frame waits (DPDK's usual TX drain) */
-#define TX_CHAIN_MAX 64 /* descriptors of one TX frame (a TSO frame of 44 buffers fits) */
-#define CTRL_BUF_LEN 512 /* a control command and its ack: the RSS one is 309 bytes */
-#define CTRL_ACK_OFF 448
-
-struct virtio_net_hdr {
-    uint8_t flags, gso_type;
-    uint16_t hdr_len, gso_size, csum_start, csum_offset, num_buffers;
-};
-_Static_assert(sizeof(struct virtio_net_hdr) == 12, "virtio 5.1.6");
-
-struct vnet_queue {
-    struct virtqueue rx, tx;
-    struct pkt_pool *pool;
-    uint16_t refill_at; /* refill once this many RX descriptors are free */
-    uint16_t rx_skip;   /* buffers still to come of a frame being dropped */
-    uint32_t phase;     /* the vnet phase this queue's owner last acted on */
-    /* TX doorbell deferred (see tx_kick_maybe): the device asked for one,
-     * tx_unkicked frames wait for it since tx_defer_ns. */
-    bool tx_need_kick;
-    uint16_t tx_unkicked;
-    uint64_t tx_defer_ns;
-} __attribute__((aligned(64)));
-
-struct vnet {
-    struct netdev dev;
-    struct virtio_pci vp;
-    struct vnet_queue *q[NETDEV_MAX_QUEUES];
-    struct virtqueue ctrl;
-    uint8_t *ctrl_buf;
-    uint16_t max_pairs, pairs;
-    bool rss; /* flows spread by our key and table (else the device's way) */
-    bool rss_tcp6; /* ... with TCP/IPv6's ports in the hash */
-    /* Device reset (3.1, 2.1.2 DEVICE_NEEDS_RESET), without locks: core 0
-     * sees the status and moves phase to DRAINING; each queue's owner, at
-     * its next burst, frees what its rings hold (its own pool's buffers)
-     * and counts itself in `drained`; when all have, core 0 resets and
-     * restarts the device and moves phase to RUNNING + 1; owners then
-     * refill and go on. Phases: even = running, odd = draining. */
-    _Atomic uint32_t phase;
-    _Atomic uint32_t drained;
-    uint64_t drain_since_ns, resets;
-    bool restart_failed; /* said once */
-};
 
 /* ACCESS_PLATFORM (6.1): the device sees memory through the platform's
  * translation; we program no IOMMU, so bus addresses are physical ones, and
@@ -121,245 +34,12 @@ static const uint8_t rss_key[NETDEV_RSS_KEY_LEN] = {
     0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
 };
 
-bool virtio_net_match(const struct pci_dev *pci)
+static bool virtio_net_match(const struct pci_dev *pci)
 {
     return pci->vendor == VIRTIO_VENDOR &&
            (pci->device == VIRTIO_NET_DEVICE_MODERN || pci->device == VIRTIO_NET_DEVICE_TRANSITIONAL);
 }
 
-static struct vnet *to_vnet(struct netdev *dev) { return dev->priv; }
-
-/* RX buffers: the device writes header + frame so the frame starts at the
- * buffer's normal data offset. */
-static bool rx_post(struct virtqueue *vq, struct pkt *p)
-{
-    return vq_add(vq, p, pkt_data_phys(p) - sizeof(struct virtio_net_hdr),
-                  (uint32_t)(sizeof(struct virtio_net_hdr) + PKT_DATA_ROOM), true);
-}
-
-static void rx_refill(struct netdev *dev, struct vnet_queue *q, uint16_t qi)
-{
-    struct pkt *fresh[REFILL_BATCH];
-    while (q->rx.nfree) {
-        uint32_t want = q->rx.nfree < REFILL_BATCH ? q->rx.nfree : REFILL_BATCH;
-        uint32_t got = pkt_alloc_bulk(q->pool, fresh, want);
-        for (uint32_t i = 0; i < got; i++)
-            rx_post(&q->rx, fresh[i]);
-        if (got < want) {
-            dev->stats[qi].rx_no_buf += want - got;
-            break;
-        }
-    }
-    dev->stats[qi].rx_doorbells += (uint64_t)vq_kick(&q->rx);
-}
-
-/* Translates the RX header of a frame of len bytes into buffer metadata;
- * false to drop. A partial checksum must lie inside the frame: the stack
- * may complete it (csum_pkt_finish) where the frame goes out. */
-static bool rx_header(struct pkt *p, const struct virtio_net_hdr *h, uint32_t len)
-{
-    if (h->flags & HDR_F_NEEDS_CSUM) {
-        /* From the host with its checksum left to us (5.1.6.4.1): the data
-         * is sound; keep the partial checksum for whoever sends it on. */
-        if ((uint32_t)h->csum_start + h->csum_offset + 2 > len)
-            return false;
-        p->flags |= PKT_RX_L4_CSUM_OK | PKT_TX_L4_CSUM;
-        p->csum_start = h->csum_start;
-        p->csum_offset = h->csum_offset;
-    } else if (h->flags & HDR_F_DATA_VALID) {
-        p->flags |= PKT_RX_L4_CSUM_OK;
-    }
-    return true;
-}
-
-static void release_ring(struct virtqueue *vq)
-{
-    for (uint16_t id = 0; id < vq->size; id++)
-        if (vq->slot[id]) {
-            pkt_free_frame(vq->slot[id]);
-            vq->slot[id] = NULL;
-        }
-}
-
-/* The owner's side of a reset: false while the queue must not be used. */
-static bool queue_usable(struct vnet *v, struct vnet_queue *q, uint16_t qi)
-{
-    uint32_t phase = atomic_load_explicit(&v->phase, memory_order_acquire);
-    if (__builtin_expect(phase == q->phase, 1))
-        return !(phase & 1);
-    q->phase = phase;
-    if (phase & 1) { /* draining: give back every buffer the rings hold */
-        release_ring(&q->rx);
-        release_ring(&q->tx);
-        atomic_fetch_add_explicit(&v->drained, 1, memory_order_release);
-        return false;
-    }
-    q->tx_need_kick = false;
-    q->tx_unkicked = 0;
-    q->rx_skip = 0;
-    rx_refill(&v->dev, q, qi); /* restarted: the rings are new and empty */
-    return true;
-}
-
-/* The TX doorbell, adaptively batched. Frames are published (avail->idx)
- * at every burst, so a device that is busy sending picks them up without
- * one. When the device has asked for a doorbell, it is rung once
- * TX_KICK_BATCH frames wait, once the oldest has waited TX_KICK_DELAY_NS,
- * or as soon as this queue's owner polls RX in a loop pass that has found
- * no work so far (kernel/loop.h): under load one doorbell covers many
- * bursts, and a quiet loop costs no latency. */
-static void tx_kick_maybe(struct netdev *dev, struct vnet_queue *q, uint16_t qi, bool idle)
-{
-    if (!q->tx_need_kick)
-        return;
-    if (!idle && q->tx_unkicked < TX_KICK_BATCH && time_now_ns() - q->tx_defer_ns < TX_KICK_DELAY_NS)
-        return;
-    *q->tx.notify = q->tx.notify_value;
-    q->tx.doorbells++;
-    dev->stats[qi].tx_doorbells++;
-    q->tx_need_kick = false;
-    q->tx_unkicked = 0;
-}
-
-static uint16_t vnet_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)
-{
-    struct vnet_queue *q = to_vnet(dev)->q[qi];
-    struct netdev_qstats *st = &dev->stats[qi];
-    if (!queue_usable(to_vnet(dev), q, qi))
-        return 0;
-    uint16_t got = 0;
-    uint64_t bytes = 0;
-    uint32_t len;
-    struct pkt *p;
-    vq_used_begin(&q->rx);
-    while (got < n && (p = vq_next_used(&q->rx, &len)) != NULL) {
-        const struct virtio_net_hdr *h = (const void *)(p->data - sizeof *h);
-        if (__builtin_expect(q->rx_skip != 0, 0)) { /* the rest of a frame dropped below */
-            q->rx_skip--;
-            pkt_free(p);
-            continue;
-        }
-        /* A frame larger than a buffer (a jumbo frame from a host with a
-         * larger MTU) comes in num_buffers buffers, the header in the first
-         * only (5.1.6.4, MRG_RXBUF): all of them go, once counted. */
-        if (len - (sizeof *h + 14) > PKT_DATA_ROOM - 14 || h->num_buffers > 1 ||
-            !rx_header(p, h, len - (uint32_t)sizeof *h)) {
-            if (len >= sizeof *h && h->num_buffers > 1 && (to_vnet(dev)->vp.features & F_MRG_RXBUF))
-                q->rx_skip = (uint16_t)(h->num_buffers - 1);
-            st->rx_error++;
-            pkt_free(p);
-            continue;
-        }
-        p->len = (uint16_t)(len - sizeof *h);
-        p->port = dev->index;
-        p->queue = qi;
-        bytes += p->len;
-        pkts[got++] = p;
-    }
-    if (q->rx.nfree >= q->refill_at)
-        rx_refill(dev, q, qi);
-    tx_kick_maybe(dev, q, qi, got == 0 && percpu_self()->work == 0);
-    netdev_count_rx(st, got, bytes);
-    return got;
-}
-
-static void tx_reclaim(struct virtqueue *tx)
-{
-    uint32_t len;
-    struct pkt *p;
-    vq_used_begin(tx);
-    while ((p = vq_next_used(tx, &len)) != NULL)
-        pkt_free_frame(p);
-}
-
-/* A frame over several buffers (a TSO frame, PKT_F_CHAIN) as one chain of
- * descriptors, the virtio-net header in front of the first (virtio 1.2,
- * 5.1.6.2: the device takes the chain as one packet). False when the ring
- * lacks the room. */
-static bool tx_add_chain(struct virtqueue *tx, struct pkt *p)
-{
-    uint64_t addr[TX_CHAIN_MAX];
-    uint32_t len[TX_CHAIN_MAX];
-    uint16_t n = 0;
-    for (struct pkt *e = p;; e = e->next) {
-        if (n == TX_CHAIN_MAX)
-            return false;
-        addr[n] = pkt_data_phys(e);
-        len[n++] = e->len;
-        if (!(e->flags & PKT_F_CHAIN))
-            break;
-    }
-    return vq_add_chain(tx, p, addr, len, n, 0);
-}
-
-/* Fills the TX header (h sits just before the frame) from the buffer's
- * offload requests. */
-static void tx_header(const struct pkt *p, struct virtio_net_hdr *h)
-{
-    *h = (struct virtio_net_hdr){0};
-    if (!(p->flags & (PKT_TX_L4_CSUM | PKT_TX_TSO4 | PKT_TX_TSO6)))
-        return;
-    h->flags = HDR_F_NEEDS_CSUM;
-    h->csum_start = p->csum_start;
-    h->csum_offset = p->csum_offset;
-    if (p->tso_mss && (p->flags & (PKT_TX_TSO4 | PKT_TX_TSO6))) {
-        const uint8_t *tcp = (const uint8_t *)(h + 1) + p->csum_start;
-        h->gso_type = (p->flags & PKT_TX_TSO4) ? GSO_TCPV4 : GSO_TCPV6;
-        h->gso_size = p->tso_mss;
-        h->hdr_len = (uint16_t)(p->csum_start + (tcp[12] >> 4) * 4); /* through the TCP header */
-    }
-}
-
-static uint16_t vnet_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)
-{
-    struct vnet *v = to_vnet(dev);
-    struct vnet_queue *q = v->q[qi];
-    struct netdev_qstats *st = &dev->stats[qi];
-    bool hw_csum = (v->vp.features & F_CSUM) != 0;
-    if (!queue_usable(v, q, qi))
-        return 0;
-    if (q->tx.nfree < n)
-        tx_reclaim(&q->tx);
-    uint16_t sent = 0;
-    uint64_t bytes = 0;
-    for (; sent < n && q->tx.nfree; sent++) {
-        struct pkt *p = pkts[sent];
-        if ((p->flags & PKT_TX_L4_CSUM) && !hw_csum)
-            csum_pkt_finish(p); /* the device will not: do it here */
-        uint32_t frame_len = p->len;
-        if (p->flags & PKT_F_CHAIN) {
-            frame_len = pkt_frame_len(p);
-            if (q->tx.nfree < TX_CHAIN_MAX)
-                tx_reclaim(&q->tx);
-        }
-        struct virtio_net_hdr *h = (struct virtio_net_hdr *)pkt_push(p, sizeof *h);
-        if (!h) { /* no headroom: not with our pools */
-            st->tx_error++;
-            break;
-        }
-        tx_header(p, h);
-        if (!(p->flags & PKT_F_CHAIN)) {
-            vq_add(&q->tx, p, pkt_data_phys(p), p->len, false);
-        } else if (!tx_add_chain(&q->tx, p)) {
-            pkt_pull(p, sizeof *h); /* the caller drops it, or sends it again */
-            break;
-        }
-        bytes += frame_len;
-    }
-    if (sent) {
-        if (vq_publish(&q->tx) && !q->tx_need_kick) {
-            q->tx_need_kick = true;
-            q->tx_defer_ns = time_now_ns();
-        }
-        q->tx_unkicked = (uint16_t)(q->tx_unkicked + sent);
-        tx_kick_maybe(dev, q, qi, false);
-        st->tx_packets += sent;
-        st->tx_bytes += bytes;
-        st->tx_batches++;
-    }
-    st->tx_full += (uint64_t)(n - sent);
-    return sent;
-}
 
 static void reset_step(struct vnet *v, uint8_t status);
 
@@ -376,7 +56,7 @@ static void vnet_poll_status(struct netdev *dev)
         virtio_pci_read_cfg(&v->vp, CFG_STATUS, &s, sizeof s);
         up = s & STATUS_LINK_UP;
     }
-    ports_note_link(dev, up);
+    netdev_set_link(dev, up);
 }
 
 static int rss_config(struct vnet *v, uint16_t pairs);
@@ -398,11 +78,25 @@ static int vnet_limit_queues(struct netdev *dev, uint16_t n)
     return 0;
 }
 
+/* `show interfaces`: the features negotiated and the ring layout. */
+static void vnet_info(const struct netdev *dev, struct netdev_info *out)
+{
+    uint64_t f = ((const struct vnet *)dev->priv)->vp.features;
+    bool packed = (f & VIRTIO_F_RING_PACKED) != 0;
+    out->note = packed ? " (packed ring)" : "";
+    out->nfields = 2;
+    out->field[0].key = "virtio-features";
+    out->field[0].num = f;
+    out->field[1].key = "virtio-ring";
+    out->field[1].str = packed ? "packed" : "split";
+}
+
 static const struct netdev_ops vnet_ops = {
     .rx_burst = vnet_rx_burst,
     .tx_burst = vnet_tx_burst,
     .poll_status = vnet_poll_status,
     .limit_queues = vnet_limit_queues,
+    .info = vnet_info,
 };
 
 /* Ring memory is allocated once and reused, zeroed, by a restart. 0, or
@@ -558,7 +252,7 @@ static void reset_step(struct vnet *v, uint8_t status)
         if (!(status & VIRTIO_STATUS_NEEDS_RESET))
             return;
         kprintf("%s: device needs reset (status 0x%x); port down while it restarts\n", dev->name, status);
-        dev->link_up = false;
+        dev->link_up = false; /* said just above: no link line */
         atomic_store_explicit(&v->drained, 0, memory_order_relaxed);
         v->drain_since_ns = now;
         atomic_store_explicit(&v->phase, phase + 1, memory_order_release);
@@ -588,7 +282,8 @@ static void reset_step(struct vnet *v, uint8_t status)
     kprintf("%s: device restarted (reset %lu)\n", dev->name, v->resets);
 }
 
-struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools)
+static struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools,
+                                       uint8_t nvfs)
 {
     struct vnet *v = kalloc(sizeof *v);
     struct netdev *dev = &v->dev;
@@ -598,7 +293,7 @@ struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, struct 
     for (uint16_t i = 0; i < v->pairs; i++) {
         v->q[i]->pool = pools[i];
         dev->rx_pool[i] = pools[i];
-        rx_refill(dev, v->q[i], i);
+        vnet_rx_refill(dev, v->q[i], i);
     }
     if (f & F_MAC)
         virtio_pci_read_cfg(&v->vp, CFG_MAC, dev->mac, 6);
@@ -625,7 +320,7 @@ struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, struct 
  * device must treat as fatal (2.7.13, 2.8.20: virtio 1.x devices then set
  * DEVICE_NEEDS_RESET): the reset path's test. Console core only, where
  * queue 0 is polled by the same loop. */
-void virtio_net_break(struct netdev *dev)
+static bool cmd_debug_break(struct netdev *dev, const struct cli_args *a)
 {
     struct virtqueue *tx = &to_vnet(dev)->q[0]->tx;
     if (tx->packed) {
@@ -645,6 +340,17 @@ void virtio_net_break(struct netdev *dev)
         tx->kicked_avail = tx->next_avail;
     }
     *tx->notify = tx->notify_value;
+    return true;
 }
 
-uint64_t virtio_net_features(const struct netdev *dev) { return ((const struct vnet *)dev->priv)->vp.features; }
+static const struct nic_driver_cmd vnet_cmds[] = {
+    {.words = "debug virtio-break", .usage = "debug virtio-break PORT", .help = "make a virtio-net device need a reset",
+     .port_fn = cmd_debug_break, .port_hint = "a virtio-net port"},
+};
+
+const struct nic_driver virtio_net_driver = {
+    .name = "virtio-net",
+    .match = virtio_net_match,
+    .probe = virtio_net_probe,
+    NIC_DRIVER_CMDS(vnet_cmds),
+};

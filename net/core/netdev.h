@@ -46,6 +46,20 @@ struct netdev_qstats {
 
 struct netdev;
 
+/* What a driver adds to `show interfaces` of a port (kernel/ports.c):
+ * a note after the driver's name in the text, and fields of its own in
+ * the JSON, after "queues". A field is a number unless str is set. */
+#define NETDEV_INFO_FIELDS 4
+struct netdev_info {
+    const char *note; /* " (packed ring)" */
+    int nfields;
+    struct {
+        const char *key;
+        const char *str;
+        uint64_t num;
+    } field[NETDEV_INFO_FIELDS];
+};
+
 struct netdev_ops {
     uint16_t (*rx_burst)(struct netdev *dev, uint16_t queue, struct pkt **pkts, uint16_t n);
     uint16_t (*tx_burst)(struct netdev *dev, uint16_t queue, struct pkt **pkts, uint16_t n);
@@ -54,13 +68,15 @@ struct netdev_ops {
     /* Optional, before the loops run: steer every flow to queues [0, n)
      * only (n < nqueues), nqueues becoming n. 0, or -1 when it cannot. */
     int (*limit_queues)(struct netdev *dev, uint16_t n);
+    /* Optional: fills what the driver adds to `show interfaces`. */
+    void (*info)(const struct netdev *dev, struct netdev_info *out);
 };
 
 struct netdev {
     char name[16];             /* eth0, eth1, ... in PCI order */
     const char *driver;        /* "virtio-net", "igb", ... */
     uint8_t mac[6];
-    bool link_up;
+    bool link_up;              /* the driver's status poll sets it with netdev_set_link */
     uint16_t mtu;
     uint32_t offloads;         /* NETDEV_OFF_* */
     uint16_t nqueues;          /* queue pairs in use */
@@ -74,7 +90,19 @@ struct netdev {
     uint8_t rss_key[NETDEV_RSS_KEY_LEN];
     uint16_t rss_reta[NETDEV_RSS_RETA_LEN];
     struct netdev_qstats stats[NETDEV_MAX_QUEUES];
+    /* The port's owner (kernel/ports.c) hears of link changes here, set
+     * once the port is named: none while probing. */
+    void (*link_changed)(struct netdev *dev);
 };
+
+/* The driver saw the link up or down: the owner hears when it changed. */
+static inline void netdev_set_link(struct netdev *dev, bool up)
+{
+    bool was = dev->link_up;
+    dev->link_up = up;
+    if (up != was && dev->link_changed)
+        dev->link_changed(dev);
+}
 
 static inline uint16_t netdev_rx_burst(struct netdev *dev, uint16_t q, struct pkt **pkts, uint16_t n)
 {

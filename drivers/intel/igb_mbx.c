@@ -1,0 +1,111 @@
+/* drivers/intel/igb_mbx.c: the PF-VF mailbox of the 82576 (the
+ * datasheet's virtualization chapter), both ends, as register moves only:
+ * what the messages mean is igb_sriov.c's (the PF answering) and igbvf.c's
+ * (the VF asking), in Linux igb's protocol (igb_regs.h, IGB_MSG_*). Each
+ * VF has one buffer of IGB_MBX_WORDS words and a control register on each
+ * side; whoever writes the buffer first holds it (PFU, VFU). Where they
+ * lie is the device's struct igb_layout, so a device with the same
+ * protocol elsewhere in its BAR (the 82599) reuses this file. */
+#include "drivers/intel/igb_dev.h"
+
+#include "kernel/time.h"
+
+#define MBX_WAIT_US 1000000u /* for the PF's answer (Linux igbvf: 1 s) */
+
+/* ---- the PF's end: VF n's mailbox ---- */
+
+bool igb_pf_mbx_lock(struct igb *g, uint32_t n)
+{
+    igb_wr32(g, igb_mbx_reg(g->layout, n), IGB_P2V_PFU);
+    return (igb_rd32(g, igb_mbx_reg(g->layout, n)) & IGB_P2V_PFU) != 0;
+}
+
+void igb_pf_mbx_take(struct igb *g, uint32_t n, uint32_t *w)
+{
+    for (uint32_t i = 0; i < IGB_MBX_WORDS; i++)
+        w[i] = igb_rd32(g, igb_mbmem_reg(g->layout, n, i));
+    igb_wr32(g, igb_mbx_reg(g->layout, n), IGB_P2V_ACK); /* taken; PFU released */
+}
+
+void igb_pf_mbx_send(struct igb *g, uint32_t n, const uint32_t *w, uint32_t nw)
+{
+    for (int tries = 0; !igb_pf_mbx_lock(g, n); tries++)
+        if (tries == 100) { /* the VF holds it far longer than a message takes */
+            g->sriov.mbx_lost++;
+            return;
+        }
+    for (uint32_t i = 0; i < nw; i++)
+        igb_wr32(g, igb_mbmem_reg(g->layout, n, i), w[i]);
+    igb_wr32(g, igb_mbx_reg(g->layout, n), IGB_P2V_STS); /* and PFU released */
+}
+
+/* ---- the VF's end ---- */
+
+/* PFSTS, PFACK and RSTD clear when read: kept until taken. */
+uint32_t igb_vf_mbx_read(struct igb *g)
+{
+    uint32_t r = igb_rd32(g, igb_mbx_reg(g->layout, 0));
+    g->mbx_seen |= r & (IGB_V2P_PFSTS | IGB_V2P_PFACK | IGB_V2P_RSTD);
+    return r | g->mbx_seen;
+}
+
+bool igb_vf_mbx_take(struct igb *g, uint32_t bit)
+{
+    if (!(igb_vf_mbx_read(g) & bit))
+        return false;
+    g->mbx_seen &= ~bit;
+    return true;
+}
+
+/* Bounded wait for bit; a PF of this kernel's answers meanwhile. */
+static bool vf_wait(struct igb *g, uint32_t bit)
+{
+    for (uint32_t us = 0; us < MBX_WAIT_US; us += 10) {
+        if (igb_vf_mbx_take(g, bit))
+            return true;
+        igb_sriov_serve();
+        time_delay_us(10);
+    }
+    return false;
+}
+
+bool igb_vf_mbx_lock(struct igb *g)
+{
+    for (uint32_t us = 0; us < MBX_WAIT_US; us += 10) {
+        igb_wr32(g, igb_mbx_reg(g->layout, 0), IGB_V2P_VFU);
+        if (igb_vf_mbx_read(g) & IGB_V2P_VFU)
+            return true;
+        igb_sriov_serve();
+        time_delay_us(10);
+    }
+    return false;
+}
+
+bool igb_vf_mbx_send(struct igb *g, const uint32_t *w, uint32_t n)
+{
+    if (!igb_vf_mbx_lock(g))
+        return false;
+    g->mbx_seen &= ~(uint32_t)(IGB_V2P_PFSTS | IGB_V2P_PFACK); /* stale: the buffer is ours now */
+    for (uint32_t i = 0; i < n; i++)
+        igb_wr32(g, igb_mbmem_reg(g->layout, 0, i), w[i]);
+    igb_wr32(g, igb_mbx_reg(g->layout, 0), IGB_V2P_REQ); /* and VFU released */
+    return vf_wait(g, IGB_V2P_PFACK);
+}
+
+bool igb_vf_mbx_recv(struct igb *g, uint32_t *w, uint32_t n)
+{
+    if (!vf_wait(g, IGB_V2P_PFSTS) || !igb_vf_mbx_lock(g))
+        return false;
+    for (uint32_t i = 0; i < n; i++)
+        w[i] = igb_rd32(g, igb_mbmem_reg(g->layout, 0, i));
+    igb_wr32(g, igb_mbx_reg(g->layout, 0), IGB_V2P_ACK); /* and VFU released */
+    return true;
+}
+
+bool igb_vf_mbx_call(struct igb *g, uint32_t *w, uint32_t nsend, uint32_t nrecv)
+{
+    uint32_t id = w[0] & IGB_MSG_ID_MASK;
+    if (!igb_vf_mbx_send(g, w, nsend) || !igb_vf_mbx_recv(g, w, nrecv))
+        return false;
+    return (w[0] & IGB_MSG_ID_MASK) == id && (w[0] & IGB_MSG_ACK);
+}

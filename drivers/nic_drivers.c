@@ -1,0 +1,15 @@
+/* drivers/nic_drivers.c: the NIC driver table (drivers/driver.h), in the
+ * order kernel/ports.c asks the drivers about each PCI function. A new
+ * driver is one line here and one header naming its entry. */
+#include "drivers/driver.h"
+
+#include "drivers/intel/igb.h"
+#include "drivers/intel/igbvf.h"
+#include "drivers/virtio/virtio_net.h"
+
+const struct nic_driver *const nic_drivers[] = {
+    &virtio_net_driver,
+    &igb_driver,
+    &igbvf_driver,
+};
+const int nic_driver_count = (int)(sizeof nic_drivers / sizeof nic_drivers[0]);
