@@ -4,10 +4,8 @@
  * netsvc_route6.c, TCP's sizing netsvc_tcp.c, the cores' shared
  * neighbours netsvc_neigh.c, its commands netsvc_cmds.c.
  *
- * A port is served when it has an address (`interface ethN address`), or,
- * when an app is configured, when nothing else holds it: every served
- * port has its IPv6 link-local address, so an app answers there with or
- * without anything routed.
+ * A port is served when it has an address (`interface ethN address`):
+ * its apps answer there whether or not anything is routed.
  *
  * Data path: core c polls queue c of every served port, hands each burst
  * to the forwarding path (net/fwd/fwd.h: lookup, rewrite, one TX burst per
@@ -32,13 +30,6 @@ struct netsvc netsvc;
 const char netsvc_holder[] = "the router";
 
 static bool has_addr(int p) { return netsvc.addr[p].addr_be || netsvc6_port_has_addr(p); }
-
-/* Served: with an address, or, for the apps, unheld (link-local only). */
-static bool served(int p)
-{
-    const char *holder = ports_holder(ports_get(p));
-    return has_addr(p) || (app_configured() && (holder == NULL || holder == netsvc_holder));
-}
 
 static void core_poll(void *arg, uint64_t now_ns)
 {
@@ -66,7 +57,7 @@ static struct netsvc_core *core_setup(unsigned cpu)
     random_bytes(&rc->stack.ip6_frag_id, sizeof rc->stack.ip6_frag_id); /* RFC 7739: not guessable from scratch */
     for (int p = 0; p < ports_count() && p < NET_MAX_PORTS; p++) {
         struct netdev *dev = ports_get(p);
-        if (!served(p) || cpu >= dev->nqueues)
+        if (!has_addr(p) || cpu >= dev->nqueues)
             continue;
         net_iface_add(&rc->stack, dev, (uint16_t)cpu, netsvc.addr[p].addr_be, netsvc.addr[p].prefix_len);
         net_iface_get(&rc->stack, (uint16_t)p)->vlan_id = netsvc.addr[p].vlan; /* before fwd_sync: tagged ports take the stack's path */
@@ -126,12 +117,12 @@ void netsvc_start(void)
 {
     bool any = false;
     for (int p = 0; p < ports_count() && p < NET_MAX_PORTS; p++)
-        any |= served(p);
-    if (!any)
-        return; /* no port has an address, and no app asks for one */
-    for (int p = 0; p < ports_count() && p < NET_MAX_PORTS; p++)
-        if (served(p) && !has_addr(p))
-            ports_claim(ports_get(p), netsvc_holder);
+        any |= has_addr(p);
+    if (!any) { /* IPv6 too is on only where a port has an address (net/ip/ip6.c) */
+        if (app_configured())
+            kprintf("netsvc: no port has an address: the apps have nowhere to serve\n");
+        return;
+    }
     netsvc.ncores = cpu_count() < 64 ? cpu_count() : 64;
     apply_mtus();
     equal_queues();

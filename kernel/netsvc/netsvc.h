@@ -15,9 +15,8 @@ struct net_stack;
 
 /* Before the configuration: the route tables, statements and commands. */
 void netsvc_init(void);
-/* After it: a stack on every core, on each port with an address, or,
- * where an app is configured, on each port nothing else holds (its IPv6
- * link-local address: RFC 4291 2.1); nothing when neither. */
+/* After it: a stack on every core, on each port with an address, the
+ * apps on it; nothing when no port has one. */
 void netsvc_start(void);
 
 /* The idx-th counter: the stack's, then the forwarding path's, each
