@@ -55,7 +55,7 @@
 struct pending {
     struct pkt *self;
     struct tcp_conn *c;
-    struct app_timer timer;        /* PENDING_TIMEOUT_NS to say who it is */
+    struct app_timer timer;         /* PENDING_TIMEOUT_NS to say who it is */
     uint8_t have;
     uint8_t cookie[IPERF3_COOKIE_LEN];
 };
