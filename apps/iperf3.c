@@ -39,8 +39,7 @@
 
 #include <stdatomic.h>
 
-#include "kernel/cli.h"
-#include "kernel/console.h"
+#include "kernel/app.h"
 #include "net/core/env.h"
 #include "net/net.h"
 #include "net/core/pkt.h"
@@ -56,7 +55,7 @@
 struct pending {
     struct pkt *self;
     struct tcp_conn *c;
-    struct loop_timer timer;        /* PENDING_TIMEOUT_NS to say who it is */
+    struct app_timer timer;         /* PENDING_TIMEOUT_NS to say who it is */
     uint8_t have;
     uint8_t cookie[IPERF3_COOKIE_LEN];
 };
@@ -116,7 +115,7 @@ static void send_server_error(struct tcp_conn *c, uint32_t i_errno, uint64_t now
 static bool ctl_end(struct iperf3_test *t, enum test_state end, uint64_t now_ns)
 {
     atomic_store_explicit(&t->state, end, memory_order_release);
-    loop_timer_cancel(&t->timer);
+    app_timer_cancel(&t->timer);
     struct tcp_conn *c = t->ctl;
     t->ctl = NULL;
     drop_conn(c, now_ns);
@@ -144,7 +143,7 @@ static void ctl_arm(struct iperf3_test *t, uint64_t now_ns)
 {
     bool waiting = t->phase == PH_JOIN || t->phase == PH_ENDING || t->phase == PH_DRAIN;
     uint64_t at = now_ns + (waiting ? 1 * MS : 100 * MS);
-    loop_timer_arm(&t->timer, at < t->deadline_ns ? at : t->deadline_ns);
+    app_timer_arm(&t->timer, at < t->deadline_ns ? at : t->deadline_ns);
 }
 
 static void ctl_phase(struct iperf3_test *t, enum phase ph, uint64_t timeout_ns, uint64_t now_ns)
@@ -388,7 +387,7 @@ static void ctl_closed(void *ctx, struct tcp_conn *c, int reason, uint64_t now_n
     struct iperf3_test *t = ctx;
     atomic_fetch_sub(&stat_open, 1);
     atomic_store_explicit(&t->state, T_DEAD, memory_order_release);
-    loop_timer_cancel(&t->timer);
+    app_timer_cancel(&t->timer);
     t->ctl = NULL;
     iperf3_test_put(t);
 }
@@ -419,7 +418,7 @@ static void ctl_open(struct tcp_conn *c, const uint8_t *cookie, const uint8_t *r
     t->reverse = t->bidir = t->udp = false;
     t->start_ns = t->end_ns = now_ns;
     net_memset(&t->peer, 0, sizeof(t->peer));
-    loop_timer_init(&t->timer, ctl_tick, t);
+    app_timer_init(&t->timer, ctl_tick, t);
     tcp_set_ctx(c, &ctl_cb, t);
     send_state(c, IPERF3_PARAM_EXCHANGE, now_ns);
     ctl_phase(t, PH_PARAMS, IDLE_TIMEOUT_NS, now_ns);
@@ -464,7 +463,7 @@ static uint64_t stream_pump(struct stream *st, uint64_t now_ns)
  * test ended). */
 static void stream_leave(struct stream *st)
 {
-    loop_timer_cancel(&st->timer);
+    app_timer_cancel(&st->timer);
     if (st->uc == NULL)
         atomic_fetch_sub(&stat_open, 1);
     st->c = NULL;
@@ -509,7 +508,7 @@ static void stream_tick(void *arg, uint64_t now_ns)
         uint64_t due = stream_pump(st, now_ns);
         at = due < at ? due : at;
     }
-    loop_timer_arm(&st->timer, at);
+    app_timer_arm(&st->timer, at);
 }
 
 static void stream_count(struct stream *st, uint32_t n)
@@ -536,7 +535,7 @@ static void stream_acked(void *ctx, struct tcp_conn *c, uint32_t bytes, uint64_t
     if (!stream_dead(st, now_ns) && st->sends) {
         uint64_t due = stream_pump(st, now_ns);
         if (due != UINT64_MAX) /* -b holds the rest back: come back for it (within the tick's 10 ms) */
-            loop_timer_arm(&st->timer, due < now_ns + 10 * MS ? due : now_ns + 10 * MS);
+            app_timer_arm(&st->timer, due < now_ns + 10 * MS ? due : now_ns + 10 * MS);
     }
 }
 
@@ -582,7 +581,7 @@ struct stream *iperf3_slot_claim(struct iperf3_test *t, const uint8_t *cookie)
     atomic_store_explicit(&st->packets, 0, memory_order_relaxed);
     atomic_store_explicit(&st->lost, 0, memory_order_relaxed);
     atomic_store_explicit(&st->jitter_ns, 0, memory_order_relaxed);
-    loop_timer_init(&st->timer, stream_tick, st);
+    app_timer_init(&st->timer, stream_tick, st);
     return st;
 }
 
@@ -641,8 +640,8 @@ static void accepted(void *ctx, struct tcp_conn *c, uint64_t now_ns)
     pd->self = b;
     pd->c = c;
     pd->have = 0;
-    loop_timer_init(&pd->timer, pending_timeout, pd);
-    loop_timer_arm(&pd->timer, now_ns + PENDING_TIMEOUT_NS);
+    app_timer_init(&pd->timer, pending_timeout, pd);
+    app_timer_arm(&pd->timer, now_ns + PENDING_TIMEOUT_NS);
     atomic_fetch_add(&stat_open, 1);
     tcp_set_ctx(c, &pending_cb, pd);
 }
@@ -661,7 +660,7 @@ static void pending_recv(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t 
     }
     uint8_t cookie[IPERF3_COOKIE_LEN];
     net_memcpy(cookie, pd->cookie, sizeof(cookie));
-    loop_timer_cancel(&pd->timer);
+    app_timer_cancel(&pd->timer);
     pkt_free(pd->self);
     atomic_fetch_sub(&stat_open, 1); /* counted again by what it becomes */
     if (!iperf3_cookie_ok(cookie)) {
@@ -678,7 +677,7 @@ static void pending_peer_fin(void *ctx, struct tcp_conn *c, uint64_t now_ns) { t
 static void pending_closed(void *ctx, struct tcp_conn *c, int reason, uint64_t now_ns)
 {
     struct pending *pd = ctx;
-    loop_timer_cancel(&pd->timer);
+    app_timer_cancel(&pd->timer);
     atomic_fetch_sub(&stat_open, 1);
     pkt_free(pd->self);
 }
@@ -703,7 +702,7 @@ static void cmd_show(const struct cli_args *a)
     int64_t open = atomic_load(&stat_open);
     if (a->json) {
         struct json j;
-        cli_json_begin(&j);
+        app_json_begin(&j);
         json_obj_begin(&j, NULL);
         json_u64(&j, "tests", nt);
         json_u64(&j, "streams", ns);
@@ -713,9 +712,9 @@ static void cmd_show(const struct cli_args *a)
         json_u64(&j, "active", active);
         json_i64(&j, "connections", open);
         json_obj_end(&j);
-        cli_json_end(&j);
+        app_json_end(&j);
     } else {
-        kprintf("iperf3: %lu tests, %lu streams, %lu refused, %lu bad, %lu stray UDP datagrams; %u active, %ld "
+        app_printf("iperf3: %lu tests, %lu streams, %lu refused, %lu bad, %lu stray UDP datagrams; %u active, %ld "
                 "connections open\n",
                 nt, ns, nr, nb, stray, active, (long)open);
         for (int i = 0; i < IPERF3_MAX_TESTS; i++) {
@@ -723,7 +722,7 @@ static void cmd_show(const struct cli_args *a)
             uint32_t st = tstate(t);
             if (st == T_FREE)
                 continue;
-            kprintf("  test %d: state %u phase %u, %u %s streams%s, %lu bytes received, %lu sent, %lu acknowledged\n",
+            app_printf("  test %d: state %u phase %u, %u %s streams%s, %lu bytes received, %lu sent, %lu acknowledged\n",
                     i, st, t->phase, t->nstreams, t->udp ? "UDP" : "TCP",
                     t->reverse ? " (reverse)" : t->bidir ? " (bidir)" : "",
                     sum_bytes(t, false, false), sum_bytes(t, true, false), sum_bytes(t, true, true));
@@ -737,11 +736,11 @@ int iperf3_start(struct net_stack *s, uint16_t port)
         pattern[i] = (uint8_t)i;
     if (!cli_done) {
         cli_done = true;
-        cli_register("show iperf3", "show iperf3 [json]", "iperf3 server: tests, streams, open connections",
+        app_command("show iperf3", "show iperf3 [json]", "iperf3 server: tests, streams, open connections",
                      cmd_show);
     }
     if (!iperf3_udp_bind(s, port)) {
-        kprintf("iperf3: UDP port %u taken: -u is refused\n", port);
+        app_printf("iperf3: UDP port %u taken: -u is refused\n", port);
         udp_refused = true;
     }
     return tcp_listen(s, port, &listen_cb, NULL);

@@ -12,7 +12,7 @@
  * byte per step (enum iperf3_state); parameters and results are a 4-byte
  * big-endian length and JSON. Each data stream opens with the same cookie.
  *
- * iperf3.c is the application (kernel: it uses loop timers); iperf3_proto.c
+ * iperf3.c is the application (kernel/app.h: its timers, `show iperf3`); iperf3_proto.c
  * the portable part, what parses the wire (host-tested, fuzzable): the
  * cookie, the parameters, the client's results, and our results' JSON. */
 #ifndef USERLAND_IPERF3_H

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "iperf3.h"
-#include "kernel/loop.h"
+#include "kernel/app.h"
 #include "net/tcp/tcp.h"
 #include "net/ip/udp.h"
 
@@ -26,7 +26,7 @@ struct udp_core; /* iperf3_udp.c's: a core's UDP side */
 struct stream {
     struct iperf3_test *t;
     struct tcp_conn *c;             /* the owning core's */
-    struct loop_timer timer;
+    struct app_timer timer;
     _Atomic uint64_t bytes;         /* received, or queued (UDP: sent) */
     _Atomic uint64_t acked;         /* sending: acknowledged */
     _Atomic uint64_t retransmits;   /* sending: the connection's, as of the latest ACK */
@@ -55,7 +55,7 @@ struct iperf3_test {
     struct tcp_info ctl_info;       /* UDP: the client's address */
     /* The control core's. */
     struct tcp_conn *ctl;
-    struct loop_timer timer;
+    struct app_timer timer;
     uint8_t phase;
     uint64_t deadline_ns, start_ns, end_ns, acked_ns;
     uint64_t moved;             /* a test without -t: its bytes at the last tick */
@@ -85,7 +85,7 @@ struct stream *iperf3_slot_claim(struct iperf3_test *t, const uint8_t *cookie);
 void iperf3_stream_ready(struct stream *st, uint64_t now_ns);
 
 /* iperf3_udp.c */
-/* Take the UDP port on s's core (its out buffer, kalloc'd); false when
+/* Take the UDP port on s's core (its out buffer, app_alloc'd); false when
  * it is taken. */
 bool iperf3_udp_bind(struct net_stack *s, uint16_t port);
 /* Send what -b allows by now on a sending stream; when to come back. */

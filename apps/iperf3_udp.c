@@ -8,7 +8,7 @@
  * RSS hashes fragments by their addresses only) counts what it receives. */
 #include "iperf3_impl.h"
 
-#include "kernel/kalloc.h"
+#include "kernel/app.h"
 #include "net/core/env.h"
 #include "net/net.h"
 #include "net/core/pkt.h"
@@ -154,7 +154,7 @@ uint64_t iperf3_udp_strays(void) { return atomic_load(&stat_udp_stray); }
 
 bool iperf3_udp_bind(struct net_stack *s, uint16_t port)
 {
-    struct udp_core *uc = kalloc(sizeof *uc);
+    struct udp_core *uc = app_alloc(sizeof *uc);
     uc->s = s;
     for (uint32_t i = 0; i < sizeof uc->out; i++)
         uc->out[i] = (uint8_t)i;

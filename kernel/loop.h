@@ -16,12 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/timerwheel.h"
+#include "kernel/loop_timer.h" /* loop_fn, the timers */
 
 #define LOOP_MAX_POLLERS 16
 #define LOOP_HALT_MAX_NS 1000000ull /* halted cores still poll every 1 ms */
 
-typedef void (*loop_fn)(void *arg, uint64_t now_ns);
 
 /* After smp_init, on core 0: one loop, timer wheel and set of message
  * rings per started core. */
@@ -44,18 +43,6 @@ void loop_note_work(unsigned n);
  * done(arg) or timeout_ns pass: for a console command that must wait for
  * other cores. Returns 0, or -1 on timeout. Nests at most twice. */
 int loop_run_until(bool (*done)(void *arg), void *arg, uint64_t timeout_ns);
-
-/* Timers on the calling core's wheel (lib/timerwheel.h): O(1), exact,
- * never early, in deadline order. A timer stays on the core that armed it
- * until it fires or is cancelled; only that core may cancel or re-arm it. */
-struct loop_timer {
-    struct timerwheel_timer tw;
-    unsigned cpu;
-};
-void loop_timer_init(struct loop_timer *t, loop_fn fn, void *arg);
-void loop_timer_arm(struct loop_timer *t, uint64_t deadline_ns);
-void loop_timer_cancel(struct loop_timer *t);
-bool loop_timer_pending(const struct loop_timer *t);
 
 /* Quiescent states for safe reclamation of shared read-mostly data (the
  * route table): every outer loop pass is a quiescent point, where a core

@@ -3,6 +3,7 @@
 #include "drivers/pci/pci.h"
 #include "drivers/pci/pci_cmds.h"
 #include "kernel/acpi.h"
+#include "kernel/app_runner.h"
 #include "kernel/arch/x86_64/trap.h"
 #include "kernel/cli.h"
 #include "kernel/config.h"
@@ -11,6 +12,7 @@
 #include "kernel/loop_cmds.h"
 #include "kernel/memmap.h"
 #include "kernel/multiboot.h"
+#include "kernel/netsvc/netsvc.h"
 #include "kernel/percpu.h"
 #include "kernel/pktmem.h"
 #include "kernel/pmm.h"
@@ -20,8 +22,6 @@
 #include "kernel/time.h"
 #include "kernel/version.h"
 #include "kernel/vm.h"
-#include "apps/router.h"
-#include "apps/xconnect.h"
 #include "kernel/arch/x86_64/cpu.h"
 #include "kernel/arch/x86_64/fpu.h"
 
@@ -95,10 +95,10 @@ void kernel_main64(uint64_t mbi_phys, uint32_t magic)
     sys_cmds_init();                        /* show version, shutdown, debug */
     loop_cmds_init();                       /* show cpus, selftests, idle */
     pci_cmds_init();                        /* show pci */
-    xconnect_init();                        /* xconnect statement */
-    router_init();                          /* route table; interface, route(s), app */
+    netsvc_init();                          /* route tables; interface, route(s), tcp, xconnect */
+    app_init();                             /* apps/apps.c's table; the app statement */
     apply_config();                         /* statements registered above */
-    router_start();                         /* a stack and forwarding per core */
+    netsvc_start();                         /* a stack and forwarding per core, the apps on it */
     sys_mark_ready();
     kprintf("hayate: ready\n");
     cli_prompt();

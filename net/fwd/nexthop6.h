@@ -1,5 +1,6 @@
 /* net/fwd/nexthop6.h: the IPv6 next hops a route6 next-hop index picks, shared
- * by every core's fast path (fwd6.c) and stack hook (apps/router6.c).
+ * by every core's fast path (fwd6.c) and stack hook
+ * (kernel/netsvc/netsvc_route6.c).
  *
  * One writer (the control plane) sets and frees slots; readers on any core
  * read entries without locks. An entry (17 bytes) cannot be loaded whole

@@ -10,8 +10,8 @@
  * the stamp, with the same quiescent-state rule as route-table memory
  * (route.h): the writer seals the stamps after a change, and reclaims up to
  * the seal once every core has passed a quiescent point since
- * (apps/router.c). Until then the entry stays as it was, so a route
- * added through the same gateway meanwhile takes the slot back. A bulk
+ * (kernel/netsvc/netsvc_route.c). Until then the entry stays as it was, so
+ * a route added through the same gateway meanwhile takes the slot back. A bulk
  * load holds its puts until its table is published (nexthop_ref_load_end).
  *
  * Writer only (the control plane): readers never look here. */

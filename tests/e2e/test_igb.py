@@ -261,7 +261,7 @@ def test_igb_router(igb_lab, tmp_path, report):
 def test_igb_router_smp2(igb_lab, tmp_path, report):
     """Two cores, two queue pairs, RSS: flows land on both cores, and core
     1 resolves its next hops although every ARP reply arrives on queue 0
-    (core 0 passes what it learns on: apps/router_arp.c)."""
+    (core 0 passes what it learns on: kernel/netsvc/netsvc_neigh.c)."""
     lab = igb_lab(smp=2)
     m = run_router(lab, tmp_path, report, smp=2)
     left, right = lab.peers

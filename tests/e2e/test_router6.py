@@ -1,5 +1,5 @@
 """tests/e2e/test_router6.py: the router's IPv6 side (net/ip/ip6.c, nd6.c,
-icmp6.c, apps/router6.c) with Linux hosts in namespaces: neighbour
+icmp6.c, kernel/netsvc/netsvc_route6.c) with Linux hosts in namespaces: neighbour
 discovery both ways, ping6 to the router's addresses (global,
 link-local and Subnet-Router anycast) and through it, the hop limit going down by one, time
 exceeded and no-route unreachable from the router, TCP across it with

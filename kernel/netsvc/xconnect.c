@@ -1,4 +1,4 @@
-/* apps/xconnect.c: `xconnect ethX ethY` moves every frame received on
+/* kernel/netsvc/xconnect.c: `xconnect ethX ethY` moves every frame received on
  * one port out of the other, both ways, untouched. Zero-copy: the RX
  * buffer itself goes to the other port's TX ring. Core c serves queue pair
  * c of both ports, so no queue is shared; a burst is whatever arrived

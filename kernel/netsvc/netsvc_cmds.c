@@ -1,10 +1,10 @@
-/* apps/router_cmds.c: the router's console commands: show stats,
- * show arp, show neighbors, show tcp, show route, route add/del, clear
- * counters. Each core's counters are read where they lie (a 64-bit load
+/* kernel/netsvc/netsvc_cmds.c: the network service's console commands:
+ * show stats, show arp, show neighbors, show route, route add/del, clear
+ * counters (show tcp is netsvc_tcp_cmds.c). Each core's counters are read where they lie (a 64-bit load
  * sees a recent value); what is not plain counters (ARP and neighbour
  * caches, connections) or is written (clearing) is done by the owning core
  * itself, asked through kernel/msg.h. */
-#include "router.h"
+#include "netsvc_impl.h"
 
 #include "kernel/cli.h"
 #include "kernel/console.h"
@@ -19,7 +19,6 @@
 /* Snapshots hold a core's whole caches: nothing is left out unsaid. */
 #define ARP_SNAPSHOT_MAX (ARP_SETS * ARP_WAYS * NET_MAX_PORTS)
 #define ND6_SNAPSHOT_MAX (ND6_ENTRIES * NET_MAX_PORTS)
-#define TCP_SNAPSHOT_MAX 256 /* connections shown per core */
 
 
 void fmt_ip(char *buf, size_t n, uint32_t addr_be)
@@ -65,7 +64,7 @@ static const char *port_name(unsigned port)
 }
 
 /* Runs fn(arg) on core c: directly when that is us. */
-static int on_core(unsigned c, msg_fn fn, void *arg)
+int netsvc_on_core(unsigned c, msg_fn fn, void *arg)
 {
     if (c == cpu_index()) {
         fn(arg);
@@ -75,14 +74,14 @@ static int on_core(unsigned c, msg_fn fn, void *arg)
 }
 
 /* A list command's frame: {"KEY": [ ... ]} in JSON. */
-static void list_begin(struct json *j, const char *key)
+void netsvc_list_begin(struct json *j, const char *key)
 {
     cli_json_begin(j);
     json_obj_begin(j, 0);
     json_arr_begin(j, key);
 }
 
-static void list_end(struct json *j)
+void netsvc_list_end(struct json *j)
 {
     json_arr_end(j);
     json_obj_end(j);
@@ -110,15 +109,15 @@ static void neighbour_row(const struct cli_args *a, struct json *j, unsigned cor
     json_obj_end(j);
 }
 
-bool router_metric(void *ctx, struct net_stack *s, uint32_t idx, const char **name, uint64_t *value)
+bool netsvc_metric(void *ctx, struct net_stack *s, uint32_t idx, const char **name, uint64_t *value)
 {
     const struct net_counter_desc *d = net_counter_at(idx);
     bool fwd = d == NULL;
     if (fwd && (d = fwd_counter_at(idx - sizeof(struct net_counters) / 8)) == NULL)
         return false;
     uint64_t v = 0;
-    for (unsigned c = 0; c < router.ncores; c++) {
-        const struct router_core *rc = router.core[c];
+    for (unsigned c = 0; c < netsvc.ncores; c++) {
+        const struct netsvc_core *rc = netsvc.core[c];
         if (rc)
             v += fwd ? fwd_counter_get(&rc->fwd.ctr, d) : net_counter_get(&rc->stack.ctr, d);
     }
@@ -131,11 +130,11 @@ static void cmd_show_stats(const struct cli_args *a)
 {
     struct net_counters sum = {0};
     struct fwd_counters fsum = {0};
-    for (unsigned c = 0; c < router.ncores; c++) {
-        const uint64_t *in = (const uint64_t *)&router.core[c]->stack.ctr;
+    for (unsigned c = 0; c < netsvc.ncores; c++) {
+        const uint64_t *in = (const uint64_t *)&netsvc.core[c]->stack.ctr;
         for (size_t k = 0; k < sizeof sum / 8; k++)
             ((uint64_t *)&sum)[k] += in[k];
-        in = (const uint64_t *)&router.core[c]->fwd.ctr;
+        in = (const uint64_t *)&netsvc.core[c]->fwd.ctr;
         for (size_t k = 0; k < sizeof fsum / 8; k++)
             ((uint64_t *)&fsum)[k] += in[k];
     }
@@ -143,9 +142,9 @@ static void cmd_show_stats(const struct cli_args *a)
     if (a->json) {
         cli_json_begin(&j);
         json_obj_begin(&j, 0);
-        json_u64(&j, "cores", router.ncores);
+        json_u64(&j, "cores", netsvc.ncores);
         json_obj_begin(&j, "counters");
-    } else if (!router.started) {
+    } else if (!netsvc.started) {
         kprintf("the router is not running (no interface has an address)\n");
         return;
     }
@@ -172,7 +171,7 @@ static void cmd_show_stats(const struct cli_args *a)
 }
 
 struct arp_snapshot {
-    struct router_core *rc;
+    struct netsvc_core *rc;
     unsigned n;
     struct {
         uint16_t port;
@@ -199,13 +198,13 @@ static void cmd_show_arp(const struct cli_args *a)
     struct json j;
     char ip[16];
     if (a->json)
-        list_begin(&j, "entries");
+        netsvc_list_begin(&j, "entries");
     else
         kprintf("%-4s %-6s %-16s %-18s %s\n", "core", "port", "address", "mac", "state");
-    for (unsigned c = 0; c < router.ncores; c++) {
-        snap.rc = router.core[c];
+    for (unsigned c = 0; c < netsvc.ncores; c++) {
+        snap.rc = netsvc.core[c];
         snap.n = 0;
-        if (on_core(c, take_arp, &snap) != 0)
+        if (netsvc_on_core(c, take_arp, &snap) != 0)
             continue;
         for (unsigned i = 0; i < snap.n; i++) {
             const struct arp_info *e = &snap.e[i].info;
@@ -214,178 +213,12 @@ static void cmd_show_arp(const struct cli_args *a)
         }
     }
     if (a->json)
-        list_end(&j);
+        netsvc_list_end(&j);
 }
 
-struct tcp_snapshot {
-    struct router_core *rc;
-    unsigned n, total;
-    struct tcp_info e[TCP_SNAPSHOT_MAX];
-};
-
-static void take_tcp(void *arg)
-{
-    struct tcp_snapshot *s = arg;
-    uint32_t idx = 0;
-    const struct tcp_conn *c;
-    if (s->rc->stack.tcp == NULL)
-        return;
-    while ((c = tcp_conn_next(&s->rc->tcp, &idx)) != NULL) {
-        if (s->n < TCP_SNAPSHOT_MAX)
-            tcp_get_info(c, &s->e[s->n++]);
-        s->total++;
-    }
-}
-
-/* addr:port, IPv6 as [addr]:port (RFC 5952 6). */
-static void fmt_endpoint(char *buf, size_t n, bool v6, uint32_t addr_be, const uint8_t *addr6, uint16_t port)
-{
-    if (v6) {
-        buf[0] = '[';
-        fmt_ip6(buf + 1, n - 1, addr6);
-        fmt_snprintf(buf + strlen(buf), n - strlen(buf), "]:%u", port);
-    } else {
-        fmt_ip(buf, n, addr_be);
-        fmt_snprintf(buf + strlen(buf), n - strlen(buf), ":%u", port);
-    }
-}
-
-/* A core's table at a glance (like ss -s): how many of its connections
- * are in each state, how many wait for room, the large send queues lent. */
-struct tcp_summary {
-    struct router_core *rc;
-    uint32_t capacity, waiting, large, large_free;
-    uint32_t state[TCP_TIME_WAIT + 1];
-};
-
-static void take_tcp_summary(void *arg)
-{
-    struct tcp_summary *s = arg;
-    const struct tcp_stack *t = &s->rc->tcp;
-    uint32_t idx = 0;
-    const struct tcp_conn *c;
-    if (s->rc->stack.tcp == NULL)
-        return;
-    s->capacity = t->nconns;
-    s->waiting = t->nblocked + t->nbuf_wait;
-    s->large = t->sq_large_cap ? t->cfg.sq_large : 0;
-    s->large_free = t->nsq_large;
-    while ((c = tcp_conn_next((struct tcp_stack *)t, &idx)) != NULL)
-        s->state[c->state <= TCP_TIME_WAIT ? c->state : TCP_CLOSED]++;
-}
-
-static void show_tcp_summary(const struct cli_args *a)
-{
-    struct json j;
-    if (a->json)
-        list_begin(&j, "cores");
-    for (unsigned core = 0; core < router.ncores; core++) {
-        struct tcp_summary s = {.rc = router.core[core]};
-        if (on_core(core, take_tcp_summary, &s) != 0)
-            continue;
-        uint32_t used = 0;
-        for (int st = TCP_SYN_SENT; st <= TCP_TIME_WAIT; st++)
-            used += s.state[st];
-        if (a->json) {
-            json_obj_begin(&j, 0);
-            json_u64(&j, "core", core);
-            json_u64(&j, "capacity", s.capacity);
-            json_u64(&j, "in_use", used);
-            json_obj_begin(&j, "states");
-            for (int st = TCP_SYN_SENT; st <= TCP_TIME_WAIT; st++)
-                json_u64(&j, tcp_state_name(st), s.state[st]);
-            json_obj_end(&j);
-            json_u64(&j, "waiting", s.waiting);
-            json_u64(&j, "large_queues", s.large);
-            json_u64(&j, "large_queues_in_use", s.large - s.large_free);
-            json_obj_end(&j);
-            continue;
-        }
-        kprintf("core %u: %u of %u connections in use", core, used, s.capacity);
-        for (int st = TCP_SYN_SENT, first = 1; st <= TCP_TIME_WAIT; st++)
-            if (s.state[st]) {
-                kprintf("%s%s %u", first ? " (" : ", ", tcp_state_name(st), s.state[st]);
-                first = 0;
-            }
-        kprintf("%s; %u waiting for room; %u of %u large send queues in use\n", used ? ")" : "", s.waiting,
-                s.large - s.large_free, s.large);
-    }
-    if (a->json)
-        list_end(&j);
-}
-
-/* Every core's connections, as the owning core sees them (like ss -ti). */
-static void cmd_show_tcp(const struct cli_args *a)
-{
-    static struct tcp_snapshot snap; /* console only: one at a time */
-    struct json j;
-    char local[56], remote[56];
-    if (a->argc == 1 && strcmp(a->argv[0], "summary") == 0) {
-        show_tcp_summary(a);
-        return;
-    }
-    if (a->argc != 0) {
-        kprintf("usage: show tcp [summary] [json]\n");
-        return;
-    }
-    if (a->json) {
-        list_begin(&j, "connections");
-    } else {
-        kprintf("%-4s %-21s %-21s %-11s %6s %8s %8s %8s %8s %8s %9s %6s\n", "core", "local", "remote", "state",
-                "mss", "cwnd", "snd-wnd", "rcv-wnd", "queued", "snd-buf", "srtt-us", "retx");
-    }
-    unsigned hidden = 0;
-    for (unsigned core = 0; core < router.ncores; core++) {
-        snap.rc = router.core[core];
-        snap.n = snap.total = 0;
-        if (on_core(core, take_tcp, &snap) != 0)
-            continue;
-        hidden += snap.total - snap.n;
-        for (unsigned i = 0; i < snap.n; i++) {
-            const struct tcp_info *e = &snap.e[i];
-            fmt_endpoint(local, sizeof local, e->v6, e->laddr_be, e->laddr6, e->lport);
-            fmt_endpoint(remote, sizeof remote, e->v6, e->raddr_be, e->raddr6, e->rport);
-            if (a->json) {
-                json_obj_begin(&j, 0);
-                json_u64(&j, "core", core);
-                json_str(&j, "local", local);
-                json_str(&j, "remote", remote);
-                json_str(&j, "state", tcp_state_name(e->state));
-                json_str(&j, "cc", e->cc_algo == TCP_CC_NEWRENO ? "newreno" : "cubic");
-                json_bool(&j, "sack", e->sack);
-                json_bool(&j, "timestamps", e->timestamps);
-                json_bool(&j, "wscale", e->wscale);
-                json_u64(&j, "mss", e->mss);
-                json_u64(&j, "cwnd", e->cwnd);
-                json_u64(&j, "ssthresh", e->ssthresh);
-                json_u64(&j, "snd_wnd", e->snd_wnd);
-                json_u64(&j, "rcv_wnd", e->rcv_wnd);
-                json_u64(&j, "snd_queued", e->snd_queued);
-                json_u64(&j, "snd_buf", e->snd_buf);
-                json_u64(&j, "rcv_buf", e->rcv_buf);
-                json_u64(&j, "srtt_us", e->srtt_ns / 1000);
-                json_u64(&j, "rto_ms", e->rto_ns / 1000000);
-                json_u64(&j, "retransmits", e->retransmits);
-                json_obj_end(&j);
-            } else {
-                kprintf("%-4u %-21s %-21s %-11s %6u %8u %8u %8u %8u %8u %9lu %6u\n", core, local, remote,
-                        tcp_state_name(e->state), e->mss, e->cwnd, e->snd_wnd, e->rcv_wnd, e->snd_queued,
-                        e->snd_buf, e->srtt_ns / 1000, e->retransmits);
-            }
-        }
-    }
-    if (a->json) {
-        json_arr_end(&j);
-        json_u64(&j, "not_shown", hidden);
-        json_obj_end(&j);
-        cli_json_end(&j);
-    } else if (hidden) {
-        kprintf("(%u more not shown)\n", hidden);
-    }
-}
 
 struct nd6_snapshot {
-    struct router_core *rc;
+    struct netsvc_core *rc;
     unsigned n;
     struct {
         uint16_t port;
@@ -415,13 +248,13 @@ static void cmd_show_neighbors(const struct cli_args *a)
     struct json j;
     char ip[48];
     if (a->json)
-        list_begin(&j, "entries");
+        netsvc_list_begin(&j, "entries");
     else
         kprintf("%-4s %-6s %-40s %-18s %s\n", "core", "port", "address", "mac", "state");
-    for (unsigned c = 0; c < router.ncores; c++) {
-        snap.rc = router.core[c];
+    for (unsigned c = 0; c < netsvc.ncores; c++) {
+        snap.rc = netsvc.core[c];
         snap.n = 0;
-        if (on_core(c, take_nd6, &snap) != 0)
+        if (netsvc_on_core(c, take_nd6, &snap) != 0)
             continue;
         for (unsigned i = 0; i < snap.n; i++) {
             const struct nd6_entry *e = &snap.e[i].e;
@@ -431,12 +264,12 @@ static void cmd_show_neighbors(const struct cli_args *a)
         }
     }
     if (a->json)
-        list_end(&j);
+        netsvc_list_end(&j);
 }
 
 static void describe_nexthop(uint32_t nh_idx, char *buf, size_t n, const char **port)
 {
-    struct nexthop nh = nexthop_get(&router.nht, nh_idx);
+    struct nexthop nh = nexthop_get(&netsvc.nht, nh_idx);
     *port = port_name(nh.port);
     if (nh.kind != NEXTHOP_VIA)
         fmt_snprintf(buf, n, "%s", nexthop_kind_name(nh.kind));
@@ -456,7 +289,7 @@ static void show_route6(const struct cli_args *a)
         kprintf("usage: show route X:X::X [json]\n");
         return;
     }
-    bool found = router6_route_of(dst, prefix, &len, &port, gw);
+    bool found = netsvc6_route_of(dst, prefix, &len, &port, gw);
     if (found) {
         fmt_ip6(pfx, sizeof pfx, prefix);
         fmt_snprintf(pfx + strlen(pfx), sizeof pfx - strlen(pfx), "/%u", len);
@@ -490,8 +323,8 @@ static void show_route6(const struct cli_args *a)
 static uint32_t nexthops_in_use(void)
 {
     uint32_t n = 0;
-    for (uint32_t i = 1; i < router.nht.used; i++)
-        n += nexthop_get(&router.nht, i).kind != NEXTHOP_FREE;
+    for (uint32_t i = 1; i < netsvc.nht.used; i++)
+        n += nexthop_get(&netsvc.nht, i).kind != NEXTHOP_FREE;
     return n;
 }
 
@@ -500,8 +333,8 @@ static void cmd_show_route(const struct cli_args *a)
     uint32_t addr;
     if (a->argc == 1 && strcmp(a->argv[0], "summary") == 0) {
         struct route_stats st, st6;
-        route4_stats(router.rt4, &st);
-        router6_stats(&st6);
+        route4_stats(netsvc.rt4, &st);
+        netsvc6_stats(&st6);
         if (a->json) {
             struct json j;
             cli_json_begin(&j);
@@ -533,7 +366,7 @@ static void cmd_show_route(const struct cli_args *a)
         return;
     }
     unsigned len = 0;
-    uint32_t nh = route4_match(router.rt4, addr, &len);
+    uint32_t nh = route4_match(netsvc.rt4, addr, &len);
     char pfx[24], via[24];
     const char *port = "";
     uint32_t mask = len == 0 ? 0 : len >= 32 ? 0xffffffffu : ~(0xffffffffu >> len);
@@ -569,7 +402,7 @@ static void cmd_route_add(const struct cli_args *a)
         kprintf("usage: route add PREFIX via GATEWAY (A.B.C.D/LEN via A.B.C.D, or X:X::/LEN via X:X::X)\n");
         return;
     }
-    if (router_route_change(a->argv[0], a->argv[2], err, sizeof err) != 0)
+    if (netsvc_route_change(a->argv[0], a->argv[2], err, sizeof err) != 0)
         kprintf("route add: %s\n", err);
 }
 
@@ -580,13 +413,13 @@ static void cmd_route_del(const struct cli_args *a)
         kprintf("usage: route del PREFIX (A.B.C.D/LEN or X:X::/LEN)\n");
         return;
     }
-    if (router_route_change(a->argv[0], NULL, err, sizeof err) != 0)
+    if (netsvc_route_change(a->argv[0], NULL, err, sizeof err) != 0)
         kprintf("route del: %s\n", err);
 }
 
 static void clear_core(void *arg)
 {
-    struct router_core *rc = arg;
+    struct netsvc_core *rc = arg;
     memset(&rc->stack.ctr, 0, sizeof rc->stack.ctr);
     memset(&rc->fwd.ctr, 0, sizeof rc->fwd.ctr);
 }
@@ -607,9 +440,9 @@ static void cmd_clear_counters(const struct cli_args *a)
     for (unsigned c = 0; c < cpu_count(); c++) {
         struct clear_queue q = {c};
         if (c < NETDEV_MAX_QUEUES) /* core c owns queue c; cores past the last own none */
-            on_core(c, clear_queues, &q);
-        if (c < router.ncores)
-            on_core(c, clear_core, router.core[c]);
+            netsvc_on_core(c, clear_queues, &q);
+        if (c < netsvc.ncores)
+            netsvc_on_core(c, clear_core, netsvc.core[c]);
     }
 }
 
@@ -620,29 +453,29 @@ static void describe_port(int port, enum ports_describe what, char *buf, size_t 
     if (port >= NET_MAX_PORTS)
         return;
     if (what == PORTS_VLAN) {
-        if (router.addr[port].vlan)
-            fmt_snprintf(buf, n, "%u", router.addr[port].vlan);
+        if (netsvc.addr[port].vlan)
+            fmt_snprintf(buf, n, "%u", netsvc.addr[port].vlan);
         return;
     }
     if (what == PORTS_ADDR6) {
-        if (!router6_port_addr(port, a, &plen))
+        if (!netsvc6_port_addr(port, a, &plen))
             return;
         fmt_ip6(buf, n, a);
     } else {
-        if (!router.addr[port].addr_be)
+        if (!netsvc.addr[port].addr_be)
             return;
-        fmt_ip(buf, n, router.addr[port].addr_be);
-        plen = router.addr[port].prefix_len;
+        fmt_ip(buf, n, netsvc.addr[port].addr_be);
+        plen = netsvc.addr[port].prefix_len;
     }
     fmt_snprintf(buf + strlen(buf), n - strlen(buf), "/%u", plen);
 }
 
-void router_cmds_init(void)
+void netsvc_cmds_init(void)
 {
     cli_register("show stats", "show stats [json]", "stack and forwarding counters, all cores", cmd_show_stats);
     cli_register("show arp", "show arp [json]", "ARP caches of every core", cmd_show_arp);
     cli_register("show tcp", "show tcp [summary] [json]", "TCP connections of every core; or how many, by state",
-                 cmd_show_tcp);
+                 netsvc_cmd_show_tcp);
     cli_register("show neighbors", "show neighbors [json]", "IPv6 neighbour caches of every core",
                  cmd_show_neighbors);
     cli_register("show route", "show route A.B.C.D|X:X::X|summary [json]", "longest match and next hop; table sizes",

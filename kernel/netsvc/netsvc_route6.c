@@ -1,4 +1,4 @@
-/* apps/router6.c: the router's IPv6 side (apps/router.h).
+/* kernel/netsvc/netsvc_route6.c: the network service's IPv6 side.
  *
  * Configuration: `interface ethN address 2001:db8::1/64` gives a port its
  * IPv6 address (the on-link prefix follows from it; every port also has a
@@ -11,11 +11,11 @@
  * zero), so one longest match decides; next hops (port, gateway) are a
  * small table beside it (net/fwd/nexthop6.h), shared by every core's stack
  * (net_set_route6) and by each core's fast path (fwd_set_route6), each slot
- * counted by the routes through it and freed as IPv4's are (router.c,
+ * counted by the routes through it and freed as IPv4's are (netsvc_route.c,
  * net/fwd/nexthop_ref.h). Transit IPv6 is forwarded on the core that received
  * it: in batches by net/fwd/fwd6.c, and what that leaves to the stack per
  * packet by net/ip/ip6.c. */
-#include "router.h"
+#include "netsvc_impl.h"
 
 #include "kernel/config.h"
 #include "kernel/console.h"
@@ -39,13 +39,13 @@ static struct {
     uint8_t addr[16];
 } addr6[NET_MAX_PORTS];
 
-bool router6_port_has_addr(int port) { return port >= 0 && port < NET_MAX_PORTS && addr6[port].set; }
+bool netsvc6_port_has_addr(int port) { return port >= 0 && port < NET_MAX_PORTS && addr6[port].set; }
 
-void router6_stats(struct route_stats *st) { route6_stats(rt6, st); }
+void netsvc6_stats(struct route_stats *st) { route6_stats(rt6, st); }
 
-bool router6_port_addr(int port, uint8_t addr[16], uint8_t *plen)
+bool netsvc6_port_addr(int port, uint8_t addr[16], uint8_t *plen)
 {
-    if (!router6_port_has_addr(port))
+    if (!netsvc6_port_has_addr(port))
         return false;
     memcpy(addr, addr6[port].addr, 16);
     *plen = addr6[port].plen;
@@ -74,7 +74,7 @@ static uint32_t nexthop6_on(int port, const uint8_t *gw, char *err, size_t errle
 
 static uint32_t nexthop6_for(const uint8_t *gw, char *err, size_t errlen)
 {
-    int port = -1; /* the longest prefix if they nest, as router.c's port_for_gateway */
+    int port = -1; /* the longest prefix if they nest, as netsvc_route.c's port_for_gateway */
     for (int p = 0; p < NET_MAX_PORTS; p++)
         if (addr6[p].set && ip6_prefix_eq(addr6[p].addr, gw, addr6[p].plen) &&
             (port < 0 || addr6[p].plen > addr6[port].plen))
@@ -92,7 +92,7 @@ static uint32_t nexthop6_for(const uint8_t *gw, char *err, size_t errlen)
     return nexthop6_on(port, gw, err, errlen);
 }
 
-int router6_interface(int port, const char *arg, char *err, size_t errlen)
+int netsvc6_interface(int port, const char *arg, char *err, size_t errlen)
 {
     uint8_t a[16];
     unsigned len;
@@ -101,7 +101,7 @@ int router6_interface(int port, const char *arg, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "bad address '%s' (a global or unique-local ADDRESS/LEN, LEN 1-127)", arg);
         return -1;
     }
-    for (int q = 0; q < NET_MAX_PORTS; q++) /* as IPv4's (router.c) */
+    for (int q = 0; q < NET_MAX_PORTS; q++) /* as IPv4's (netsvc_route.c) */
         if (addr6[q].set && (q == port || (addr6[q].plen == len && ip6_prefix_eq(addr6[q].addr, a, len)))) {
             char had[48];
             fmt_ip6(had, sizeof had, addr6[q].addr);
@@ -127,7 +127,7 @@ int router6_interface(int port, const char *arg, char *err, size_t errlen)
     return 0;
 }
 
-void router6_ra(int port) { addr6[port].ra = true; }
+void netsvc6_ra(int port) { addr6[port].ra = true; }
 
 static bool parse_gw(const char *s, uint8_t *gw, char *err, size_t errlen)
 {
@@ -138,7 +138,7 @@ static bool parse_gw(const char *s, uint8_t *gw, char *err, size_t errlen)
     return true;
 }
 
-/* As router.c's connected_refused: a port's on-link prefix is its own. */
+/* As netsvc_route.c's connected_refused: a port's on-link prefix is its own. */
 static bool connected6_refused(const uint8_t *a, unsigned len, char *err, size_t errlen)
 {
     for (int p = 0; p < NET_MAX_PORTS; p++)
@@ -150,7 +150,7 @@ static bool connected6_refused(const uint8_t *a, unsigned len, char *err, size_t
     return false;
 }
 
-int router6_route(const char *prefix, const char *via, char *err, size_t errlen)
+int netsvc6_route(const char *prefix, const char *via, char *err, size_t errlen)
 {
     uint8_t a[16], gw[16];
     unsigned len;
@@ -171,7 +171,7 @@ int router6_route(const char *prefix, const char *via, char *err, size_t errlen)
     return 0;
 }
 
-int router6_route_del(const char *prefix, char *err, size_t errlen)
+int netsvc6_route_del(const char *prefix, char *err, size_t errlen)
 {
     uint8_t a[16];
     unsigned len;
@@ -189,20 +189,20 @@ int router6_route_del(const char *prefix, char *err, size_t errlen)
     return 0;
 }
 
-struct router6_mark router6_reclaim_mark(void)
+struct netsvc6_mark netsvc6_reclaim_mark(void)
 {
-    return (struct router6_mark){route6_epoch(rt6), nexthop_ref_seal(&nh6_refs)};
+    return (struct netsvc6_mark){route6_epoch(rt6), nexthop_ref_seal(&nh6_refs)};
 }
 
 static void nh6_free(void *ctx, uint32_t idx) { fwd_nh6_del(ctx, idx); }
 
-void router6_reclaim(struct router6_mark m)
+void netsvc6_reclaim(struct netsvc6_mark m)
 {
     route6_reclaim(rt6, m.route_epoch);
     nexthop_ref_reclaim(&nh6_refs, m.nh_stamp, nh6_free, &nh6);
 }
 
-int router6_routes(const char *file, const char *via, char *err, size_t errlen)
+int netsvc6_routes(const char *file, const char *via, char *err, size_t errlen)
 {
     uint8_t gw[16];
     if (!parse_gw(via, gw, err, errlen))
@@ -242,7 +242,7 @@ static bool lookup(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
     return true;
 }
 
-bool router6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16_t *port, uint8_t *gw)
+bool netsvc6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16_t *port, uint8_t *gw)
 {
     const struct fwd_nh6 *nh = fwd_nh6_get(&nh6, route6_match(rt6, dst, len));
     if (nh == NULL)
@@ -253,7 +253,7 @@ bool router6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16
     return true;
 }
 
-void router6_core_setup(struct router_core *rc)
+void netsvc6_core_setup(struct netsvc_core *rc)
 {
     bool any = false;
     for (int p = 0; p < NET_MAX_PORTS; p++) {
@@ -274,7 +274,7 @@ void router6_core_setup(struct router_core *rc)
     }
 }
 
-void router6_init(const struct route_cfg *cfg)
+void netsvc6_init(const struct route_cfg *cfg)
 {
     rt6 = route6_create(cfg);
     if (!rt6)

@@ -1,4 +1,4 @@
-/* apps/router_arp.c: ARP and IPv6 neighbour discovery shared across
+/* kernel/netsvc/netsvc_neigh.c: ARP and IPv6 neighbour discovery shared across
  * cores.
  *
  * Each core's stack keeps its own ARP and neighbour caches (no locks on
@@ -9,19 +9,19 @@
  * question reaches another core. So what a core's arp_input or nd6_input
  * accepts about a neighbour (net_arp_seen_fn, net_nd6_seen_fn) is written
  * to a note of that core's and announced to every other core running the
- * router (kernel/msg.h); each reads the note and updates its own entry, if
+ * service (kernel/msg.h); each reads the note and updates its own entry, if
  * it has one (arp_learn_remote, nd6_learn_remote: an incomplete one
  * resolves and sends what waited).
  *
  * A message carries only the sender's core and the note's sequence number:
- * notes are a ring of ROUTER_ARP_NOTES written by their core alone, seqlock
+ * notes are a ring of NETSVC_NEIGH_NOTES written by their core alone, seqlock
  * style (seq 0 while the words change, then the new seq with release); a
  * reader that finds another seq before or after reading (the ring wrapped:
  * 64 ARP packets before it ran) drops it, and that core's own request
  * retries. Notes are rate-limited (ARP_NOTES_PER_S, a token bucket), so
  * a flood of ARP on one core does not fill the rings the console's
  * messages use too. */
-#include "router.h"
+#include "netsvc_impl.h"
 
 #include "kernel/msg.h"
 #include "kernel/percpu.h"
@@ -38,9 +38,9 @@ static void apply_note(void *arg)
     uintptr_t v = (uintptr_t)arg;
     unsigned from = (unsigned)(v & 0xff), me = cpu_index();
     uint64_t seq = (uint64_t)(v >> 8);
-    if (from >= router.ncores || me >= router.ncores || !router.core[from] || !router.core[me])
+    if (from >= netsvc.ncores || me >= netsvc.ncores || !netsvc.core[from] || !netsvc.core[me])
         return;
-    struct router_arp_note *n = &router.core[from]->arp_notes[seq % ROUTER_ARP_NOTES];
+    struct netsvc_neigh_note *n = &netsvc.core[from]->arp_notes[seq % NETSVC_NEIGH_NOTES];
     if (atomic_load_explicit(&n->seq, memory_order_acquire) != seq)
         return;
     uint64_t addr[2] = {atomic_load_explicit(&n->addr[0], memory_order_relaxed),
@@ -53,7 +53,7 @@ static void apply_note(void *arg)
     for (int i = 0; i < 6; i++)
         mac[i] = (uint8_t)(link >> (8 * i));
     uint16_t port = (uint16_t)((link >> 48) & 0xff);
-    struct net_stack *s = &router.core[me]->stack;
+    struct net_stack *s = &netsvc.core[me]->stack;
     if (link >> 56) {
         uint8_t ip[16];
         memcpy(ip, addr, 16);
@@ -65,22 +65,22 @@ static void apply_note(void *arg)
 }
 
 /* Write the next note of rc's and tell the other cores that have port. */
-static void publish(struct router_core *rc, uint16_t port, uint64_t a0, uint64_t a1, const uint8_t *mac, bool v6)
+static void publish(struct netsvc_core *rc, uint16_t port, uint64_t a0, uint64_t a1, const uint8_t *mac, bool v6)
 {
     if (!icmp_limit_take(&rc->arp_note_limit, time_now_ns()))
         return; /* the asking core's own retry will learn it */
     uint64_t seq = ++rc->arp_note_seq, link = (uint64_t)port << 48 | (uint64_t)v6 << 56;
     for (int i = 0; i < 6; i++)
         link |= (uint64_t)mac[i] << (8 * i);
-    struct router_arp_note *n = &rc->arp_notes[seq % ROUTER_ARP_NOTES];
+    struct netsvc_neigh_note *n = &rc->arp_notes[seq % NETSVC_NEIGH_NOTES];
     atomic_store_explicit(&n->seq, 0, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
     atomic_store_explicit(&n->addr[0], a0, memory_order_relaxed);
     atomic_store_explicit(&n->addr[1], a1, memory_order_relaxed);
     atomic_store_explicit(&n->link, link, memory_order_relaxed);
     atomic_store_explicit(&n->seq, seq, memory_order_release);
-    for (unsigned c = 0; c < router.ncores; c++) {
-        const struct router_core *other = router.core[c];
+    for (unsigned c = 0; c < netsvc.ncores; c++) {
+        const struct netsvc_core *other = netsvc.core[c];
         if (c != rc->cpu && other && port < NET_MAX_PORTS && other->stack.iface[port].dev)
             msg_send(c, apply_note, (void *)(uintptr_t)(seq << 8 | rc->cpu));
     }
@@ -98,11 +98,11 @@ static void seen6(void *ctx, uint16_t port, const uint8_t *ip, const uint8_t *ma
     publish(ctx, port, a[0], a[1], mac, true);
 }
 
-void router_arp_share(struct router_core *rc)
+void netsvc_neigh_share(struct netsvc_core *rc)
 {
     rc->arp_note_limit = (struct icmp4_limit){.rate_per_s = ARP_NOTES_PER_S, .burst = ARP_NOTES_BURST,
                                               .credit_ns = ARP_NOTES_BURST * (1000000000ull / ARP_NOTES_PER_S)};
-    if (router.ncores > 1) {
+    if (netsvc.ncores > 1) {
         net_set_arp_seen(&rc->stack, seen4, rc);
         net_set_nd6_seen(&rc->stack, seen6, rc);
     }

@@ -1,0 +1,25 @@
+/* apps/apps.c: the applications an `app NAME port N` statement may
+ * start (kernel/app.h), each on every core's stack. */
+#include "kernel/app.h"
+
+#include "http.h"
+#include "iperf3.h"
+#include "pingpong.h"
+#include "tcp_echo.h"
+#include "udp_echo.h"
+
+/* /metrics serves the whole system's counters, whichever core answers. */
+static int http_app_start(struct net_stack *s, uint16_t port)
+{
+    http_set_metrics(app_metric, NULL);
+    return http_start(s, port);
+}
+
+const struct app_def app_table[] = {
+    {"udp-echo", udp_echo_start, APP_UDP},
+    {"tcp-echo", tcp_echo_start, APP_TCP},
+    {"http", http_app_start, APP_TCP},
+    {"pingpong", pingpong_server_start, APP_TCP},
+    {"iperf3", iperf3_start, APP_TCP | APP_UDP},
+};
+const size_t app_table_len = sizeof app_table / sizeof app_table[0];

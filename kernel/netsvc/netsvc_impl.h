@@ -1,0 +1,130 @@
+/* kernel/netsvc/netsvc_impl.h: what the network service's files share
+ * (netsvc.h is its face to the kernel): each core's stack and forwarding
+ * state, the interfaces' addresses and the route tables, and what each
+ * file offers the others. */
+#ifndef KERNEL_NETSVC_IMPL_H
+#define KERNEL_NETSVC_IMPL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "net/fwd/fwd.h"
+#include "net/net.h"
+#include "net/fwd/nexthop.h"
+#include "net/route/route4.h"
+#include "net/tcp/tcp.h"
+#include "kernel/msg.h"
+#include "netsvc.h"
+
+/* One core's share: its stack and forwarding state, serving queue `cpu` of
+ * every port it serves. Touched only by that core (the console asks it
+ * through kernel/msg.h). */
+#define NETSVC_NEIGH_NOTES 64 /* what this core's ARP input learned, for the others */
+
+/* One thing an ARP or neighbour discovery packet told (netsvc_neigh.c), in
+ * words another core reads with plain atomic loads; seq (0: being written)
+ * says which. */
+struct netsvc_neigh_note {
+    _Atomic uint64_t seq;
+    _Atomic uint64_t addr[2];   /* IPv4 in the first, or IPv6 */
+    _Atomic uint64_t link;      /* MAC | port << 48 | IPv6 << 56 */
+};
+
+struct netsvc_core {
+    struct net_stack stack;
+    struct fwd fwd;
+    struct tcp_stack tcp;
+    unsigned cpu;
+    uint16_t nports;
+    struct netdev *ports[NET_MAX_PORTS];
+    uint64_t arp_note_seq;
+    struct icmp4_limit arp_note_limit; /* notes a second: a flood of ARP does not flood the other cores */
+    struct netsvc_neigh_note arp_notes[NETSVC_NEIGH_NOTES];
+};
+
+/* The shared state: written by core 0 (configuration, console), read by all. */
+struct netsvc {
+    struct route4 *rt4;
+    struct nexthop_table nht;
+    uint32_t connected_nh[NET_MAX_PORTS];
+    struct {
+        uint32_t addr_be;
+        uint8_t prefix_len;
+        uint16_t mtu;           /* `interface ethN mtu N` (0: the device's) */
+        uint16_t vlan;          /* `interface ethN vlan ID` (0: untagged) */
+    } addr[NET_MAX_PORTS];
+    unsigned ncores;
+    struct netsvc_core *core[64];
+    bool started;
+};
+
+extern struct netsvc netsvc;
+/* Who holds the ports the service serves (kernel/ports.h's ports_claim):
+ * `xconnect` refuses them, and `interface` refuses an xconnect's. */
+extern const char netsvc_holder[];
+
+/* IPv4 (netsvc_route.c): the route table, addresses and routes, and the
+ * `interface`, `route` and `routes` statements; reclamation runs from
+ * netsvc_route_start on. */
+void netsvc_route_init(void);
+void netsvc_route_start(void);
+
+/* TCP (netsvc_tcp.c): the `tcp` statement; the configuration every core
+ * shares, sized and steered once the ports are known (netsvc_tcp_setup);
+ * a core's table (netsvc_tcp_core, after its interfaces). */
+void netsvc_tcp_init(void);
+void netsvc_tcp_setup(void);
+void netsvc_tcp_core(struct netsvc_core *rc);
+
+/* ARP and neighbour discovery learned on rc's core go to the other cores'
+ * caches (netsvc_neigh.c). */
+void netsvc_neigh_share(struct netsvc_core *rc);
+
+/* IPv6 (netsvc_route6.c): configuration statements' IPv6 forms, each core's
+ * addresses and route hook, `show route` for IPv6. */
+struct route_cfg;
+void netsvc6_init(const struct route_cfg *cfg);
+int netsvc6_interface(int port, const char *addr_len, char *err, size_t errlen);
+void netsvc6_ra(int port); /* `interface ethN ra` */
+int netsvc6_route(const char *prefix, const char *via, char *err, size_t errlen);
+int netsvc6_route_del(const char *prefix, char *err, size_t errlen);
+/* What IPv6 may free once every core has passed a quiescent point from
+ * now on (netsvc_route.c's schedule_reclaim: the route table's epoch, the
+ * next-hop stamp), and freeing it then (netsvc_reclaim). */
+struct netsvc6_mark {
+    uint64_t route_epoch, nh_stamp;
+};
+struct netsvc6_mark netsvc6_reclaim_mark(void);
+void netsvc6_reclaim(struct netsvc6_mark m);
+int netsvc6_routes(const char *file, const char *via, char *err, size_t errlen);
+bool netsvc6_port_has_addr(int port);
+void netsvc6_stats(struct route_stats *st); /* the IPv6 table's */
+bool netsvc6_port_addr(int port, uint8_t addr[16], uint8_t *plen); /* its IPv6 address, if any */
+void netsvc6_core_setup(struct netsvc_core *rc);
+/* The route dst takes: its prefix and length, port and gateway (all
+ * zero: connected); false when there is none. */
+bool netsvc6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16_t *port, uint8_t *gw);
+
+/* Routes (core 0 only). 0, or a negative ROUTE_E* / -1 with a message. */
+int netsvc_route_add(uint32_t addr, unsigned len, uint32_t gw_be, char *err, size_t errlen);
+int netsvc_route_del(uint32_t addr, unsigned len, char *err, size_t errlen);
+/* The same from the console for either family ("A.B.C.D/LEN" or
+ * "X:X::/LEN"; via: the gateway, NULL to delete). */
+int netsvc_route_change(const char *prefix, const char *via, char *err, size_t errlen);
+/* Frees route-table memory and next hops no core can still reach (core 0). */
+void netsvc_reclaim(uint64_t now_ns);
+void netsvc_cmds_init(void); /* netsvc_cmds.c: counters, caches, routes */
+/* For the commands: fn(arg) on core c (directly when that is us; 0, or
+ * -1 when it did not answer), a list's JSON frame ({"KEY": [ ... ]}), and
+ * `show tcp` (netsvc_tcp_cmds.c). */
+struct cli_args;
+struct json;
+int netsvc_on_core(unsigned c, msg_fn fn, void *arg);
+void netsvc_list_begin(struct json *j, const char *key);
+void netsvc_list_end(struct json *j);
+void netsvc_cmd_show_tcp(const struct cli_args *a);
+void fmt_ip(char *buf, size_t n, uint32_t addr_be);  /* dotted quad */
+void fmt_ip6(char *buf, size_t n, const uint8_t *a); /* RFC 5952 */
+
+#endif
