@@ -17,10 +17,8 @@
 
 #include <stddef.h>
 
-#include "net/core/counter.h"
-#include "net/core/env.h"
+#include "net/core/core.h"
 #include "net/net.h"
-#include "net/core/pkt.h"
 #include "net/tcp/tcp.h"
 
 #define HTTP_BODY_MOD 251

@@ -40,9 +40,8 @@
 #include <stdatomic.h>
 
 #include "kernel/app.h"
-#include "net/core/env.h"
+#include "net/core/core.h"
 #include "net/net.h"
-#include "net/core/pkt.h"
 
 #define JOIN_TIMEOUT_NS (10 * SEC)
 #define DRAIN_TIMEOUT_NS (3 * SEC)

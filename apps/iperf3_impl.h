@@ -12,7 +12,7 @@
 #include "iperf3.h"
 #include "kernel/app.h"
 #include "net/tcp/tcp.h"
-#include "net/ip/udp.h"
+#include "net/ip/ip.h"
 
 #define MS 1000000ull
 #define SEC 1000000000ull

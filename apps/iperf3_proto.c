@@ -12,8 +12,7 @@
 
 #include "lib/fmt.h"
 #include "lib/json.h"
-#include "net/core/env.h"
-#include "net/core/wire.h"
+#include "net/core/core.h"
 
 #define SCAN_DEPTH 8
 

@@ -9,9 +9,8 @@
 #include "iperf3_impl.h"
 
 #include "kernel/app.h"
-#include "net/core/env.h"
+#include "net/core/core.h"
 #include "net/net.h"
-#include "net/core/pkt.h"
 
 #define UDP_BURST 32                /* datagrams a stream sends a loop pass */
 

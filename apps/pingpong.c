@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "net/net.h"
-#include "net/core/pkt.h"
+#include "net/core/core.h"
 #include "net/tcp/tcp.h"
 
 #define PINGPONG_MAX_PAYLOAD 256

@@ -3,7 +3,7 @@
 #include "udp_echo.h"
 
 #include "net/net.h"
-#include "net/ip/udp.h"
+#include "net/ip/ip.h"
 
 /* A datagram in its own buffer goes back in that buffer (no copy); one that
  * was reassembled is copied out of the stack's scratch area. */

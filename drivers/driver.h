@@ -14,7 +14,7 @@
 #include "drivers/pci/pci.h"
 #include "kernel/cli_parse.h"
 #include "kernel/config.h"
-#include "net/core/netdev.h"
+#include "net/core/core.h"
 
 #define DRIVER_PORTS_MAX 16 /* ports a driver may have to keep track of (kernel/ports.h PORTS_MAX) */
 

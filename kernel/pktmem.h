@@ -3,7 +3,7 @@
 #ifndef KERNEL_PKTMEM_H
 #define KERNEL_PKTMEM_H
 
-#include "net/core/pkt.h"
+#include "net/core/core.h"
 
 void pktmem_init(unsigned ncpus);
 struct pkt_pool *pktmem_pool(unsigned cpu);

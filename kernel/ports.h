@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "net/core/netdev.h"
+#include "net/core/core.h"
 
 #define PORTS_MAX 16
 

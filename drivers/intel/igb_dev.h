@@ -10,8 +10,7 @@
 
 #include "drivers/intel/igb.h"
 #include "drivers/intel/igb_regs.h"
-#include "net/core/netdev.h"
-#include "net/core/pkt.h"
+#include "net/core/core.h"
 
 #define IGB_RX_RING 512u /* descriptors (RDLEN: a multiple of 128 bytes) */
 #define IGB_TX_RING 512u

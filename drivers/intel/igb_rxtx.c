@@ -17,8 +17,7 @@
 #include "kernel/lib.h"
 #include "kernel/memmap.h"
 #include "kernel/time.h"
-#include "net/core/csum.h"
-#include "net/core/wire.h"
+#include "net/core/core.h"
 
 #define REFILL_BATCH 32u      /* refill once this many RX descriptors are empty */
 #define TX_RECLAIM_AT 64u     /* reclaim once this many TX descriptors are in use */

@@ -10,7 +10,7 @@
 
 #include "drivers/virtio/virtio_pci.h"
 #include "drivers/virtio/virtqueue.h"
-#include "net/core/netdev.h"
+#include "net/core/core.h"
 
 #define F_CSUM (1ull << 0)
 #define F_GUEST_CSUM (1ull << 1)

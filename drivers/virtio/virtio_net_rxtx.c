@@ -9,7 +9,7 @@
 #include "kernel/lib.h"
 #include "kernel/percpu.h"
 #include "kernel/time.h"
-#include "net/core/csum.h"
+#include "net/core/core.h"
 
 /* RX buffers: the device writes header + frame so the frame starts at the
  * buffer's normal data offset. */

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "net/core/pkt.h"
+#include "net/core/core.h"
 
 struct vring_desc {
     uint64_t addr;

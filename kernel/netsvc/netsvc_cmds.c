@@ -13,8 +13,8 @@
 #include "kernel/percpu.h"
 #include "kernel/ports.h"
 #include "kernel/time.h"
-#include "net/link/nd6.h"
-#include "net/route/route6.h"
+#include "net/link/link.h"
+#include "net/route/route.h"
 
 /* Snapshots hold a core's whole caches: nothing is left out unsaid. */
 #define ARP_SNAPSHOT_MAX (ARP_SETS * ARP_WAYS * NET_MAX_PORTS)

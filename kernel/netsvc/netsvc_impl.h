@@ -11,8 +11,7 @@
 
 #include "net/fwd/fwd.h"
 #include "net/net.h"
-#include "net/fwd/nexthop.h"
-#include "net/route/route4.h"
+#include "net/route/route.h"
 #include "net/tcp/tcp.h"
 #include "kernel/msg.h"
 #include "netsvc.h"

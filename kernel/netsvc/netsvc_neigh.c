@@ -27,8 +27,7 @@
 #include "kernel/percpu.h"
 #include "kernel/time.h"
 #include "kernel/lib.h"
-#include "net/link/arp.h"
-#include "net/link/nd6.h"
+#include "net/link/link.h"
 
 #define ARP_NOTES_PER_S 20000
 #define ARP_NOTES_BURST 32 /* no more than a message ring holds */

@@ -26,7 +26,7 @@
 #include "kernel/ports.h"
 #include "kernel/time.h"
 #include "lib/fmt.h"
-#include "net/fwd/nexthop_ref.h"
+#include "net/fwd/fwd.h"
 
 #define RECLAIM_PERIOD_NS 10000000ull
 #define NETSVC_MTU_MIN 576 /* RFC 791: what every host takes whole (IPv6 wants 1280) */

@@ -25,9 +25,9 @@
 #include "kernel/multiboot.h"
 #include "kernel/ports.h"
 #include "kernel/time.h"
-#include "net/ip/ip6.h"
-#include "net/fwd/nexthop_ref.h"
-#include "net/route/route6.h"
+#include "net/ip/ip.h"
+#include "net/fwd/fwd.h"
+#include "net/route/route.h"
 
 static struct route6 *rt6;
 static struct fwd_nh6_table nh6; /* gateway all zero: on-link (a connected prefix) */
