@@ -1,4 +1,4 @@
-/* kernel/cli.h: the console CLI (DESIGN.md, External interface). Commands
+/* kernel/cli.h: the console CLI (docs/design.md, External interface; docs/usage.md). Commands
  * are registered with cli_register (kernel/cli_parse.h); this file runs the
  * prompt on the serial console. */
 #ifndef KERNEL_CLI_H

@@ -1,4 +1,4 @@
-/* kernel/config.h: the configuration file (DESIGN.md, "Configuration file"):
+/* kernel/config.h: the configuration file (docs/usage.md):
  * one statement a line, words separated by blanks, '#' starts a comment.
  * Subsystems register the statements they own; a bad line is reported with
  * its number and skipped, and the rest still applies. Portable (host-tested). */

@@ -21,7 +21,7 @@
 
 /* Queue pairs used at most: flows spread over them with RSS (7.1.2.8,
  * setup_rss). The 82576 steers what it cannot hash (ARP) to queue 0; the
- * router passes what core 0 learns to the others (apps/router_arp.c). */
+ * router passes what core 0 learns to the others (kernel/netsvc/netsvc_neigh.c). */
 #define IGB_MAX_PAIRS 8u
 _Static_assert(IGB_MAX_PAIRS <= IGB_RSS_MAX_PAIRS, "queue arrays");
 #define LINK_WAIT_MS 1500u    /* at probe; QEMU's autonegotiation takes 500 ms */

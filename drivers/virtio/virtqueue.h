@@ -3,7 +3,7 @@
  * but the doorbell pointer, so host tests run it against an in-memory
  * device (tests/unit/test_virtqueue.c).
  *
- * Lesson 1 of DESIGN.md lives here: the driver never reads a device
+ * Lesson 1 of docs/design.md lives here: the driver never reads a device
  * register on the hot path (used->idx, or a packed descriptor's flags, is
  * in RAM), fills many descriptors, publishes them with one store (the
  * split ring's avail->idx; the packed ring's first new descriptor's

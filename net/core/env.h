@@ -1,6 +1,6 @@
 /* net/core/env.h: the only things net/ needs from whoever embeds it.
  *
- * net/ is freestanding (DESIGN.md, Boundaries): it owns no clock, loop,
+ * net/ is freestanding (docs/design.md, Boundaries): it owns no clock, loop,
  * thread or memory. Time comes in as arguments (now_ns); memory comes in as
  * pools and arenas handed over by the embedder. The kernel and the host test
  * binaries each provide these few symbols. */

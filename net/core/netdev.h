@@ -1,5 +1,5 @@
 /* net/core/netdev.h: the one interface between NIC drivers and the stack
- * (DESIGN.md, Boundaries).
+ * (docs/design.md, Boundaries).
  *
  * A driver fills struct netdev and its ops; the run loop and the stack call
  * only these. Bursts: rx_burst returns up to n received buffers (ownership

@@ -3,7 +3,7 @@
  * Every buffer is PKT_BUF_SIZE bytes: this descriptor, then headroom, then
  * the frame. Pools are per core and never shared: a LIFO stack of buffer
  * pointers, so a freed buffer is the next one handed out and stays
- * cache-hot (iip, DESIGN.md lesson 4), and taking n buffers reads n
+ * cache-hot (iip, docs/design.md lesson 4), and taking n buffers reads n
  * independent array slots rather than chasing n next pointers through n
  * descriptors (a linked free list cost the forwarding benchmark ~10 ns a
  * packet in its RX refill). The memory behind a pool is the embedder's (the
