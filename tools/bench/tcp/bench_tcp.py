@@ -72,7 +72,7 @@ def build(root, build_dir, cc):
     net = sorted(os.path.relpath(os.path.join(d, f), root)
                  for d, _, fs in os.walk(os.path.join(root, "net")) for f in fs if f.endswith(".c"))
     _sh([cc] + CFLAGS + WARN + ["-o", os.path.join(build_dir, "tcp_bench"), "tools/bench/tcp/tcp_bench.c",
-                                "apps/pingpong.c", "tests/unit/host_env.c"] + net
+                                "apps/pingpong.c", "tests/support/host_env.c"] + net
         + [os.path.join(out, "lwip_a.o"), os.path.join(out, "lwip_b.o")], root)
 
 
