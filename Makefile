@@ -182,7 +182,7 @@ $(BUILD)/bench/fwd_bench_kflags: $(call host_objs,bench-kernel,$(FWD_BENCH_SRCS)
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $(filter %.o,$^) $(call host_libs,bench-kernel) $(DPDK_LIBS)
 $(LWIP_OBJS) &: tools/bench/tcp/bench_tcp.py tools/bench/tcp/lwip_side.c tools/bench/tcp/lwipopts.h
-	$(PYTHON) tools/bench/tcp/bench_tcp.py $(BUILD)/bench
+	CC=$(CC) $(PYTHON) tools/bench/tcp/bench_tcp.py $(BUILD)/bench
 $(BUILD)/bench/tcp_bench: $(call host_objs,bench-kernel,tools/bench/tcp/tcp_bench.c) $(LWIP_OBJS) \
            $(call host_deps,bench-kernel)
 	@mkdir -p $(dir $@)
