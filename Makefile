@@ -2,7 +2,11 @@
 #   make        build/hayate.elf       make iso   build/hayate.iso
 #   make run    boot it on a default setup (QEMU)
 #   make test   every test, ending "N passed, N failed"
+#   make unit   the host unit tests alone (build/unit/tests [NAME] filters)
+#   make soak   the TCP soak over SOAK=FROM:COUNT[:v] seeds (a hunt)
 #   make bench  benchmark tables, build/bench.json
+#   make fuzz-bins, route-diff, bench-bins: what tests/fuzz/run,
+#               tests/route/run and tools/bench.py run, from the host library
 
 BUILD   := build
 CC      := clang
