@@ -2,7 +2,11 @@
 #   make        build/hayate.elf       make iso   build/hayate.iso
 #   make run    boot it on a default setup (QEMU)
 #   make test   every test, ending "N passed, N failed"
+#   make unit   the host unit tests alone (build/unit/tests [NAME] filters)
+#   make soak   the TCP soak over SOAK=FROM:COUNT[:v] seeds (a hunt)
 #   make bench  benchmark tables, build/bench.json
+#   make fuzz-bins, route-diff, bench-bins: what tests/fuzz/run,
+#               tests/route/run and tools/bench.py run, from the host library
 
 BUILD   := build
 CC      := clang
@@ -38,7 +42,8 @@ HOSTCFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer \
 KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KERNEL_SRCS) $(LIB_SRCS) $(DRIVER_SRCS) $(APP_SRCS) $(NET_SRCS)) \
          $(patsubst %.asm,$(BUILD)/k/%.o,$(ASM_SRCS))
 
-.PHONY: all iso run test unit bench clean deps-build deps-test FORCE
+.PHONY: all iso run test unit soak fuzz-bins route-diff bench-bins bench clean deps-build \
+        deps-test FORCE
 all: $(BUILD)/hayate.elf
 
 $(BUILD)/k/net/%.o: net/%.c
@@ -71,16 +76,124 @@ $(BUILD)/hayate.iso: $(BUILD)/hayate.elf tools/mkiso tools/default.conf
 	tools/mkiso tools/default.conf $@
 iso: $(BUILD)/hayate.iso
 
-# Host unit tests: tests/unit/*.c with net/ and the portable kernel files.
-# Applications written only against net/'s API, also host-tested.
+# ---- The host build: one source list, one library per flag set --------
+# Everything portable (net/, lib/, the kernel and driver files with no
+# hardware in them, the apps written only against net/'s API) goes into
+# build/host/FLAVOUR/libhayate.a, the test fixtures (tests/support/) into
+# libsupport.a beside it. Unit tests, fuzzers, the route differential tests
+# and the benchmarks all link these; none lists sources of its own.
 APP_PORTABLE := apps/udp_echo.c apps/tcp_echo.c apps/http.c apps/pingpong.c \
            apps/iperf3_proto.c
-UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(NET_SRCS) $(KERNEL_PORTABLE) $(APP_PORTABLE)
-$(BUILD)/unit/tests: $(UNIT_SRCS) $(wildcard tests/unit/*.h net/*.h net/*/*.h lib/*.h kernel/*.h apps/*.h)
+HOST_SRCS    := $(NET_SRCS) $(KERNEL_PORTABLE) $(APP_PORTABLE)
+SUPPORT_SRCS := $(sort $(wildcard tests/support/*.c))
+
+HOST_WARN := $(WARN) -Wno-missing-prototypes
+HOST_CFLAGS_unit := $(HOSTCFLAGS)
+HOST_CFLAGS_fuzz := -std=c11 -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer \
+           -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
+           $(HOST_WARN) -I. -Inet
+# Benchmarks: tuned for this machine, and (bench-kernel) the kernel's code
+# generation, baseline x86-64 as KCFLAGS, so lookups take the popcnt path.
+# DWARF 4 for valgrind's callgrind.
+HOST_CFLAGS_bench := -std=gnu11 -O2 -march=native -gdwarf-4 $(HOST_WARN) -I. -Inet
+HOST_CFLAGS_bench-kernel := -std=gnu11 -O2 -march=x86-64 -mno-red-zone -fno-omit-frame-pointer \
+           -gdwarf-4 $(HOST_WARN) -I. -Inet
+# The route differential tests: optimised, baseline x86-64, no sanitizers.
+HOST_CFLAGS_route-diff := -std=gnu11 -O2 -g $(HOST_WARN) -I. -Inet
+HOST_FLAVOURS := unit fuzz bench bench-kernel route-diff
+
+# The benchmark programs include DPDK's headers, which our -Werror set
+# does not suit: they build as they always have, DPDK's -march=corei7
+# giving way to -march=native (tcp_bench, with no DPDK, keeps its flavour's).
+DPDK_CFLAGS = $(shell pkg-config --cflags libdpdk 2>/dev/null)
+DPDK_LIBS   = $(shell pkg-config --libs libdpdk 2>/dev/null)
+bench_cflags = $(filter-out $(HOST_WARN),$(HOST_CFLAGS_$(2))) -Wall -Wextra -Wno-unused-parameter \
+           $(if $(filter tools/bench/tcp/%,$(1)),,$(DPDK_CFLAGS) $(filter -march=native,$(HOST_CFLAGS_$(2))))
+host_cflags = $(if $(filter tools/bench/%,$(1)),$(bench_cflags),$(HOST_CFLAGS_$(2)))
+host_objs = $(patsubst %.c,$(BUILD)/host/$(1)/%.o,$(2))
+# Support before the library, grouped: host_env.c (support) is net/'s log.
+host_deps = $(BUILD)/host/$(1)/libsupport.a $(BUILD)/host/$(1)/libhayate.a
+host_libs = -Wl,--start-group $(BUILD)/host/$(1)/libsupport.a $(BUILD)/host/$(1)/libhayate.a -Wl,--end-group
+
+define host_flavour
+$(BUILD)/host/$(1)/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(call host_cflags,$$<,$(1)) -MMD -MP -c $$< -o $$@
+$(BUILD)/host/$(1)/libhayate.a: $(call host_objs,$(1),$(HOST_SRCS))
+	@rm -f $$@
+	$$(AR) rcs $$@ $$^
+$(BUILD)/host/$(1)/libsupport.a: $(call host_objs,$(1),$(SUPPORT_SRCS))
+	@rm -f $$@
+	$$(AR) rcs $$@ $$^
+host-$(1): $(BUILD)/host/$(1)/libhayate.a $(BUILD)/host/$(1)/libsupport.a
+HOST_OBJS += $(call host_objs,$(1),$(HOST_SRCS) $(SUPPORT_SRCS))
+endef
+$(foreach f,$(HOST_FLAVOURS),$(eval $(call host_flavour,$(f))))
+.PHONY: $(addprefix host-,$(HOST_FLAVOURS))
+
+# Host unit tests: tests/unit/ (main.c, the runner, and one folder per part
+# of the tree) on the unit library.
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.c tests/unit/*/*.c))
+UNIT_OBJS := $(call host_objs,unit,$(UNIT_SRCS))
+$(BUILD)/unit/tests: $(UNIT_OBJS) $(call host_deps,unit)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOSTCFLAGS) -o $@ $(UNIT_SRCS) -lpthread
+	$(CC) $(HOSTCFLAGS) -o $@ $(UNIT_OBJS) $(call host_libs,unit) -lpthread
 unit: $(BUILD)/unit/tests
 	$(BUILD)/unit/tests
+
+# The TCP soak's hunt over a range of seeds (the fixed seeds are a unit
+# test): make soak SOAK=FROM:COUNT[:v] [SOAK_MIN_WRITE=N].
+SOAK ?= 1000:160
+SOAK_OBJS := $(call host_objs,unit,tests/soak/tcp_soak_hunt.c)
+$(BUILD)/soak/tcp_soak_hunt: $(SOAK_OBJS) $(call host_deps,unit)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOSTCFLAGS) -o $@ $(SOAK_OBJS) $(call host_libs,unit) -lpthread
+soak: $(BUILD)/soak/tcp_soak_hunt
+	$(BUILD)/soak/tcp_soak_hunt $(SOAK)
+
+# libFuzzer targets, one binary per tests/fuzz/fuzz_*.c (tests/fuzz/run
+# builds and runs them).
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/host/fuzz/tests/fuzz/fuzz_%.o $(call host_deps,fuzz)
+	@mkdir -p $(dir $@)
+	$(CC) -fsanitize=fuzzer,address,undefined -o $@ $< $(call host_libs,fuzz)
+fuzz-bins: $(FUZZ_BINS)
+
+# The route tables' differential tests (tests/route/run runs them).
+ROUTE_DIFF_OBJS := $(call host_objs,route-diff,$(sort $(wildcard tests/route/*.c)))
+$(BUILD)/route-diff: $(ROUTE_DIFF_OBJS) $(call host_deps,route-diff)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $(ROUTE_DIFF_OBJS) $(call host_libs,route-diff) -lpthread
+route-diff: $(BUILD)/route-diff
+
+# The benchmark programs (tools/bench.py runs them): each tuned for this
+# machine and, as NAME_kflags, with the kernel's code generation. The route
+# and forwarding benchmarks set DPDK beside us (tools/deps bench installs
+# it); tcp_bench sets lwIP beside us, whose objects bench_tcp.py builds.
+ROUTE_BENCH_SRCS := tools/bench/route_bench.c tools/bench/route_bench6.c tools/bench/route_load.c
+FWD_BENCH_SRCS   := tools/bench/fwd_bench.c tools/bench/fwd_bench6.c tools/bench/fwd_nic.c \
+           tools/bench/route_load.c
+LWIP_OBJS := $(BUILD)/bench/lwip/lwip_a.o $(BUILD)/bench/lwip/lwip_b.o
+# bench_program NAME FLAVOUR SOURCES [MORE OBJECTS] [LIBRARIES]
+define bench_program
+$(BUILD)/bench/$(1): $(call host_objs,$(2),$(3)) $(4) $(call host_deps,$(2))
+	@mkdir -p $$(dir $$@)
+	$$(CC) -o $$@ $$(filter %.o,$$^) $$(call host_libs,$(2)) $(5)
+endef
+$(eval $(call bench_program,route_bench,bench,$(ROUTE_BENCH_SRCS),,$$(DPDK_LIBS)))
+$(eval $(call bench_program,route_bench_kflags,bench-kernel,$(ROUTE_BENCH_SRCS),,$$(DPDK_LIBS)))
+$(eval $(call bench_program,fwd_bench,bench,$(FWD_BENCH_SRCS),,$$(DPDK_LIBS)))
+$(eval $(call bench_program,fwd_bench_kflags,bench-kernel,$(FWD_BENCH_SRCS),,$$(DPDK_LIBS)))
+$(eval $(call bench_program,tcp_bench,bench-kernel,tools/bench/tcp/tcp_bench.c,$(LWIP_OBJS)))
+$(LWIP_OBJS) &: tools/bench/tcp/bench_tcp.py tools/bench/tcp/lwip_side.c tools/bench/tcp/lwipopts.h
+	CC=$(CC) $(PYTHON) tools/bench/tcp/bench_tcp.py $(BUILD)/bench
+BENCH_BINS := $(addprefix $(BUILD)/bench/,route_bench route_bench_kflags fwd_bench fwd_bench_kflags \
+           tcp_bench)
+bench-bins: $(BENCH_BINS)
+
+-include $(HOST_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(SOAK_OBJS:.o=.d) $(ROUTE_DIFF_OBJS:.o=.d)
+-include $(patsubst tests/fuzz/%.c,$(BUILD)/host/fuzz/tests/fuzz/%.d,$(FUZZ_SRCS))
 
 deps-build:
 	@tools/deps build

@@ -5,7 +5,9 @@ and writes build/bench.json: a list of {"name", "unit", "value",
 "reference", "reference_value", "ratio"} with ratio = value /
 reference_value (so for times and sizes below 1 is better).
 
-Each benchmark is an entry in BENCHES: a build step and a run step; the run
+Each benchmark is an entry in BENCHES: a build step (make builds every
+program from the host library, build/host/bench*/: `make bench-bins`) and
+a run step; the run
 prints one JSON object a line (tools/bench/bench_util.h, bench_emit) and
 anything else on stderr. To add one, append a Bench.
 
@@ -27,14 +29,6 @@ CC = os.environ.get("CC", "clang")
 REPS = os.environ.get("BENCH_REPS", "9")
 HUGEPAGES = 1024  # 2 GiB: rte_lpm and rte_lpm6 with room to spare
 
-ROUTE_NET = sorted(os.path.join("net", "route", f)
-                   for f in os.listdir(os.path.join(ROOT, "net", "route")) if f.endswith(".c"))
-ROUTE_MAIN = ["tools/bench/route_bench.c", "tools/bench/route_bench6.c"]
-WARN = ["-std=gnu11", "-Wall", "-Wextra", "-Wno-unused-parameter", "-I.", "-Inet"]
-# The kernel's code generation (Makefile KCFLAGS) in a host binary: baseline
-# x86-64, so lookups take the popcnt-attribute path.
-KERNELISH = ["-O2", "-march=x86-64", "-mno-red-zone", "-fno-omit-frame-pointer"]
-
 
 class Bench:
     """A program: build() makes it, run() its argument lists, each run's
@@ -49,25 +43,23 @@ def sh(cmd, **kw):
     return subprocess.run(cmd, cwd=ROOT, check=True, **kw)
 
 
-def dpdk_flags(what):
-    out = subprocess.run(["pkg-config", what, "libdpdk"], capture_output=True, text=True,
-                         check=True)
-    return out.stdout.split()
+def make(*programs):
+    """build/bench/PROGRAM for each, by the Makefile (its one source list)."""
+    sh(["make", "--no-print-directory", f"-j{os.cpu_count() or 1}", "CC=" + CC]
+       + [os.path.join("build", "bench", p) for p in programs])
+
+
+def need_dpdk():
+    """DPDK (rte_lpm, rte_lpm6) is the reference of the route and forwarding
+    benchmarks: without it they cannot build."""
+    subprocess.run(["pkg-config", "--exists", "libdpdk"], check=True)
 
 
 def build_route_bench():
-    os.makedirs(BUILD, exist_ok=True)
-    cflags, libs = dpdk_flags("--cflags"), dpdk_flags("--libs")
-    sh([CC, "-O2"] + WARN + cflags + ["-march=native", "-o", os.path.join(BUILD, "route_bench")]
-       + ROUTE_MAIN + ROUTE_NET + libs)
-    # The kernel-flags build of our side only (no DPDK, --hayate-only).
-    objs = []
-    for src in ROUTE_NET:
-        obj = os.path.join(BUILD, "k_" + os.path.basename(src)[:-2] + ".o")
-        sh([CC] + KERNELISH + WARN + ["-c", src, "-o", obj])
-        objs.append(obj)
-    sh([CC, "-O2"] + WARN + cflags + ["-o", os.path.join(BUILD, "route_bench_kflags")]
-       + ROUTE_MAIN + objs + libs)
+    """route_bench (-march=native) and route_bench_kflags (the kernel's code
+    generation; run --hayate-only)."""
+    need_dpdk()
+    make("route_bench", "route_bench_kflags")
 
 
 def route_runs(huge):
@@ -77,28 +69,12 @@ def route_runs(huge):
                                                                    "--tag", ", kernel flags"]]
 
 
-NET_ALL = sorted(os.path.relpath(os.path.join(d, f), ROOT)
-                 for d, _, fs in os.walk(os.path.join(ROOT, "net")) for f in fs if f.endswith(".c"))
-# fwd_bench.c compiles route_bench.c in (its tables and rte_lpm set-up), and
-# fwd_bench6.c (the IPv6 rows) route_bench6.c.
-FWD_MAIN = ["tools/bench/fwd_bench.c", "tools/bench/fwd_bench6.c", "tools/bench/fwd_nic.c"]
-
-
 def build_fwd_bench():
     """The forwarding pipeline (net/fwd/fwd.h), IPv4 and IPv6, on an in-memory
     NIC, all of net/ in it: -march=native beside rte_lpm and rte_lpm6, and
     the kernel's code generation."""
-    os.makedirs(BUILD, exist_ok=True)
-    cflags, libs = dpdk_flags("--cflags"), dpdk_flags("--libs")
-    sh([CC, "-O2"] + WARN + cflags + ["-march=native", "-o", os.path.join(BUILD, "fwd_bench")]
-       + FWD_MAIN + NET_ALL + libs)
-    objs = []
-    for src in NET_ALL:
-        obj = os.path.join(BUILD, "kfwd_" + os.path.basename(src)[:-2] + ".o")
-        sh([CC] + KERNELISH + WARN + ["-c", src, "-o", obj])
-        objs.append(obj)
-    sh([CC, "-O2"] + WARN + cflags + ["-o", os.path.join(BUILD, "fwd_bench_kflags")]
-       + FWD_MAIN + objs + libs)
+    need_dpdk()
+    make("fwd_bench", "fwd_bench_kflags")
 
 
 def fwd_runs(huge):
@@ -112,7 +88,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools", "bench", "tcp"))
 import bench_tcp  # noqa: E402 (tools/bench/tcp/bench_tcp.py: hayate's TCP beside lwIP)
 
 BENCHES = [Bench("route", build_route_bench, route_runs), Bench("fwd", build_fwd_bench, fwd_runs),
-           Bench("tcp", lambda: bench_tcp.build(ROOT, BUILD, CC), lambda huge: bench_tcp.runs(BUILD, REPS),
+           Bench("tcp", lambda: bench_tcp.build(ROOT, CC), lambda huge: bench_tcp.runs(BUILD, REPS),
                  needs_data=False)]
 
 

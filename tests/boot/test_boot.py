@@ -230,15 +230,20 @@ def test_uefi_boot(boot, report):
 
 
 def test_boot_time(boot, report):
-    """Measured, not asserted: QEMU start to "hayate: ready", and the part
-    of it that is the kernel (boot_ns, from its entry); the rest is QEMU,
-    the firmware and GRUB."""
+    """QEMU start to "hayate: ready", and the part of it that is the kernel
+    (boot_ns, from its entry); the rest is QEMU, the firmware and GRUB.
+    Checked: each boot reports the kernel's time, and it lies inside the
+    whole (a clock the kernel reads wrongly, or calibrates wrongly, shows
+    here). The figures themselves are reported, not bounded: TCG on a
+    shared machine is too noisy for a bound."""
     times = []
     for _ in range(3):
         m = boot()
         kernel_s = m.json("show version json").get("boot_ns", 0) / 1e9
         times.append((m.ready_s, kernel_s))
         m.kill()
+    for whole, kernel_part in times:
+        assert 0 < kernel_part < whole, f"kernel boot {kernel_part:.3f}s against {whole:.3f}s in all"
     total, kernel = sorted(times)[1]
     report(f"boot (median of 3): QEMU start to ready {total:.3f}s = "
            f"QEMU + SeaBIOS + GRUB {total - kernel:.3f}s + kernel {kernel:.3f}s")

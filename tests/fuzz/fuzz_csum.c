@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "net/core/csum.h"
-#include "../unit/fake_netdev.h"
+#include "tests/support/fake_netdev.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "net/tcp/tcp.h"
-#include "../unit/fake_netdev.h"
+#include "tests/support/fake_netdev.h"
 
 static struct fake_net fn;
 static bool ready;

@@ -1,6 +1,6 @@
 /* tests/fuzz/fuzz_fwd.c: the forwarding input path (net/fwd/fwd4.c,
  * net/fwd/fwd_slow.c, net/fwd/fwd6.c, net/fwd/nexthop.c): bursts through fwd_burst on
- * the router of tests/unit/test_fwd.h and test_fwd6.h (IPv4 and IPv6),
+ * the router of tests/support/fwd_fixture.h and tests/support/fwd6_fixture.h (IPv4 and IPv6),
  * with the stack behind it, ARP and neighbour discovery resolving or not,
  * next hops changing, the NIC refusing frames and time moving.
  *
@@ -11,7 +11,7 @@
  * payload length / 4, b[6] where to XOR the rest of the bytes into the
  * frame, b[7] bit 0: fix the header checksum after. With b[0] bit 7 set
  * it is an IPv6 packet instead: b[0] % 8 picks one of eight destinations (the
- * routes of test_fwd6.h, none, link-local, multicast), b[1..2] its last
+ * routes of tests/support/fwd6_fixture.h, none, link-local, multicast), b[1..2] its last
  * two bytes, b[3] the hop limit, b[4] bit 0 a hop-by-hop header first,
  * bit 1 a link-local source; b[5] and b[6] as above. Bit 1 clear: bytes
  * are a raw frame. Bit 2: PKT_RX_IP_CSUM_OK. Bit 3: end the burst here. Bits
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/test_fwd6.h"
+#include "tests/support/fwd6_fixture.h"
 
 static const uint32_t dsts[] = {
     NET_IP4(192, 168, 0, 0), NET_IP4(198, 51, 100, 0), NET_IP4(10, 0, 0, 0),  NET_IP4(10, 0, 1, 0),

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apps/http.c"
-#include "../unit/test_tcp_app.c"
-#include "../unit/test_tcp_link.c"
+#include "apps/http.h"
+#include "tests/support/tcp_app.h"
+#include "tests/support/tcp_link.h"
 
 #define MS 1000000ull
 

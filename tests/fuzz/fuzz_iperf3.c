@@ -7,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/fmt.c"
-#include "lib/json.c"
-#include "apps/iperf3_proto.c"
+#include "apps/iperf3.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

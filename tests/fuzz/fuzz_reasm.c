@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../unit/fake_netdev.h"
+#include "tests/support/fake_netdev.h"
 
 static struct fake_net fn;
 static bool ready;

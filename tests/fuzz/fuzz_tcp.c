@@ -20,7 +20,7 @@
 #include "net/ip/icmp6.h"
 #include "net/ip/ip6.h"
 #include "net/tcp/tcp_impl.h"
-#include "../unit/fake_netdev.h"
+#include "tests/support/fake_netdev.h"
 
 #define NCONNS 32
 

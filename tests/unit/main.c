@@ -1,7 +1,7 @@
 /* tests/unit/main.c: runs the registered unit tests (check.h). */
 #include <stdlib.h>
 
-#include "check.h"
+#include "tests/unit/check.h"
 
 int unit_failures;
 static struct unit_test *tests;

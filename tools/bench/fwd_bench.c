@@ -28,22 +28,19 @@
  * burst sizes are interleaved, medians of --reps.
  *
  * The prefixes, the addresses and the rte_lpm build come from
- * route_bench.c, compiled into this file (its main renamed), so the two
- * benchmarks measure the same tables the same way; the EAL arguments are
- * its too. */
+ * route_load.c, as route_bench's do, so the two benchmarks measure the
+ * same tables the same way; the EAL arguments are route_bench's too. */
 #include <arpa/inet.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_lpm.h>
 
-#define main route_bench_main
-#include "route_bench.c"
-#undef main
+#include "tools/bench/bench_util.h"
+#include "tools/bench/fwd_bench.h"
+#include "tools/bench/route_load.h"
 
-#include "fwd_bench.h"
-
-void net_env_log(const char *fmt, ...)
-{
-    (void)fmt;
-}
-
+static int reps = 7;
+static const char *tag = "";
 static int bursts[] = {1, 8, 32, 256};
 static int nbursts = 4;
 

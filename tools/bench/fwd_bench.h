@@ -13,7 +13,7 @@
 #include "net/fwd/nexthop.h"
 #include "net/route/route4.h"
 #include "net/route/route6.h"
-#include "fwd_nic.h"
+#include "tools/bench/fwd_nic.h"
 
 #define NPORTS 4
 #define GW_PER_PORT 4

@@ -14,21 +14,21 @@
  *
  * Frames are Ethernet + IPv6 + UDP, 62 bytes (no padding: over the
  * 60-byte minimum), from 2001:2::1 (RFC 5180's benchmarking prefix) to
- * random addresses inside random table prefixes (route_bench6.c's array).
+ * random addresses inside random table prefixes (route_load.c's array).
  * Their UDP checksum is left zero: forwarding does not read it. What the
  * fast path leaves to the stack, the stack forwards with the same table
  * (net_set_route6, as apps/router6.c sets it), so it still leaves by
  * the right port; fwd_bench.c's check counts it as a failure all the same.
  *
  * The prefixes, the addresses and the rte_lpm6 build come from
- * route_bench6.c, compiled into this file, as fwd_bench.c takes
- * route_bench.c's; its bench_v6 is route_bench.c's (renamed) main's. */
+ * route_load.c, as route_bench's do. */
 #include <arpa/inet.h>
-
-#include "route_bench6.c"
+#include <rte_lpm6.h>
 
 #include "net/ip/ip6.h"
-#include "fwd_bench.h"
+#include "tools/bench/bench_util.h"
+#include "tools/bench/fwd_bench.h"
+#include "tools/bench/route_load.h"
 
 /* 2001:db8:0:port::host */
 static void port_addr6(uint8_t *a, int port, int host)

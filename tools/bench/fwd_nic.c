@@ -1,6 +1,6 @@
 /* tools/bench/fwd_nic.c: the in-memory NIC and its driver
  * (tools/bench/fwd_nic.h). */
-#include "fwd_nic.h"
+#include "tools/bench/fwd_nic.h"
 
 #include <stdio.h>
 #include <stdlib.h>

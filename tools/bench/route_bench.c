@@ -16,12 +16,11 @@
 
 #include "net/route/route4.h"
 #include "net/route/route6.h"
-#include "bench_util.h"
+#include "tools/bench/bench_util.h"
+#include "tools/bench/route_load.h"
 
 #define BURST 32
-#define NADDR (1u << 22)
 
-int bench_huge;
 static int reps = 7;
 static const char *tag = "";
 
@@ -29,42 +28,6 @@ struct opts {
     const char *dir;
     int v4, v6, lookups_only, hayate_only;
 };
-
-/* Route-file lines to prefixes; next hops are per-prefix pseudo-random
- * (1..65535), the case where leaf compression helps least. */
-static struct route4_prefix *read_v4(const char *path, size_t *n)
-{
-    size_t len;
-    char *text = bench_read_gz(path, &len);
-    if (text == NULL)
-        return NULL;
-    size_t cap = 1 << 20;
-    struct route4_prefix *p = malloc(cap * sizeof(*p));
-    uint64_t s = 1;
-    *n = 0;
-    for (char *line = strtok(text, "\r\n"); line; line = strtok(NULL, "\r\n")) {
-        uint32_t a;
-        unsigned l;
-        if (!route4_parse(line, strlen(line), &a, &l))
-            continue;
-        if (*n == cap)
-            p = realloc(p, (cap *= 2) * sizeof(*p));
-        p[(*n)++] = (struct route4_prefix){a, l, 1 + (uint32_t)(bench_rand(&s) % 65535)};
-    }
-    free(text);
-    return p;
-}
-
-static void v4_addresses(const struct route4_prefix *p, size_t n, uint32_t *uni, uint32_t *in)
-{
-    uint64_t s = 7;
-    for (uint32_t i = 0; i < NADDR; i++) {
-        uni[i] = (uint32_t)bench_rand(&s);
-        const struct route4_prefix *q = &p[bench_rand(&s) % n];
-        uint32_t host = q->len == 32 ? 0 : (uint32_t)bench_rand(&s) & (~0u >> q->len);
-        in[i] = q->addr | host;
-    }
-}
 
 static double time_v4_hayate(const struct route4 *t, const uint32_t *a, uint32_t *out,
                              uint32_t n)
@@ -83,40 +46,6 @@ static double time_v4_lpm(const struct rte_lpm *l, const uint32_t *a, uint32_t *
     return n / (bench_now() - t0) / 1e6;
 }
 
-static struct route4 *load_v4(const struct route4_prefix *p, size_t n, double *secs)
-{
-    struct route_cfg cfg = bench_route_cfg();
-    struct route4 *t = route4_create(&cfg);
-    double t0 = bench_now();
-    if (route4_add_bulk(t, p, n, NULL) != ROUTE_OK) {
-        fprintf(stderr, "route_bench: route4_add_bulk failed\n");
-        exit(1);
-    }
-    *secs = bench_now() - t0;
-    return t;
-}
-
-/* rte_lpm's footprint: tbl24, the tbl8 groups configured, the rules. */
-#define LPM_TBL8S 4096u /* rib-v4-2024 needs under 1000; room for the churn */
-#define LPM_RULES (1u << 20)
-
-static struct rte_lpm *load_lpm(const struct route4_prefix *p, size_t n, double *secs)
-{
-    struct rte_lpm_config c = {.max_rules = LPM_RULES, .number_tbl8s = LPM_TBL8S};
-    struct rte_lpm *l = rte_lpm_create("bench4", 0, &c);
-    if (l == NULL) {
-        fprintf(stderr, "route_bench: rte_lpm_create: %s\n", rte_strerror(rte_errno));
-        exit(1);
-    }
-    double t0 = bench_now();
-    for (size_t i = 0; i < n; i++)
-        if (rte_lpm_add(l, p[i].addr, (uint8_t)p[i].len, p[i].nh) < 0) {
-            fprintf(stderr, "route_bench: rte_lpm_add failed at %zu\n", i);
-            exit(1);
-        }
-    *secs = bench_now() - t0;
-    return l;
-}
 
 /* Lookups on both sides, interleaved; checks that they agree. Without l
  * (--hayate-only) just ours. */

@@ -4,90 +4,12 @@
 #include <rte_lpm6.h>
 
 #include "net/route/route6.h"
-#include "bench_util.h"
+#include "tools/bench/bench_util.h"
+#include "tools/bench/route_load.h"
 
 #define BURST 32
-#define NADDR6 (1u << 21)
-#define LPM6_TBL8S (1u << 16) /* the smallest power of two that takes rib-v6-2024 */
 
 void bench_v6(const char *dir, int lookups_only, int hayate_only, int nreps, const char *label);
-
-static struct route6_prefix *read_v6(const char *path, size_t *n)
-{
-    size_t len;
-    char *text = bench_read_gz(path, &len);
-    if (text == NULL)
-        return NULL;
-    size_t cap = 1 << 18;
-    struct route6_prefix *p = malloc(cap * sizeof(*p));
-    uint64_t s = 3;
-    *n = 0;
-    for (char *line = strtok(text, "\r\n"); line; line = strtok(NULL, "\r\n")) {
-        struct route6_prefix q;
-        unsigned l;
-        if (!route6_parse(line, strlen(line), q.addr, &l))
-            continue;
-        q.len = l;
-        q.nh = 1 + (uint32_t)(bench_rand(&s) % 65535);
-        if (*n == cap)
-            p = realloc(p, (cap *= 2) * sizeof(*p));
-        p[(*n)++] = q;
-    }
-    free(text);
-    return p;
-}
-
-/* Uniform over 2000::/3 (global unicast), and inside random prefixes. */
-static void v6_addresses(const struct route6_prefix *p, size_t n, uint8_t (*uni)[16],
-                         uint8_t (*in)[16])
-{
-    uint64_t s = 11;
-    for (uint32_t i = 0; i < NADDR6; i++) {
-        for (unsigned b = 0; b < 16; b += 8) {
-            uint64_t x = bench_rand(&s), y = bench_rand(&s);
-            memcpy(uni[i] + b, &x, 8);
-            memcpy(in[i] + b, &y, 8);
-        }
-        uni[i][0] = (uint8_t)(0x20 | (uni[i][0] & 0x1f));
-        const struct route6_prefix *q = &p[bench_rand(&s) % n];
-        for (unsigned b = 0; b < 16; b++) {
-            unsigned keep = q->len >= 8 * (b + 1) ? 8 : q->len > 8 * b ? q->len - 8 * b : 0;
-            uint8_t m = (uint8_t)(0xff00u >> keep);
-            in[i][b] = (uint8_t)((q->addr[b] & m) | (in[i][b] & ~m));
-        }
-    }
-}
-
-static struct route6 *load_v6(const struct route6_prefix *p, size_t n, double *secs)
-{
-    struct route_cfg cfg = bench_route_cfg();
-    struct route6 *t = route6_create(&cfg);
-    double t0 = bench_now();
-    if (route6_add_bulk(t, p, n, NULL) != ROUTE_OK) {
-        fprintf(stderr, "route_bench: route6_add_bulk failed\n");
-        exit(1);
-    }
-    *secs = bench_now() - t0;
-    return t;
-}
-
-static struct rte_lpm6 *load_lpm6(const struct route6_prefix *p, size_t n, double *secs)
-{
-    struct rte_lpm6_config c = {.max_rules = (uint32_t)n + 1024, .number_tbl8s = LPM6_TBL8S};
-    struct rte_lpm6 *l = rte_lpm6_create("bench6", 0, &c);
-    if (l == NULL) {
-        fprintf(stderr, "route_bench: rte_lpm6_create: %s\n", rte_strerror(rte_errno));
-        exit(1);
-    }
-    double t0 = bench_now();
-    for (size_t i = 0; i < n; i++)
-        if (rte_lpm6_add(l, p[i].addr, (uint8_t)p[i].len, p[i].nh) < 0) {
-            fprintf(stderr, "route_bench: rte_lpm6_add failed at %zu\n", i);
-            exit(1);
-        }
-    *secs = bench_now() - t0;
-    return l;
-}
 
 static double time_v6_hayate(const struct route6 *t, uint8_t (*a)[16], uint32_t *out, uint32_t n)
 {

@@ -1,6 +1,10 @@
 """tools/bench/tcp/bench_tcp.py: the TCP benchmark's build and runs for
 tools/bench.py (hayate's TCP beside lwIP 2.1.3; see tcp_bench.c).
 
+`make build/bench/tcp_bench` links tcp_bench.c with the host library (the
+kernel's code generation, build/host/bench-kernel/) and the two lwIP
+objects, which the Makefile has this file build: `bench_tcp.py BUILD_DIR`.
+
 lwIP comes from Debian's source package, fetched at benchmark time into
 build/bench/lwip-src (`apt-get source lwip`; tools/deps bench adds the
 deb-src line it needs), never committed. Its objects are linked into one
@@ -15,9 +19,9 @@ LWIP_FILES = ["core/init.c", "core/def.c", "core/inet_chksum.c", "core/ip.c", "c
               "core/netif.c", "core/pbuf.c", "core/tcp.c", "core/tcp_in.c", "core/tcp_out.c",
               "core/timeouts.c", "core/sys.c", "core/stats.c", "core/ipv4/etharp.c", "core/ipv4/icmp.c",
               "core/ipv4/ip4.c", "core/ipv4/ip4_addr.c", "core/ipv4/ip4_frag.c", "netif/ethernet.c"]
-# Both stacks get the same code generation: the kernel's baseline ISA.
-CFLAGS = ["-O2", "-march=x86-64", "-gdwarf-4", "-std=gnu11"]
-WARN = ["-Wall", "-Wextra", "-Wno-unused-parameter", "-I.", "-Inet"]
+# Both stacks get the same code generation: the kernel's (the Makefile's
+# HOST_CFLAGS_bench-kernel, which our side is built with).
+CFLAGS = ["-O2", "-march=x86-64", "-mno-red-zone", "-fno-omit-frame-pointer", "-gdwarf-4", "-std=gnu11"]
 
 
 def _sh(cmd, root, **kw):
@@ -46,7 +50,8 @@ def lwip_tree(build):
     return src
 
 
-def build(root, build_dir, cc):
+def build_lwip(root, build_dir, cc):
+    """lwip_a.o and lwip_b.o in build_dir/lwip: two renamed instances."""
     src = lwip_tree(build_dir)
     out = os.path.join(build_dir, "lwip")
     os.makedirs(out, exist_ok=True)
@@ -69,11 +74,11 @@ def build(root, build_dir, cc):
                 if len(parts) == 3:
                     f.write(f"{parts[2]} {p}_{parts[2]}\n")
         _sh(["objcopy", "--redefine-syms=" + mapf, whole, os.path.join(out, f"lwip_{p}.o")], root)
-    net = sorted(os.path.relpath(os.path.join(d, f), root)
-                 for d, _, fs in os.walk(os.path.join(root, "net")) for f in fs if f.endswith(".c"))
-    _sh([cc] + CFLAGS + WARN + ["-o", os.path.join(build_dir, "tcp_bench"), "tools/bench/tcp/tcp_bench.c",
-                                "apps/pingpong.c", "tests/unit/host_env.c"] + net
-        + [os.path.join(out, "lwip_a.o"), os.path.join(out, "lwip_b.o")], root)
+
+
+def build(root, cc):
+    """build/bench/tcp_bench (the Makefile builds lwIP through build_lwip)."""
+    _sh(["make", "--no-print-directory", f"-j{os.cpu_count() or 1}", "CC=" + cc, "build/bench/tcp_bench"], root)
 
 
 def runs(build_dir, reps):
@@ -82,3 +87,8 @@ def runs(build_dir, reps):
     if shutil.which("valgrind"):
         r.append([prog, "--callgrind", "100000"])
     return r
+
+
+if __name__ == "__main__":
+    build_lwip(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))),
+               os.path.abspath(sys.argv[1]), os.environ.get("CC", "clang"))

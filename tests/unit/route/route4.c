@@ -1,0 +1,351 @@
+/* tests/unit/route/route4.c: the IPv4 route table (net/route/route4.h) against a
+ * linear scan, on small random tables, under ASan/UBSan. The all-2^32 and
+ * full-table differential tests are tests/route/ (optimised build). */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "net/route/route4.h"
+#include "tests/unit/check.h"
+#include "tests/support/route_alloc.h"
+
+#define REF_MAX 4096
+
+struct ref4 {
+    struct route4_prefix p[REF_MAX];
+    unsigned n;
+};
+
+static uint32_t mask4(unsigned len)
+{
+    return len ? ~0u << (32 - len) : 0;
+}
+
+static uint32_t ref4_lookup(const struct ref4 *r, uint32_t a)
+{
+    int best = -1;
+    uint32_t nh = 0;
+    for (unsigned i = 0; i < r->n; i++)
+        if ((a & mask4(r->p[i].len)) == r->p[i].addr && (int)r->p[i].len > best) {
+            best = (int)r->p[i].len;
+            nh = r->p[i].nh;
+        }
+    return nh;
+}
+
+static void ref4_set(struct ref4 *r, uint32_t addr, unsigned len, uint32_t nh)
+{
+    for (unsigned i = 0; i < r->n; i++)
+        if (r->p[i].addr == addr && r->p[i].len == len) {
+            if (nh)
+                r->p[i].nh = nh;
+            else
+                r->p[i] = r->p[--r->n];
+            return;
+        }
+    if (nh && r->n < REF_MAX)
+        r->p[r->n++] = (struct route4_prefix){addr, len, nh};
+}
+
+/* Prefixes clustered under a few /8s so that they nest and share nodes. */
+static void rand_prefix4(uint64_t *s, uint32_t *addr, unsigned *len)
+{
+    uint64_t x = test_rand(s);
+    static const unsigned lens[] = {0, 8, 12, 16, 18, 19, 20, 22, 23, 24, 24, 24, 25, 28, 30, 31, 32};
+    *len = lens[x % (sizeof(lens) / sizeof(lens[0]))];
+    uint32_t a = (uint32_t)(x >> 32);
+    a = (a & 0x00ffffff) | ((uint32_t)(10 + (x >> 8) % 3) << 24);
+    if ((x >> 12) % 4 == 0)
+        a &= 0xffff0fff;
+    *addr = a & mask4(*len);
+}
+
+/* Check random addresses and the edges of every prefix in the reference. */
+static int check_against(const struct route4 *t, const struct ref4 *r, uint64_t *s, unsigned nrand)
+{
+    int bad = 0;
+    uint32_t a[64], got[64];
+    for (unsigned i = 0; i < r->n; i++) {
+        uint32_t lo = r->p[i].addr, hi = lo | ~mask4(r->p[i].len);
+        uint32_t probes[4] = {lo, hi, lo - 1, hi + 1};
+        for (unsigned j = 0; j < 4; j++)
+            bad += route4_lookup(t, probes[j]) != ref4_lookup(r, probes[j]);
+    }
+    for (unsigned i = 0; i < nrand; i += 64) {
+        for (unsigned j = 0; j < 64; j++) {
+            uint32_t x = (uint32_t)test_rand(s);
+            a[j] = j & 1 ? x : (x & 0x03ffffff) | 0x08000000; /* half near the clusters */
+        }
+        route4_lookup_burst(t, a, got, 64);
+        for (unsigned j = 0; j < 64; j++)
+            bad += got[j] != ref4_lookup(r, a[j]);
+    }
+    return bad;
+}
+
+TEST(route4_parse)
+{
+    uint32_t a;
+    unsigned l;
+    CHECK(route4_parse("10.1.2.0/24", 11, &a, &l));
+    CHECK_EQ(a, 0x0a010200);
+    CHECK_EQ(l, 24);
+    CHECK(route4_parse("0.0.0.0/0", 9, &a, &l) && a == 0 && l == 0);
+    CHECK(route4_parse("255.255.255.255/32", 18, &a, &l) && a == 0xffffffff && l == 32);
+    const char *bad[] = {"10.1.2.1/24", "10.1.2.0/33", "256.1.2.0/24", "10.1.2/24", "10.1.2.0",
+                         "10.1.2.0/", "10.1.2.0/24x", " 10.1.2.0/24", "10.01.2.0/24", "1.2.3.4/024",
+                         "10..2.0/24", "10.1.2.0/-1", "1234.1.1.1/32", ""};
+    for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        CHECK(!route4_parse(bad[i], strlen(bad[i]), &a, &l));
+    CHECK(!route4_parse("10.1.2.0/24", 10, &a, &l)); /* length bounds the input */
+}
+
+TEST(route4_basic)
+{
+    struct test_alloc al;
+    struct route_cfg cfg = test_route_cfg(&al);
+    struct route4 *t = route4_create(&cfg);
+    CHECK_EQ(route4_lookup(t, 0x01020304), ROUTE_NH_NONE);
+    CHECK_EQ(route4_add(t, 0, 0, 7), ROUTE_OK);
+    CHECK_EQ(route4_add(t, 0x0a000000, 8, 1), ROUTE_OK);
+    CHECK_EQ(route4_add(t, 0x0a010200, 24, 2), ROUTE_OK);
+    CHECK_EQ(route4_add(t, 0x0a010203, 32, 3), ROUTE_OK);
+    CHECK_EQ(route4_add(t, 0x0a010201, 24, 3), ROUTE_EINVAL);
+    CHECK_EQ(route4_add(t, 0x0a010200, 24, 0), ROUTE_EINVAL);
+    CHECK_EQ(route4_add(t, 0x0a010200, 24, ROUTE_NH_MAX + 1), ROUTE_EINVAL);
+    CHECK_EQ(route4_lookup(t, 0x01020304), 7);
+    CHECK_EQ(route4_lookup(t, 0x0a7f0000), 1);
+    CHECK_EQ(route4_lookup(t, 0x0a0102ff), 2);
+    CHECK_EQ(route4_lookup(t, 0x0a010203), 3);
+    unsigned len;
+    CHECK_EQ(route4_match(t, 0x0a010204, &len), 2);
+    CHECK_EQ(len, 24);
+    CHECK_EQ(route4_get(t, 0x0a010200, 24), 2);
+    CHECK_EQ(route4_get(t, 0x0a010000, 16), 0);
+    CHECK_EQ(route4_del(t, 0x0a010000, 16), ROUTE_ENOENT);
+    CHECK_EQ(route4_del(t, 0x0a010200, 24), ROUTE_OK);
+    CHECK_EQ(route4_lookup(t, 0x0a0102ff), 1);
+    CHECK_EQ(route4_lookup(t, 0x0a010203), 3);
+    CHECK_EQ(route4_del(t, 0, 0), ROUTE_OK);
+    CHECK_EQ(route4_lookup(t, 0x01020304), 0);
+    struct route_stats st;
+    route4_stats(t, &st);
+    CHECK_EQ(st.prefixes, 2);
+    CHECK(st.retired_bytes > 0);
+    route4_reclaim(t, route4_epoch(t));
+    route4_stats(t, &st);
+    CHECK_EQ(st.retired_bytes, 0);
+    route4_destroy(t);
+    CHECK_EQ(al.live_bytes, 0);
+}
+
+TEST(route4_random_churn)
+{
+    struct test_alloc al;
+    struct route_cfg cfg = test_route_cfg(&al);
+    for (int popcnt = 0; popcnt < 2; popcnt++) {
+        cfg.popcnt = popcnt;
+        struct route4 *t = route4_create(&cfg);
+        static struct ref4 r;
+        r.n = 0;
+        uint64_t s = 42 + (uint64_t)popcnt;
+        for (unsigned round = 0; round < 6; round++) {
+            for (unsigned i = 0; i < 400; i++) {
+                uint32_t a;
+                unsigned l;
+                rand_prefix4(&s, &a, &l);
+                uint32_t nh = (uint32_t)(test_rand(&s) % 5); /* 0: delete */
+                if (nh) {
+                    CHECK_EQ(route4_add(t, a, l, nh), ROUTE_OK);
+                } else {
+                    int want = route4_get(t, a, l) ? ROUTE_OK : ROUTE_ENOENT;
+                    CHECK_EQ(route4_del(t, a, l), want);
+                }
+                ref4_set(&r, a, l, nh);
+                if (i % 97 == 0)
+                    route4_reclaim(t, route4_epoch(t) - 1);
+            }
+            CHECK_EQ(check_against(t, &r, &s, 4096), 0);
+            if (round == 3) {
+                CHECK_EQ(route4_compact(t), ROUTE_OK);
+                CHECK_EQ(check_against(t, &r, &s, 4096), 0);
+            }
+        }
+        struct route_stats st;
+        route4_stats(t, &st);
+        CHECK_EQ(st.prefixes, r.n);
+        route4_destroy(t);
+        CHECK_EQ(al.live_bytes, 0);
+    }
+}
+
+TEST(route4_load_text)
+{
+    struct test_alloc al;
+    struct route_cfg cfg = test_route_cfg(&al);
+    struct route4 *t = route4_create(&cfg);
+    static const char text[] = "# a routes file\n"
+                               "10.0.0.0/8\r\n"
+                               "  10.1.0.0/16   # trailing comment\n"
+                               "\n"
+                               "10.1.2.3/16\n"          /* host bits */
+                               "10.2.0.0/16 extra\n"    /* junk after */
+                               "300.1.1.1/32\n"
+                               "\x01\xff\x80garbage/\n"
+                               "192.168.0.0/33\n"
+                               "0.0.0.0/0";             /* no final newline */
+    struct route_load_stats st;
+    CHECK_EQ(route4_load_text(t, text, sizeof(text) - 1, 5, &st, NULL, NULL), ROUTE_OK);
+    CHECK_EQ(st.lines, 10);
+    CHECK_EQ(st.added, 3);
+    CHECK_EQ(st.bad, 5);
+    CHECK_EQ(st.first_bad_line, 5);
+    CHECK_EQ(route4_lookup(t, 0x0a010101), 5);
+    CHECK_EQ(route4_lookup(t, 0x08080808), 5);
+    CHECK_EQ(route4_load_text(t, text, sizeof(text) - 1, 0, &st, NULL, NULL), ROUTE_EINVAL);
+    /* A long line without a newline, and an empty text. */
+    static char junk[100000];
+    memset(junk, '1', sizeof(junk));
+    CHECK_EQ(route4_load_text(t, junk, sizeof(junk), 5, &st, NULL, NULL), ROUTE_OK);
+    CHECK_EQ(st.bad, 1);
+    CHECK_EQ(route4_load_text(t, junk, 0, 5, &st, NULL, NULL), ROUTE_OK);
+    CHECK_EQ(st.lines, 0);
+    route4_destroy(t);
+    CHECK_EQ(al.live_bytes, 0);
+}
+
+TEST(route4_epochs)
+{
+    struct test_alloc al;
+    struct route_cfg cfg = test_route_cfg(&al);
+    _Atomic uint64_t shared = 100;
+    cfg.epoch = &shared;
+    struct route4 *t = route4_create(&cfg);
+    CHECK_EQ(route4_epoch(t), 100);
+    CHECK_EQ(route4_add(t, 0x0a000000, 24, 1), ROUTE_OK);
+    CHECK_EQ(route4_add(t, 0x0a000000, 24, 2), ROUTE_OK); /* retires the old node */
+    CHECK_EQ(route4_add(t, 0x0a000000, 24, 3), ROUTE_OK); /* and again */
+    uint64_t e = route4_epoch(t);
+    CHECK(e > 101);
+    struct route_stats st;
+    route4_stats(t, &st);
+    size_t pending = st.retired_bytes;
+    CHECK(pending > 0);
+    route4_reclaim(t, e - 1); /* a core still before the last update */
+    route4_stats(t, &st);
+    CHECK(st.retired_bytes > 0 && st.retired_bytes < pending);
+    route4_reclaim(t, e);
+    route4_stats(t, &st);
+    CHECK_EQ(st.retired_bytes, 0);
+    CHECK_EQ(route4_lookup(t, 0x0a000001), 3);
+    route4_destroy(t);
+    CHECK_EQ(al.live_bytes, 0);
+}
+
+/* Every allocation that can fail, failing in turn: the call reports
+ * ROUTE_ENOMEM and the table answers as before. */
+TEST(route4_enomem)
+{
+    struct test_alloc al;
+    struct route_cfg cfg = test_route_cfg(&al);
+    struct route4 *t = route4_create(&cfg);
+    static struct ref4 r;
+    r.n = 0;
+    uint64_t s = 9;
+    for (unsigned i = 0; i < 300; i++) {
+        uint32_t a;
+        unsigned l;
+        rand_prefix4(&s, &a, &l);
+        route4_add(t, a, l, 1 + i % 7);
+        ref4_set(&r, a, l, 1 + i % 7);
+    }
+    unsigned failures = 0;
+    for (long k = 0; k < 40; k++) {
+        uint32_t a;
+        unsigned l;
+        rand_prefix4(&s, &a, &l);
+        uint32_t nh = (uint32_t)k % 3; /* 0: delete */
+        al.fail_after = al.calls + k % 8;
+        int rc = nh ? route4_add(t, a, l, nh) : route4_del(t, a, l);
+        al.fail_after = -1;
+        if (rc == ROUTE_ENOMEM)
+            failures++;
+        else if (rc == ROUTE_OK)
+            ref4_set(&r, a, l, nh);
+        CHECK(rc == ROUTE_OK || rc == ROUTE_ENOMEM || (rc == ROUTE_ENOENT && !nh));
+        CHECK_EQ(check_against(t, &r, &s, 256), 0);
+        route4_reclaim(t, route4_epoch(t));
+    }
+    CHECK(failures > 0);
+    al.fail_after = al.calls; /* a rebuild that cannot start */
+    CHECK_EQ(route4_compact(t), ROUTE_ENOMEM);
+    al.fail_after = -1;
+    CHECK_EQ(check_against(t, &r, &s, 1024), 0);
+    route4_destroy(t);
+    CHECK_EQ(al.live_bytes, 0);
+    al.fail_after = 0;
+    CHECK(route4_create(&cfg) == NULL);
+    al.fail_after = 2;
+    CHECK(route4_create(&cfg) == NULL);
+    CHECK_EQ(al.live_bytes, 0);
+}
+
+/* A reader thread looks up while this thread updates and reclaims on the
+ * reader's quiescent epoch; ASan catches a reader touching freed memory. */
+struct conc4 {
+    const struct route4 *t;
+    _Atomic uint64_t qs;
+    _Atomic int done;
+    long bad, rounds;
+};
+
+static void *conc4_reader(void *arg)
+{
+    struct conc4 *c = arg;
+    uint32_t a[64], got[64];
+    for (unsigned i = 0; i < 64; i++)
+        a[i] = 0x0a000000u | i << 8 | i; /* 10.0.i.0/24 toggles 1 <-> 2 */
+    while (!atomic_load(&c->done)) {
+        route4_lookup_burst(c->t, a, got, 64);
+        for (unsigned i = 0; i < 64; i++)
+            c->bad += got[i] != 1 && got[i] != 2 && got[i] != 3; /* 3: the /16 */
+        c->bad += route4_lookup(c->t, 0x0b000001) != 4;
+        c->rounds++;
+        atomic_store_explicit(&c->qs, route4_epoch(c->t), memory_order_release);
+    }
+    atomic_store_explicit(&c->qs, UINT64_MAX, memory_order_release);
+    return NULL;
+}
+
+TEST(route4_concurrent_readers)
+{
+    struct test_alloc al;
+    struct route_cfg cfg = test_route_cfg(&al);
+    struct route4 *t = route4_create(&cfg);
+    struct conc4 c = {t, 0, 0, 0, 0};
+    route4_add(t, 0x0a000000, 16, 3);
+    route4_add(t, 0x0b000000, 8, 4);
+    for (unsigned i = 0; i < 64; i++)
+        route4_add(t, 0x0a000000u | i << 8, 24, 1);
+    pthread_t th;
+    pthread_create(&th, NULL, conc4_reader, &c);
+    uint64_t s = 3;
+    for (unsigned round = 0; round < 400 || c.rounds < 100; round++) {
+        for (unsigned i = 0; i < 64; i++) {
+            uint32_t r = (uint32_t)test_rand(&s) % 3;
+            if (r == 2)
+                route4_del(t, 0x0a000000u | i << 8, 24);
+            else
+                route4_add(t, 0x0a000000u | i << 8, 24, 1 + r);
+        }
+        for (unsigned i = 0; i < 64; i++) /* grow and shrink elsewhere */
+            route4_add(t, 0xf0000000u | (uint32_t)(test_rand(&s) & 0x0ffff0) << 4, 28, 7);
+        if (round % 50 == 0)
+            route4_compact(t);
+        route4_reclaim(t, atomic_load_explicit(&c.qs, memory_order_acquire));
+    }
+    atomic_store(&c.done, 1);
+    pthread_join(th, NULL);
+    CHECK_EQ(c.bad, 0);
+    route4_destroy(t);
+    CHECK_EQ(al.live_bytes, 0);
+}
