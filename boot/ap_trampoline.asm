@@ -1,7 +1,7 @@
 ; boot/ap_trampoline.asm: where an application core starts.
 ;
-; kernel/smp.c copies ap_trampoline .. ap_trampoline_end to
-; AP_TRAMPOLINE_PHYS (0x8000, kernel/memmap.h), fills in the parameter block
+; kernel/platform/smp.c copies ap_trampoline .. ap_trampoline_end to
+; AP_TRAMPOLINE_PHYS (0x8000, kernel/mem/memmap.h), fills in the parameter block
 ; at PARAMS (struct ap_boot_params) and sends INIT, STARTUP(0x08) (Intel SDM
 ; vol. 3, 9.4.4.1). The core wakes in real mode at 0800:0000, caches
 ; disabled (CR0 = 60000010H after INIT, SDM vol. 3, 10.1.1), and goes

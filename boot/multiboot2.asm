@@ -5,7 +5,7 @@
 ; the boot information. We check for long mode, map the first 4 GiB twice
 ; (identity, for the jump, and at the direct-map base) plus the kernel's
 ; higher-half window, enable PAE + long mode + paging, and jump to
-; kernel_main64(mbi_phys, magic). kernel/vm.c replaces these tables.
+; kernel_main64(mbi_phys, magic). kernel/mem/vm.c replaces these tables.
 
 %define KERNEL_VMA   0xffffffff80000000
 %define MB2_MAGIC    0xe85250d6

@@ -12,8 +12,8 @@
 #include <stdint.h>
 
 #include "drivers/pci/pci.h"
-#include "kernel/cli_parse.h"
-#include "kernel/config.h"
+#include "kernel/console/cli_parse.h"
+#include "kernel/console/config.h"
 #include "net/core/core.h"
 
 #define DRIVER_PORTS_MAX 16 /* ports a driver may have to keep track of (kernel/ports.h PORTS_MAX) */

@@ -6,10 +6,10 @@
 
 #include <stdarg.h>
 
-#include "kernel/cli.h"
-#include "kernel/config.h"
-#include "kernel/console.h"
-#include "kernel/kalloc.h"
+#include "kernel/console/cli.h"
+#include "kernel/console/config.h"
+#include "kernel/console/console.h"
+#include "kernel/mem/kalloc.h"
 #include "kernel/lib.h"
 #include "kernel/loop.h"
 #include "kernel/netsvc/netsvc.h"

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "kernel/cli_parse.h"  /* struct cli_args: a console command's words */
+#include "kernel/console/cli_parse.h"  /* struct cli_args: a console command's words */
 #include "kernel/loop_timer.h" /* what an app_timer holds */
 #include "lib/json.h"
 

@@ -5,10 +5,10 @@
 #include "loop.h"
 
 #include "kernel/arch/x86_64/lapic.h"
-#include "kernel/console.h"
-#include "kernel/kalloc.h"
+#include "kernel/console/console.h"
+#include "kernel/mem/kalloc.h"
 #include "kernel/msg.h"
-#include "kernel/percpu.h"
+#include "kernel/platform/percpu.h"
 #include "kernel/time.h"
 
 #define HALT_AFTER_IDLE_NS 50000ull /* idle this long before halting */

@@ -32,7 +32,7 @@ int loop_add_poller(unsigned cpu, const char *name, loop_fn fn, void *arg);
 /* End of kernel_main64: lets every other core into its loop (they wait
  * halted; one wake-up IPI each), then runs core 0's. */
 __attribute__((noreturn)) void loop_start_all(void);
-__attribute__((noreturn)) void loop_run_ap(void); /* kernel/smp.c */
+__attribute__((noreturn)) void loop_run_ap(void); /* kernel/platform/smp.c */
 bool loop_started(void);
 
 /* A poller says it did n units of work this pass (for busy share, and to

@@ -1,19 +1,19 @@
 /* kernel/loop_cmds.c: `show cpus`, the `debug selftest` commands
- * (kernel/selftest.c) and the `idle` statement. Counters of
+ * (kernel/console/selftest.c) and the `idle` statement. Counters of
  * other cores are read as they are (each is written by its own core only),
  * so a line is a recent snapshot, not an atomic one. */
 #include "loop_cmds.h"
 
 #include "kernel/arch/x86_64/fpu.h"
 #include "kernel/arch/x86_64/lapic.h"
-#include "kernel/cli.h"
-#include "kernel/config.h"
-#include "kernel/console.h"
+#include "kernel/console/cli.h"
+#include "kernel/console/config.h"
+#include "kernel/console/console.h"
 #include "kernel/lib.h"
 #include "kernel/loop.h"
-#include "kernel/percpu.h"
-#include "kernel/selftest.h"
-#include "kernel/smp.h"
+#include "kernel/platform/percpu.h"
+#include "kernel/console/selftest.h"
+#include "kernel/platform/smp.h"
 #include "kernel/time.h"
 
 struct cpu_view {

@@ -1,5 +1,5 @@
 /* kernel/loop_cmds.h: console commands and configuration for the cores and
- * their loops (kernel/loop_cmds.c, kernel/selftest.c). */
+ * their loops (kernel/loop_cmds.c, kernel/console/selftest.c). */
 #ifndef KERNEL_LOOP_CMDS_H
 #define KERNEL_LOOP_CMDS_H
 

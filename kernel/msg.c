@@ -17,10 +17,10 @@
 #include "msg.h"
 
 #include "kernel/arch/x86_64/lapic.h"
-#include "kernel/console.h"
-#include "kernel/kalloc.h"
+#include "kernel/console/console.h"
+#include "kernel/mem/kalloc.h"
 #include "kernel/loop.h"
-#include "kernel/percpu.h"
+#include "kernel/platform/percpu.h"
 #include "lib/spsc.h"
 #include "kernel/time.h"
 

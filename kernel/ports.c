@@ -8,13 +8,13 @@
 
 #include "drivers/driver.h"
 #include "drivers/pci/pci.h"
-#include "kernel/cli.h"
-#include "kernel/config.h"
-#include "kernel/console.h"
+#include "kernel/console/cli.h"
+#include "kernel/console/config.h"
+#include "kernel/console/console.h"
 #include "lib/fmt.h"
 #include "kernel/lib.h"
 #include "kernel/loop.h"
-#include "kernel/pktmem.h"
+#include "kernel/mem/pktmem.h"
 
 #define STATUS_PERIOD_NS 100000000ull
 

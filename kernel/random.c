@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "kernel/arch/x86_64/cpu.h"
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 #include "kernel/lib.h"
 
 static bool rdseed64(uint64_t *v)

@@ -3,19 +3,19 @@
  * Frequency, in order of trust: CPUID 0x15 (crystal ratio; Intel SDM vol. 3,
  * 20.7.3), the hypervisor's timing leaf 0x40000010 (TSC kHz, as KVM/VMware
  * publish it), else measured over 10 ms against the HPET's main counter
- * when ACPI lists one (kernel/hpet.c), else against the PIT (8254 channel 2
+ * when ACPI lists one (kernel/platform/hpet.c), else against the PIT (8254 channel 2
  * one-shot, gated by port 0x61). No interrupt is ever used.
  *
- * The clock is rdtsc() minus this core's tsc_base (kernel/percpu.h): core
- * 0's TSC at boot plus the offset kernel/tsc_sync.c measured when the core
+ * The clock is rdtsc() minus this core's tsc_base (kernel/platform/percpu.h): core
+ * 0's TSC at boot plus the offset kernel/platform/tsc_sync.c measured when the core
  * started, so all cores agree. It is monotonic on a core; across cores only
  * if the TSC is invariant (CPUID 0x80000007 EDX bit 8, SDM vol. 3, 20.17.1),
  * which time_tsc_invariant() reports. */
 #include "time.h"
 
 #include "kernel/arch/x86_64/cpu.h"
-#include "kernel/hpet.h"
-#include "kernel/percpu.h"
+#include "kernel/platform/hpet.h"
+#include "kernel/platform/percpu.h"
 
 #define CALIBRATE_MS 10
 

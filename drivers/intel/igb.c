@@ -13,9 +13,9 @@
 #include "igb.h"
 
 #include "drivers/intel/igb_dev.h"
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 #include "lib/fmt.h"
-#include "kernel/kalloc.h"
+#include "kernel/mem/kalloc.h"
 #include "kernel/lib.h"
 #include "kernel/time.h"
 

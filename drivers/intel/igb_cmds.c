@@ -4,8 +4,8 @@
  * which only counts. */
 #include "drivers/intel/igb_dev.h"
 
-#include "kernel/cli.h"
-#include "kernel/console.h"
+#include "kernel/console/cli.h"
+#include "kernel/console/console.h"
 
 static struct igb *igb_ports[DRIVER_PORTS_MAX];
 static int igb_nports;

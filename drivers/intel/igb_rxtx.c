@@ -12,10 +12,10 @@
  * two context slots hold nothing that fits. docs/igb.md has the rest. */
 #include "drivers/intel/igb_dev.h"
 
-#include "kernel/console.h"
-#include "kernel/kalloc.h"
+#include "kernel/console/console.h"
+#include "kernel/mem/kalloc.h"
 #include "kernel/lib.h"
-#include "kernel/memmap.h"
+#include "kernel/mem/memmap.h"
 #include "kernel/time.h"
 #include "net/core/core.h"
 

@@ -17,7 +17,7 @@
  * xored with 0x10 (n + 1): distinct from every PF's and VF's whose MACs
  * differ in byte 5, as QEMU's and most vendors' consecutive ones do. */
 #include "drivers/intel/igb_dev.h"
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 #include "kernel/lib.h"
 
 #define VF_MAX_FRAME 1522 /* SET_LPE within one buffer: MTU 1500, an 802.1Q tag, the FCS */

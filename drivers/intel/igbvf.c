@@ -15,9 +15,9 @@
 #include "drivers/intel/igbvf.h"
 
 #include "drivers/intel/igb_dev.h"
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 #include "lib/fmt.h"
-#include "kernel/kalloc.h"
+#include "kernel/mem/kalloc.h"
 #include "kernel/lib.h"
 #include "kernel/random.h"
 #include "kernel/time.h"

@@ -4,11 +4,11 @@
  * sized (write all ones, read back; PCI 3.0 6.2.5.1) with decoding off. */
 #include "pci.h"
 
-#include "kernel/acpi.h"
+#include "kernel/platform/acpi.h"
 #include "kernel/arch/x86_64/cpu.h"
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 #include "kernel/lib.h"
-#include "kernel/vm.h"
+#include "kernel/mem/vm.h"
 
 struct mcfg_alloc {
     uint64_t base;

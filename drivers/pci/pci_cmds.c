@@ -2,8 +2,8 @@
 #include "pci.h"
 #include "pci_cmds.h"
 
-#include "kernel/cli.h"
-#include "kernel/console.h"
+#include "kernel/console/cli.h"
+#include "kernel/console/console.h"
 
 static void cmd_show_pci(const struct cli_args *a)
 {

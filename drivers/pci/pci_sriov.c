@@ -9,7 +9,7 @@
  * capability's VF device ID. */
 #include "pci.h"
 
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 #include "kernel/time.h"
 
 enum {

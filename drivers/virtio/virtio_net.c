@@ -13,10 +13,10 @@
 #include "virtio_net.h"
 
 #include "drivers/virtio/virtio_net_dev.h"
-#include "kernel/console.h"
-#include "kernel/kalloc.h"
+#include "kernel/console/console.h"
+#include "kernel/mem/kalloc.h"
 #include "kernel/lib.h"
-#include "kernel/memmap.h"
+#include "kernel/mem/memmap.h"
 #include "kernel/time.h"
 
 /* ACCESS_PLATFORM (6.1): the device sees memory through the platform's

@@ -7,7 +7,7 @@
 #include "drivers/virtio/virtio_net_dev.h"
 
 #include "kernel/lib.h"
-#include "kernel/percpu.h"
+#include "kernel/platform/percpu.h"
 #include "kernel/time.h"
 #include "net/core/core.h"
 

@@ -4,9 +4,9 @@
 #include "virtio_pci.h"
 
 #include "kernel/arch/x86_64/cpu.h"
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 #include "kernel/lib.h"
-#include "kernel/memmap.h"
+#include "kernel/mem/memmap.h"
 
 enum {
     CAP_COMMON = 1,

@@ -6,11 +6,11 @@
  * itself, asked through kernel/msg.h. */
 #include "netsvc_impl.h"
 
-#include "kernel/cli.h"
-#include "kernel/console.h"
+#include "kernel/console/cli.h"
+#include "kernel/console/console.h"
 #include "kernel/lib.h"
 #include "kernel/msg.h"
-#include "kernel/percpu.h"
+#include "kernel/platform/percpu.h"
 #include "kernel/ports.h"
 #include "kernel/time.h"
 #include "net/link/link.h"

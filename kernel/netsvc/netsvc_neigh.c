@@ -24,7 +24,7 @@
 #include "netsvc_impl.h"
 
 #include "kernel/msg.h"
-#include "kernel/percpu.h"
+#include "kernel/platform/percpu.h"
 #include "kernel/time.h"
 #include "kernel/lib.h"
 #include "net/link/link.h"

@@ -17,12 +17,12 @@
  * packet by net/ip/ip6.c. */
 #include "netsvc_impl.h"
 
-#include "kernel/config.h"
-#include "kernel/console.h"
+#include "kernel/console/config.h"
+#include "kernel/console/console.h"
 #include "lib/fmt.h"
 #include "kernel/lib.h"
-#include "kernel/memmap.h"
-#include "kernel/multiboot.h"
+#include "kernel/mem/memmap.h"
+#include "kernel/platform/multiboot.h"
 #include "kernel/ports.h"
 #include "kernel/time.h"
 #include "net/ip/ip.h"

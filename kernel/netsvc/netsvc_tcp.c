@@ -4,12 +4,12 @@
  * steered to the core the NIC's RSS will deliver the replies to. */
 #include "netsvc_impl.h"
 
-#include "kernel/config.h"
-#include "kernel/console.h"
-#include "kernel/kalloc.h"
+#include "kernel/console/config.h"
+#include "kernel/console/console.h"
+#include "kernel/mem/kalloc.h"
 #include "kernel/lib.h"
-#include "kernel/memmap.h"
-#include "kernel/pmm.h"
+#include "kernel/mem/memmap.h"
+#include "kernel/mem/pmm.h"
 #include "kernel/ports.h"
 #include "kernel/random.h"
 #include "lib/fmt.h"

@@ -4,8 +4,8 @@
  * snapshot, asked through kernel/msg.h (netsvc_on_core). */
 #include "netsvc_impl.h"
 
-#include "kernel/cli.h"
-#include "kernel/console.h"
+#include "kernel/console/cli.h"
+#include "kernel/console/console.h"
 #include "kernel/lib.h"
 #include "lib/fmt.h"
 

@@ -9,13 +9,13 @@
  * frames. */
 #include "xconnect.h"
 
-#include "kernel/config.h"
-#include "kernel/console.h"
+#include "kernel/console/config.h"
+#include "kernel/console/console.h"
 #include "lib/fmt.h"
-#include "kernel/kalloc.h"
+#include "kernel/mem/kalloc.h"
 #include "kernel/lib.h"
 #include "kernel/loop.h"
-#include "kernel/percpu.h"
+#include "kernel/platform/percpu.h"
 #include "kernel/ports.h"
 
 #define XC_BURST 256

@@ -103,7 +103,7 @@ static inline void cpu_xsetbv(uint32_t reg, uint64_t v)
     __asm__ volatile("xsetbv" ::"c"(reg), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
 }
 
-/* Per-core data lives at the GS base (kernel/percpu.h). */
+/* Per-core data lives at the GS base (kernel/platform/percpu.h). */
 static inline uint64_t gs_load64(uint32_t off)
 {
     uint64_t v;

@@ -12,7 +12,7 @@
 #include "cpu.h"
 #include "lapic.h"
 #include "trap.h"
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 
 enum {
     XCR0_X87 = 1 << 0,

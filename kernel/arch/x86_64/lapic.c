@@ -8,10 +8,10 @@
 
 #include "cpu.h"
 #include "kernel/arch/x86_64/trap.h"
-#include "kernel/console.h"
-#include "kernel/percpu.h"
+#include "kernel/console/console.h"
+#include "kernel/platform/percpu.h"
 #include "kernel/time.h"
-#include "kernel/vm.h"
+#include "kernel/mem/vm.h"
 
 enum {
     REG_ID = 0x20, REG_TPR = 0x80, REG_EOI = 0xb0, REG_SVR = 0xf0, REG_ESR = 0x280,

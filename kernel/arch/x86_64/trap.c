@@ -11,11 +11,11 @@
 #include <stdatomic.h>
 
 #include "cpu.h"
-#include "kernel/console.h"
+#include "kernel/console/console.h"
 #include "kernel/lib.h"
-#include "kernel/memmap.h"
-#include "kernel/percpu.h"
-#include "kernel/vm.h"
+#include "kernel/mem/memmap.h"
+#include "kernel/platform/percpu.h"
+#include "kernel/mem/vm.h"
 
 struct idt_gate {
     uint16_t off_lo, selector;

@@ -1,5 +1,5 @@
-/* tests/unit/kernel/acpi_madt.c: kernel/acpi_madt.c on hand-built tables. */
-#include "kernel/acpi_madt.h"
+/* tests/unit/kernel/acpi_madt.c: kernel/platform/acpi_madt.c on hand-built tables. */
+#include "kernel/platform/acpi_madt.h"
 #include "tests/unit/check.h"
 
 static uint8_t tab[256];

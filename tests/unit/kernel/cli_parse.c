@@ -1,6 +1,6 @@
 /* tests/unit/kernel/cli_parse.c: command matching and the line editor
- * (kernel/cli_parse.c). */
-#include "kernel/cli_parse.h"
+ * (kernel/console/cli_parse.c). */
+#include "kernel/console/cli_parse.h"
 #include "tests/unit/check.h"
 
 static char screen[1024];

@@ -1,5 +1,5 @@
-/* tests/unit/kernel/config.c: the configuration parser (kernel/config.c). */
-#include "kernel/config.h"
+/* tests/unit/kernel/config.c: the configuration parser (kernel/console/config.c). */
+#include "kernel/console/config.h"
 #include "tests/unit/check.h"
 
 static char seen[8][64];
