@@ -1,5 +1,5 @@
 /* lib/fmt.c: the printf-style formatter behind kprintf and fmt_snprintf.
- * Portable C: also built into the host unit tests (tests/unit/test_fmt.c),
+ * Portable C: also built into the host unit tests (tests/unit/lib/fmt.c),
  * which hold it against the host's snprintf. */
 #include "fmt.h"
 

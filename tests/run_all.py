@@ -2,8 +2,8 @@
 """tests/run_all.py: every test suite, in order, then one total (`make test`).
 
 Suites: build/unit/tests, tests/route/run and tests/fuzz/run where they
-exist (each ends with "N passed, N failed"), then pytest on tests/boot and
-tests/e2e. Output streams through as it comes. The very last line is
+exist (each ends with "N passed, N failed"), then pytest on tests/docs,
+tests/boot and tests/e2e. Output streams through as it comes. The very last line is
 "N passed, N failed" (", N skipped" when some were) over all suites; the
 exit status is non-zero if anything failed or a suite ended without its
 summary line (counted as one failure).
@@ -93,7 +93,8 @@ def main():
         if os.path.exists(path):
             suites.append((name, script(path), plain_counts))
     env = dict(os.environ, HAYATE_NO_BUILD="1")  # make test built the image already
-    dirs = [d for d in (os.path.join("tests", "boot"), os.path.join("tests", "e2e"))
+    dirs = [d for d in (os.path.join("tests", "docs"), os.path.join("tests", "boot"),
+                        os.path.join("tests", "e2e"))
             if os.path.isdir(os.path.join(ROOT, d))]
     suites.append(("qemu", [sys.executable, "-m", "pytest", "-q", "-rs", *dirs], pytest_counts))
 

@@ -1,7 +1,7 @@
 /* drivers/virtio/virtqueue.h: virtqueues, split (virtio 1.2, 2.7) or
  * packed (2.8, virtqueue_packed.c), the ring logic only: no PCI, no MMIO
  * but the doorbell pointer, so host tests run it against an in-memory
- * device (tests/unit/test_virtqueue.c).
+ * device (tests/unit/drivers/virtqueue_split.c).
  *
  * Lesson 1 of docs/design.md lives here: the driver never reads a device
  * register on the hot path (used->idx, or a packed descriptor's flags, is
