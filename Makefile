@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # hayate: build, run, test, bench. See README.md.
 #   make        build/hayate.elf       make iso   build/hayate.iso
 #   make run    boot it on a default setup (QEMU)

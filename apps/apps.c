@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* apps/apps.c: the applications an `app NAME port N` statement may
  * start (kernel/app.h), each on every core's stack. */
 #include "kernel/app.h"

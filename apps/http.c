@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* apps/http.c: HTTP/1.1 server (apps/http.h; message syntax RFC
  * 9112 sections 2-3 and 6, persistence section 9.3).
  *

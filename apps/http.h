@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* apps/http.h: a small HTTP/1.1 server (RFC 9112) on net/'s TCP API,
  * for `app http port N`.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* apps/iperf3.c: the iperf3 server application (apps/iperf3.h;
  * protocol of esnet/iperf src/iperf_server_api.c and iperf_api.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* apps/iperf3.h: an iperf3 server (`app iperf3 port N`, usually 5201)
  * that the stock iperf3 client (3.x) tests against: TCP, normal mode (the
  * client sends, we count), reverse (-R, we send), both at once (--bidir),

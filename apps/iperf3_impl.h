@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* apps/iperf3_impl.h: the iperf3 server's shared state, between the
  * test and TCP side (iperf3.c) and the UDP streams (iperf3_udp.c): the
  * table of tests every core reads, their streams, and what each side

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* apps/iperf3_proto.c: the iperf3 wire formats that can be parsed
  * without a network (apps/iperf3.h): the cookie, the parameters JSON
  * (send_parameters in esnet/iperf src/iperf_api.c), the client's results

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* apps/iperf3_udp.c: the iperf3 server's UDP streams (-u; esnet/iperf
  * src/iperf_udp.c). A UDP test has no stream connections: each stream is
  * the client's 4-byte datagram to the test's port from the control

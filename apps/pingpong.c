@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* apps/pingpong.c: the ping-pong benchmark's server and client
  * (apps/pingpong.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* apps/pingpong.h: a request-response benchmark in the spirit of
  * bench-iip: clients send a small message (1 byte by default) on each of
  * their connections, the server sends it back, the client sends the next

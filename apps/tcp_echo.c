@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* apps/tcp_echo.c: TCP echo service (RFC 862), zero-copy
  * (apps/tcp_echo.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* apps/tcp_echo.h: TCP echo service (RFC 862) on net/'s TCP API.
  *
  * Every byte received goes back on the same connection, in the buffer it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* apps/udp_echo.c: UDP echo service (RFC 862) on net/'s UDP interface
  * (apps/udp_echo.h). */
 #include "udp_echo.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* apps/udp_echo.h: UDP echo service (RFC 862), the first application.
  *
  * Runs in the core's loop through net/'s public API only: every datagram to

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; boot/ap_trampoline.asm: where an application core starts.
 ;
 ; kernel/platform/smp.c copies ap_trampoline .. ap_trampoline_end to

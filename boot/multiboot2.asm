@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; boot/multiboot2.asm: the multiboot2 header and the 32-bit entry.
 ;
 ; GRUB (Multiboot2 spec, 3.2 "Machine state") enters start32 in 32-bit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/driver.h: what a NIC driver offers the kernel, one table entry
  * per driver (drivers/nic_drivers.c). kernel/ports.c walks the table: it
  * offers every PCI function to each driver's match in turn, probes with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/nic_drivers.c: the NIC driver table (drivers/driver.h), in the
  * order kernel/ports.c asks the drivers about each PCI function. A new
  * driver is one line here and one header naming its entry. */

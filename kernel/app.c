@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/app.c: the app interface (kernel/app.h) and the `app`
  * statement: which registered app serves which port, started on every
  * core's stack by the network service (kernel/app_runner.h). */

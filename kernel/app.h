@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/app.h: the interface applications are written against, the one
  * kernel header an app in apps/ includes (with net/ for the stack and
  * lib/). The kernel's network service (kernel/netsvc/) runs a stack on

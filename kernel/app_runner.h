@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/app_runner.h: the kernel's side of kernel/app.h: the `app`
  * statement and starting the configured apps on each core's stack, for
  * the network service (kernel/netsvc/). */

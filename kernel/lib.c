@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/lib.c: the C library functions the compiler may call on its own
  * (memcpy, memset, memmove, memcmp) and a few string helpers. */
 #include "lib.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/lib.h: freestanding C library subset (kernel/lib.c). */
 #ifndef KERNEL_LIB_H
 #define KERNEL_LIB_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/loop.c: the per-core run loop (kernel/loop.h). Share-nothing, as
  * in mTCP and iip: each core has its own pollers, timer wheel, counters
  * (struct percpu) and inbound message rings; cores meet only through

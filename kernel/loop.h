@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/loop.h: one run-to-completion loop per core (kernel/loop.c).
  *
  * Each pass on a core: handle the messages other cores sent it

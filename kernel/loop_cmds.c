@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/loop_cmds.c: `show cpus`, the `debug selftest` commands
  * (kernel/console/selftest.c) and the `idle` statement. Counters of
  * other cores are read as they are (each is written by its own core only),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/loop_cmds.h: console commands and configuration for the cores and
  * their loops (kernel/loop_cmds.c, kernel/console/selftest.c). */
 #ifndef KERNEL_LOOP_CMDS_H

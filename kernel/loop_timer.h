@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/loop_timer.h: timers on a core's run loop (kernel/loop.c), apart
  * from the rest of kernel/loop.h so that the app interface (kernel/app.h)
  * can hold them by value without seeing the loop. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/main.c: kernel_main64, entered from boot/multiboot2.asm on the
  * bootstrap core with the early page tables. One init call a line. */
 #include "drivers/pci/pci.h"

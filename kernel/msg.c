@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/msg.c: core-to-core messages (kernel/msg.h).
  *
  * Ring [from][to] is written only by core `from` and read only by core

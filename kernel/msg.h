@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/msg.h: core-to-core messages (kernel/msg.c): one lock-free
  * single-producer single-consumer ring (lib/spsc.h) per ordered pair of
  * cores, so a core can ask another to run a function (read counters, apply

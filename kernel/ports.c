@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/ports.c: port discovery and `show interfaces` (kernel/ports.h).
  * Every PCI function is offered to the drivers of drivers/nic_drivers.c in
  * turn; the kernel knows a driver by its table entry alone, a port by its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/ports.h: the machine's network ports, eth0, eth1, ... in PCI
  * order, each a struct netdev (net/core/netdev.h) from whichever driver of
  * the table (drivers/driver.h) claimed the function. */

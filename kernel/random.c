@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/random.c: random_bytes (kernel/random.h). RDSEED and RDRAND can
  * fail transiently (CF=0): retry a bounded number of times (Intel's DRNG
  * guide suggests 10 for RDRAND). */

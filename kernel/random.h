@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/random.h: boot-time secrets (TCP ISNs and SYN cookies, RFC 6528). */
 #ifndef KERNEL_RANDOM_H
 #define KERNEL_RANDOM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/time.c: TSC frequency and the nanosecond clock.
  *
  * Frequency, in order of trust: CPUID 0x15 (crystal ratio; Intel SDM vol. 3,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/time.h: the monotonic clock (TSC-based, nanoseconds since boot,
  * the same on every core: kernel/time.c). */
 #ifndef KERNEL_TIME_H

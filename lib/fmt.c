@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lib/fmt.c: the printf-style formatter behind kprintf and fmt_snprintf.
  * Portable C: also built into the host unit tests (tests/unit/lib/fmt.c),
  * which hold it against the host's snprintf. */

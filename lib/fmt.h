@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lib/fmt.h: printf-style formatting, portable (host-tested).
  * Conversions: %d %i %u %x %X %o %p %s %c %%, flags - 0 + space, width and
  * precision (also *), length hh h l ll z j t. No floating point. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lib/json.c: the JSON writer (lib/json.h). */
 #include "json.h"
 

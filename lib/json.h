@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lib/json.h: a small streaming JSON writer for `show ... json`
  * (RFC 8259). Output goes to a fmt_sink; keys and strings are escaped.
  * Portable (host-tested). */

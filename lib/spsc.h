@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lib/spsc.h: a lock-free single-producer single-consumer ring of
  * messages (a function and its argument), for core-to-core requests
  * (kernel/msg.c). Portable C11 atomics; host-tested with pthreads.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lib/timerwheel.c: the hierarchical timing wheel (timerwheel.h).
  *
  * Why the order is exact: a timer sits at the level of the highest 6-bit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* lib/timerwheel.h: a hierarchical timing wheel (Varghese and Lauck,
  * "Hashed and Hierarchical Timing Wheels", SOSP 1987, scheme 7) with exact
  * nanosecond deadlines. Portable (host-tested); one wheel per core, used by

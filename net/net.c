@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/net.c: the per-core stack: interfaces, input bursts, output bursts,
  * timers, next-hop choice (net/net.h). */
 #include "net.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/net.h: the stack below TCP, one instance per core (iip style).
  *
  * struct net_stack holds a core's interfaces, ARP caches, reassembly state,

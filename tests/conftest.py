@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/conftest.py: fixtures shared by the QEMU tests (boot/ and e2e/).
 
   iso      build/hayate.iso, brought up to date with `make iso` once a session

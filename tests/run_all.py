@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tests/run_all.py: every test suite, in order, then one total (`make test`).
 
 Suites: build/unit/tests, tests/route/run and tests/fuzz/run where they

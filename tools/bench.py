@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tools/bench.py: `make bench`. Builds the benchmark programs, runs them,
 prints each hayate figure beside the reference measured in the same run,
 and writes build/bench.json: a list of {"name", "unit", "value",

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tools/netlab.py: Linux peers on hayate's ports, for the e2e tests and `make run`.
 
 Each guest port is a virtio-net (or igb) NIC on a host tap device. Once QEMU

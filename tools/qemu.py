@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tools/qemu.py: boot a hayate image in QEMU and talk to its serial console.
 
 Used by the boot and end-to-end tests and by `make run`:

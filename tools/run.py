@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tools/run.py (`make run`): boot build/hayate.iso in QEMU with two ports,
 each wired to a Linux network namespace, and hand over the console.
 

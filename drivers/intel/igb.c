@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/intel/igb.c: the Intel 82576 GbE controller (igb), physical
  * function, polled: no interrupts, no register read on the data path.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/intel/igb_cmds.c: `show igb`, the console view of the 82576
  * drivers' own counters (TX offloads, VMDq loopback, the PF-VF mailbox)
  * for igb and igbvf ports alike; kept out of the data path (igb_rxtx.c),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/intel/igb_dev.h: what the 82576 drivers share, physical
  * function (igb.c) and virtual function (igbvf.c): both use the same
  * advanced descriptors and so the same data path (igb_rxtx.c), each on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/intel/igb_mbx.c: the PF-VF mailbox of the 82576 (the
  * datasheet's virtualization chapter), both ends, as register moves only:
  * what the messages mean is igb_sriov.c's (the PF answering) and igbvf.c's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/intel/igb_regs.h: Intel 82576 GbE controller registers and
  * descriptor formats, as the driver uses them. Section numbers are those of
  * the 82576EB datasheet (rev. 2.x): 8 (register descriptions), 7.1.5

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/intel/igb_rxtx.c: the 82576's data path, polled, shared by the
  * physical function (igb.c) and the virtual function (igbvf.c): no
  * interrupts, no register read, one tail write per burst.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/intel/igb_sriov.c: the 82576 physical function's SR-IOV side:
  * its virtual functions enabled (drivers/pci/pci_sriov.c), VMDq pools that
  * sort frames among them, and the answers to their mailbox messages, in

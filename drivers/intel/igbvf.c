@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/intel/igbvf.c: the Intel 82576 SR-IOV virtual function
  * (8086:10ca), polled: what a guest sees of an 82576 port its host shares,
  * or a VF this kernel's own PF made (igb_sriov.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/intel/igbvf.h: the Intel 82576 SR-IOV virtual function (igbvf)
  * as a netdev, polled (docs/igb.md): one entry of the driver table
  * (drivers/nic_drivers.c). */

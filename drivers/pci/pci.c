@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/pci/pci.c: configuration access through ECAM (the MCFG table's
  * first segment) with legacy port I/O (0xcf8/0xcfc, PCI 3.0 3.2.2.3.2) as
  * the fallback, then a walk from bus 0 down through every bridge. BARs are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/pci/pci.h: PCI enumeration and configuration access.
  * PCI Local Bus 3.0 (configuration header, capabilities), PCIe Base 4.0
  * 7.2.2 (ECAM), PCI Firmware 3.2 4.1.2 (MCFG). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/pci/pci_cmds.c: `show pci [json]`. */
 #include "pci.h"
 #include "pci_cmds.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/pci/pci_sriov.c: a physical function's virtual functions
  * through its SR-IOV extended capability (PCIe Base 4.0 9.3.3).
  *

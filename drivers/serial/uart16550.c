@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/serial/uart16550.c: polled 16550A UART, 8N1, FIFOs on.
  * Register map: PC16550D datasheet, table 2 (offsets from the base port). */
 #include "uart16550.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/serial/uart16550.h: polled 16550 UART (COM1). */
 #ifndef DRIVERS_SERIAL_UART16550_H
 #define DRIVERS_SERIAL_UART16550_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/virtio/virtio_net.c: virtio-net over the modern PCI transport
  * (virtio 1.2, 5.1). One RX/TX virtqueue pair per core (5.1.2: rx N = 2N,
  * tx N = 2N+1, control = 2 * max_virtqueue_pairs); a core polls only its

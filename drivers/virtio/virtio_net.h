@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/virtio/virtio_net.h: virtio-net (virtio 1.2, 5.1) as a netdev,
  * one entry of the driver table (drivers/nic_drivers.c). */
 #ifndef DRIVERS_VIRTIO_VIRTIO_NET_H

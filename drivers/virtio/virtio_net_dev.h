@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/virtio/virtio_net_dev.h: what the virtio-net driver's two files
  * share: set-up, status and probe (virtio_net.c) and the data path
  * (virtio_net_rxtx.c). Only drivers/virtio includes it. */

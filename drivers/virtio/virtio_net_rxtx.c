@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/virtio/virtio_net_rxtx.c: virtio-net's data path (virtio 1.2,
  * 5.1.6), polled: each core bursts on its own RX/TX virtqueue pair, split
  * or packed (drivers/virtio/virtqueue*.c), with the 12-byte virtio_net_hdr

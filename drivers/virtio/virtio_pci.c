@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/virtio/virtio_pci.c: the modern PCI transport (virtio 1.2, 4.1.4
  * capabilities; 3.1.1 initialisation order). Everything here is slow path:
  * set-up and status; the hot path touches only the rings and the doorbell. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/virtio/virtio_pci.h: the virtio 1.x modern PCI transport
  * (virtio 1.2, 4.1): capabilities, status, features, queue set-up. */
 #ifndef DRIVERS_VIRTIO_VIRTIO_PCI_H

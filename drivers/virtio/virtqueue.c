@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/virtio/virtqueue.c: ring layouts; the split ring's publication
  * and notification decision (drivers/virtio/virtqueue.h; the packed ring's
  * are in virtqueue_packed.c). */

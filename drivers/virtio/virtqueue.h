@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/virtio/virtqueue.h: virtqueues, split (virtio 1.2, 2.7) or
  * packed (2.8, virtqueue_packed.c), the ring logic only: no PCI, no MMIO
  * but the doorbell pointer, so host tests run it against an in-memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* drivers/virtio/virtqueue_packed.c: packed virtqueues (virtio 1.2, 2.8),
  * VIRTIO_F_RING_PACKED: one ring of descriptors that the driver makes
  * available and the device writes back as used, in place of the split

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/console/cli.c: the prompt on COM1: line editing (kernel/console/cli_parse.c),
  * dispatch to registered commands, and `help`. */
 #include "cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/console/cli.h: the console CLI (docs/design.md, External interface; docs/usage.md). Commands
  * are registered with cli_register (kernel/console/cli_parse.h); this file runs the
  * prompt on the serial console. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/console/cli_parse.c: command matching and the line editor
  * (kernel/console/cli_parse.h). Escape sequences: ECMA-48 CSI "ESC [ A" (up) and
  * "ESC [ B" (down). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/console/cli_parse.h: the console's command table, line splitting and line
  * editing, with no I/O of their own (portable, host-tested). kernel/console/cli.c
  * connects them to the serial console. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/console/config.c: configuration parsing (kernel/console/config.h). */
 #include "config.h"
 

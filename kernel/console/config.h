@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/console/config.h: the configuration file (docs/usage.md):
  * one statement a line, words separated by blanks, '#' starts a comment.
  * Subsystems register the statements they own; a bad line is reported with

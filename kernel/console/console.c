@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/console/console.c: kprintf and panic over the polled COM1 UART.
  * "\n" goes out as "\r\n" so any terminal shows lines. */
 #include "console.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/console/console.h: kernel output on the serial console (COM1). */
 #ifndef KERNEL_CONSOLE_H
 #define KERNEL_CONSOLE_H

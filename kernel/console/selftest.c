@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/console/selftest.c: `debug selftest timers|messages`, run from the
  * console on core 0 against every core's real loop.
  *

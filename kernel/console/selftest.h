@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/console/selftest.h: in-kernel tests of the loops, run from the console
  * (kernel/console/selftest.c); each prints one JSON document. */
 #ifndef KERNEL_SELFTEST_H

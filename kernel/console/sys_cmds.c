@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/console/sys_cmds.c: console commands about the machine itself:
  * show version, shutdown, and debug (faults on purpose, for the tests). */
 #include "sys_cmds.h"

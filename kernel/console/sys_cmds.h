@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/console/sys_cmds.h: machine-level console commands (kernel/console/sys_cmds.c). */
 #ifndef KERNEL_SYS_CMDS_H
 #define KERNEL_SYS_CMDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/console/version.c: build identification, filled in by the Makefile. */
 #include "version.h"
 

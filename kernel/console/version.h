@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/console/version.h: release and build identification. */
 #ifndef KERNEL_VERSION_H
 #define KERNEL_VERSION_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/mem/heap.c: size classes of 16 B to 2 KiB carved from 64 KiB slabs,
  * each with a LIFO free list; anything larger is whole pages from the
  * physical allocator. Free takes the size back (as the route table's

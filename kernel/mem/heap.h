@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/mem/heap.h: a general kernel allocator with sized free, for
  * control-plane data that changes at run time (the route table's nodes,
  * next hops). Not for the data path: packet buffers have their own pools. */

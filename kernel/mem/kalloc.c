@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/mem/kalloc.c: a bump allocator over pages from the physical allocator,
  * for structures made once at boot (per-core state, rings, tables). */
 #include "kalloc.h"

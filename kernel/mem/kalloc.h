@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/mem/kalloc.h: boot-time kernel allocations (never freed). */
 #ifndef KERNEL_KALLOC_H
 #define KERNEL_KALLOC_H

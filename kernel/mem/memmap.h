@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/mem/memmap.h: every fixed address in one place.
  *
  * Virtual layout (4-level paging, 48-bit):

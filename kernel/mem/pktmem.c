@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/mem/pktmem.c: per-core packet buffer pools (kernel/mem/pktmem.h).
  * Each core gets a quarter of free memory divided by the core count,
  * between 8 and 64 MiB (4,096 to 32,768 buffers): enough for its RX rings

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/mem/pktmem.h: the memory behind each core's packet-buffer pool
  * (net/core/pkt.h): carved from 2 MiB pages, one pool per core, never shared. */
 #ifndef KERNEL_PKTMEM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/mem/pmm.c: physical page allocator: one bit per 4 KiB page up to the
  * top of RAM, set = in use. Reserved from the start: everything that is not
  * RAM in the multiboot2 memory map, the first 1 MiB (BIOS data, the AP

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/mem/pmm.h: the physical page allocator. */
 #ifndef KERNEL_PMM_H
 #define KERNEL_PMM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/mem/vm.c: builds the kernel's page tables (Intel SDM vol. 3, 4.5).
  *
  * The direct map covers physical memory up to the top of RAM or 4 GiB,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/mem/vm.h: the kernel's page tables (memory map: kernel/mem/memmap.h). */
 #ifndef KERNEL_VM_H
 #define KERNEL_VM_H

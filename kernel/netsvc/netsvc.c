@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/netsvc/netsvc.c: the network service's start (netsvc.h): which
  * ports it serves, a stack and forwarding state per core, and the poller
  * that drives them. Its configuration and routes are netsvc_route.c and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/netsvc/netsvc.h: the kernel's network service: the stack
  * (net/) on every core, polling that core's queue of each port it serves,
  * forwarding between them by the route table, TCP sized from free

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/netsvc/netsvc_cmds.c: the network service's console commands:
  * show stats, show arp, show neighbors, show route, route add/del, clear
  * counters (show tcp is netsvc_tcp_cmds.c). Each core's counters are read where they lie (a 64-bit load

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/netsvc/netsvc_impl.h: what the network service's files share
  * (netsvc.h is its face to the kernel): each core's stack and forwarding
  * state, the interfaces' addresses and the route tables, and what each

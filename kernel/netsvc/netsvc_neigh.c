@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/netsvc/netsvc_neigh.c: ARP and IPv6 neighbour discovery shared across
  * cores.
  *

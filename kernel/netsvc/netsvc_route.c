@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/netsvc/netsvc_route.c: IPv4 interfaces and routes, and the
  * reclamation of what route changes unlink (the IPv6 side is
  * netsvc_route6.c).

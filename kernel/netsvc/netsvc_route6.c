@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/netsvc/netsvc_route6.c: the network service's IPv6 side.
  *
  * Configuration: `interface ethN address 2001:db8::1/64` gives a port its

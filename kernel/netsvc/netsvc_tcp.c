@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/netsvc/netsvc_tcp.c: TCP on every core's stack: its
  * configuration (`tcp window KB`, `tcp connections N`), each core's table
  * sized from the memory free at boot (tcp_conns_apply), and active opens

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/netsvc/netsvc_tcp_cmds.c: `show tcp`: every core's connections
  * as the owning core sees them (like ss -ti), or how many of them are in
  * each state (`show tcp summary`, like ss -s). Each core takes its own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/netsvc/xconnect.c: `xconnect ethX ethY` moves every frame received on
  * one port out of the other, both ways, untouched. Zero-copy: the RX
  * buffer itself goes to the other port's TX ring. Core c serves queue pair

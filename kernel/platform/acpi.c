@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/platform/acpi.c: RSDP, RSDT/XSDT, and the FADT for power-off.
  * ACPI 6.5: 5.2.5 (RSDP), 5.2.7/5.2.8 (RSDT/XSDT), 5.2.9 (FADT),
  * 7.4.2 (\_S5 sleep type), 4.8.3.2.1 (PM1 control: SLP_TYP, SLP_EN).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/platform/acpi.h: ACPI tables (ACPI 6.5 spec, chapter 5.2). */
 #ifndef KERNEL_ACPI_H
 #define KERNEL_ACPI_H

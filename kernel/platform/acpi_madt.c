@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/platform/acpi_madt.c: the MADT (ACPI 6.5, 5.2.12). After the 36-byte
  * header come the local APIC address (u32) and flags (u32), then entries
  * of (type u8, length u8, ...). We read:

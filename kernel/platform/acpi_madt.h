@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/platform/acpi_madt.h: the MADT, the table of interrupt controllers
  * (ACPI 6.5, 5.2.12): which processors exist and where their local APIC
  * is. Portable: parses a table already checksum-verified by kernel/platform/acpi.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/platform/hpet.c: the High Precision Event Timer's main counter.
  * IA-PC HPET Specification 1.0a: 3.2.4 (the ACPI "HPET" table: the base
  * address is a Generic Address Structure at byte 40, its 64-bit address at

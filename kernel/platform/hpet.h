@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/platform/hpet.h: the HPET main counter, used only to measure the TSC. */
 #ifndef KERNEL_HPET_H
 #define KERNEL_HPET_H

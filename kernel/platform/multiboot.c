@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/platform/multiboot.c: reads the multiboot2 boot information (Multiboot2
  * spec, 3.6: a u32 total size, a u32 reserved, then 8-byte-aligned tags). */
 #include "multiboot.h"

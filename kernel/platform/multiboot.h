@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/platform/multiboot.h: what the kernel keeps from the multiboot2 boot
  * information (Multiboot2 spec, 3.6): memory map, command line, modules,
  * ACPI RSDP. Copied out early so the original can be reused. */

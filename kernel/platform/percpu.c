@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/platform/percpu.c: the table of started cores (kernel/platform/percpu.h). Only the
  * bootstrap core adds cores, during kernel/platform/smp.c's start-up. */
 #include "percpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/platform/percpu.h: per-core data, reached through the GS base (each core
  * points MSR_GS_BASE at its own struct percpu; nothing else uses GS).
  * Cores are numbered densely from 0, the bootstrap core, in MADT order.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/platform/smp.c: starts the application cores.
  *
  * Intel SDM vol. 3, 9.4.4.1 (and MP Specification 1.4, B.4): INIT, wait

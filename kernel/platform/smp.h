@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/platform/smp.h: every core up (kernel/platform/smp.c). */
 #ifndef KERNEL_SMP_H
 #define KERNEL_SMP_H

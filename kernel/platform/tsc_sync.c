@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/platform/tsc_sync.c: how far a starting core's TSC is from core 0's.
  *
  * First IA32_TSC_ADJUST (Intel SDM vol. 3, 20.17.3), where the CPU has it:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/platform/tsc_sync.h: a starting core's TSC measured against core 0's
  * (kernel/platform/tsc_sync.c). The two sides run at once, during kernel/platform/smp.c's
  * start-up of that core. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/core/core.h: the core room's public header: packet buffers and
  * their pools (pkt.h), the netdev interface drivers implement (netdev.h),
  * checksums (csum.h), the stack's counters (counter.h), wire formats and

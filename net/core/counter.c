@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/core/counter.c: the name table of the stack's counters (net/core/counter.h). */
 #include "counter.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/core/counter.h: the stack's counters, one set per core (struct net_stack),
  * and the table that names them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/core/csum.c: Internet checksum (RFC 1071) with 64-bit accumulation, and
  * incremental update (RFC 1624). See net/core/csum.h. */
 #include "csum.h"

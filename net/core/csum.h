@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/core/csum.h: the Internet checksum (RFC 1071) and its incremental update
  * (RFC 1624).
  *

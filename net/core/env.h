@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/core/env.h: the only things net/ needs from whoever embeds it.
  *
  * net/ is freestanding (docs/design.md, Boundaries): it owns no clock, loop,

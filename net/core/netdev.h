@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/core/netdev.h: the one interface between NIC drivers and the stack
  * (docs/design.md, Boundaries).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/core/pkt.c: carving pools and the bulk forms of alloc/free (net/core/pkt.h). */
 #include "pkt.h"
 

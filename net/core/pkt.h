@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/core/pkt.h: packet buffers and per-core buffer pools.
  *
  * Every buffer is PKT_BUF_SIZE bytes: this descriptor, then headroom, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/core/wire.h: on-the-wire formats the stack below TCP parses and builds, and
  * byte order.
  *

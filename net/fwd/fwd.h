@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/fwd/fwd.h: the forwarding pipeline, IPv4 (RFC 1812) and IPv6 (RFC 8200),
  * one per core.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/fwd/fwd4.c: the IPv4 forwarding fast path (net/fwd/fwd.h): classify a burst,
  * look it up in one batch, rewrite in place (RFC 1812 5.2.2 checks, 5.3.1
  * TTL, RFC 1624 checksum update), and queue each frame on its port

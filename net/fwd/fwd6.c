@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/fwd/fwd6.c: the IPv6 side of the forwarding fast path (net/fwd/fwd.h): plain
  * transit IPv6 (RFC 8200) is looked up in one batch, its hop limit
  * decremented (section 3: no header checksum to update) and its MACs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/fwd/fwd_slow.c: the forwarding slow path (net/fwd/fwd.h), one datagram at a
  * time: directed broadcasts (RFC 2644), TTL expiry (RFC 1812 5.3.1), no
  * route and special next hops (5.2.7.1, ICMP via net/ip/icmp4.h), source-route

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/fwd/nexthop.c: the shared next-hop table and each core's adjacencies
  * (net/fwd/nexthop.h). */
 #include "nexthop.h"

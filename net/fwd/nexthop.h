@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/fwd/nexthop.h: next hops for the forwarding path (net/fwd/fwd.h).
  *
  * A route (route4.h, route6.h) maps a prefix to a next-hop index; the index

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/fwd/nexthop6.c: the shared IPv6 next-hop table (net/fwd/nexthop6.h). */
 #include "nexthop6.h"
 

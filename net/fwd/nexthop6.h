@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/fwd/nexthop6.h: the IPv6 next hops a route6 next-hop index picks, shared
  * by every core's fast path (fwd6.c) and stack hook
  * (kernel/netsvc/netsvc_route6.c).

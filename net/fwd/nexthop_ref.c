@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/fwd/nexthop_ref.c: reference counts on next-hop slots and their deferred
  * freeing (net/fwd/nexthop_ref.h). */
 #include "nexthop_ref.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/fwd/nexthop_ref.h: reference counts on next-hop slots, and freeing a
  * slot only once no core can still use it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/ip/icmp4.c: ICMP for IPv4: echo (RFC 792), errors with the RFC 1812
  * 4.3.2 rules (what to quote, when never to send, rate limit)
  * (net/ip/icmp4.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/ip/icmp4.h: ICMP for IPv4 (RFC 792; RFC 1122 3.2.2; RFC 1812 4.3).
  *
  * Echo requests are answered. Errors are sent for the stack (port and

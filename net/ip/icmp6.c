@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/ip/icmp6.c: ICMPv6 echo (a reassembled one longer than a buffer too)
  * and errors (RFC 4443; net/ip/icmp6.h). */
 #include "icmp6.h"

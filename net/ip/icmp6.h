@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/ip/icmp6.h: ICMPv6 (RFC 4443) for the router: echo requests to our
  * addresses are answered; neighbour discovery goes to net/link/nd6.c; errors
  * (destination unreachable, packet too big, time exceeded, parameter

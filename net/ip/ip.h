@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/ip/ip.h: the ip room's public header: IPv4 (ip4.h) and IPv6
  * (ip6.h), their ICMPs (icmp4.h, icmp6.h), reassembly (reasm.h) and UDP
  * (udp.h). */

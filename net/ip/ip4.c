@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/ip/ip4.c: IPv4 input: the RFC 1812 section 5.2.2 header checks, the
  * martian address checks of 5.3.7, fragment sanity (RFC 791 3.2, RFC 1858),
  * and the choice between local delivery, reassembly and forwarding

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/ip/ip4.h: IPv4 input (RFC 1812 section 5.2.2 checks, local delivery) and
  * output (routing to a next hop, fragmentation of what we originate: RFC 791
  * section 3.2). ip4.c is input, ip4_output.c output. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/ip/ip4_output.c: IPv4 output of datagrams we originate: next hop, header,
  * checksum offload decision, fragmentation (RFC 791 section 3.2, RFC 1812
  * 4.2.2.7) (net/ip/ip4.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/ip/ip6.c: IPv6 input, forwarding and output, fragments addressed to us
  * (to net/ip/reasm.c) and of ours when longer than the MTU (RFC 8200 4.5;
  * net/ip/ip6.h). */

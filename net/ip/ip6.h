@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/ip/ip6.h: IPv6 (RFC 8200) for the router: input checks, delivery of
  * ICMPv6, UDP and TCP to us, forwarding through the route hook (net_set_route6), and
  * output of what the stack makes (echo replies, errors, neighbour

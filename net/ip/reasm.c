@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/ip/reasm.c: IPv4 and IPv6 reassembly for local delivery (RFC 791
  * section 3.2, RFC 815, RFC 8200 section 4.5; overlaps rejected as RFC 5722
  * says) (net/ip/reasm.h). */

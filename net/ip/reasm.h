@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/ip/reasm.h: reassembly of IPv4 (RFC 791 section 3.2, RFC 815) and IPv6
  * (RFC 8200 section 4.5) datagrams addressed to us, bounded in datagrams,
  * buffers and time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/ip/udp.c: UDP (RFC 768): port bindings with callbacks, input checks,
  * output with checksum offload where the NIC has it, over IPv4 and IPv6
  * (RFC 8200 8.1) (net/ip/udp.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/ip/udp.h: UDP (RFC 768) with an iip-style interface, over IPv4 and
  * IPv6.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/link/arp.c: ARP (RFC 826) over Ethernet: per-port cache, resolution with a
  * bounded wait queue, rate-limited requests (RFC 1122 2.3.2.1), gratuitous
  * ARP (net/link/arp.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/link/arp.h: ARP for IPv4 over Ethernet (RFC 826), one cache per port.
  *
  * The cache is set-associative (ARP_SETS x ARP_WAYS entries a port), so its

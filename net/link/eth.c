@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/link/eth.c: Ethernet II input and output, IEEE 802.1Q / 802.1ad tags
  * (net/link/eth.h). Input passes the usual frame (untagged IPv4 or IPv6 to our
  * MAC) to TCP's frame path (tcp_input_frame4, 6: a connection's usual

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/link/eth.h: Ethernet II framing with IEEE 802.1Q / 802.1ad tags.
  *
  * A port is untagged (vlan_id 0) or carries one VLAN: frames with any other

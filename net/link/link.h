@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/link/link.h: the link room's public header: Ethernet and 802.1Q
  * (eth.h), ARP (arp.h), IPv6 neighbour discovery (nd6.h) and router
  * advertisements (ra6.h). */

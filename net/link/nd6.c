@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/link/nd6.c: IPv6 neighbour discovery, address resolution (RFC 4861
  * section 7; net/link/nd6.h). */
 #include "nd6.h"

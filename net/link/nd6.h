@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/link/nd6.h: IPv6 neighbour discovery (RFC 4861), address resolution only:
  * one small cache per port, as ARP's for IPv4 (net/link/arp.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/link/ra6.c: router advertisements and the answer to solicitations (RFC
  * 4861 sections 4.1, 4.2, 6.1.1, 6.2; net/link/ra6.h). */
 #include "ra6.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/link/ra6.h: router advertisements (RFC 4861 section 6): on a port where
  * they are on, hayate says it is a default router and gives the port's
  * prefix for hosts to make addresses from (RFC 4862 SLAAC, with a /64),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/route/route4.c: the IPv4 route table (route4.h): the RIB and Poptrie glue,
  * the text parser, and the lookups (Asai & Ohara, SIGCOMM 2015, section 3:
  * an 18-bit direct array, then 6-bit nodes at bits 18, 24 and 30; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/route/route4.h: the IPv4 route table: longest-prefix match (RFC 1812,
  * section 5.2.4.3) over a Poptrie (route_fib.h) with an 18-bit direct array,
  * updated by one writer while other cores look up (route.h has the rules).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/route/route6.h: the IPv6 route table: longest-prefix match (RFC 4291,
  * section 2.5; RFC 8200) over a Poptrie (route_fib.h) with an 18-bit direct
  * array, updated by one writer while other cores look up (route.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/route/route_common.h: what the IPv4 and IPv6 route tables (route4.h, route6.h)
  * share: next-hop values, the allocator the embedder hands over, error codes,
  * statistics and the epoch rule for freeing memory. docs/route.md has the

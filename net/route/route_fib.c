@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/route/route_fib.c: building, updating and freeing the Poptrie (route_fib.h;
  * Asai & Ohara, SIGCOMM 2015, sections 3 and 4).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/route/route_fib.h: the lookup structure behind route4.h and route6.h, a
  * Poptrie (Asai & Ohara, "Poptrie: A Compressed Trie with Population Count
  * for Fast and Scalable Software IP Routing Table Lookup", SIGCOMM 2015):

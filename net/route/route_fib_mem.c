@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/route/route_fib_mem.c: the memory of the Poptrie (route_fib.h): roots and
  * their pools, runs from exact-size free stacks or a pool's tail, growing a
  * full pool behind a new root, and the retire and fresh logs that epochs

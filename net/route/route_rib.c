@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/route/route_rib.c: the binary trie of prefixes behind each route table
  * (route_rib.h). Nodes live in one array that doubles when full; freed
  * nodes go on a free list and are reused first. */

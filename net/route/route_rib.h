@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/route/route_rib.h: the control-plane side of the route tables: every prefix
  * with its next hop in a plain binary trie (one node per prefix bit), keyed
  * by up to 128 bits. route_fib.c builds the lookup structure from it and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/route/route_text.h: splitting the untrusted text of a routes file into
  * lines, for route4_load_text and route6_load_text. */
 #ifndef NET_ROUTE_TEXT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp.h: TCP (RFC 9293) in the iip style: run to completion, one
  * instance per core, no loop, clock or memory of its own.
  *

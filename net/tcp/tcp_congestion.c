@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_congestion.c: congestion control, chosen per connection, and the undo
  * of a reduction found needless (tcp_cc_undo, RFC 3708 and RFC 4015).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_conn.c: TCP connections: the arena they are carved from (and
  * the large send queues autotuning moves connections into), the 4-tuple
  * hash (IPv4 and IPv6), listeners, and the application's open and

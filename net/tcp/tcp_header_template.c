@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_header_template.c: the header template of a connection (struct tcp_conn's
  * hdr): the Ethernet (and VLAN) header to the next hop, the IPv4 or IPv6
  * header and the TCP header with its ports and, when the connection uses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_icmp.c: ICMP errors about our own segments (RFC 1122 4.2.3.9).
  *
  * What TCP acts on is path MTU discovery: our segments leave with DF set

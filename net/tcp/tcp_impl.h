@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_impl.h: what the files of TCP share and nothing else includes.
  *
  * tcp_conn.c   connections: arena, lookup, listeners, the API's open/close

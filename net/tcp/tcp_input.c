@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_input.c: TCP input (RFC 9293 section 3.10.7, SEGMENT ARRIVES):
  * header and checksum checks, the way to LISTEN and SYN-SENT (tcp_open.c),
  * header prediction for the synchronized states, and their full checks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_input_synced.c: the full checks of RFC 9293 section 3.10.7.4 for a
  * synchronized connection's segment that header prediction (tcp_input.c) did
  * not take: sequence acceptability with PAWS (RFC 7323 section 5), RST

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_isn.c: initial sequence numbers (RFC 6528 section 3) and the
  * keyed hash behind them, SipHash-2-4 (Aumasson and Bernstein, 2012).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_open.c: opening a connection (RFC 9293 3.5 and 3.10.7.2-3):
  * a listener's SYNs (past the backlog, SYN cookies; their ACK makes the
  * connection), the options both ends offered (MSS, window scale, SACK,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_options.c: TCP options, parsed and built (RFC 9293 section 3.2;
  * window scale and timestamps RFC 7323 sections 2 and 3; SACK RFC 2018).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_output.c: TCP output (RFC 9293 sections 3.8.6 and 3.10.2 SEND):
  * segment building, zero-copy transmission, the choice of
  * what to send next (lost segments first, then new data, within the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_receive.c: received data (RFC 9293 section 3.10.7.4, seventh and
  * eighth steps): trimming to the window, in-order delivery to the
  * application in the buffer the data came in (zero-copy), the bounded

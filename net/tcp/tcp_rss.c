@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_rss.c: the Toeplitz hash NICs use for receive-side scaling
  * (Microsoft, "Verifying the RSS Hash Calculation"), so that an active open
  * can pick a source port whose replies land on the opening core.

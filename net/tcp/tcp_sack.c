@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_sack.c: the sender's scoreboard (RFC 2018 section 5, RFC 6675
  * sections 3 and 4): which slots of the send queue the peer holds (SACKED),
  * which are taken for lost (LOST, by IsLost, RACK or a timeout) and have

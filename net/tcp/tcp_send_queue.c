@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_send_queue.c: the send queue (net/tcp/tcp_output.c sends from it): tcp_send
  * (zero-copy: the application's buffer becomes a slot; a small payload is
  * appended to the open last slot, or its buffer becomes one), tcp_write

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_syncookie.c: SYN cookies (RFC 4987 section 3.6), answered when a
  * listener's backlog or the connection arena is full.
  *

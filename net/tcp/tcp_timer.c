@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_timer.c: TCP's timers on one hashed timing wheel (Varghese and
  * Lauck): 1024 slots of 2^20 ns (~1.05 ms). A connection sits in one slot,
  * that of its earliest deadline; a deadline that moves later leaves it

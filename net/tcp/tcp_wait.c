@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_wait.c: connections waiting for room, and their wake-up.
  *
  * Two waits, both instead of a loss: a port whose TX ring is full

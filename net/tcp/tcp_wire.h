@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* net/tcp/tcp_wire.h: the TCP header and options on the wire.
  *
  * Header: RFC 9293 section 3.1. Options: end and no-op, MSS (RFC 9293

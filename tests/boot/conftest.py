@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/boot/conftest.py: one machine shared by a module's read-only tests
 (a boot is cheap, but not free); tests that crash or stop it boot their own."""
 import os

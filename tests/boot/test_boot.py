@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/boot/test_boot.py: the real image in QEMU (TCG), seen from its
 serial console as a user sees it: banner, ready, the CLI and its line
 editing, configuration errors, a fault report, power-off, SMP."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/boot/test_smp.py: every core up, each in its own run loop, no
 timer tick (issue 3). Booted with -smp 1, 2 and 4 under TCG and checked
 through the console: `show cpus json`, the in-kernel self-tests (timers

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/docs/test_usage.py: docs/usage.md names every configuration
 statement, console command and application the sources register.
 

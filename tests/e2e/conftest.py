@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/conftest.py: hayate with Linux hosts on its ports.
 
     def test_ping(netlab):

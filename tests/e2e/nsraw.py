@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/nsraw.py: raw Ethernet sockets inside the test namespaces.
 
 A socket belongs to the network namespace it was created in, and keeps it.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/test_apps.py: an app serves on every port with an address,
 whether or not anything is routed (issue 27): the stack runs on every core
 as a kernel service (kernel/netsvc/), and an app is written against

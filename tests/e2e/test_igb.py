@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/test_igb.py: hayate as a two-port router on Intel 82576 (igb)
 NICs, QEMU's `-device igb` (drivers/intel/igb.c). Each port's tap sits in
 a namespace of its own; traffic goes only to addresses inside them.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/test_iperf3.py: `app iperf3` against Linux's stock iperf3
 client (apps/iperf3.c): normal mode, reverse (-R), both at once
 (--bidir) and four parallel streams (-P 4, spread by RSS over two cores),

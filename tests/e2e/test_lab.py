@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/test_lab.py: the e2e plumbing itself (tests/e2e/conftest.py,
 tools/netlab.py): every guest port ends up on a live tap inside its own
 namespace, configured, and nothing is left behind."""

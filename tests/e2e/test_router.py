@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/test_router.py: hayate as a router between real Linux hosts
 (issue 7). Each port's tap sits in a namespace of its own on its own
 subnet; the hosts route through hayate. Traffic goes only to addresses

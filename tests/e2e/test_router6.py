@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/test_router6.py: the router's IPv6 side (net/ip/ip6.c, nd6.c,
 icmp6.c, kernel/netsvc/netsvc_route6.c) with Linux hosts in namespaces: neighbour
 discovery both ways, ping6 to the router's addresses (global,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/test_sriov.py: SR-IOV on QEMU's 82576 (`-device igb`): the PF
 (drivers/intel/igb.c, igb_sriov.c) offers two VFs (`sriov eth0 vfs 2`),
 which become eth1 and eth2 (drivers/intel/igbvf.c), each with its own MAC

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/test_stack.py: the stack below TCP seen from a Linux host on
 a tap (issue 5): ping and ping6 of every size (fragmented both ways at
 4000 bytes), arping, and UDP echo with nc, and over IPv6 to the global and

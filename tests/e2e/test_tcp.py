@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/test_tcp.py: TCP seen from a Linux host on a tap (issue 8):
 curl downloads 100 MB from the HTTP server and every byte checks out, 200
 curls at once all succeed, keep-alive and /metrics, nc is echoed by

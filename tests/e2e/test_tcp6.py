@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/test_tcp6.py: TCP over IPv6 seen from a Linux host on a tap:
 curl -6 downloads 10 MB from `app http` and every byte checks out, a few
 curls at once, nc -6 is echoed by `app tcp-echo`, iperf3 -6 runs against

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/test_tcp_loss.py: TCP between hayate and real Linux TCP over a
 lossy path. Linux brings SACK, timestamps, window scaling, CUBIC and its own
 retransmission logic (RACK, tail loss probes); our side must get every byte

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/test_tcp_pmtu.py: path MTU discovery against Linux routers.
 
 The client sits behind a Linux router whose link to it is 1400 bytes, but

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/test_virtio_packed.py: virtio-net over packed virtqueues
 (VIRTIO_F_RING_PACKED, virtio 1.2 2.8; drivers/virtio/virtqueue_packed.c),
 which QEMU offers with `packed=on`: hayate as a two-port router on two

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tests/e2e/test_xconnect.py: virtio-net and `xconnect` with real Linux
 peers (issue 4). Two virtio-net ports on taps, each tap in its own
 namespace on one subnet; hayate cross-connects them at L2.

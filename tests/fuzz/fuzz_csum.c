@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/fuzz/fuzz_csum.c: net/core/csum.c against the byte-by-byte reference on
  * every alignment, and RFC 1624 updates against recomputation. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/fuzz/fuzz_frame.c: whole frames into net_input, through Ethernet,
  * ARP, IPv4, reassembly (both families), ICMP and UDP, IPv6, ICMPv6,
  * neighbour discovery and router solicitations, and TCP over both (a listener on port 80 that echoes), with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/fuzz/fuzz_fwd.c: the forwarding input path (net/fwd/fwd4.c,
  * net/fwd/fwd_slow.c, net/fwd/fwd6.c, net/fwd/nexthop.c): bursts through fwd_burst on
  * the router of tests/support/fwd_fixture.h and tests/support/fwd6_fixture.h (IPv4 and IPv6),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/fuzz/fuzz_http.c: the HTTP server's request parser (apps/
  * http.c) from any bytes a client sends, over two stacks on the TCP tests'
  * in-memory link. The input is a series of chunks, each a length byte and

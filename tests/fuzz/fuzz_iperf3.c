@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/fuzz/fuzz_iperf3.c: the iperf3 server's wire parsers
  * (apps/iperf3_proto.c): the cookie, the client's parameters and its
  * results JSON, a UDP stream's datagrams (each input twice: a datagram,

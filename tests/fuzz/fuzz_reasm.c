@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/fuzz/fuzz_reasm.c: sequences of valid-looking IPv4 and IPv6
  * fragments into the stack, so the fuzzer spends its time in reassembly
  * rather than in header checks.

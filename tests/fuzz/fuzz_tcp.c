@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/fuzz/fuzz_tcp.c: TCP segments from the wire into a stack with a
  * listener (port 80) and active opens (port 40000 to 10.0.0.2:9000, and
  * over IPv6 to [2001:db8::2]:9000), applications that write, echo

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tests/fuzz/seeds.py: write starting inputs for the fuzz targets.
 
 Usage: seeds.py NAME DIR. Each seed is a valid input in the target's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/route/diff.c: differential tests of the IPv4 route table
  * (net/route/route4.h) on the real tables, built optimised without sanitizers
  * (tests/route/run): every one of the 2^32 addresses against a flattened

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/route/diff.h: what the optimised differential route-table tests
  * (diff.c, diff6.c) share: results, data files, an allocator, and the
  * reference: a table's prefixes flattened into disjoint address ranges,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/route/diff6.c: differential tests of the IPv6 route table
  * (net/route/route6.h) against the flattened reference (diff.h) on rib-v6-2024
  * and the LINX IPv6 RIB: random addresses inside table prefixes, uniform

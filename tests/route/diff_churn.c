@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/route/diff_churn.c: the IPv4 table under change (diff.c): the LINX
  * update trace replayed onto the full table, checked after every batch
  * against a reference that probes a hash set per prefix length; and a

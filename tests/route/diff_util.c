@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/route/diff_util.c: the reference and helpers of diff.h. */
 #include "diff.h"
 

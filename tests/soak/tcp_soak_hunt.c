@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/soak/tcp_soak_hunt.c: make soak: the TCP soak
  * (tests/support/tcp_soak.c) over a range of seeds, to hunt for a failing
  * one; the unit test tcp_soak runs fixed seeds.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/fake_netdev.c: recording netdev, two-port test stack, frame
  * builders (tests/support/fake_netdev.h). */
 #include "tests/support/fake_netdev.h"

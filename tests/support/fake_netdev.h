@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/fake_netdev.h: a netdev that records what it transmits, a
  * two-port stack around it, and builders for the frames tests feed in.
  *

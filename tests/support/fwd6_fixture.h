@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/fwd6_fixture.h: IPv6 on the forwarding tests' router
  * (tests/support/fwd_fixture.h), for the unit tests and the forwarding fuzz target. Both
  * ports get an address; one route6 table and its next-hop array serve the

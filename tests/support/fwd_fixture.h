@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/fwd_fixture.h: a small router for the forwarding tests and the
  * forwarding fuzz target: the two-port fake stack (fake_netdev.h), a route
  * table, next hops, a struct fwd attached to the stack, and frame builders.

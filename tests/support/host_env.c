@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/host_env.c: net/core/env.h for host builds. */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/ip6_fixture.h: the IPv6 tests' two-port stack
  * (tests/unit/ip/ip6_nd_icmp6.c, ip6_fragments.c,
  * tests/unit/link/router_advertisements.c): its addresses and routes, and

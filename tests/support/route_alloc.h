@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/route_alloc.h: what the route-table tests share: a counting
  * allocator that can be told to fail, and a small random generator. */
 #ifndef TESTS_SUPPORT_ROUTE_ALLOC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/tcp_app.c: the TCP tests' application and frame helpers
  * (tests/support/tcp_app.h). */
 #include "tests/support/tcp_app.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/tcp_app.h: a test application for the TCP tests: a
  * connection end that records what it gets and sends a pattern or a
  * script, with hooks for tests to watch the wire. */

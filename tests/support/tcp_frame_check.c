@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/tcp_frame_check.c: the TCP tests' frame checker
  * (tcp_frame_check.h). */
 #include "tests/support/tcp_frame_check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/tcp_frame_check.h: the TCP tests' frame checker
  * (tcp_frame_check.c): each frame a stack hands its NIC parsed and every
  * header field checked byte by byte against fake_csum, independently of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/tcp_link.c: the in-memory link between two stacks
  * (tests/support/tcp_link.h). */
 #include "tests/support/tcp_link.h"

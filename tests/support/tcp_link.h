@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/tcp_link.h: two stack instances on an in-memory link,
  * run in simulated time, for the TCP tests and the TCP benchmark.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/tcp_segment_log.c: the TCP state-machine tests' shared
  * pieces (tcp_segment_log.h). */
 #include "tests/support/tcp_segment_log.h"

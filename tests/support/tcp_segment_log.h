@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/tcp_segment_log.h: small pieces the TCP state-machine
  * tests share (tcp_segment_log.c): a tap that records the segments a side
  * sends, a segment injected into side 1, and a stop for both ends closed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/tcp_soak.c: the seeded randomized soak of the TCP stack
  * (tcp_soak.h), run by the unit test tcp_soak on fixed seeds
  * (tests/unit/tcp/soak.c) and over any range by make soak

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/tcp_soak.h: the TCP soak (tcp_soak.c): one seed draws a
  * link, two stacks' configurations and a script of connections, runs them
  * on the in-memory link and checks every byte and every close. */

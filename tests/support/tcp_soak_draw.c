@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/tcp_soak_draw.c: what one seed of the TCP soak draws
  * (tcp_soak.c runs it): the link, each side's tcp_config, and the script
  * of connections, each end's writes, reads, closes and aborts. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/tcp_soak_impl.h: the soak's inside (tcp_soak.c runs a
  * seed, tcp_soak_draw.c draws it): one seed's state, its random numbers
  * and how a failure is reported. */

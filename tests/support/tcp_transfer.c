@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/tcp_transfer.c: transfers over the TCP tests' in-memory
  * link (tcp_transfer.h), checked as they go (tests/unit/check.h). */
 #include "tests/support/tcp_transfer.h"

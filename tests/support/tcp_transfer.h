@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/support/tcp_transfer.h: what the TCP transfer tests share
  * (tests/unit/tcp/loss_recovery.c, windows_buffers_and_rings.c,
  * reordering.c): a one-way transfer that closes, the counters a clean run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/check.h: the host unit-test framework.
  *
  * TEST(name) { ... } defines a test that registers itself; CHECK* record a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/main.c: runs the registered unit tests (check.h). */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tools/bench/bench_util.h: what the host benchmark programs share: time,
  * medians, reading gzip'd data files, the JSON-lines output that
  * tools/bench.py collects, and an allocator for net/ tables. */

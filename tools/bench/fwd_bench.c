@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tools/bench/fwd_bench.c: the forwarding pipeline (net/fwd/fwd.h) on an
  * in-memory NIC (fwd_nic.h), with the full table, beside the same pipeline
  * looking up in DPDK rte_lpm (IPv4: 64-byte frames) and rte_lpm6 (IPv6:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tools/bench/fwd_bench.h: what the forwarding benchmark's two halves
  * share: the rig (four in-memory ports, one stack, one struct fwd) that
  * fwd_bench.c builds and runs IPv4 through, and the IPv6 half on the same

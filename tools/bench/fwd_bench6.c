@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tools/bench/fwd_bench6.c: the IPv6 half of the forwarding benchmark
  * (fwd_bench.c has the rig, the runs and the rows): net/fwd/fwd6.c's fast path
  * with our route6 table, beside the same pipeline looking up in DPDK

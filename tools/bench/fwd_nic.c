@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tools/bench/fwd_nic.c: the in-memory NIC and its driver
  * (tools/bench/fwd_nic.h). */
 #include "tools/bench/fwd_nic.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tools/bench/fwd_nic.h: an in-memory NIC for the forwarding benchmark,
  * with the descriptor-ring semantics of an ixgbe-style device and a netdev
  * driver for it (net/core/netdev.h).

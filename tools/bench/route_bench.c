@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tools/bench/route_bench.c: the route tables (net/route/route4.h, net/route/route6.h)
  * against DPDK rte_lpm / rte_lpm6 on the real tables in ../shared/data,
  * in one process: the same prefixes, next hops and address arrays for both,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tools/bench/route_bench6.c: the IPv6 half of route_bench (route_bench.c):
  * net/route/route6.h against DPDK rte_lpm6 on rib-v6-2024. */
 #include <rte_errno.h>

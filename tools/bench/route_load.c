@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tools/bench/route_load.c: the route benchmarks' tables (route_load.h):
  * the real tables in ../shared/data read into prefixes, the address arrays
  * the lookups take, and the same prefixes loaded into our route4/route6 and

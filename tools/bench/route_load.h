@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tools/bench/route_load.h: what the route and forwarding benchmarks
  * share (route_load.c): reading rib-v4-2024 and rib-v6-2024 into prefixes
  * with per-prefix pseudo-random next hops, the destination arrays, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/arch/x86_64/cpu.h: x86-64 instructions the kernel uses, as inline
  * functions (port I/O, MSRs, control registers, CPUID, TSC). Intel SDM
  * vol. 2 for each instruction. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/arch/x86_64/fpu.c: enables x87, SSE, AVX and AVX-512 state.
  * Intel SDM vol. 1, 13.2-13.3 (XSAVE-supported features, enabling the XSAVE
  * feature set: CR4.OSXSAVE then XCR0) and vol. 3, 2.5 (CR0.MP/EM/TS/NE,

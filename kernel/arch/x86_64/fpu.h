@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/arch/x86_64/fpu.h: x87/SSE/AVX state on every core, so vector code
  * may run anywhere, and its save area for interrupt entry (isr.asm). */
 #ifndef KERNEL_ARCH_FPU_H

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; kernel/arch/x86_64/isr.asm: the 256 interrupt entry stubs.
 ;
 ; Each stub makes the stack uniform (a zero error code where the CPU pushes

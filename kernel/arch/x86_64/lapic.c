@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/arch/x86_64/lapic.c: the local APIC in x2APIC or xAPIC mode.
  * Intel SDM vol. 3: 11.4 (IA32_APIC_BASE, enabling), 11.5.1 (LVT),
  * 11.5.4 and 11.5.4.1 (timer: one-shot, TSC-deadline), 11.6.1 (ICR),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/arch/x86_64/lapic.h: the local APIC: identity, inter-processor
  * interrupts (INIT, STARTUP, wake-ups) and the one-shot timer a core arms
  * only when it chooses to sleep. No periodic interrupt, ever. */

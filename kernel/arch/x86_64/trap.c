@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/arch/x86_64/trap.c: GDT/TSS per core, the IDT, and exception
  * reports. Intel SDM vol. 3: 3.4.5 (descriptors), 6.11 (IDT gates),
  * 7.7 (64-bit TSS), 6.15 (exception classes).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/arch/x86_64/trap.h: exceptions and interrupts (IDT, GDT/TSS).
  * Exceptions print the machine state and halt; vectors 32+ go to handlers
  * registered with trap_set_handler (the LAPIC timer, issue 3). */

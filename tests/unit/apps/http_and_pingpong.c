@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/apps/http_and_pingpong.c: the applications on TCP: the HTTP server
  * (keep-alive, pipelining, /bytes/N, /metrics, errors) and the ping-pong
  * benchmark (apps/http.c, apps/pingpong.c). */

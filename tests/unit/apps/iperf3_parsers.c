@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/apps/iperf3_parsers.c: the iperf3 server's parsers of untrusted input
  * (apps/iperf3_proto.c): the cookie, the client's parameters and
  * results as iperf3 3.12 sends them, our results read back, and malformed

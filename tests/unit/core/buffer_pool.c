@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/core/buffer_pool.c: buffer pools (net/core/pkt.h). */
 #include <stdlib.h>
 

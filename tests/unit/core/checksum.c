@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/core/checksum.c: the fast checksum against a byte-by-byte
  * reference, RFC 1624 incremental update against recomputation. */
 #include <stdlib.h>

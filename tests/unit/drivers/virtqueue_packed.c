@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/drivers/virtqueue_packed.c: packed-ring logic
  * (drivers/virtio/virtqueue_packed.c) against an in-memory device that
  * follows virtio 1.2, 2.8: it reads the ring in order while it finds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/drivers/virtqueue_split.c: split-ring logic (drivers/virtio/virtqueue.c)
  * against an in-memory device that follows virtio 1.2, 2.7: it takes
  * buffers from the avail ring, returns them on the used ring, and under

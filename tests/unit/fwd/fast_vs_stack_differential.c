@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/fwd/fast_vs_stack_differential.c: the forwarding fast paths (net/fwd/fwd4.c for
  * IPv4, net/fwd/fwd6.c for IPv6) held against the stack's per-packet path they
  * bypass, as DESIGN.md's differential tests hold fast code against a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/fwd/fwd4_fast_path.c: the forwarding fast path (net/fwd/fwd4.c): rewrite,
  * checksum, doorbells, padding, what goes to the stack, MAC and next-hop
  * changes, TX back-pressure. The slow path is in tests/unit/fwd/fwd4_slow_path.c. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/fwd/fwd4_slow_path.c: the forwarding slow path (net/fwd/fwd_slow.c):
  * ICMP errors, special next hops, ARP resolution and its bounded queue,
  * options, fragmentation, malformed input, the net_set_forward hook. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/fwd/fwd6_fast_path.c: the IPv6 forwarding fast path (net/fwd/fwd6.c):
  * rewrite in place (RFC 8200 3: hop limit, no checksum), one doorbell per
  * port with IPv4 in the same burst, padding, checksum offsets, the lookup

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/fwd/fwd6_to_the_stack.c: what the IPv6 fast path (net/fwd/fwd6.c)
  * hands to the stack as it came, and how the stack answers: RFC 4443
  * errors, hop-by-hop headers, link-local and reserved addresses, our own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/fwd/nexthop_refcount.c: reference counts on next-hop slots and
  * their deferred freeing (net/fwd/nexthop_ref.c), with the IPv4 table
  * (net/fwd/nexthop.c), the IPv6 one (net/fwd/nexthop6.c) and real route tables, as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/fwd/nexthop_table.c: the shared next-hop table and the per-core
  * adjacency cache (net/fwd/nexthop.c). */
 #include <pthread.h>

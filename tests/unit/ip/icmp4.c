@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/ip/icmp4.c: echo, input checks, errors with RFC 1812 4.3.2
  * quoting, suppression and rate limit (net/ip/icmp4.c). */
 #include "tests/unit/check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/ip/ip4_input_output.c: IPv4 input checks (RFC 1812 5.2.2, 5.3.7),
  * delivery choices, hooks, output routing (net/ip/ip4.c, net/ip/ip4_output.c). */
 #include "tests/unit/check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/ip/ip6_fragments.c: IPv6 fragments (RFC 8200 4.5): a 4000-byte
  * ping reassembled and answered in fragments, UDP echo of fragmented
  * datagrams, and the fragment errors (net/ip/ip6.c, reasm.c). */

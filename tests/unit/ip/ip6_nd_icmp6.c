@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/ip/ip6_nd_icmp6.c: IPv6 input checks, ICMPv6 echo, neighbour
  * discovery and forwarding with its errors (net/ip/ip6.c, nd6.c, icmp6.c),
  * every counter exact and every buffer back. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/ip/reassembly.c: fragment checks, reassembly in and out of order,
  * overlap and inconsistency, bounds and timeouts, fragmented replies
  * (net/ip/reasm.c, net/ip/ip4_output.c). */

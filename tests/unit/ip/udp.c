@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/ip/udp.c: UDP input checks, bindings, checksum offload,
  * large and fragmented datagrams, and the udp-echo application
  * (net/ip/udp.c, apps/udp_echo.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/kernel/acpi_madt.c: kernel/platform/acpi_madt.c on hand-built tables. */
 #include "kernel/platform/acpi_madt.h"
 #include "tests/unit/check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/kernel/cli_parse.c: command matching and the line editor
  * (kernel/console/cli_parse.c). */
 #include "kernel/console/cli_parse.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/kernel/config.c: the configuration parser (kernel/console/config.c). */
 #include "kernel/console/config.h"
 #include "tests/unit/check.h"

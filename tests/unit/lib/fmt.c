@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/lib/fmt.c: lib/fmt.c against the host's snprintf. */
 #include <stdint.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/lib/json.c: the JSON writer (lib/json.c). */
 #include "lib/json.h"
 #include "tests/unit/check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/lib/spsc.c: lib/spsc.h, single-threaded edge cases and
  * then real concurrency: a producer and a consumer thread per ring, and a
  * full mesh of threads (one ring per ordered pair, as kernel/msg.c uses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/lib/timerwheel.c: lib/timerwheel.c against a reference
  * model (an array scanned in full): random arms, re-arms, cancels and
  * advances over every magnitude of delay; each advance must fire exactly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/link/arp.c: ARP input checks, replies, learning rules,
  * resolution with a bounded queue, retries, staleness, gratuitous ARP
  * (net/link/arp.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/link/ethernet.c: Ethernet input checks, 802.1Q tags, TX bursts and
  * doorbells (net/link/eth.c, net/net.c). */
 #include "tests/unit/check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/link/router_advertisements.c: router advertisements
  * (RFC 4861 6.2): answers to router solicitations and the periodic ones
  * (net/link/ra6.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/route/route4.c: the IPv4 route table (net/route/route4.h) against a
  * linear scan, on small random tables, under ASan/UBSan. The all-2^32 and
  * full-table differential tests are tests/route/ (optimised build). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/route/route6.c: the IPv6 route table (net/route/route6.h) against a
  * linear scan on small random tables, and its text parser. */
 #include <pthread.h>

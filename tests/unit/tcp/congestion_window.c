@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/congestion_window.c: the congestion window grows only
  * when it limits (RFC 9438 5.8, RFC 7661): request-response and
  * application-limited flights leave it alone, bulk transfer grows it; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/frame_input.c: eth_input's frame paths into TCP
  * (tcp_input_frame4 and tcp_input_frame6, net/tcp/tcp_input.c): each takes the
  * usual frame of a connection and leaves every other frame untouched for

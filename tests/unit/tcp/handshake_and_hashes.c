@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/handshake_and_hashes.c: TCP basics over the in-memory link: handshake,
  * data both ways, close, the echo service, hashes (net/tcp/,
  * apps/tcp_echo.c). */

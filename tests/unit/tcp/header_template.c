@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/header_template.c: what the per-connection header template
  * must keep of the slow way (Ethernet, VLAN, IPv4 length and checksum, TCP
  * data offset and checksum, with and without timestamps, with SACK blocks,

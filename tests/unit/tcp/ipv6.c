@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/ipv6.c: TCP over IPv6 (tcp_input6, the IPv6 header
  * template, tcp_connect6_from): two stacks on the in-memory link talking
  * IPv6, neighbour discovery resolving the first SYN; handshake and data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/loss_recovery.c: TCP data transfer over a lossy, reordering,
  * duplicating link: retransmission, SACK and NewReno recovery, both
  * congestion controls, offloads (net/tcp/tcp_output.c, tcp_input.c, tcp_sack.c,

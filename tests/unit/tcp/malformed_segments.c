@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/malformed_segments.c: every malformed TCP segment is dropped
  * without an answer and counted by name (net/tcp/tcp_input.c, tcp_options.c). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/path_mtu.c: path MTU discovery (net/tcp/tcp_icmp.c). A
  * "router" on the link drops side 0's packets larger than its MTU and
  * answers each with ICMP fragmentation needed (RFC 1191) or packet too big

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/peer_window.c: the peer's window through header
  * prediction and the full checks (RFC 9293 3.10.7.4, SND.WL1 and SND.WL2):
  * window updates, a zero window then persist, no window from an old ACK,

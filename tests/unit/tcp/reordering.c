@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/reordering.c: TCP on a path that reorders: reordering
  * taken for loss and undone (RFC 3708, DSACK), then tolerated; bulk
  * through reordering; real loss not undone; a spurious timeout undone

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/send_corner_cases.c: the sending side of TCP against the
  * RFCs a Linux peer, a lossy path or an RFC-minded tester holds it to
  * (net/tcp/tcp_output.c, tcp_timer.c, tcp_congestion.c, tcp_input.c's ACK processing). */

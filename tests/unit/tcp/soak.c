@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/soak.c: the TCP soak (tests/support/tcp_soak.c) on fixed
  * seeds, and the regression tests of its first find, tiny writes. */
 #include <stdlib.h>

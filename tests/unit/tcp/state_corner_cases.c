@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/state_corner_cases.c: corner cases of the TCP state machine that
  * a Linux peer or an RFC-minded tester meets (net/tcp/tcp_input.c, tcp_receive.c,
  * tcp_open.c, tcp_output.c). */

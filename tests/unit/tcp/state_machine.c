@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/state_machine.c: the TCP state machine (RFC 9293 3.10),
  * opening and closing: simultaneous open and close, RST and SYN in and out
  * of the window with challenge ACKs (RFC 5961), refused and unanswered

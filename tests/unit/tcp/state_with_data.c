@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/state_with_data.c: the TCP state machine (RFC 9293 3.10)
  * with data in the way: FIN-WAIT-2 waiting for data and holes, a FIN kept
  * for later, closing in SYN-RECEIVED, the listen and send timeouts, window

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/syn_flood.c: a flood of 100,000 spoofed SYNs against a
  * listener with an established connection busy beside it: SYN cookies past
  * the backlog, the transfer unharmed, a real client admitted by cookie,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tests/unit/tcp/windows_buffers_and_rings.c: TCP's windows and buffers
  * sized to the path (autotuning on a long path, fixed buffers, the send
  * queue for small sends, the receive reserve), a full TX ring held back

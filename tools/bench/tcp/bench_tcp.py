@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """tools/bench/tcp/bench_tcp.py: the TCP benchmark's build and runs for
 tools/bench.py (hayate's TCP beside lwIP 2.1.3; see tcp_bench.c).
 

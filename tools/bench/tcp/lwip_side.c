@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tools/bench/tcp/lwip_side.c: one lwIP instance on the benchmark's
  * in-memory link, with the same applications as hayate's side: ping-pong
  * (echo what arrives, copied: it is one byte) and bulk (a source writing

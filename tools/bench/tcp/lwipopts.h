@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tools/bench/tcp/lwipopts.h: lwIP 2.1.3 configured the way a
  * performance-minded embedder would for this benchmark: NO_SYS=1 (raw API
  * in one loop, like hayate), memory pools sized for the windows, TCP

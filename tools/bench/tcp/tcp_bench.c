@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tools/bench/tcp/tcp_bench.c: hayate's TCP beside lwIP 2.1.3, each as two
  * stack instances on an in-memory link, one thread (one core) running both
  * ends: 1-byte ping-pong transactions per second, bulk throughput for 1 KB,

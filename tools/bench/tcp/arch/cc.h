@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tools/bench/tcp/arch/cc.h: lwIP's compiler and platform glue for the
  * host benchmark build (x86-64, little endian, byte swaps by builtin, as
  * hayate's). */
