@@ -20,17 +20,12 @@
 #define MAX_DEFS 16
 #define MAX_APPS 8 /* `app` statements */
 
-struct app_reg {
-    const char *name;
-    app_start_fn start;
-    unsigned takes;
-};
 
-static struct app_reg defs[MAX_DEFS];
+static struct app_def defs[MAX_DEFS]; /* app_table's, and any registered later */
 static unsigned ndefs;
 
 static struct {
-    const struct app_reg *def;
+    const struct app_def *def;
     uint16_t port;
     bool set_idle;              /* `idle S` given */
     uint64_t idle_ns;
@@ -44,11 +39,11 @@ int app_register(const char *name, app_start_fn start, unsigned takes)
     for (unsigned i = 0; i < ndefs; i++)
         if (strcmp(defs[i].name, name) == 0)
             return -1;
-    defs[ndefs++] = (struct app_reg){name, start, takes};
+    defs[ndefs++] = (struct app_def){.name = name, .start = start, .takes = takes};
     return 0;
 }
 
-static const struct app_reg *app_named(const char *name)
+static const struct app_def *app_named(const char *name)
 {
     for (unsigned i = 0; i < ndefs; i++)
         if (strcmp(defs[i].name, name) == 0)
@@ -66,7 +61,7 @@ static int stmt_app(int argc, char **argv, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "usage: app NAME port N [idle SECONDS]");
         return -1;
     }
-    const struct app_reg *def = app_named(argv[1]);
+    const struct app_def *def = app_named(argv[1]);
     if (def == NULL) {
         fmt_snprintf(err, errlen, "no application '%s'", argv[1]);
         return -1;
