@@ -89,7 +89,7 @@ SUPPORT_SRCS := $(sort $(wildcard tests/support/*.c))
 
 HOST_WARN := $(WARN) -Wno-missing-prototypes
 HOST_CFLAGS_unit := $(HOSTCFLAGS)
-HOST_CFLAGS_fuzz := -std=c11 -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer \
+HOST_CFLAGS_fuzz := -std=c11 -D_DEFAULT_SOURCE -g -O2 -fno-omit-frame-pointer \
            -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined \
            $(HOST_WARN) -I. -Inet
 # Benchmarks: tuned for this machine, and (bench-kernel) the kernel's code

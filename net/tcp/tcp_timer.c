@@ -272,6 +272,11 @@ uint64_t tcp_poll(struct tcp_stack *t, uint64_t now_ns)
          * any of them off (tcp_timer_remove knows limbo), and one put back
          * for a later turn of the wheel must not be seen again now. */
         uint32_t slot = (uint32_t)(start + i) & SLOT_MASK;
+        uint64_t bits = t->wheel_bits[slot / 64] >> (slot % 64);
+        if (!(bits & 1)) { /* on to the next occupied slot: after a long sleep most are empty */
+            i += (bits ? (uint64_t)__builtin_ctzll(bits) : 64 - slot % 64) - 1;
+            continue;
+        }
         t->limbo = t->wheel[slot];
         t->wheel[slot] = NULL;
         t->wheel_bits[slot / 64] &= ~(1ull << (slot % 64));

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/support/snapshot.c: see snapshot.h. */
+#include "tests/support/snapshot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void snap_add(struct snap *sn, void *at, size_t len)
+{
+    if (sn->n == SNAP_REGIONS)
+        abort();
+    void *copy = malloc(len);
+    if (copy == NULL)
+        abort();
+    memcpy(copy, at, len);
+    sn->r[sn->n].at = at;
+    sn->r[sn->n].copy = copy;
+    sn->r[sn->n].len = len;
+    sn->n++;
+}
+
+void snap_add_stack(struct snap *sn, struct net_stack *s)
+{
+    snap_add(sn, s, offsetof(struct net_stack, iface) + s->nports * sizeof(s->iface[0]));
+    snap_add(sn, &s->reasm, sizeof(s->reasm));
+}
+
+void snap_add_pool(struct snap *sn, struct pkt_pool *pool)
+{
+    snap_add(sn, pool, sizeof(*pool));
+    snap_add(sn, pool->stack, pool->total * sizeof(pool->stack[0]));
+}
+
+void snap_restore(const struct snap *sn)
+{
+    for (unsigned i = 0; i < sn->n; i++)
+        memcpy(sn->r[i].at, sn->r[i].copy, sn->r[i].len);
+}

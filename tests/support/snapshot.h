@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/support/snapshot.h: copies of memory regions taken once and
+ * written back, so a fuzz target builds its stacks, pools and connections
+ * once and starts every input from exactly that state (in place: every
+ * pointer inside the regions stays valid). What the regions point to
+ * outside them must not change between inputs, or must be in a region too. */
+#ifndef TESTS_SUPPORT_SNAPSHOT_H
+#define TESTS_SUPPORT_SNAPSHOT_H
+
+#include <stddef.h>
+
+#include "net/net.h"
+#include "net/core/pkt.h"
+
+#define SNAP_REGIONS 16
+
+struct snap {
+    struct {
+        void *at;
+        void *copy;
+        size_t len;
+    } r[SNAP_REGIONS];
+    unsigned n;
+};
+
+/* Copy len bytes at at now; aborts when the table is full. */
+void snap_add(struct snap *sn, void *at, size_t len);
+/* A stack: everything but its unused ports (from nports on). */
+void snap_add_stack(struct snap *sn, struct net_stack *s);
+/* A pool's free list (the buffers' contents are not kept: a full pool's
+ * buffers hold nothing that is read before it is written). */
+void snap_add_pool(struct snap *sn, struct pkt_pool *pool);
+/* Write every region back. */
+void snap_restore(const struct snap *sn);
+
+#endif
