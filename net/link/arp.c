@@ -44,8 +44,10 @@ static struct arp_entry *make(struct net_iface *ifc, uint32_t ip_be)
             victim = e;
     }
     if (victim) {
+        uint32_t i = (uint32_t)(victim - ifc->arp.e);
         net_memset(victim, 0, sizeof(*victim));
         victim->ip_be = ip_be;
+        ifc->arp.used[i / 64] |= 1ull << (i % 64);
     }
     return victim;
 }
@@ -82,12 +84,22 @@ static void refresh(struct net_stack *s, struct net_iface *ifc, struct arp_entry
     send_request(s, ifc, e->ip_be);
 }
 
+/* e is due at at: the cache's bound comes down with it, so arp_timer
+ * walks the cache only when an entry may be due (net_poll runs every
+ * timer whenever any one is due, TCP's every few milliseconds). */
+static void expire_at(struct net_iface *ifc, struct arp_entry *e, uint64_t at)
+{
+    e->expire_ns = at;
+    if (at < ifc->arp.next_ns)
+        ifc->arp.next_ns = at;
+}
+
 /* e's MAC can be used now (a reachable entry past its time turns stale). */
 static bool usable(struct net_stack *s, struct net_iface *ifc, struct arp_entry *e, uint64_t now_ns)
 {
     if (e->state == ARP_REACHABLE && now_ns >= e->expire_ns) {
         e->state = ARP_STALE;
-        e->expire_ns = now_ns + ARP_STALE_NS;
+        expire_at(ifc, e, now_ns + ARP_STALE_NS);
     }
     if (e->state == ARP_STALE)
         refresh(s, ifc, e, now_ns);
@@ -159,7 +171,7 @@ int arp_output(struct net_stack *s, uint16_t port, uint32_t nh_be, struct pkt *p
         e->tries = 1;
         e->req_sent = true;
         e->req_ns = now_ns;
-        e->expire_ns = now_ns + ARP_RETRY_NS;
+        expire_at(ifc, e, now_ns + ARP_RETRY_NS);
         net_timer_at(s, e->expire_ns);
         send_request(s, ifc, nh_be);
     }
@@ -174,7 +186,7 @@ static void learn(struct net_stack *s, struct net_iface *ifc, struct arp_entry *
     e->state = ARP_REACHABLE;
     e->tries = 0;
     e->req_sent = false;
-    e->expire_ns = now_ns + ARP_REACHABLE_NS;
+    expire_at(ifc, e, now_ns + ARP_REACHABLE_NS);
     net_timer_at(s, e->expire_ns);
     s->arp_queued -= e->q.len;
     eth_output_list(s, ifc, e->mac, ETH_TYPE_IP4, pkt_queue_take(&e->q));
@@ -288,18 +300,38 @@ void arp_announce(struct net_stack *s, struct net_iface *ifc)
         send_request(s, ifc, ifc->addr_be);
 }
 
-static void forget(struct net_stack *s, struct arp_entry *e)
+static void forget(struct net_stack *s, struct net_iface *ifc, struct arp_entry *e)
 {
+    uint32_t i = (uint32_t)(e - ifc->arp.e);
     s->arp_queued -= e->q.len;
     pkt_queue_free(&e->q);
     net_memset(e, 0, sizeof(*e));
+    ifc->arp.used[i / 64] &= ~(1ull << (i % 64));
+}
+
+/* The next entry in use from *i on (a copy of the bitmap word in *bits,
+ * so entries freed or made meanwhile are seen or not, never twice), or
+ * NULL. */
+static struct arp_entry *next_used(struct net_iface *ifc, uint32_t *w, uint64_t *bits)
+{
+    while (*bits == 0) {
+        if (++*w >= ARP_SETS * ARP_WAYS / 64)
+            return NULL;
+        *bits = ifc->arp.used[*w];
+    }
+    uint32_t i = *w * 64 + (uint32_t)__builtin_ctzll(*bits);
+    *bits &= *bits - 1;
+    return &ifc->arp.e[i];
 }
 
 uint64_t arp_timer(struct net_stack *s, struct net_iface *ifc, uint64_t now_ns)
 {
-    uint64_t next = UINT64_MAX;
-    for (uint32_t i = 0; i < ARP_SETS * ARP_WAYS; i++) {
-        struct arp_entry *e = &ifc->arp.e[i];
+    if (now_ns < ifc->arp.next_ns)
+        return ifc->arp.next_ns;
+    ifc->arp.next_ns = UINT64_MAX; /* an entry made meanwhile lowers it (expire_at) */
+    uint64_t next = UINT64_MAX, bits = ifc->arp.used[0];
+    uint32_t w = 0;
+    for (struct arp_entry *e; (e = next_used(ifc, &w, &bits)) != NULL;) {
         if (e->state == ARP_FREE)
             continue;
         if (now_ns >= e->expire_ns) {
@@ -310,27 +342,30 @@ uint64_t arp_timer(struct net_stack *s, struct net_iface *ifc, uint64_t now_ns)
                 send_request(s, ifc, e->ip_be);
             } else if (e->state == ARP_INCOMPLETE) {
                 s->ctr.arp_timeout_drop += e->q.len;
-                forget(s, e);
+                forget(s, ifc, e);
                 continue;
             } else if (e->state == ARP_REACHABLE) {
                 e->state = ARP_STALE;
                 e->expire_ns = now_ns + ARP_STALE_NS;
             } else {
-                forget(s, e);
+                forget(s, ifc, e);
                 continue;
             }
         }
         if (e->expire_ns < next)
             next = e->expire_ns;
     }
-    return next;
+    if (next < ifc->arp.next_ns)
+        ifc->arp.next_ns = next;
+    return ifc->arp.next_ns;
 }
 
 void arp_release(struct net_stack *s, struct net_iface *ifc)
 {
-    for (uint32_t i = 0; i < ARP_SETS * ARP_WAYS; i++)
-        if (ifc->arp.e[i].state != ARP_FREE)
-            forget(s, &ifc->arp.e[i]);
+    uint64_t bits = ifc->arp.used[0];
+    uint32_t w = 0;
+    for (struct arp_entry *e; (e = next_used(ifc, &w, &bits)) != NULL;)
+        forget(s, ifc, e);
 }
 
 bool arp_entry_next(const struct net_stack *s, uint16_t port, uint32_t *idx, struct arp_info *out)

@@ -39,8 +39,12 @@ struct arp_entry {
     bool req_sent;
 };
 
+_Static_assert(ARP_SETS * ARP_WAYS % 64 == 0, "arp_cache.used is whole words");
+
 struct arp_cache {
     struct arp_entry e[ARP_SETS * ARP_WAYS];
+    uint64_t used[ARP_SETS * ARP_WAYS / 64]; /* entries not free: the walks visit only these */
+    uint64_t next_ns;           /* no entry is due before: arp_timer walks none until then */
 };
 
 /* What `show arp` prints. */

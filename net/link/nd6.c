@@ -31,11 +31,12 @@ static struct nd6_entry *find(struct net_iface *ifc, const uint8_t *ip)
     return NULL;
 }
 
-static void forget(struct net_stack *s, struct nd6_entry *e)
+static void forget(struct net_stack *s, struct net_iface *ifc, struct nd6_entry *e)
 {
     s->arp_queued -= e->q.len;
     pkt_queue_free(&e->q);
     net_memset(e, 0, sizeof(*e));
+    ifc->nd.used &= ~(1ull << (e - ifc->nd.e));
 }
 
 /* A way of ip's set for a new entry: a free one, else the stalest STALE
@@ -60,8 +61,9 @@ static struct nd6_entry *make(struct net_stack *s, struct net_iface *ifc, const 
     struct nd6_entry *victim = free ? free : stale ? stale : resolving ? NULL : reach;
     if (victim == NULL || (resolving && incomplete >= WAYS - 1))
         return NULL;
-    forget(s, victim);
+    forget(s, ifc, victim);
     net_memcpy(victim->ip, ip, 16);
+    ifc->nd.used |= 1ull << (victim - ifc->nd.e);
     return victim;
 }
 
@@ -147,6 +149,15 @@ static void send_na(struct net_stack *s, struct net_iface *ifc, const uint8_t *t
     nd6_send(s, ifc, target, dst, mac, body, NS_LEN);
 }
 
+/* e is due at at: the cache's bound comes down with it, so nd6_timer
+ * walks the cache only when an entry may be due (as net/link/arp.c). */
+static void expire_at(struct net_iface *ifc, struct nd6_entry *e, uint64_t at)
+{
+    e->expire_ns = at;
+    if (at < ifc->nd.next_ns)
+        ifc->nd.next_ns = at;
+}
+
 /* The entry knows its MAC now: send what waited. */
 static void resolved(struct net_stack *s, struct net_iface *ifc, struct nd6_entry *e, const uint8_t *mac,
                      uint8_t state, uint64_t now_ns)
@@ -155,7 +166,7 @@ static void resolved(struct net_stack *s, struct net_iface *ifc, struct nd6_entr
     e->state = state;
     e->tries = 0;
     e->probe_ns = now_ns;
-    e->expire_ns = now_ns + (state == ND6_REACHABLE ? ND6_REACHABLE_NS : ND6_STALE_NS);
+    expire_at(ifc, e, now_ns + (state == ND6_REACHABLE ? ND6_REACHABLE_NS : ND6_STALE_NS));
     net_timer_at(s, e->expire_ns);
     s->arp_queued -= e->q.len;
     s->ctr.ip6_tx += eth_output_list(s, ifc, e->mac, ETH_TYPE_IP6, pkt_queue_take(&e->q));
@@ -170,12 +181,12 @@ static bool use(struct net_stack *s, struct net_iface *ifc, struct nd6_entry *e,
 {
     if (e->state != ND6_STALE)
         return true;
-    e->expire_ns = now_ns + ND6_STALE_NS; /* kept while used */
+    expire_at(ifc, e, now_ns + ND6_STALE_NS); /* kept while used */
     if (now_ns < e->probe_ns + (e->tries ? ND6_RETRY_NS : ND6_DELAY_NS))
         return true;
     if (e->tries >= ND6_RETRIES) {
         s->ctr.nd6_probe_failed++;
-        forget(s, e);
+        forget(s, ifc, e);
         return false;
     }
     e->tries++;
@@ -220,7 +231,7 @@ int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16],
         e->state = ND6_INCOMPLETE;
         e->tries = 1;
         e->probe_ns = now_ns;
-        e->expire_ns = now_ns + ND6_RETRY_NS;
+        expire_at(ifc, e, now_ns + ND6_RETRY_NS);
         net_timer_at(s, e->expire_ns);
         send_ns(s, ifc, nh, NULL);
     }
@@ -335,7 +346,7 @@ void nd6_input(struct net_stack *s, struct net_iface *ifc, const uint8_t src[16]
         if (e->state == ND6_REACHABLE) {
             e->state = ND6_STALE;
             e->probe_ns = now_ns;
-            e->expire_ns = now_ns + ND6_STALE_NS;
+            expire_at(ifc, e, now_ns + ND6_STALE_NS);
         }
         return;
     }
@@ -365,7 +376,7 @@ static void give_up(struct net_stack *s, struct net_iface *ifc, struct nd6_entry
     s->ctr.nd6_failed += e->q.len;
     s->arp_queued -= e->q.len;
     struct pkt *q = pkt_queue_take(&e->q);
-    forget(s, e);
+    forget(s, ifc, e);
     while (q) {
         struct pkt *next = q->next;
         q->next = NULL;
@@ -383,9 +394,12 @@ static void give_up(struct net_stack *s, struct net_iface *ifc, struct nd6_entry
 
 uint64_t nd6_timer(struct net_stack *s, struct net_iface *ifc, uint64_t now_ns)
 {
+    if (now_ns < ifc->nd.next_ns)
+        return ifc->nd.next_ns;
+    ifc->nd.next_ns = UINT64_MAX; /* an entry made meanwhile lowers it (expire_at) */
     uint64_t next = UINT64_MAX;
-    for (int i = 0; i < ND6_ENTRIES; i++) {
-        struct nd6_entry *e = &ifc->nd.e[i];
+    for (uint64_t bits = ifc->nd.used; bits; bits &= bits - 1) { /* a copy: see each entry once */
+        struct nd6_entry *e = &ifc->nd.e[__builtin_ctzll(bits)];
         if (e->state == ND6_FREE)
             continue;
         if (now_ns >= e->expire_ns) {
@@ -406,13 +420,15 @@ uint64_t nd6_timer(struct net_stack *s, struct net_iface *ifc, uint64_t now_ns)
         if (e->expire_ns < next)
             next = e->expire_ns;
     }
-    return next;
+    if (next < ifc->nd.next_ns)
+        ifc->nd.next_ns = next;
+    return ifc->nd.next_ns;
 }
 
 void nd6_release(struct net_stack *s, struct net_iface *ifc)
 {
-    for (int i = 0; i < ND6_ENTRIES; i++)
-        forget(s, &ifc->nd.e[i]);
+    for (uint64_t bits = ifc->nd.used; bits; bits &= bits - 1)
+        forget(s, ifc, &ifc->nd.e[__builtin_ctzll(bits)]);
 }
 
 bool nd6_entry_next(const struct net_stack *s, uint16_t port, uint32_t *idx, struct nd6_entry *out)

@@ -43,8 +43,12 @@ struct nd6_entry {
     uint64_t probe_ns;          /* last solicitation sent, or turned stale */
 };
 
+_Static_assert(ND6_ENTRIES == 64, "nd6_cache.used is one word");
+
 struct nd6_cache {
     struct nd6_entry e[ND6_ENTRIES];
+    uint64_t used;              /* entries not free (ND6_ENTRIES is 64): the walks visit only these */
+    uint64_t next_ns;           /* no entry is due before: nd6_timer walks none until then */
 };
 
 struct net_stack;

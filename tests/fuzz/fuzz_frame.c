@@ -9,18 +9,22 @@
  * bit 1: fix up the IPv4 header and ICMP/UDP/TCP checksums, and ICMPv6's
  * and TCP's over IPv6, so
  * mutations get past them; bit 2: PKT_RX_IP_CSUM_OK; bit 3: PKT_RX_L4_CSUM_OK; bits 4-7:
- * time advance in 250 ms steps. After the input every timer is run out and
- * every buffer must be back in the pool, or the target aborts. */
+ * time advance in 250 ms steps. After the input the stack lets go of all
+ * it holds and every buffer must be back in the pool, or the target
+ * aborts. The stack is built once; every input starts from a snapshot of
+ * it (tests/support/snapshot.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "net/tcp/tcp.h"
 #include "tests/support/fake_netdev.h"
+#include "tests/support/snapshot.h"
 
 static struct fake_net fn;
-static bool ready;
+static struct snap snap;
 static struct tcp_stack tcp;
 static uint8_t arena[256 << 10] __attribute__((aligned(64)));
+static size_t arena_used;
 
 static void tcp_recv(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
 {
@@ -124,7 +128,8 @@ static void setup(void)
     cfg.sq_slots = 8;
     cfg.backlog = 2;
     cfg.sndbuf_max = 65536; /* large queues of 64 slots: the arena holds them */
-    if (tcp_arena_size(&cfg, 16) > sizeof arena || tcp_init(fn.s, &tcp, arena, tcp_arena_size(&cfg, 16), &cfg) == 0)
+    arena_used = tcp_arena_size(&cfg, 16);
+    if (arena_used > sizeof arena || tcp_init(fn.s, &tcp, arena, arena_used, &cfg) == 0)
         abort();
     tcp_listen(fn.s, 80, &tcp_cb, NULL);
     fn.now_ns = 1000000000ull;
@@ -194,34 +199,35 @@ static void fix_checksums(uint8_t *f, size_t len)
     l4[field + 1] = (uint8_t)c;
 }
 
-/* Run every timer out; then nothing may hold a buffer. */
-static void drain(void)
+/* Past the reassembly timeout nothing may wait for fragments; then the
+ * stack (TCP's connections too) lets go of all it holds, and every buffer
+ * is back. */
+static void finish(void)
 {
-    for (int i = 0; i < 1000; i++) {
-        uint64_t next = net_poll(fn.s, fn.now_ns);
-        net_flush(fn.s);
-        fake_netdev_clear(&fn.nd[0]);
-        fake_netdev_clear(&fn.nd[1]);
-        if (next == UINT64_MAX)
-            break;
-        fn.now_ns = next > fn.now_ns ? next : fn.now_ns + 1;
-    }
-    net_stack_release(fn.s); /* TCP's connections too */
-    net_flush(fn.s);
-    fake_netdev_clear(&fn.nd[0]);
-    fake_netdev_clear(&fn.nd[1]);
-    if (fn.pool.nfree != fn.pool.total || fn.s->arp_queued || fn.s->reasm.bufs || tcp.nfree != tcp.nconns)
+    fn.now_ns += REASM_TIMEOUT_NS + 1;
+    reasm_timer(fn.s, fn.now_ns);
+    if (fn.s->reasm.bufs)
+        abort();
+    net_stack_release(fn.s);
+    if (!fake_net_all_free(&fn) || fn.s->arp_queued || tcp.nfree != tcp.nconns)
         abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static uint8_t frame[PKT_DATA_ROOM];
-    if (!ready) {
+    if (snap.n == 0) {
         fake_net_init(&fn, 1024);
-        ready = true;
+        setup();
+        fake_netdev_clear(&fn.nd[0]);
+        fake_netdev_clear(&fn.nd[1]);
+        snap_add(&snap, &fn.now_ns, sizeof fn.now_ns);
+        snap_add_stack(&snap, fn.s);
+        snap_add_pool(&snap, &fn.pool);
+        snap_add(&snap, &tcp, sizeof tcp);
+        snap_add(&snap, arena, arena_used);
     }
-    setup();
+    snap_restore(&snap);
     struct pkt *burst[8];
     uint16_t n = 0;
     while (size >= 3) {
@@ -255,6 +261,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (n)
         net_input(fn.s, burst, n, fn.now_ns);
-    drain();
+    finish();
     return 0;
 }

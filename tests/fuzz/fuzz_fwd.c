@@ -22,12 +22,15 @@
  * Bit 7: flip next hop nh_gw1 between eth1 and eth0 (IPv4; the IPv6 tables
  * stay as fwd_set_route6 requires), and let eth1 take at most 3 frames a
  * burst from now on.
- * Afterwards every timer is run out and every buffer must be back in the
- * pool, or the target aborts. */
+ * Afterwards the stack lets go of all it holds and every buffer must be
+ * back in the pool, or the target aborts. The tables, the stack and fwd
+ * (both peers resolved) are built once; every input starts from a
+ * snapshot of them (tests/support/snapshot.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "tests/support/fwd6_fixture.h"
+#include "tests/support/snapshot.h"
 
 static const uint32_t dsts[] = {
     NET_IP4(192, 168, 0, 0), NET_IP4(198, 51, 100, 0), NET_IP4(10, 0, 0, 0),  NET_IP4(10, 0, 1, 0),
@@ -119,39 +122,37 @@ static void after_burst(struct fwd_fix *x, uint8_t ctl)
     }
 }
 
-static void drain(struct fwd_fix *x)
+/* Past the reassembly timeout nothing may wait for fragments; then the
+ * stack lets go of what waits on ARP and ND, and every buffer is back. */
+static void finish(struct fwd_fix *x)
 {
-    for (int i = 0; i < 1000; i++) {
-        uint64_t next = net_poll(x->fn.s, x->fn.now_ns);
-        net_flush(x->fn.s);
-        fake_netdev_clear(&x->fn.nd[0]);
-        fake_netdev_clear(&x->fn.nd[1]);
-        if (next == UINT64_MAX)
-            break;
-        x->fn.now_ns = next > x->fn.now_ns ? next : x->fn.now_ns + 1;
-    }
-    if (x->fn.pool.nfree != x->fn.pool.total || x->fn.s->arp_queued || x->fn.s->reasm.bufs)
+    x->fn.now_ns += REASM_TIMEOUT_NS + 1;
+    reasm_timer(x->fn.s, x->fn.now_ns);
+    if (x->fn.s->reasm.bufs)
+        abort();
+    net_stack_release(x->fn.s);
+    if (!fake_net_all_free(&x->fn) || x->fn.s->arp_queued)
         abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct fwd6_fix y;
-    static bool ready;
+    static struct snap snap;
     static uint8_t frame[2048];
-    if (!ready) { /* the tables once; a fresh stack and fwd every input */
+    if (snap.n == 0) {
         fwd6_fix_init(&y, 256);
-        ready = true;
-    } else {
-        fake_net_free(&y.x.fn);
-        fake_net_init(&y.x.fn, 256);
-        fwd_init(y.x.f, y.x.rt, &y.x.nht);
-        fwd_attach(y.x.f, y.x.fn.s);
-        fwd6_fix_attach(&y);
+        struct nexthop gw = {.kind = NEXTHOP_VIA, .port = 1, .gw_be = FAKE_PEER1};
+        nexthop_set(&y.x.nht, y.x.nh_gw1, &gw);
+        fwd6_fix_learn(&y);
+        snap_add(&snap, &y.x.fn.now_ns, sizeof y.x.fn.now_ns);
+        snap_add(&snap, &y.x.fn.nd[1].tx_accept, sizeof y.x.fn.nd[1].tx_accept);
+        snap_add_stack(&snap, y.x.fn.s);
+        snap_add_pool(&snap, &y.x.fn.pool);
+        snap_add(&snap, y.x.f, sizeof *y.x.f);
+        snap_add(&snap, &y.x.nht, sizeof y.x.nht);
     }
-    struct nexthop gw = {.kind = NEXTHOP_VIA, .port = 1, .gw_be = FAKE_PEER1};
-    nexthop_set(&y.x.nht, y.x.nh_gw1, &gw);
-    fwd6_fix_learn(&y);
+    snap_restore(&snap);
     struct pkt *burst[32];
     uint16_t n = 0, port = 0;
     while (size >= 3) {
@@ -189,6 +190,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (n)
         fwd_burst(y.x.f, y.x.fn.s, burst, n, y.x.fn.now_ns);
-    drain(&y.x);
+    finish(&y.x);
     return 0;
 }

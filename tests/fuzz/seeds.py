@@ -126,7 +126,8 @@ def reasm_rec(ident, off, length, mf, is_udp, ulen=0, time=0):
     b0 = ident | (0x20 if mf else 0) | (0x40 if is_udp else 0)
     units = (length + 7) // 8
     cut = units * 8 - length
-    return bytes([b0, off // 8 & 0xFF, (off // 8 >> 8) | cut << 5, units]) + struct.pack("!HB", ulen, time)
+    return bytes([b0, off // 8 & 0xFF, (off // 8 >> 8) | cut << 5, units]) + struct.pack("!HB", ulen,
+                                                                                        0xF0 | time if time else 0)
 
 
 def reasm_seeds():
@@ -136,7 +137,7 @@ def reasm_seeds():
         "udp_in_order": b"".join(reasm_rec(1, o, n, m, True, total) for o, n, m in parts),
         "udp_reversed": b"".join(reasm_rec(2, o, n, m, True, total) for o, n, m in reversed(parts)),
         "icmp_two": reasm_rec(0, 0, 16, True, False) + reasm_rec(0, 16, 8, False, False),
-        "timeout": reasm_rec(3, 0, 64, True, True, 100, time=120) + reasm_rec(3, 64, 8, False, True, 0, time=120),
+        "timeout": reasm_rec(3, 0, 64, True, True, 100, time=8) + reasm_rec(3, 64, 8, False, True, 0, time=8),
         "many": b"".join(reasm_rec(i % 32, 16 + 8 * (i // 32), 8, True, True) for i in range(200)),
     }
 

@@ -112,6 +112,35 @@ void fake_net_learn_peer(struct fake_net *fn)
     memset(&fn->s->ctr, 0, sizeof(fn->s->ctr));
 }
 
+void fake_net_learn_peer6(struct fake_net *fn, const uint8_t *ours, const uint8_t *peer)
+{
+    uint8_t f[128], sn[16] = {0xff, 0x02, [11] = 1, [12] = 0xff, ours[13], ours[14], ours[15]};
+    const uint8_t dmac[6] = {0x33, 0x33, 0xff, ours[13], ours[14], ours[15]};
+    size_t n = fake_eth(f, dmac, fake_peer_mac, ETH_TYPE_IP6);
+    uint8_t *ip = f + n, *m = ip + 40;
+    memset(ip, 0, 40 + 32);
+    ip[0] = 0x60;
+    ip[5] = 32; /* payload length */
+    ip[6] = 58; /* ICMPv6 */
+    ip[7] = 255;
+    memcpy(ip + 8, peer, 16);
+    memcpy(ip + 24, sn, 16);
+    m[0] = 135; /* neighbour solicitation: target, then the source link-layer address option */
+    memcpy(m + 8, ours, 16);
+    m[24] = 1;
+    m[25] = 1;
+    memcpy(m + 26, fake_peer_mac, 6);
+    uint32_t sum = 32 + 58;
+    for (int i = 8; i < 40; i += 2)
+        sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+    uint16_t c = fake_csum(m, 32, sum);
+    m[2] = (uint8_t)(c >> 8);
+    m[3] = (uint8_t)c;
+    fake_net_input(fn, 0, f, n + 40 + 32);
+    fake_netdev_clear(&fn->nd[0]);
+    memset(&fn->s->ctr, 0, sizeof(fn->s->ctr));
+}
+
 bool fake_net_all_free(struct fake_net *fn)
 {
     net_flush(fn->s);

@@ -59,6 +59,9 @@ struct pkt *fake_net_rx(struct fake_net *fn, uint16_t port, const void *frame, s
 void fake_net_input(struct fake_net *fn, uint16_t port, const void *frame, size_t len);
 /* Put the peer's MAC in eth0's ARP cache (by a request from it) and clear. */
 void fake_net_learn_peer(struct fake_net *fn);
+/* The same over IPv6: a neighbour solicitation from peer (fake_peer_mac,
+ * as its source link-layer address) for ours on eth0 (RFC 4861 7.2.3). */
+void fake_net_learn_peer6(struct fake_net *fn, const uint8_t *ours, const uint8_t *peer);
 /* Every buffer back in the pool once pending bursts are flushed and the
  * recorded frames freed. */
 bool fake_net_all_free(struct fake_net *fn);

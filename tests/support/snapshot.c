@@ -27,6 +27,8 @@ void snap_add_stack(struct snap *sn, struct net_stack *s)
 
 void snap_add_pool(struct snap *sn, struct pkt_pool *pool)
 {
+    if (pool->nfree != pool->total)
+        abort(); /* a buffer out would be freed by one input and lost to the next */
     snap_add(sn, pool, sizeof(*pool));
     snap_add(sn, pool->stack, pool->total * sizeof(pool->stack[0]));
 }
@@ -35,4 +37,13 @@ void snap_restore(const struct snap *sn)
 {
     for (unsigned i = 0; i < sn->n; i++)
         memcpy(sn->r[i].at, sn->r[i].copy, sn->r[i].len);
+}
+
+bool snap_bytes_equal(const void *a, const void *b, size_t n)
+{
+    const uint8_t *x = a, *y = b;
+    uint8_t diff = 0;
+    for (size_t i = 0; i < n; i++)
+        diff |= x[i] ^ y[i];
+    return diff == 0;
 }

@@ -7,6 +7,7 @@
 #ifndef TESTS_SUPPORT_SNAPSHOT_H
 #define TESTS_SUPPORT_SNAPSHOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "net/net.h"
@@ -27,10 +28,16 @@ struct snap {
 void snap_add(struct snap *sn, void *at, size_t len);
 /* A stack: everything but its unused ports (from nports on). */
 void snap_add_stack(struct snap *sn, struct net_stack *s);
-/* A pool's free list (the buffers' contents are not kept: a full pool's
- * buffers hold nothing that is read before it is written). */
+/* A pool's free list, taken full (aborts if not: clear what the fake
+ * netdevs hold first). The buffers' contents are not kept: a free buffer
+ * holds nothing that is read before it is written. */
 void snap_add_pool(struct snap *sn, struct pkt_pool *pool);
 /* Write every region back. */
 void snap_restore(const struct snap *sn);
+
+/* n bytes at a and b are equal: for a target's checks of long payloads,
+ * built without coverage (tests/support/), so libFuzzer's memcmp hook does
+ * not take every byte compared for a value to try. */
+bool snap_bytes_equal(const void *a, const void *b, size_t n);
 
 #endif
