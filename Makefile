@@ -5,6 +5,7 @@
 #   make test   every test, ending "N passed, N failed"
 #   make unit   the host unit tests alone (build/unit/tests [NAME] filters)
 #   make soak   the TCP soak over SOAK=FROM:COUNT[:v] seeds (a hunt)
+#   make fuzz   every fuzz target FUZZ_SECONDS each, corpus kept, coverage
 #   make bench  benchmark tables, build/bench.json
 #   make fuzz-bins, route-diff, bench-bins: what tests/fuzz/run,
 #               tests/route/run and tools/bench.py run, from the host library
@@ -43,8 +44,8 @@ HOSTCFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer \
 KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KERNEL_SRCS) $(LIB_SRCS) $(DRIVER_SRCS) $(APP_SRCS) $(NET_SRCS)) \
          $(patsubst %.asm,$(BUILD)/k/%.o,$(ASM_SRCS))
 
-.PHONY: all iso run test unit soak fuzz-bins route-diff bench-bins bench clean deps-build \
-        deps-test FORCE
+.PHONY: all iso run test unit soak fuzz fuzz-bins cov-bins route-diff bench-bins bench clean deps-build \
+        deps-test deps-fuzz FORCE
 all: $(BUILD)/hayate.elf
 
 $(BUILD)/k/net/%.o: net/%.c
@@ -104,6 +105,12 @@ HOST_CFLAGS_bench-tcp := -std=gnu11 -O2 -march=x86-64 -gdwarf-4 $(HOST_WARN) -I.
 # The route differential tests: optimised, baseline x86-64, no sanitizers.
 HOST_CFLAGS_route-diff := -std=gnu11 -O2 -g $(HOST_WARN) -I. -Inet
 HOST_FLAVOURS := unit fuzz bench bench-kernel bench-tcp route-diff
+
+# Coverage builds of the fuzz targets (make fuzz replays the kept corpus
+# through them for its report): llvm's source-based coverage, no sanitizers.
+HOST_CFLAGS_cov := -std=c11 -D_DEFAULT_SOURCE -g -O1 -fprofile-instr-generate -fcoverage-mapping \
+           $(HOST_WARN) -I. -Inet
+HOST_FLAVOURS += cov
 
 # The benchmark programs include DPDK's headers, which our -Werror set
 # does not suit: they build as they always have, DPDK's -march=corei7
@@ -166,6 +173,18 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/host/fuzz/tests/fuzz/fuzz_%.o $(call host_deps,fu
 	@mkdir -p $(dir $@)
 	$(CC) -fsanitize=fuzzer,address,undefined -o $@ $< $(call host_libs,fuzz)
 fuzz-bins: $(FUZZ_BINS)
+COV_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/cov/%,$(FUZZ_SRCS))
+$(BUILD)/cov/fuzz_%: $(BUILD)/host/cov/tests/fuzz/fuzz_%.o $(call host_deps,cov)
+	@mkdir -p $(dir $@)
+	$(CC) -fsanitize=fuzzer -fprofile-instr-generate -o $@ $< $(call host_libs,cov)
+cov-bins: $(COV_BINS)
+
+# make fuzz: every target FUZZ_SECONDS (default 180) each, FUZZ_JOBS at once
+# (default: every core), what they find merged into tests/fuzz/corpus/, and
+# a coverage report (build/fuzz/coverage.txt).
+fuzz: deps-fuzz
+	@FUZZ_SECONDS=$(or $(FUZZ_SECONDS),180) FUZZ_JOBS=$(FUZZ_JOBS) FUZZ_MERGE=1 FUZZ_COVERAGE=1 \
+	    $(PYTHON) tests/fuzz/run
 
 # The route tables' differential tests (tests/route/run runs them).
 ROUTE_DIFF_OBJS := $(call host_objs,route-diff,$(sort $(wildcard tests/route/*.c)))
@@ -206,6 +225,8 @@ deps-build:
 	@tools/deps build
 deps-test:
 	@tools/deps test
+deps-fuzz:
+	@tools/deps fuzz
 
 # make run boots the router of tools/run.conf (two ports, two Linux hosts).
 $(BUILD)/run.iso: $(BUILD)/hayate.elf tools/mkiso tools/run.conf
