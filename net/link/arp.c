@@ -309,9 +309,9 @@ static void forget(struct net_stack *s, struct net_iface *ifc, struct arp_entry 
     ifc->arp.used[i / 64] &= ~(1ull << (i % 64));
 }
 
-/* The next entry in use from *i on (a copy of the bitmap word in *bits,
- * so entries freed or made meanwhile are seen or not, never twice), or
- * NULL. */
+/* The next entry in use, from bitmap word *w on (*bits: what is left of a
+ * copy of that word, so an entry freed or made meanwhile is seen once or
+ * not at all), or NULL. */
 static struct arp_entry *next_used(struct net_iface *ifc, uint32_t *w, uint64_t *bits)
 {
     while (*bits == 0) {

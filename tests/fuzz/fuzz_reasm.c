@@ -16,7 +16,8 @@
  * aborts. After the input the reassembly timeout passes: nothing may be
  * held any more, and every buffer must be back in the pool. The stack
  * (both peers resolved) is built once; every input starts from a snapshot
- * of it (tests/support/snapshot.h). */
+ * of it (tests/support/snapshot.h). At most 73 records, more than a
+ * datagram's REASM_MAX_FRAGS; libFuzzer: -max_len=512 */
 #include <stdlib.h>
 #include <string.h>
 
