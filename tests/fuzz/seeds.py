@@ -235,13 +235,15 @@ def tcp_conn_seeds():
         "recovery": bytes([0]) + grow + sacks + ACK_ALL,
         "recovery_dsack": bytes([0]) + grow + sacks + seg(sack=[(-1, 1), (1, 4)]) + ACK_ALL
         + seg(sack=[(-1, 1)]),
+        # The one retransmission reported duplicate (D-SACK): undone.
+        "recovery_undone": bytes([0]) + grow + sacks + seg(ack=5, ack_seg=True, sack=[(0, 1)]) + ACK_ALL,
         # RACK: the last segment SACKed alone, the reordering timer runs out.
-        "rack": bytes([0]) + grow + seg(sack=[(13, 1)]) + tick(0x03) + tick(0x13) + ACK_ALL,
+        "rack": bytes([0]) + grow + seg(sack=[(10, 1)]) + tick(0x03) + tick(0x13) + ACK_ALL,
         # The tail loss probe, answered; then a timeout, and one more.
         "tlp": bytes([0]) + conn_op(9, 40) + tick(0x02) + ACK_ALL,
         "rto": bytes([0]) + conn_op(9, 40) + tick(0x4F) + tick(0x5F) + tick(0x6F) + ACK_ALL,
         # The peer's window shut: window probes, then it opens.
-        "peer_zero_window": bytes([0]) + conn_op(12, 0) + conn_op(9, 20) + tick(0x1F) + tick(0x2F) + ACK_ALL,
+        "peer_zero_window": bytes([0]) + conn_op(12, 0) + conn_op(9, 20) + tick(0x4F) + tick(0x5F) + ACK_ALL,
         # Our window shut by the application holding what it got, reopened.
         "our_zero_window": bytes([3]) + data(24) + seg(ACK | PSH, length=FULL_SEG) + tick(0x0F)
         + conn_op(11, 0) + data(2),
@@ -270,6 +272,8 @@ def tcp_conn_seeds():
         "passive": bytes([4]) + seg(SYN, opt=O_TS | O_MSS | O_WS | O_SACKOK) + seg(ACK, ack_nxt=True)
         + conn_op(9, 4) + data(1) + ACK_ALL,
         "close_both": bytes([0]) + data(1) + seg(ACK | FIN) + conn_op(10) + ACK_ALL,
+        # Both FINs cross: CLOSING, then TIME-WAIT.
+        "closing": bytes([0]) + conn_op(10) + seg(ACK | FIN) + ACK_ALL,
         "abort": bytes([0]) + conn_op(9, 8) + conn_op(10, 1),
         "settings": bytes([0]) + conn_op(15, 0x07) + conn_op(9, 30) + tick(0x0F) + ACK_ALL,
     }
