@@ -46,7 +46,7 @@
  *          bits 4-7.
  *   Two bytes, [op][n]:
  *   8    time advances (1 + n % 16) << (n / 16) ms (up to 9 minutes) and
- *        the timers run;
+ *        TCP's timers run;
  *   9    the application writes (n + 1) * 256 bytes of its stream (what
  *        does not fit it writes as the peer acknowledges);
  *   10   the application closes (n odd: aborts);
@@ -72,9 +72,10 @@
  * bytes at its sequence number, in the MTU and the MSS. At the end the
  * stack is released: every buffer and connection back, or abort().
  * With FUZZ_TCP_CONN_STATS set in the environment the run ends with
- * what the inputs reached: for each state, condition (recovery, RACK's
- * timer, a probe out, a shut window, ...) and TCP counter, how many
- * inputs; with FUZZ_TCP_CONN_TRACE, a line for each operation. */
+ * what the inputs reached (tests/support/tcp_reach.h): for each state,
+ * condition (recovery, RACK's timer, a probe out, a shut window, ...) and
+ * TCP counter, how many inputs; with FUZZ_TCP_CONN_TRACE, a line for
+ * each operation. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +85,7 @@
 #include "tests/support/fake_netdev.h"
 #include "tests/support/snapshot.h"
 #include "tests/support/tcp_invariants.h"
+#include "tests/support/tcp_reach.h"
 
 #define NSTART 5
 #define NCONNS 4
@@ -142,27 +144,6 @@ static uint8_t pat[2 * (PAT_MASK + 1) + PKT_DATA_ROOM]; /* pattern(i & PAT_MASK)
  * byte (instrumented, it was most of the time a segment took). */
 static uint64_t pat_sum[sizeof(pat) + 2];
 static bool stats, trace;
-#define NCOUNTERS (sizeof(struct net_counters) / sizeof(uint64_t))
-static uint64_t stat_inputs, stat_states, stat_ctr[NCOUNTERS];
-/* Conditions of the connection after an operation, beyond its state. */
-enum {
-    DEEP_RECOVERY,              /* TCP_CF_IN_RECOVERY */
-    DEEP_RACK_TIMER,            /* TCP_CF_REO: RACK's reordering timer */
-    DEEP_TLP_OUT,               /* TCP_CF_TLP */
-    DEEP_PERSIST,               /* probing the peer's shut window */
-    DEEP_OUR_WINDOW_SHUT,       /* tcp_rcv_window 0 */
-    DEEP_REORDERING,            /* rack_reord: RACK alone judges */
-    DEEP_FIN_WAIT_2_HOLE,       /* FIN-WAIT-2, data behind a hole */
-    DEEP_PEER_FIN_OOO,          /* the peer's FIN behind a hole */
-    DEEP_LARGE_QUEUE,           /* the send buffer grown past its ring */
-    DEEP_N
-};
-static const char *const deep_names[DEEP_N] = {
-    "recovery", "rack-timer", "tlp-out", "persist", "our-window-shut", "reordering",
-    "fin-wait-2-hole", "peer-fin-ooo", "large-queue"};
-static uint64_t stat_deep[DEEP_N];
-static uint32_t input_deep;
-
 HARNESS static void put16(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)(v >> 8);
@@ -393,13 +374,6 @@ HARNESS static void peer_send(uint32_t seq, uint32_t ack, uint8_t flags, uint16_
     net_input(fn->s, &p, 1, w->now_ns);
 }
 
-/* The payload of a segment at seq: the peer's stream from its ISN. */
-HARNESS static uint32_t stream_off(const struct tcp_conn *c, uint32_t seq)
-{
-    bool known = c && c->state >= TCP_SYN_RECEIVED;
-    return seq - (known ? c->irs : peer.isn) - 1u;
-}
-
 HARNESS static void peer_segment(const uint8_t *b)
 {
     static const uint32_t seq_unit[4] = {1, 100, 0, 65536};
@@ -411,11 +385,11 @@ HARNESS static void peer_segment(const uint8_t *b)
     uint32_t ack = (c ? ((b[0] & 4) ? c->snd_nxt : c->snd_una) : 0) + (uint32_t)(int8_t)b[3] * ((b[0] & 16) ? seg : 1);
     uint8_t flags = b[1], o[TCP_MAX_OPT_LEN + 4];
     uint32_t optlen = peer_options(o, b[5], b[7], b + 8, c, seg);
-    uint32_t off = stream_off(c, seq);
-    if ((flags & TCP_SYN) && (!synced || c->state == TCP_TIME_WAIT))
+    bool opens = (flags & TCP_SYN) && (!synced || c->state == TCP_TIME_WAIT);
+    if (opens)
         peer.isn = seq; /* a new incarnation's stream */
-    if (flags & TCP_SYN) /* (its data after the SYN) */
-        off = seq - ((!synced || c->state == TCP_TIME_WAIT) ? peer.isn : c->irs);
+    /* The payload: the peer's stream from its ISN, after the SYN's number. */
+    uint32_t off = seq + ((flags & TCP_SYN) ? 1u : 0u) - (synced && !opens ? c->irs : peer.isn) - 1u;
     peer_send(seq, ack, flags, window_class(b[4], c), o, optlen, length_class(b[6], seg), off, (b[0] & 0x60) == 0x60,
               (b[0] & 0x80) != 0);
 }
@@ -431,7 +405,7 @@ HARNESS static void peer_simple(uint32_t len, uint16_t win, bool all)
     if (c->flags & TCP_CF_TS)
         optlen = tcp_opt_ts(o, ++peer.tsval, peer.tsecr);
     peer_send(c->rcv_nxt, all ? c->snd_nxt : c->snd_una, TCP_ACK | (len ? TCP_PSH : 0), win, o, optlen, len,
-              stream_off(c, c->rcv_nxt), false, true);
+              c->rcv_nxt - c->irs - 1u, false, true);
 }
 
 /* ---- The application's operations ---- */
@@ -594,28 +568,6 @@ HARNESS static void trace_op(uint8_t op)
     fprintf(stderr, "\n");
 }
 
-HARNESS static void note_stats(void)
-{
-    struct tcp_conn *c = conn();
-    if (c == NULL)
-        return;
-    stat_states |= 1ull << c->state;
-    bool open = tcp_synchronized(c->state) && c->state != TCP_TIME_WAIT;
-    bool is[DEEP_N] = {
-        [DEEP_RECOVERY] = c->flags & TCP_CF_IN_RECOVERY,
-        [DEEP_RACK_TIMER] = c->flags & TCP_CF_REO,
-        [DEEP_TLP_OUT] = c->flags & TCP_CF_TLP,
-        [DEEP_PERSIST] = c->flags & TCP_CF_PERSIST,
-        [DEEP_OUR_WINDOW_SHUT] = open && tcp_rcv_window(c) == 0,
-        [DEEP_REORDERING] = c->rack_reord,
-        [DEEP_FIN_WAIT_2_HOLE] = c->state == TCP_FIN_WAIT_2 && (c->ooo || (c->flags & TCP_CF_FIN_OOO)),
-        [DEEP_PEER_FIN_OOO] = c->flags & TCP_CF_FIN_OOO,
-        [DEEP_LARGE_QUEUE] = c->flags & TCP_CF_SQ_LARGE,
-    };
-    for (int i = 0; i < DEEP_N; i++)
-        input_deep |= (uint32_t)is[i] << i;
-}
-
 /* ---- Setup ---- */
 
 HARNESS static void world_input(struct world *x, uint32_t seq, uint32_t ack, uint8_t flags, const uint8_t *opts, uint32_t optlen)
@@ -702,22 +654,7 @@ HARNESS static void world_init(struct world *x, int start)
     snap_add(&x->snap, x->arena, bytes);
 }
 
-HARNESS static void print_stats(void)
-{
-    fprintf(stderr, "fuzz_tcp_conn: %llu inputs; states reached:", (unsigned long long)stat_inputs);
-    for (uint8_t s = 0; s <= TCP_TIME_WAIT; s++)
-        if (stat_states & (1ull << s))
-            fprintf(stderr, " %s", tcp_state_name(s));
-    fprintf(stderr, "\ninputs that reached each condition:\n");
-    for (int i = 0; i < DEEP_N; i++)
-        if (stat_deep[i])
-            fprintf(stderr, "  %-24s %llu\n", deep_names[i], (unsigned long long)stat_deep[i]);
-    fprintf(stderr, "inputs that moved each counter:\n");
-    const struct net_counter_desc *d;
-    for (size_t i = 0; (d = net_counter_at(i)) != NULL && i < NCOUNTERS; i++)
-        if (stat_ctr[i] && strcmp(d->layer, "tcp") == 0)
-            fprintf(stderr, "  %-24s %llu\n", d->name, (unsigned long long)stat_ctr[i]);
-}
+HARNESS static void print_reach(void) { tcp_reach_print("fuzz_tcp_conn"); }
 
 HARNESS static void setup(void)
 {
@@ -732,7 +669,7 @@ HARNESS static void setup(void)
     stats = getenv("FUZZ_TCP_CONN_STATS") != NULL;
     trace = getenv("FUZZ_TCP_CONN_TRACE") != NULL;
     if (stats)
-        atexit(print_stats);
+        atexit(print_reach);
 }
 
 HARNESS int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -777,19 +714,12 @@ HARNESS int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tcp_check_invariants(&w->tcp);
         check_conn();
         if (stats)
-            note_stats();
+            tcp_reach_note(conn());
         if (trace)
             trace_op(op);
     }
-    if (stats) {
-        const struct net_counter_desc *d;
-        stat_inputs++;
-        for (int i = 0; i < DEEP_N; i++)
-            stat_deep[i] += (input_deep >> i) & 1;
-        input_deep = 0;
-        for (size_t i = 0; (d = net_counter_at(i)) != NULL && i < NCOUNTERS; i++)
-            stat_ctr[i] += net_counter_get(&fn->s->ctr, d) != net_counter_get(&w->base, d);
-    }
+    if (stats)
+        tcp_reach_input_end(&fn->s->ctr, &w->base);
     tcp_release(&w->tcp);
     if (fn->s->arp_queued)
         net_stack_release(fn->s);
