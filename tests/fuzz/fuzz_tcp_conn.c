@@ -191,7 +191,7 @@ HARNESS static void on_recv(void *ctx, struct tcp_conn *c, struct pkt *p, uint64
 {
     /* tcp_deliver moved rcv_nxt past p first. */
     uint32_t off = c->rcv_nxt - p->len - c->irs - 1u;
-    if (c != app.c || off != app.delivered || memcmp(p->data, pat + (off & PAT_MASK), p->len) != 0)
+    if (c != app.c || off != app.delivered || !snap_bytes_equal(p->data, pat + (off & PAT_MASK), p->len))
         abort(); /* not the peer's stream in order, or twice */
     app.delivered += p->len;
     if (c->flags & TCP_CF_MANUAL_WND)
@@ -498,7 +498,7 @@ HARNESS static bool check_sent(void)
         uint32_t mss = c->mss > c->mss_probe ? c->mss : c->mss_probe;
         /* (options and payload within the MSS: RFC 6691) */
         if (SEQ_GT(seq + len, c->snd_end) || len + hl - TCP_HDR_LEN > mss ||
-            memcmp(t + hl, pat + ((seq - c->iss - 1u) & PAT_MASK), len) != 0)
+            !snap_bytes_equal(t + hl, pat + ((seq - c->iss - 1u) & PAT_MASK), len))
             abort();
     }
     return arp;

@@ -7,11 +7,7 @@
 
 #include "net/tcp/tcp_impl.h"
 
-/* No coverage feedback to a fuzz target from the checks: their loops are
- * not the stack's behaviour, and their comparisons' hooks cost. */
-#define CHECK_CODE __attribute__((no_sanitize("coverage")))
-
-CHECK_CODE static void check_send_queue(struct tcp_conn *c)
+static void check_send_queue(struct tcp_conn *c)
 {
     if (c->sq_n > c->sq_cap || c->sq_nxt > c->sq_n || SEQ_GT(c->snd_una, c->snd_nxt) ||
         c->snd_queued > c->sndbuf + 2048)
@@ -28,7 +24,7 @@ CHECK_CODE static void check_send_queue(struct tcp_conn *c)
         abort();
 }
 
-CHECK_CODE static void check_ooo(struct tcp_conn *c)
+static void check_ooo(struct tcp_conn *c)
 {
     uint32_t n = 0, bytes = 0;
     if (c->ooo_n > c->ooo_max)
@@ -49,7 +45,7 @@ CHECK_CODE static void check_ooo(struct tcp_conn *c)
         abort();
 }
 
-CHECK_CODE void tcp_check_invariants(struct tcp_stack *t)
+void tcp_check_invariants(struct tcp_stack *t)
 {
     uint32_t used = 0;
     for (uint32_t i = 0; i < t->nconns; i++) {

@@ -7,8 +7,6 @@
 
 #include "net/tcp/tcp_impl.h"
 
-#define NO_FEEDBACK __attribute__((no_sanitize("coverage"))) /* (as tcp_invariants.c) */
-
 /* Conditions of a connection beyond its state. */
 enum {
     REACH_RECOVERY,             /* TCP_CF_IN_RECOVERY */
@@ -30,7 +28,7 @@ static const char *const names[REACH_N] = {"recovery",        "rack-timer",   "t
 static uint64_t inputs, states, conds[REACH_N], counters[NCOUNTERS];
 static uint32_t input_states, input_conds;
 
-NO_FEEDBACK void tcp_reach_note(const struct tcp_conn *c)
+void tcp_reach_note(const struct tcp_conn *c)
 {
     if (c == NULL)
         return;
@@ -51,7 +49,7 @@ NO_FEEDBACK void tcp_reach_note(const struct tcp_conn *c)
         input_conds |= (uint32_t)is[i] << i;
 }
 
-NO_FEEDBACK void tcp_reach_input_end(const struct net_counters *now, const struct net_counters *start)
+void tcp_reach_input_end(const struct net_counters *now, const struct net_counters *start)
 {
     const struct net_counter_desc *d;
     inputs++;
@@ -63,7 +61,7 @@ NO_FEEDBACK void tcp_reach_input_end(const struct net_counters *now, const struc
     input_states = input_conds = 0;
 }
 
-NO_FEEDBACK void tcp_reach_print(const char *target)
+void tcp_reach_print(const char *target)
 {
     fprintf(stderr, "%s: %llu inputs; states reached:", target, (unsigned long long)inputs);
     for (uint8_t s = 0; s <= TCP_TIME_WAIT; s++)
