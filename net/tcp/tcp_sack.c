@@ -115,7 +115,10 @@ uint32_t tcp_rack_detect(struct tcp_conn *c, bool expired, uint64_t now_ns)
 uint32_t tcp_sack_update(struct tcp_conn *c, const struct tcp_opts *o, uint32_t ack)
 {
     uint32_t marked = 0, now_t = tcp_clock(c->t->now_ns);
-    if (SEQ_LT(c->sack_high, c->snd_una))
+    /* Outside the flight it is stale: 0 from the start (ahead of an ISN
+     * in the upper half of the space, by sequence arithmetic), or left
+     * behind by more than 2 GB sent without a SACK (ahead again). */
+    if (SEQ_LT(c->sack_high, c->snd_una) || SEQ_GT(c->sack_high, c->snd_nxt))
         c->sack_high = c->snd_una;
     uint32_t high = c->sack_high; /* what earlier ACKs reported */
     uint32_t n = tcp_sent_slots(c);

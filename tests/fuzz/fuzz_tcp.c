@@ -11,12 +11,12 @@
  * connection of that 4-tuple (rcv_nxt, snd_una), so mutations land in the
  * window; bit 2: PKT_RX_L4_CSUM_OK; bit 3: the applications write a little
  * on every connection afterwards; bits 4-7: n, time advances 2^n ms.
- * After each record the connections' invariants are checked; at the end
- * the stack is released and every buffer and connection must be back, or
- * the target aborts. The stack, its ARP and ND entries, the listener and
- * the two SYN-SENT connections are built once; every input starts from a
- * snapshot of them (tests/support/snapshot.h). */
-#include <stdio.h>
+ * After each record the connections' invariants are checked
+ * (tests/support/tcp_invariants.h); at the end the stack is released and
+ * every buffer and connection must be back, or the target aborts. The
+ * stack, its ARP and ND entries, the listener and the two SYN-SENT
+ * connections are built once; every input starts from a snapshot of them
+ * (tests/support/snapshot.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +25,7 @@
 #include "net/tcp/tcp_impl.h"
 #include "tests/support/fake_netdev.h"
 #include "tests/support/snapshot.h"
+#include "tests/support/tcp_invariants.h"
 
 #define NCONNS 16
 
@@ -171,47 +172,6 @@ static void fix_csum(uint8_t *t, size_t len, bool v6)
     t[17] = (uint8_t)c;
 }
 
-static void check(void)
-{
-    uint32_t used = 0;
-    for (uint32_t i = 0; i < tcp.nconns; i++) {
-        struct tcp_conn *c = &tcp.conns[i];
-        if (c->state == TCP_CLOSED)
-            continue;
-        used++;
-        if (c->sq_n > c->sq_cap || c->sq_nxt > c->sq_n || SEQ_GT(c->snd_una, c->snd_nxt) ||
-            c->snd_queued > c->sndbuf + 2048 || c->ooo_n > c->ooo_max)
-            abort();
-        uint32_t marked = 0, bytes = 0, seq = 0;
-        for (uint32_t k = 0; k < c->sq_n; k++) {
-            struct tcp_seg *sg = tcp_sq_at(c, k);
-            if (k && sg->seq != seq)
-                abort(); /* slots are contiguous */
-            seq = sg->seq + sg->len;
-            marked += (sg->flags & (TCP_SEG_SACKED | TCP_SEG_LOST)) != 0;
-        }
-        if (marked != c->nmarked || (c->sq_n && seq != c->snd_end))
-            abort();
-        uint32_t n = 0;
-        for (struct pkt *p = c->ooo; p; p = p->next) {
-            if (p->next && SEQ_GT(p->user + p->len, p->next->user)) {
-                if (getenv("FUZZ_TCP_DEBUG"))
-                    for (struct pkt *q = c->ooo; q; q = q->next)
-                        fprintf(stderr, "ooo %u+%u (rcv_nxt %u)\n", q->user, q->len, c->rcv_nxt);
-                abort(); /* sorted, no overlap */
-            }
-            if (p->len == 0)
-                abort();
-            bytes += p->len;
-            n++;
-        }
-        if (n != c->ooo_n || bytes != c->ooo_bytes)
-            abort();
-    }
-    if (used + tcp.nfree != tcp.nconns)
-        abort();
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static uint8_t frame[PKT_DATA_ROOM];
@@ -258,7 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         net_flush(fn.s);
         fake_netdev_clear(&fn.nd[0]);
-        check();
+        tcp_check_invariants(&tcp);
     }
     net_stack_release(fn.s);
     net_flush(fn.s);

@@ -191,6 +191,94 @@ def tcp_seeds():
     }
 
 
+# fuzz_tcp_conn's operations (see the header of tests/fuzz/fuzz_tcp_conn.c).
+SYN, FIN, RST, PSH, ACK = 2, 1, 4, 8, 16
+WIN = 0xBF          # 64 KB, as the peer's shift says
+O_TS, O_SACK, O_MSS, O_WS, O_SACKOK = 1, 2, 4, 8, 16
+
+
+def seg(flags=ACK, seq=0, ack=0, unit=0, ack_nxt=False, ack_seg=False, win=WIN, opt=O_TS, length=0, ts=1,
+        sack=b"", bad=False, nic=False):
+    """The peer's segment: seq in unit (0: bytes, 1: 100, 2: segments,
+    3: 64 KB) from rcv_nxt; ack from snd_una (snd_nxt), in bytes or
+    segments; sack: (left, size) pairs in segments from snd_una."""
+    op = unit | (4 if ack_nxt else 0) | (16 if ack_seg else 0) | (0x60 if bad else 0) | (0x80 if nic else 0)
+    blocks = b"".join(struct.pack("bB", l, n - 1) for l, n in sack).ljust(6, b"\0")
+    if sack:
+        opt |= O_SACK | (len(sack) - 1) << 6
+    return struct.pack("BBbbBBBB", op, flags, seq, ack, win, opt, length, ts & 0xFF) + blocks
+
+
+def conn_op(kind, n=0):
+    return bytes([kind, n])
+
+
+def tick(ms_code):
+    return conn_op(8, ms_code)
+
+
+WRITE_64K, ACK_ALL, FULL_SEG = conn_op(9, 255), conn_op(12, WIN), 0x40
+
+
+def data(n=1):
+    return conn_op(13, FULL_SEG) * n
+
+
+def tcp_conn_seeds():
+    grow = conn_op(9, 255) + ACK_ALL + ACK_ALL
+    sacks = b"".join(seg(sack=[(1, k)]) for k in range(1, 5))
+    fin_wait_2 = bytes([0]) + conn_op(9, 3) + conn_op(10) + ACK_ALL
+    time_wait = fin_wait_2 + seg(ACK | FIN)
+    reuse = seg(SYN, seq=1, unit=3, opt=O_TS | O_MSS | O_WS | O_SACKOK, ts=2) + seg(ACK, ack_nxt=True)
+    return {
+        # Start 0: SACK recovery, then its end; and a D-SACK that undoes it.
+        "recovery": bytes([0]) + grow + sacks + ACK_ALL,
+        "recovery_dsack": bytes([0]) + grow + sacks + seg(sack=[(-1, 1), (1, 4)]) + ACK_ALL
+        + seg(sack=[(-1, 1)]),
+        # The one retransmission reported duplicate (D-SACK): undone.
+        "recovery_undone": bytes([0]) + grow + sacks + seg(ack=5, ack_seg=True, sack=[(0, 1)]) + ACK_ALL,
+        # RACK: the last segment SACKed alone, the reordering timer runs out.
+        "rack": bytes([0]) + grow + seg(sack=[(10, 1)]) + tick(0x03) + tick(0x13) + ACK_ALL,
+        # The tail loss probe, answered; then a timeout, and one more.
+        "tlp": bytes([0]) + conn_op(9, 40) + tick(0x02) + ACK_ALL,
+        "rto": bytes([0]) + conn_op(9, 40) + tick(0x4F) + tick(0x5F) + tick(0x6F) + ACK_ALL,
+        # The peer's window shut: window probes, then it opens.
+        "peer_zero_window": bytes([0]) + conn_op(12, 0) + conn_op(9, 20) + tick(0x4F) + tick(0x5F) + ACK_ALL,
+        # Our window shut by the application holding what it got, reopened.
+        "our_zero_window": bytes([3]) + data(24) + seg(ACK | PSH, length=FULL_SEG) + tick(0x0F)
+        + conn_op(11, 0) + data(2),
+        # FIN-WAIT-2 with a hole before the peer's data and FIN; its timer
+        # waits on; the hole filled: TIME-WAIT, then its end.
+        "fin_wait_2_hole": fin_wait_2 + seg(ACK | FIN, seq=2, unit=2, length=FULL_SEG) + tick(0xC5)
+        + data(2) + tick(0xC5),
+        "time_wait_reuse": time_wait + tick(0x05) + reuse + data(1),
+        "time_wait_fin_again": time_wait + seg(ACK | FIN, seq=-1) + tick(0xC5),
+        # Keepalive probes unanswered: the connection is given up.
+        "keepalive": bytes([0]) + conn_op(14, 4) + tick(0xA0) + tick(0xA0) + tick(0xA0),
+        # RFC 5961: a RST and a SYN in the window but not at rcv_nxt.
+        "challenge": bytes([0]) + seg(RST, seq=5, opt=0) + seg(SYN, seq=3) + seg(RST) ,
+        # PAWS: a timestamp from the past.
+        "paws": bytes([0]) + seg(ACK | PSH, length=FULL_SEG, ts=0x3F) + data(1),
+        "out_of_order": bytes([0]) + seg(ACK, seq=2, unit=2, length=FULL_SEG) + seg(ACK, seq=1, unit=2, length=FULL_SEG)
+        + data(1),
+        # NewReno without SACK: three duplicate ACKs, a partial ACK.
+        "newreno": bytes([1]) + grow + seg(opt=0) * 4 + seg(ack=1, ack_seg=True, opt=0) + ACK_ALL,
+        # The active open, options negotiated by the SYN-ACK.
+        "active": bytes([2]) + conn_op(9, 8) + seg(SYN | ACK, ack_nxt=True, opt=O_TS | O_MSS | O_WS | O_SACKOK)
+        + data(1) + ACK_ALL,
+        "active_plain": bytes([2]) + seg(SYN | ACK, ack_nxt=True, opt=O_MSS | 0x40, win=0xFF) + data(1),
+        "active_refused": bytes([2]) + seg(RST | ACK, ack_nxt=True, opt=0),
+        # The passive open from the listener, then data both ways.
+        "passive": bytes([4]) + seg(SYN, opt=O_TS | O_MSS | O_WS | O_SACKOK) + seg(ACK, ack_nxt=True)
+        + conn_op(9, 4) + data(1) + ACK_ALL,
+        "close_both": bytes([0]) + data(1) + seg(ACK | FIN) + conn_op(10) + ACK_ALL,
+        # Both FINs cross: CLOSING, then TIME-WAIT.
+        "closing": bytes([0]) + conn_op(10) + seg(ACK | FIN) + ACK_ALL,
+        "abort": bytes([0]) + conn_op(9, 8) + conn_op(10, 1),
+        "settings": bytes([0]) + conn_op(15, 0x07) + conn_op(9, 30) + tick(0x0F) + ACK_ALL,
+    }
+
+
 def iperf3_seeds():
     """What iperf3 3.12's client sends: a cookie, parameters, results."""
     cookie = b"abcdefghijklmnopqrstuvwxyz0123456789\0"
@@ -221,6 +309,7 @@ def main():
     name, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     seeds = {"fuzz_frame": frame_seeds, "fuzz_reasm": reasm_seeds, "fuzz_tcp": tcp_seeds,
+             "fuzz_tcp_conn": tcp_conn_seeds,
              "fuzz_iperf3": iperf3_seeds, "fuzz_http": http_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
     for k, v in seeds.items():
         with open(os.path.join(out, "seed_" + k), "wb") as f:

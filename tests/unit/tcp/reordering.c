@@ -214,3 +214,53 @@ TEST(tcp_spurious_timeout_undone)
     free(x);
     CHECK(tl_free(l));
 }
+
+/* A segment lost, nothing reordered, from a connection whose ISN is in
+ * the upper half of the sequence space: the SACKs that follow are in
+ * order, so the path must not count as reordering, and DupThresh starts
+ * the recovery at once. The highest SACKed sequence began at 0, which
+ * sequence arithmetic put ahead of such an ISN for ever: the first SACK
+ * then looked like a hole filled below it, and RACK alone judged losses
+ * from then on (its reordering window waited before each recovery). */
+/* drop_tap, watching whether side 0 ever takes the path for reordering. */
+struct reord_watch {
+    struct dropper d;
+    struct xfer *x;
+    bool seen;
+};
+
+static bool reord_watch_tap(void *ctx, struct tl *l, int from, struct pkt *p)
+{
+    struct reord_watch *r = ctx;
+    if (r->x->a[0].c && r->x->a[0].c->rack_reord)
+        r->seen = true;
+    return drop_tap(&r->d, l, from, p);
+}
+
+TEST(tcp_in_order_sacks_not_reordering_at_any_isn)
+{
+    struct tl *l = tl_new(&(struct tl_opts){.delay_ns = 1000000});
+    struct xfer *x = calloc(1, sizeof(*x));
+    struct reord_watch r = {.d = {.ndrop = 1, .drop = {12 * 1448}}, .x = x};
+    l->tap = reord_watch_tap;
+    l->tap_ctx = &r;
+    uint16_t lport = 40000;
+    while (tcp_isn(l->s[0]->tcp, TL_ADDR0, TL_ADDR1, lport, 9, l->now_ns) < 0x80000000u)
+        lport++;
+    x->want = x->a[0].tx_total = 400000;
+    x->a[0].zero_copy = x->a[0].close_when_sent = x->a[1].close_on_fin = true;
+    ta_listen(l, 1, 9, &x->a[1]);
+    x->a[0].c = tcp_connect_from(l->s[0], lport, TL_ADDR1, 9, &ta_cb, &x->a[0], l->now_ns);
+    CHECK(x->a[0].c != NULL && x->a[0].c->iss >= 0x80000000u);
+    r.d.base = x->a[0].c->iss + 1;
+    tl_flush(l);
+    CHECK(tl_run(l, xfer_done, x, 10000000000ull));
+    CHECK_EQ(x->a[1].rx_bytes, 400000);
+    CHECK(r.d.dropped[0]);
+    CHECK(!r.seen);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-fast-recovery"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-retransmit"), 1);
+    CHECK_EQ(tl_ctr(l, 0, "tcp-undo"), 0);
+    free(x);
+    CHECK(tl_free(l));
+}
