@@ -12,7 +12,8 @@
  * time advance in 250 ms steps. After the input the stack lets go of all
  * it holds and every buffer must be back in the pool, or the target
  * aborts. The stack is built once; every input starts from a snapshot of
- * it (tests/support/snapshot.h). */
+ * it (tests/support/snapshot.h).
+ * Eight full-size frames fit, and the bursts stay short: libFuzzer: -max_len=2048 */
 #include <stdlib.h>
 #include <string.h>
 

@@ -16,7 +16,8 @@
  * every buffer and connection must be back, or the target aborts. The
  * stack, its ARP and ND entries, the listener and the two SYN-SENT
  * connections are built once; every input starts from a snapshot of them
- * (tests/support/snapshot.h). */
+ * (tests/support/snapshot.h).
+ * A few full-size segments fit, and inputs stay fast: libFuzzer: -max_len=2048 */
 #include <stdlib.h>
 #include <string.h>
 
