@@ -32,6 +32,7 @@ struct http_conn {
     uint64_t skip;              /* the request's own body, still to discard */
     struct pkt_queue hold;      /* received, not yet in req */
     uint16_t req_len;
+    uint16_t scanned;           /* of req: searched for the header's end, not found */
     bool close_after;           /* Connection: close, or HTTP/1.0 */
     bool http10;                /* kept alive: say so (RFC 9112 C.2.2) */
     bool peer_done;             /* the peer sent its FIN */
@@ -481,10 +482,12 @@ static void close_conn(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
 
 /* After the blank line ending the request's header, or 0: lines end in
  * CRLF or, as RFC 9112 2.2 lets a recipient take them, a bare LF (nc
- * typed into by hand). */
-static size_t header_end(const char *r, size_t len)
+ * typed into by hand). The first `from` bytes were searched already (a
+ * header that comes a few bytes a segment is not searched anew each
+ * time): only an end that reaches past them can be new. */
+static size_t header_end(const char *r, size_t len, size_t from)
 {
-    for (size_t i = 0; i + 1 < len; i++) {
+    for (size_t i = from > 2 ? from - 2 : 0; i + 1 < len; i++) {
         if (r[i] != '\n')
             continue;
         if (r[i + 1] == '\n')
@@ -498,9 +501,11 @@ static size_t header_end(const char *r, size_t len)
 /* The first n bytes of the request buffer are done with. */
 static void consume(struct http_conn *h, size_t n)
 {
-    for (size_t i = n; i < h->req_len; i++)
-        h->req[i - n] = h->req[i];
+    if (n == 0) /* the usual case: serve asks after every segment */
+        return;
+    net_memmove(h->req, h->req + n, h->req_len - n);
     h->req_len = (uint16_t)(h->req_len - n);
+    h->scanned = (uint16_t)(h->scanned > n ? h->scanned - n : 0);
 }
 
 /* Bring what was received into the request buffer, as far as it has room,
@@ -547,7 +552,9 @@ static void serve(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
         while (!h->skip && blank < h->req_len && (h->req[blank] == '\r' || h->req[blank] == '\n'))
             blank++;
         consume(h, blank);
-        size_t end = h->skip ? 0 : header_end(h->req, h->req_len);
+        size_t end = h->skip ? 0 : header_end(h->req, h->req_len, h->scanned);
+        if (!h->skip && end == 0)
+            h->scanned = h->req_len;
         if (end == 0 && h->req_len == REQ_MAX) { /* a header longer than the buffer */
             refuse(c, h, "431 Request Header Fields Too Large", "request header fields too large\n", now_ns);
             close_conn(c, h, now_ns);
