@@ -22,7 +22,9 @@ void snap_add(struct snap *sn, void *at, size_t len)
 void snap_add_stack(struct snap *sn, struct net_stack *s)
 {
     snap_add(sn, s, offsetof(struct net_stack, iface) + s->nports * sizeof(s->iface[0]));
-    snap_add(sn, &s->reasm, sizeof(s->reasm));
+    /* Not reassembly's 64 KiB scratch buffer: a datagram is copied into it
+     * whole before it is read. */
+    snap_add(sn, &s->reasm, offsetof(struct reasm, buf));
 }
 
 void snap_add_pool(struct snap *sn, struct pkt_pool *pool)

@@ -13,7 +13,7 @@
 #include "net/net.h"
 #include "net/core/pkt.h"
 
-#define SNAP_REGIONS 16
+#define SNAP_REGIONS 32
 
 struct snap {
     struct {
@@ -26,7 +26,8 @@ struct snap {
 
 /* Copy len bytes at at now; aborts when the table is full. */
 void snap_add(struct snap *sn, void *at, size_t len);
-/* A stack: everything but its unused ports (from nports on). */
+/* A stack: everything but its unused ports (from nports on) and
+ * reassembly's scratch buffer (written whole before it is read). */
 void snap_add_stack(struct snap *sn, struct net_stack *s);
 /* A pool's free list, taken full (aborts if not: clear what the fake
  * netdevs hold first). The buffers' contents are not kept: a free buffer

@@ -97,13 +97,14 @@ static void ta_connected(void *ctx, struct tcp_conn *c, uint64_t now_ns)
 static void ta_recv(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now_ns)
 {
     struct ta *a = ctx;
-    for (uint32_t i = 0; i < p->len; i++) {
-        uint64_t at = a->rx_bytes + i;
-        if (a->rx_copy && at < a->rx_cap)
-            a->rx_copy[at] = p->data[i];
-        else if (p->data[i] != ta_byte(at))
-            a->rx_bad++;
+    uint32_t i = 0;
+    if (a->rx_copy && a->rx_bytes < a->rx_cap) {
+        i = a->rx_cap - a->rx_bytes < p->len ? (uint32_t)(a->rx_cap - a->rx_bytes) : p->len;
+        memcpy(a->rx_copy + a->rx_bytes, p->data, i);
     }
+    for (; i < p->len; i++)
+        if (p->data[i] != ta_byte(a->rx_bytes + i))
+            a->rx_bad++;
     a->rx_bytes += p->len;
     a->rx_calls++;
     if (a->hold) {

@@ -9,6 +9,7 @@
 
 #include "net/link/arp.h"
 #include "net/core/csum.h"
+#include "net/tcp/tcp_impl.h"
 #include "net/tcp/tcp_wire.h"
 #include "net/core/wire.h"
 
@@ -36,6 +37,8 @@ static bool earlier(const struct tl_frame *a, const struct tl_frame *b)
 static void heap_push(struct tl *l, struct tl_frame f)
 {
     if (l->nheap == l->heap_cap) {
+        if (l->heap_pinned)
+            abort(); /* a snapshot holds where it is */
         l->heap_cap = l->heap_cap ? l->heap_cap * 2 : 1024;
         l->heap = realloc(l->heap, l->heap_cap * sizeof(*l->heap));
     }
@@ -367,6 +370,75 @@ bool tl_free(struct tl *l)
     free(l->heap);
     free(l);
     return ok;
+}
+
+bool tl_release(struct tl *l)
+{
+    for (int i = 0; i < 2; i++) {
+        if (l->t[i])
+            tcp_release(l->t[i]);
+        if (l->s[i]->arp_queued)
+            net_stack_release(l->s[i]);
+    }
+    while (l->nheap)
+        pkt_free(heap_pop(l).p);
+    tl_flush(l);
+    return tl_in_use(l) == 0;
+}
+
+/* The buffers of pool not on its free list, each added to sn whole. Where
+ * they lie is pkt_pool_init's arithmetic; every free buffer must be on
+ * that grid, or it is not. */
+static void snap_pool_in_use(struct snap *sn, const struct pkt_pool *pool)
+{
+    uint32_t n0 = (uint32_t)(pool->bytes / (PKT_BUF_STRIDE + sizeof(struct pkt *)));
+    uint8_t *bufs = pool->base + (((size_t)n0 * sizeof(struct pkt *) + 63) & ~(size_t)63);
+    uint8_t *free_map = calloc(pool->total, 1);
+    if (free_map == NULL)
+        abort();
+    for (uint32_t i = 0; i < pool->nfree; i++) {
+        size_t off = (size_t)((uint8_t *)pool->stack[i] - bufs);
+        if (off % PKT_BUF_STRIDE || off / PKT_BUF_STRIDE >= pool->total)
+            abort();
+        free_map[off / PKT_BUF_STRIDE] = 1;
+    }
+    for (uint32_t i = 0; i < pool->total; i++)
+        if (!free_map[i])
+            snap_add(sn, bufs + (size_t)i * PKT_BUF_STRIDE, PKT_BUF_SIZE);
+    free(free_map);
+}
+
+/* A TCP arena: its hash and connections, and the send queues holding
+ * something now (the queues' free slots and the unused large queues, most
+ * of its megabytes, are written before they are read). */
+static void snap_tcp_arena(struct snap *sn, struct tcp_stack *t)
+{
+    snap_add(sn, t->hash, (size_t)((uint8_t *)t->sq_small - (uint8_t *)t->hash));
+    for (uint32_t i = 0; i < t->nconns; i++)
+        if (t->conns[i].state != TCP_CLOSED && t->conns[i].sq_n)
+            snap_add(sn, t->conns[i].sq, t->conns[i].sq_cap * sizeof(struct tcp_seg));
+}
+
+void tl_snap_add(struct snap *sn, struct tl *l)
+{
+    uint32_t cap = 2 * (l->pool[0].total + l->pool[1].total); /* a frame holds a buffer; a duplicate, one twice */
+    if (l->heap_cap < cap) {
+        l->heap = realloc(l->heap, cap * sizeof(*l->heap));
+        if (l->heap == NULL)
+            abort();
+        l->heap_cap = cap;
+    }
+    l->heap_pinned = true;
+    snap_add(sn, l, sizeof(*l));
+    if (l->nheap)
+        snap_add(sn, l->heap, l->nheap * sizeof(*l->heap));
+    for (int i = 0; i < 2; i++) {
+        snap_add_stack(sn, l->s[i]);
+        snap_add_pool(sn, &l->pool[i]);
+        snap_add(sn, l->t[i], sizeof(*l->t[i]));
+        snap_tcp_arena(sn, l->t[i]);
+        snap_pool_in_use(sn, &l->pool[i]);
+    }
 }
 
 static uint64_t next_event(struct tl *l)

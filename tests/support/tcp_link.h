@@ -23,6 +23,7 @@
 #include "net/core/netdev.h"
 #include "net/core/pkt.h"
 #include "net/tcp/tcp.h"
+#include "tests/support/snapshot.h"
 
 #define TL_ADDR0 NET_IP4(10, 0, 0, 1)
 #define TL_ADDR1 NET_IP4(10, 0, 0, 2)
@@ -79,6 +80,7 @@ struct tl {
     tl_tap_fn tap;
     void *tap_ctx;
     uint64_t tap_delay_ns;      /* a tap may set it: this frame travels that much longer */
+    bool heap_pinned;           /* snapshotted (tl_snap_add): the heap may not move */
     /* What the wire did. */
     uint64_t frames, lost, duped, reordered, overflow, no_buf;
     uint64_t tso_frames;        /* cut into segments by the sending "NIC" */
@@ -88,6 +90,11 @@ struct tl *tl_new(const struct tl_opts *o);
 /* Release both stacks (TCP's queues), drain the wire; true when every
  * buffer of both pools is back. Then free everything. */
 bool tl_free(struct tl *l);
+/* Drop every connection of both stacks and every frame on the wire (and
+ * what waits on ARP or ND, only when something does: a whole release walks
+ * every cache entry); true when every buffer of both pools is back. The
+ * link is usable again only after a snapshot restore (tl_snap_add). */
+bool tl_release(struct tl *l);
 /* net_flush both sides. */
 void tl_flush(struct tl *l);
 /* Run the simulation: deliver frames, run timers, advance time, until
@@ -102,5 +109,12 @@ void tl_inject(struct tl *l, int side, const void *frame, size_t len);
 /* Buffers out of both pools now. */
 uint32_t tl_in_use(const struct tl *l);
 uint64_t tl_rand(struct tl *l);
+/* Add everything of l that a run changes to sn (tests/support/snapshot.h):
+ * l itself, its frames in flight, both stacks, pools, TCP stacks and
+ * arenas, and the contents of every buffer in use now (a connection's
+ * application state may live in one). The heap of frames gets room for
+ * every buffer of both pools, so it never moves again. Not the
+ * applications' own state outside the pools: the caller adds that. */
+void tl_snap_add(struct snap *sn, struct tl *l);
 
 #endif
