@@ -566,11 +566,13 @@ void tcp_abort(struct tcp_conn *c, uint64_t now_ns)
 
 void tcp_recved(struct tcp_conn *c, uint32_t n, uint64_t now_ns)
 {
-    uint32_t before = tcp_rcv_window(c);
+    /* What the peer was told, not our window before: an earlier opening
+     * may have been withheld (window_field), and this one must carry it. */
+    uint32_t told = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
     c->rcv_held = n < c->rcv_held ? c->rcv_held - n : 0;
     uint32_t after = tcp_rcv_window(c);
     /* RFC 9293 3.8.6.2.2: announce only a worthwhile opening. */
-    if (before < c->mss && after >= c->mss)
+    if (told < c->mss && after >= c->mss && after - told >= tcp_rcv_step(c))
         c->flags |= TCP_CF_ACK_NOW;
     if ((c->flags & TCP_CF_ACK_NOW) && !(c->flags & TCP_CF_BUSY) && tcp_synchronized(c->state) &&
         c->state != TCP_TIME_WAIT) {

@@ -231,6 +231,12 @@ static inline uint32_t tcp_rcv_window(const struct tcp_conn *c)
 {
     return c->rcv_held < c->rcv_buf ? c->rcv_buf - c->rcv_held : 0;
 }
+/* The least the advertised right edge moves by (RFC 9293 3.8.6.2.2:
+ * min(RCV.BUFF / 2, Eff.snd.MSS)): smaller openings are withheld. */
+static inline uint32_t tcp_rcv_step(const struct tcp_conn *c)
+{
+    return c->rcv_buf / 2 < c->seg_size ? c->rcv_buf / 2 : c->seg_size;
+}
 uint32_t tcp_sack_blocks(const struct tcp_conn *c, uint32_t (*blocks)[2], uint32_t max);
 void tcp_ooo_free(struct tcp_conn *c);
 

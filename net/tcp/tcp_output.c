@@ -40,8 +40,7 @@ static uint16_t window_field(struct tcp_conn *c)
 {
     uint32_t space = tcp_rcv_window(c);
     uint32_t right = c->rcv_nxt + space;
-    uint32_t step = c->rcv_buf / 2 < c->seg_size ? c->rcv_buf / 2 : c->seg_size; /* Eff.snd.MSS: 3.7.1's, options off */
-    if (SEQ_LEQ(right, c->rcv_adv) || right - c->rcv_adv < step)
+    if (SEQ_LEQ(right, c->rcv_adv) || right - c->rcv_adv < tcp_rcv_step(c))
         right = SEQ_GT(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv : c->rcv_nxt;
     uint32_t wnd = right - c->rcv_nxt;
     uint32_t shift = (c->flags & TCP_CF_WS) ? c->rcv_wscale : 0;
