@@ -305,12 +305,54 @@ def http_seeds():
     }
 
 
+def http_pipe_seeds():
+    """fuzz_http_pipe's ops (tests/fuzz/fuzz_http_pipe.c): requests from
+    tokens (tests/support/http_pipe_model.h), cut into segments."""
+    def req(method=0, version=0, lines=0, target=0, n=0, hdr=1, bad=0, rng=0, blen=0, p=0):
+        return bytes([p << 3, method | version << 3 | lines << 6, target | n << 4, hdr, bad | rng << 3 | blen << 6])
+
+    def send(n, shift=0):
+        return bytes([1 | shift << 3, n - 1])
+
+    def time(k):
+        return bytes([2 | k << 3])
+
+    def read(on):
+        return bytes([3 | on << 3])
+
+    fin, rst, rest = b"\x04", b"\x05", b"\x07"
+    host, ka, close, length, bad, rng = 1, 4, 8, 16, 32, 64
+    mixed = (req(target=2, n=9) + req(method=1) + req(target=1) + req(target=7)
+             + req(method=2, hdr=host | length, blen=2) + req(target=3, n=6, version=1, hdr=ka))
+    return {
+        "get": req() + rest + read(1) + time(6),
+        "pipelined_cut": mixed + b"".join(send(7) + time(2) for _ in range(40)) + read(1) + time(8),
+        "window_closed": read(0) + req(target=2, n=12) + req(target=0) + rest + time(10) + read(1) + time(10),
+        "ranges": b"".join(req(target=2, n=6, hdr=host | rng, rng=k) for k in range(8)) + rest + read(1),
+        "ranges_small": b"".join(req(target=2, n=1, hdr=host | rng, rng=k) for k in range(8)) + rest + read(1),
+        "http10": req(version=1, hdr=0) + req(version=1, hdr=ka, target=2, n=3) + rest + read(1),
+        "bad_version": req(version=4) + req() + rest + read(1),
+        "no_host": req(hdr=0) + rest + read(1),
+        "bad_headers": b"".join(req(hdr=host | bad, bad=k) for k in range(7)) + rest + read(1),
+        "body_skipped": req(method=2, hdr=host | length, blen=3) + req(target=2, n=1) + rest + read(1),
+        "chunked": req(method=2, hdr=host | bad, bad=5) + req() + rest + read(1),
+        "long_431": req(hdr=host | bad, bad=7, p=3) + rest + read(1),
+        "long_fits": req(hdr=host | bad, bad=7, p=1) + req(lines=2) + rest + read(1),
+        "bare_lf": req(lines=2, target=2, n=4) + req(lines=3) + rest + read(1),
+        "close": req(hdr=host | close) + req() + rest + read(1),
+        "fin": mixed + send(100, 1) + fin + read(1) + time(8),
+        "rst": mixed + send(60) + time(3) + rst,
+        "junk": req() + bytes([6 | 9 << 3]) + b"GARBAGE\r\n\r\n" + rest + read(1),
+        "idle": req() + rest + read(1) + time(15) * 20,
+    }
+
+
 def main():
     name, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     seeds = {"fuzz_frame": frame_seeds, "fuzz_reasm": reasm_seeds, "fuzz_tcp": tcp_seeds,
-             "fuzz_tcp_conn": tcp_conn_seeds,
-             "fuzz_iperf3": iperf3_seeds, "fuzz_http": http_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
+             "fuzz_tcp_conn": tcp_conn_seeds, "fuzz_iperf3": iperf3_seeds, "fuzz_http": http_seeds,
+             "fuzz_http_pipe": http_pipe_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
     for k, v in seeds.items():
         with open(os.path.join(out, "seed_" + k), "wb") as f:
             f.write(v)

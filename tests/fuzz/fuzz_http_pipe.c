@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/fuzz/fuzz_http_pipe.c: the HTTP server (apps/http.c) under
+ * pipelining, requests cut into segments anywhere, the client's window
+ * closed and reopened, time moving, and the client's FIN or reset at any
+ * point, with an oracle for what the client receives.
+ *
+ * Input: ops, each a byte whose low 3 bits are its kind and high 5 bits p:
+ *   0 REQ  + 4 bytes b1..b4: a request from tokens appended to what the
+ *          client has to send (tests/support/http_pipe_model.h: the bits);
+ *   1 SEND + 1 byte n: write the next (n + 1) << (p & 3) bytes of it (a
+ *          segment, where the server's window lets it go at once);
+ *   2 TIME: 2^(p & 15) * 100 us of simulated time pass;
+ *   3 READ: p & 1: the client reads from now on (gives its buffers back
+ *          after every op, reopening its window), or holds what it gets;
+ *   4 FIN:  the client writes the rest and closes its side;
+ *   5 RST:  the client resets the connection (the last op that counts);
+ *   6 JUNK + p + 1 bytes: raw bytes appended ('H' made 'h', so no HEAD or
+ *          HTTP version comes of them); what follows is not modelled;
+ *   7 SEND the rest.
+ * Then, unless the client closed, reset or sent junk: it writes the rest,
+ * reads, and waits until nothing moves (at most 3.2 s).
+ *
+ * Oracle (any violation aborts): what the client received is a sequence
+ * of well-formed HTTP/1.1 responses (status line, headers, one Content-
+ * Length, that many bytes of body unless the request was HEAD), one per
+ * request whose header was sent, in order, none after one that said
+ * Connection: close; each status is the one the model gives (400, 404,
+ * 405, 416, 431, 200 or 206), a /bytes/N body is byte-exact (byte i is
+ * i % 251, from the range's first byte with its Content-Range), and when
+ * the client waited at the end every request got its answer. Then, as in
+ * fuzz_http: the server's connection gone, no bad checksum, every buffer
+ * back. The link, server and connection are built once and restored from
+ * a snapshot per input. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apps/http.h"
+#include "net/core/counter.h"
+#include "tests/support/http_pipe_model.h"
+#include "tests/support/snapshot.h"
+#include "tests/support/tcp_app.h"
+#include "tests/support/tcp_link.h"
+
+#define US 1000ull
+#define MS 1000000ull
+#define CLIENT_WINDOW (16u << 10)
+#define READ_BUDGET (256u << 10) /* the client stops reading here: a /bytes/N of terabytes ends */
+#define RX_CAP (READ_BUDGET + (64u << 10))
+
+static struct tl *l;
+static struct ta a;
+static struct snap snap;
+static const struct net_counter_desc *bad_csum;
+static uint8_t rx[RX_CAP];
+static struct hp_stream st; /* what the client has to send, and the model of it */
+
+static bool debug; /* FUZZ_HTTP_PIPE_DEBUG: a line an input */
+
+static void setup(void)
+{
+    debug = getenv("FUZZ_HTTP_PIPE_DEBUG") != NULL;
+    struct tcp_config client;
+    tcp_config_default(&client);
+    client.rcvbuf = client.rcvbuf_max = CLIENT_WINDOW;
+    struct tl_opts o = {.nbufs = 1024, .nconns = 4, .cfg = {&client, NULL}};
+    l = tl_new(&o);
+    a.hold = true; /* a manual window: it opens as the client reads */
+    a.rx_copy = rx;
+    a.rx_cap = RX_CAP;
+    if (http_start(l->s[1], 80) != 0 || ta_connect(l, 0, 80, &a) == NULL)
+        abort();
+    tl_advance(l, MS);
+    bad_csum = net_counter_find("tcp-bad-checksum");
+    if (!a.connected || http_stats(1)->open != 1 || bad_csum == NULL)
+        abort();
+    tl_snap_add(&snap, l);
+    snap_add(&snap, &a, sizeof a);
+    snap_add(&snap, (void *)http_stats(1), sizeof(struct http_stats));
+}
+
+static bool open_conn(void) { return a.c != NULL && !a.closed; }
+
+/* Up to n more bytes of the stream to TCP. */
+static void send_more(size_t n)
+{
+    if (!open_conn() || st.fin)
+        return;
+    if (n > st.len - st.sent)
+        n = st.len - st.sent;
+    if (n)
+        st.sent += tcp_write(a.c, st.buf + st.sent, (uint32_t)n, l->now_ns);
+    tl_flush(l);
+}
+
+static void read_if_reading(bool reading)
+{
+    if (reading && open_conn() && a.rx_bytes < READ_BUDGET)
+        ta_release(&a, l->now_ns);
+}
+
+/* The client writes the rest and reads until nothing moves: two quiet
+ * 50 ms steps (longer than a delayed ACK) in a row. */
+static void wait_quiet(void)
+{
+    uint64_t last = a.rx_bytes;
+    for (int k = 0, quiet = 0; k < 64 && quiet < 2 && open_conn(); k++) {
+        send_more(st.len);
+        read_if_reading(true);
+        tl_advance(l, 50 * MS);
+        quiet = a.rx_bytes == last && l->nheap == 0 && st.sent == st.len ? quiet + 1 : 0;
+        last = a.rx_bytes;
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (l == NULL)
+        setup();
+    snap_restore(&snap);
+    hp_reset(&st);
+    bool reading = false, reset = false;
+    for (size_t i = 0; i < size && !reset;) {
+        uint8_t op = data[i++], p = op >> 3;
+        switch (op & 7) {
+        case 0:
+            if (size - i < 4)
+                i = size;
+            else
+                hp_request(&st, data + i, p), i += 4;
+            break;
+        case 1:
+            if (i < size)
+                send_more((size_t)(data[i++] + 1) << (p & 3));
+            break;
+        case 2:
+            tl_advance(l, (100 * US) << (p & 15));
+            break;
+        case 3:
+            reading = p & 1;
+            break;
+        case 4:
+            send_more(st.len);
+            if (open_conn() && !st.fin)
+                tcp_close(a.c, l->now_ns);
+            st.fin = true;
+            break;
+        case 5:
+            if (open_conn()) {
+                tcp_abort(a.c, l->now_ns); /* no closed callback: what it holds is ours */
+                ta_free_list(&a.held);
+                a.c = NULL;
+            }
+            reset = true;
+            break;
+        case 6: {
+            size_t n = (size_t)p + 1 < size - i ? (size_t)p + 1 : size - i;
+            hp_junk(&st, data + i, n);
+            i += n;
+            break;
+        }
+        default:
+            send_more(st.len);
+        }
+        read_if_reading(reading);
+    }
+    bool waited = !reset && !st.fin && !st.junk && open_conn();
+    if (waited)
+        wait_quiet();
+    else
+        tl_advance(l, MS);
+    /* Waited for everything: unless the server reset an idle connection
+     * (a.closed), the client stopped reading at its budget, or an answer
+     * is long. */
+    bool complete = waited && open_conn() && a.rx_bytes < READ_BUDGET && st.expect_bytes < READ_BUDGET / 2;
+    unsigned answered = hp_check(&st, rx, a.rx_bytes < RX_CAP ? a.rx_bytes : RX_CAP, complete);
+    if (debug)
+        fprintf(stderr, "requests %u, %zu of %zu bytes sent, %llu received, %u answers checked%s\n", st.nreq,
+                st.sent, st.len, (unsigned long long)a.rx_bytes, answered, complete ? ", all" : "");
+    if (open_conn()) {
+        tcp_abort(a.c, l->now_ns);
+        ta_free_list(&a.held);
+    }
+    tl_flush(l);
+    tl_advance(l, MS); /* the reset arrives */
+    /* A client whose side timed out by itself (FIN-WAIT-2 behind its own
+     * closed window) sent no reset: the server learns of it when its
+     * next probe meets one, or resets the idle connection (a minute):
+     * rare, and only timers run meanwhile. */
+    if (http_stats(1)->open != 0 && a.closed)
+        tl_advance(l, 200000 * MS);
+    if (http_stats(1)->open != 0 || net_counter_get(&l->s[0]->ctr, bad_csum) ||
+        net_counter_get(&l->s[1]->ctr, bad_csum))
+        abort();
+    if (!tl_release(l))
+        abort(); /* a buffer leaked */
+    return 0;
+}
