@@ -45,7 +45,7 @@
 #define US 1000ull
 #define MS 1000000ull
 #define CLIENT_WINDOW (16u << 10)
-#define READ_BUDGET (256u << 10) /* the client stops reading here: a /bytes/N of terabytes ends */
+#define READ_BUDGET (64u << 10) /* the client stops reading here: a /bytes/N of terabytes ends */
 #define RX_CAP (READ_BUDGET + (64u << 10))
 
 static struct tl *l;
@@ -55,11 +55,24 @@ static const struct net_counter_desc *bad_csum;
 static uint8_t rx[RX_CAP];
 static struct hp_stream st; /* what the client has to send, and the model of it */
 
-static bool debug; /* FUZZ_HTTP_PIPE_DEBUG: a line an input */
+static bool debug; /* FUZZ_HTTP_PIPE_DEBUG: a line an input, and the statuses seen at exit */
+static uint64_t inputs, waited_all;
+
+static void summary(void)
+{
+    fprintf(stderr, "%llu inputs, %llu waited for every answer; statuses checked:", (unsigned long long)inputs,
+            (unsigned long long)waited_all);
+    for (int i = 0; i < 600; i++)
+        if (hp_seen[i])
+            fprintf(stderr, " %d: %llu", i, (unsigned long long)hp_seen[i]);
+    fprintf(stderr, "\n");
+}
 
 static void setup(void)
 {
     debug = getenv("FUZZ_HTTP_PIPE_DEBUG") != NULL;
+    if (debug)
+        atexit(summary);
     struct tcp_config client;
     tcp_config_default(&client);
     client.rcvbuf = client.rcvbuf_max = CLIENT_WINDOW;
@@ -174,6 +187,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * is long. */
     bool complete = waited && open_conn() && a.rx_bytes < READ_BUDGET && st.expect_bytes < READ_BUDGET / 2;
     unsigned answered = hp_check(&st, rx, a.rx_bytes < RX_CAP ? a.rx_bytes : RX_CAP, complete);
+    inputs++;
+    waited_all += complete;
     if (debug)
         fprintf(stderr, "requests %u, %zu of %zu bytes sent, %llu received, %u answers checked%s\n", st.nreq,
                 st.sent, st.len, (unsigned long long)a.rx_bytes, answered, complete ? ", all" : "");

@@ -11,8 +11,8 @@
  *   b2 bits 0-3 target   / /metrics /bytes/N /bytes/N?x=1 http://h/bytes/N
  *                        /bytes/abc /status /nope /bytes/ http://host /?q=1
  *                        * /metrics/ /bytes/N/x HTTP://H/metrics /bytes/-1
- *      bits 4-7 N        0 1 007 250 251 252 1000 1459 1460 3000 10000 65536
- *                        100000 1000000000 2^50 (2^50 * 10: too long: 404)
+ *      bits 4-7 N        0 1 007 250 251 252 1000 1459 1460 3000 10000 30000
+ *                        65536 1000000000 2^50 (2^50 * 10: too long: 404)
  *   b3 headers, one a bit: Host: x, Host: y, Connection: keep-alive,
  *      Connection: close, Content-Length: L (and L bytes of body, made of
  *      a request the server must not answer), the bad header of b4,
@@ -56,6 +56,9 @@ struct hp_stream {
     bool fin;                   /* the client closed its side */
     uint64_t expect_bytes;      /* about what the answers weigh */
 };
+
+/* Responses checked so far, by status (for a debug summary). */
+extern uint64_t hp_seen[600];
 
 void hp_reset(struct hp_stream *st);
 /* Append the request of b[0..3] and p (nothing when the buffer is full). */
