@@ -15,16 +15,9 @@
  * millions).
  *
  * The link, the server and the established client connection are built
- * once; every input starts from a snapshot of them (tl_snap_add, the test
- * client's struct ta and the server's counters). */
-#include <stdlib.h>
-#include <string.h>
-
-#include "apps/http.h"
-#include "net/core/counter.h"
-#include "tests/support/snapshot.h"
-#include "tests/support/tcp_app.h"
-#include "tests/support/tcp_link.h"
+ * once; every input starts from a snapshot of them (tests/support/
+ * http_link.h). */
+#include "tests/support/http_link.h"
 
 #define MS 1000000ull
 #define CLIENT_WINDOW (32u << 10)
@@ -34,35 +27,12 @@
 static struct tl *l;
 static struct ta a;
 static struct snap snap;
-static const struct net_counter_desc *bad_csum;
-
-static void setup(void)
-{
-    static uint8_t rx[RX_CAP];
-    struct tcp_config client;
-    tcp_config_default(&client);
-    client.rcvbuf = client.rcvbuf_max = CLIENT_WINDOW;
-    struct tl_opts o = {.nbufs = 1024, .nconns = 4, .cfg = {&client, NULL}};
-    l = tl_new(&o);
-    a.hold = true;
-    a.rx_copy = rx; /* copied in bulk: a byte-by-byte check of the test pattern is slow */
-    a.rx_cap = RX_CAP;
-    if (http_start(l->s[1], 80) != 0 || ta_connect(l, 0, 80, &a) == NULL)
-        abort();
-    tl_advance(l, MS);
-    bad_csum = net_counter_find("tcp-bad-checksum");
-    if (!a.connected || http_stats(1)->open != 1 || bad_csum == NULL)
-        abort();
-    tl_snap_add(&snap, l);
-    snap_add(&snap, &a, sizeof a);
-    /* The server's counters: http_stats hands out the (writable) static. */
-    snap_add(&snap, (void *)http_stats(1), sizeof(struct http_stats));
-}
+static uint8_t rx[RX_CAP]; /* copied in bulk: a byte-by-byte check of the test pattern is slow */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (l == NULL)
-        setup();
+        l = http_link_new(&a, CLIENT_WINDOW, rx, RX_CAP, &snap);
     snap_restore(&snap);
     for (size_t i = 0; i < size && a.c && !a.closed;) {
         size_t n = data[i++];
@@ -75,16 +45,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             ta_release(&a, l->now_ns);
         i += n;
     }
-    if (a.c && !a.closed) {
-        tcp_abort(a.c, l->now_ns); /* no closed callback: what it holds is ours to free */
-        ta_free_list(&a.held);
-    }
-    tl_flush(l);
-    tl_advance(l, MS); /* the reset arrives */
-    if (http_stats(1)->open != 0 || net_counter_get(&l->s[0]->ctr, bad_csum) ||
-        net_counter_get(&l->s[1]->ctr, bad_csum))
-        abort();
-    if (!tl_release(l))
-        abort(); /* a buffer leaked */
+    http_link_finish(l, &a);
     return 0;
 }

@@ -33,14 +33,9 @@
  * a snapshot per input. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "apps/http.h"
-#include "net/core/counter.h"
+#include "tests/support/http_link.h"
 #include "tests/support/http_pipe_model.h"
-#include "tests/support/snapshot.h"
-#include "tests/support/tcp_app.h"
-#include "tests/support/tcp_link.h"
 
 #define US 1000ull
 #define MS 1000000ull
@@ -51,7 +46,6 @@
 static struct tl *l;
 static struct ta a;
 static struct snap snap;
-static const struct net_counter_desc *bad_csum;
 static uint8_t rx[RX_CAP];
 static struct hp_stream st; /* what the client has to send, and the model of it */
 
@@ -73,23 +67,7 @@ static void setup(void)
     debug = getenv("FUZZ_HTTP_PIPE_DEBUG") != NULL;
     if (debug)
         atexit(summary);
-    struct tcp_config client;
-    tcp_config_default(&client);
-    client.rcvbuf = client.rcvbuf_max = CLIENT_WINDOW;
-    struct tl_opts o = {.nbufs = 1024, .nconns = 4, .cfg = {&client, NULL}};
-    l = tl_new(&o);
-    a.hold = true; /* a manual window: it opens as the client reads */
-    a.rx_copy = rx;
-    a.rx_cap = RX_CAP;
-    if (http_start(l->s[1], 80) != 0 || ta_connect(l, 0, 80, &a) == NULL)
-        abort();
-    tl_advance(l, MS);
-    bad_csum = net_counter_find("tcp-bad-checksum");
-    if (!a.connected || http_stats(1)->open != 1 || bad_csum == NULL)
-        abort();
-    tl_snap_add(&snap, l);
-    snap_add(&snap, &a, sizeof a);
-    snap_add(&snap, (void *)http_stats(1), sizeof(struct http_stats));
+    l = http_link_new(&a, CLIENT_WINDOW, rx, RX_CAP, &snap);
 }
 
 static bool open_conn(void) { return a.c != NULL && !a.closed; }
@@ -192,22 +170,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (debug)
         fprintf(stderr, "requests %u, %zu of %zu bytes sent, %llu received, %u answers checked%s\n", st.nreq,
                 st.sent, st.len, (unsigned long long)a.rx_bytes, answered, complete ? ", all" : "");
-    if (open_conn()) {
-        tcp_abort(a.c, l->now_ns);
-        ta_free_list(&a.held);
-    }
-    tl_flush(l);
-    tl_advance(l, MS); /* the reset arrives */
-    /* A client whose side timed out by itself (FIN-WAIT-2 behind its own
-     * closed window) sent no reset: the server learns of it when its
-     * next probe meets one, or resets the idle connection (a minute):
-     * rare, and only timers run meanwhile. */
-    if (http_stats(1)->open != 0 && a.closed)
-        tl_advance(l, 200000 * MS);
-    if (http_stats(1)->open != 0 || net_counter_get(&l->s[0]->ctr, bad_csum) ||
-        net_counter_get(&l->s[1]->ctr, bad_csum))
-        abort();
-    if (!tl_release(l))
-        abort(); /* a buffer leaked */
+    http_link_finish(l, &a);
     return 0;
 }
