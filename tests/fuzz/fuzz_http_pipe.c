@@ -30,7 +30,10 @@
  * the client waited at the end every request got its answer. Then, as in
  * fuzz_http: the server's connection gone, no bad checksum, every buffer
  * back. The link, server and connection are built once and restored from
- * a snapshot per input. */
+ * a snapshot per input (tests/support/http_link.h).
+ *
+ * libFuzzer: -max_len=1024
+ * (two hundred requests' worth of ops; longer inputs only run slower) */
 #include <stdio.h>
 #include <stdlib.h>
 

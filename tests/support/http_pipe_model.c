@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tests/support/snapshot.h"
+
 #define SURE_FITS 1800  /* a header this long fits the server's request buffer */
 #define SURE_TOO_LONG 2000 /* and this long does not (REQ_MAX is about 1900) */
 
@@ -257,7 +259,7 @@ static bool pattern_at(const uint8_t *p, size_t n, uint64_t off)
             pattern[i] = (uint8_t)(i % 251);
     for (size_t done = 0; done < n;) {
         size_t k = n - done < 4096 ? n - done : 4096;
-        if (memcmp(p + done, pattern + (off + done) % 251, k) != 0)
+        if (!snap_bytes_equal(p + done, pattern + (off + done) % 251, k))
             return false;
         done += k;
     }

@@ -386,11 +386,15 @@ bool tl_release(struct tl *l)
     return tl_in_use(l) == 0;
 }
 
-/* The buffers of pool not on its free list, each added to sn whole. Where
- * they lie is pkt_pool_init's arithmetic; every free buffer must be on
- * that grid, or it is not. */
-static void snap_pool_in_use(struct snap *sn, const struct pkt_pool *pool)
+/* A pool that is not full (snap_add_pool wants it full): its free list,
+ * and each buffer out of it whole, so what holds one (a connection's
+ * application state, a segment) finds it as it was. Where the buffers lie
+ * is pkt_pool_init's arithmetic; every free buffer must be on that grid,
+ * or it is not. */
+static void snap_pool_in_use(struct snap *sn, struct pkt_pool *pool)
 {
+    snap_add(sn, pool, sizeof(*pool));
+    snap_add(sn, pool->stack, pool->total * sizeof(pool->stack[0]));
     uint32_t n0 = (uint32_t)(pool->bytes / (PKT_BUF_STRIDE + sizeof(struct pkt *)));
     uint8_t *bufs = pool->base + (((size_t)n0 * sizeof(struct pkt *) + 63) & ~(size_t)63);
     uint8_t *free_map = calloc(pool->total, 1);
@@ -434,7 +438,6 @@ void tl_snap_add(struct snap *sn, struct tl *l)
         snap_add(sn, l->heap, l->nheap * sizeof(*l->heap));
     for (int i = 0; i < 2; i++) {
         snap_add_stack(sn, l->s[i]);
-        snap_add_pool(sn, &l->pool[i]);
         snap_add(sn, l->t[i], sizeof(*l->t[i]));
         snap_tcp_arena(sn, l->t[i]);
         snap_pool_in_use(sn, &l->pool[i]);
