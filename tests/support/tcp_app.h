@@ -61,6 +61,21 @@ static inline struct tl *ta_pair(struct ta *a, const struct tl_opts *o)
     return l;
 }
 
+/* ta_pair whose side 1 keeps every buffer it receives (hold) in a fixed
+ * window of 16 KiB (cfg: side 1's config, that window set here) and whose
+ * side 0 has queued tx_total bytes: the window closes. */
+static inline struct tl *ta_pair_held(struct ta *a, struct tcp_config *cfg, uint64_t tx_total)
+{
+    cfg->rcvbuf = 16384;
+    cfg->rcvbuf_max = 0; /* fixed */
+    a[1].hold = true;
+    struct tl_opts o = {.cfg = {NULL, cfg}};
+    struct tl *l = ta_pair(a, &o);
+    a[0].tx_total = tx_total;
+    ta_pump(&a[0], l->now_ns);
+    return l;
+}
+
 /* Counter by name on a side. */
 uint64_t tl_ctr(struct tl *l, int side, const char *name);
 

@@ -19,14 +19,8 @@ TEST(tcp_window_opening_announced_after_a_withheld_one)
 {
     struct tcp_config small;
     tcp_config_default(&small);
-    small.rcvbuf = 16384;
-    small.rcvbuf_max = 0; /* fixed */
     struct ta a[2] = {{0}};
-    a[1].hold = true;
-    struct tl_opts o = {.cfg = {NULL, &small}};
-    struct tl *l = ta_pair(a, &o);
-    a[0].tx_total = 100000;
-    ta_pump(&a[0], l->now_ns);
+    struct tl *l = ta_pair_held(a, &small, 100000); /* the window closes */
     tl_advance(l, 100 * MS); /* full segments fill the window; the sender keeps a small rest */
     uint32_t got = (uint32_t)a[1].rx_bytes, left = tcp_rcv_window(a[1].c);
     CHECK(left > 0 && left < a[1].c->mss);

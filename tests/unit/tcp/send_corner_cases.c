@@ -57,15 +57,9 @@ TEST(tcp_review_tx_persist_backoff_leaves_the_rto)
 {
     struct tcp_config small;
     tcp_config_default(&small);
-    small.rcvbuf = 16384;
-    small.rcvbuf_max = 0;
     small.sack = false; /* no probe of the tail: the RTO repairs */
     struct ta a[2] = {{0}};
-    a[1].hold = true;
-    struct tl_opts o = {.cfg = {NULL, &small}};
-    struct tl *l = ta_pair(a, &o);
-    a[0].tx_total = 100000;
-    ta_pump(&a[0], l->now_ns);
+    struct tl *l = ta_pair_held(a, &small, 100000); /* the window closes */
     tl_advance(l, 30 * SEC);
     CHECK_EQ(a[0].c->snd_wnd, 0);
     CHECK(tl_ctr(l, 0, "tcp-window-probe") >= 4);

@@ -88,14 +88,8 @@ TEST(tcp_review_zero_window_probe_ack_is_taken)
 {
     struct tcp_config small;
     tcp_config_default(&small);
-    small.rcvbuf = 16384;
-    small.rcvbuf_max = 0;
     struct ta a[2] = {{0}};
-    a[1].hold = true; /* the window closes */
-    struct tl_opts o = {.cfg = {NULL, &small}};
-    struct tl *l = ta_pair(a, &o);
-    a[0].tx_total = 100000;
-    ta_pump(&a[0], l->now_ns);
+    struct tl *l = ta_pair_held(a, &small, 100000); /* the window closes */
     tl_advance(l, SEC);
     struct tcp_conn *c = a[1].c;
     CHECK_EQ(tcp_rcv_window(c), 0);

@@ -187,14 +187,8 @@ TEST(tcp_zero_window_and_persist)
 {
     struct tcp_config small;
     tcp_config_default(&small);
-    small.rcvbuf = 16384;
-    small.rcvbuf_max = 0; /* fixed */
     struct ta a[2] = {{0}};
-    a[1].hold = true; /* keeps every buffer: the window closes */
-    struct tl_opts o = {.cfg = {NULL, &small}};
-    struct tl *l = ta_pair(a, &o);
-    a[0].tx_total = 100000;
-    ta_pump(&a[0], l->now_ns);
+    struct tl *l = ta_pair_held(a, &small, 100000); /* the window closes */
     tl_advance(l, 30 * SEC);
     CHECK_EQ(a[1].rx_bytes, 16384);
     CHECK_EQ(tcp_rcv_window(a[1].c), 0);
@@ -226,14 +220,8 @@ TEST(tcp_persist_lasts_while_probes_are_answered)
 {
     struct tcp_config small;
     tcp_config_default(&small);
-    small.rcvbuf = 16384;
-    small.rcvbuf_max = 0; /* fixed */
     struct ta a[2] = {{0}};
-    a[1].hold = true;
-    struct tl_opts o = {.cfg = {NULL, &small}};
-    struct tl *l = ta_pair(a, &o);
-    a[0].tx_total = 100000;
-    ta_pump(&a[0], l->now_ns);
+    struct tl *l = ta_pair_held(a, &small, 100000); /* the window closes */
     tl_advance(l, 1200 * SEC);
     uint64_t probes = tl_ctr(l, 0, "tcp-window-probe");
     CHECK(probes > small.data_retries); /* more than it would give up after */
