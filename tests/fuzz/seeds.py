@@ -122,8 +122,8 @@ def frame_seeds():
     }
 
 
-def reasm_rec(ident, off, length, mf, is_udp, ulen=0, time=0):
-    b0 = ident | (0x20 if mf else 0) | (0x40 if is_udp else 0)
+def reasm_rec(ident, off, length, mf, is_udp, ulen=0, time=0, v6=False):
+    b0 = ident | (0x20 if mf else 0) | (0x40 if is_udp else 0) | (0x80 if v6 else 0)
     units = (length + 7) // 8
     cut = units * 8 - length
     return bytes([b0, off // 8 & 0xFF, (off // 8 >> 8) | cut << 5, units]) + struct.pack("!HB", ulen,
@@ -133,12 +133,19 @@ def reasm_rec(ident, off, length, mf, is_udp, ulen=0, time=0):
 def reasm_seeds():
     total = 3008
     parts = [(0, 1480, True), (1480, 1480, True), (2960, 48, False)]
+    parts6 = [(0, 1440, True), (1440, 1440, True), (2880, 48, False)]
     return {
         "udp_in_order": b"".join(reasm_rec(1, o, n, m, True, total) for o, n, m in parts),
         "udp_reversed": b"".join(reasm_rec(2, o, n, m, True, total) for o, n, m in reversed(parts)),
         "icmp_two": reasm_rec(0, 0, 16, True, False) + reasm_rec(0, 16, 8, False, False),
         "timeout": reasm_rec(3, 0, 64, True, True, 100, time=8) + reasm_rec(3, 64, 8, False, True, 0, time=8),
         "many": b"".join(reasm_rec(i % 32, 16 + 8 * (i // 32), 8, True, True) for i in range(200)),
+        # IPv6: payloads of at most 1448 bytes a fragment.
+        "udp6_in_order": b"".join(reasm_rec(4, o, n, m, True, 2928, v6=True) for o, n, m in parts6),
+        "udp6_reversed": b"".join(reasm_rec(5, o, n, m, True, 2928, v6=True) for o, n, m in reversed(parts6)),
+        "icmp6_two": reasm_rec(6, 0, 16, True, False, v6=True) + reasm_rec(6, 16, 8, False, False, v6=True),
+        "timeout6": reasm_rec(7, 0, 64, True, True, 100, time=8, v6=True) + reasm_rec(7, 64, 8, False, True, 0,
+                                                                                    time=8, v6=True),
     }
 
 
