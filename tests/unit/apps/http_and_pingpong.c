@@ -450,3 +450,30 @@ TEST(tcp_pingpong)
     CHECK(segs < pingpong_transactions(&pc) * 2 + 100);
     CHECK(tl_free(l));
 }
+
+/* A client that sends its requests a byte a segment while the server waits
+ * on a response it will not read: the window counts bytes, so without care
+ * each byte would hold a buffer of the pool the core receives into; when
+ * that runs dry nothing more comes in, not even the client's reset. */
+TEST(tcp_http_tiny_segments_held_take_few_buffers)
+{
+    struct client *cl = calloc(1, sizeof(*cl));
+    cl->a.hold = true;
+    struct tl *l = http_pair(cl);
+    request(l, cl, "GET /bytes/100000000 HTTP/1.1\r\nHost: x\r\n\r\n");
+    uint32_t before = l->pool[1].total - l->pool[1].nfree;
+    for (int i = 0; i < 3000; i++) {
+        tcp_write(cl->a.c, "G", 1, l->now_ns);
+        tl_flush(l);
+        tl_advance(l, 1000000);
+    }
+    uint32_t after = l->pool[1].total - l->pool[1].nfree;
+    CHECK(after < before + 16);
+    tcp_abort(cl->a.c, l->now_ns);
+    ta_free_list(&cl->a.held);
+    tl_flush(l);
+    tl_advance(l, 1000000);
+    CHECK_EQ(http_stats(1)->open, 0);
+    CHECK(tl_free(l));
+    free(cl);
+}
