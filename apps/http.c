@@ -605,7 +605,18 @@ static void recv_data(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now
         pkt_free(p);
         return;
     }
-    pkt_queue_push(&h->hold, p);
+    /* Into the last buffer held while it has room: the window counts
+     * bytes, so a client sending a byte a segment would otherwise hold a
+     * buffer a byte of the pool the core receives into, and once that ran
+     * dry nothing more would come in, its reset neither. */
+    struct pkt *t = h->hold.tail;
+    if (t && t->refs == 0 && p->len <= pkt_tailroom(t)) {
+        net_memcpy(t->data + t->len, p->data, p->len);
+        t->len = (uint16_t)(t->len + p->len);
+        pkt_free(p);
+    } else {
+        pkt_queue_push(&h->hold, p);
+    }
     serve(c, h, now_ns);
 }
 
