@@ -94,26 +94,9 @@ static void setup(void)
         abort();
     tcp_listen(fn.s, 80, &cb, NULL);
     tcp_connect_from(fn.s, 40000, FAKE_PEER, 9000, &cb, NULL, fn.now_ns);
-    /* The peer's MAC, so segments leave at once. */
-    uint8_t f[128];
-    static const uint8_t zero[6];
-    size_t n = fake_eth(f, eth_bcast_addr, fake_peer_mac, ETH_TYPE_ARP);
-    n += fake_arp(f + n, ARP_OP_REQUEST, fake_peer_mac, FAKE_PEER, zero, FAKE_ADDR0);
-    fake_net_input(&fn, 0, f, n);
-    /* And over IPv6: a solicitation for our address with the peer's
-     * link-layer address teaches it (RFC 4861 7.2.3). */
-    uint8_t m[32] = {ND6_NS};
-    memcpy(m + 8, addr6, 16);
-    m[24] = ND6_OPT_SLLA;
-    m[25] = 1;
-    memcpy(m + 26, fake_peer_mac, 6);
-    uint8_t sn[16];
-    ip6_solicited_node(addr6, sn);
-    uint8_t dmac[6] = {0x33, 0x33, sn[12], sn[13], sn[14], sn[15]};
-    n = wrap6(f, dmac, sn, 255, IP6_PROTO_ICMP6, m, sizeof(m));
-    uint16_t c6 = ip6_l4_csum(peer6, sn, IP6_PROTO_ICMP6, f + 54, sizeof(m));
-    memcpy(f + 54 + 2, &c6, 2);
-    fake_net_input(&fn, 0, f, n);
+    /* The peer's MAC, both families, so segments leave at once. */
+    fake_net_learn_peer(&fn);
+    fake_net_learn_peer6(&fn, addr6, peer6);
     tcp_connect6_from(fn.s, 40000, peer6, 9000, &cb, NULL, fn.now_ns);
     net_flush(fn.s);
     fake_netdev_clear(&fn.nd[0]);
