@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/ip/icmp6.h"
 #include "net/ip/ip6.h"
 #include "net/tcp/tcp_impl.h"
 #include "tests/support/fake_netdev.h"
