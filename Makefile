@@ -106,6 +106,25 @@ HOST_CFLAGS_bench-tcp := -std=gnu11 -O2 -march=x86-64 -gdwarf-4 $(HOST_WARN) -I.
 HOST_CFLAGS_route-diff := -std=gnu11 -O2 -g $(HOST_WARN) -I. -Inet
 HOST_FLAVOURS := unit fuzz bench bench-kernel bench-tcp route-diff
 
+# Focused fuzz builds. A target that searches a few files links a library
+# whose coverage is in those files only (flavour fuzz-FOCUS, the files
+# FUZZ_FOCUS_FOCUS), so what libFuzzer does per input (every counter read,
+# every comparison hooked) is for them and not for the whole stack under
+# them. A structure-aware target (FOCUS-ops: its input is operations that
+# it turns into packets) has no comparison tracing either: the values
+# compared are its own, not bytes libFuzzer could change.
+FUZZ_FOCUS_http  := apps/http.c
+FUZZ_FOCUS_tcp   := $(wildcard net/tcp/*.c)
+FUZZ_FOCUS_reasm := net/ip/reasm.c
+FUZZ_FOCUS_OF_fuzz_http      := http
+FUZZ_FOCUS_OF_fuzz_http_pipe := http-ops
+FUZZ_FOCUS_OF_fuzz_tcp_conn  := tcp-ops
+FUZZ_FOCUS_OF_fuzz_reasm     := reasm-ops
+FUZZ_FLAVOURS := fuzz-http fuzz-http-ops fuzz-tcp-ops fuzz-reasm-ops
+$(foreach f,$(FUZZ_FLAVOURS),$(eval HOST_CFLAGS_$(f) := $$(HOST_CFLAGS_fuzz) \
+           $(if $(filter %-ops,$(f)),-fno-sanitize-coverage=trace-cmp)))
+HOST_FLAVOURS += $(FUZZ_FLAVOURS)
+
 # Coverage builds of the fuzz targets (make fuzz replays the kept corpus
 # through them for its report): llvm's source-based coverage, no sanitizers.
 HOST_CFLAGS_cov := -std=c11 -D_DEFAULT_SOURCE -g -O1 -fprofile-instr-generate -fcoverage-mapping \
@@ -121,9 +140,12 @@ bench_cflags = $(filter-out $(HOST_WARN),$(HOST_CFLAGS_$(2))) -Wall -Wextra -Wno
            $(if $(filter tools/bench/tcp/%,$(1)),,$(DPDK_CFLAGS) $(filter -march=native,$(HOST_CFLAGS_$(2))))
 # The fuzzers' fixtures (tests/support/) are not what they search: no
 # coverage there, whose checksum and frame-building loops took their time
-# and gave them features that say nothing of the stack.
+# and gave them features that say nothing of the stack. Nor, in a focused
+# build, outside its focus and the targets themselves.
+fuzz_uncovered = $(filter tests/support/%,$(1)) \
+           $(if $(filter fuzz-%,$(2)),$(filter-out $(FUZZ_FOCUS_$(patsubst fuzz-%,%,$(2:-ops=))) tests/fuzz/%,$(1)))
 host_cflags = $(if $(filter tools/bench/%,$(1)),$(bench_cflags),$(HOST_CFLAGS_$(2)) \
-           $(if $(filter fuzz,$(2)),$(if $(filter tests/support/%,$(1)),-fno-sanitize=fuzzer-no-link)))
+           $(if $(filter fuzz%,$(2)),$(if $(strip $(fuzz_uncovered)),-fno-sanitize=fuzzer-no-link)))
 host_objs = $(patsubst %.c,$(BUILD)/host/$(1)/%.o,$(2))
 # Support before the library, grouped: host_env.c (support) is net/'s log.
 host_deps = $(BUILD)/host/$(1)/libsupport.a $(BUILD)/host/$(1)/libhayate.a
@@ -168,10 +190,16 @@ soak: $(BUILD)/soak/tcp_soak_hunt
 # libFuzzer targets, one binary per tests/fuzz/fuzz_*.c (tests/fuzz/run
 # builds and runs them).
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
-FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
-$(BUILD)/fuzz/fuzz_%: $(BUILD)/host/fuzz/tests/fuzz/fuzz_%.o $(call host_deps,fuzz)
-	@mkdir -p $(dir $@)
-	$(CC) -fsanitize=fuzzer,address,undefined -o $@ $< $(call host_libs,fuzz)
+FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRCS))
+FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
+fuzz_flavour = fuzz$(addprefix -,$(FUZZ_FOCUS_OF_$(1)))
+define fuzz_bin
+$(BUILD)/fuzz/$(1): $(BUILD)/host/$(2)/tests/fuzz/$(1).o $(call host_deps,$(2))
+	@mkdir -p $$(dir $$@)
+	$$(CC) -fsanitize=fuzzer,address,undefined -o $$@ $$< $$(call host_libs,$(2))
+FUZZ_OBJS += $(BUILD)/host/$(2)/tests/fuzz/$(1).o
+endef
+$(foreach t,$(FUZZ_NAMES),$(eval $(call fuzz_bin,$(t),$(call fuzz_flavour,$(t)))))
 fuzz-bins: $(FUZZ_BINS)
 COV_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/cov/%,$(FUZZ_SRCS))
 $(BUILD)/cov/fuzz_%: $(BUILD)/host/cov/tests/fuzz/fuzz_%.o $(call host_deps,cov)
@@ -219,7 +247,7 @@ BENCH_BINS := $(addprefix $(BUILD)/bench/,route_bench route_bench_kflags fwd_ben
 bench-bins: $(BENCH_BINS)
 
 -include $(HOST_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(SOAK_OBJS:.o=.d) $(ROUTE_DIFF_OBJS:.o=.d)
--include $(patsubst tests/fuzz/%.c,$(BUILD)/host/fuzz/tests/fuzz/%.d,$(FUZZ_SRCS))
+-include $(FUZZ_OBJS:.o=.d)
 
 deps-build:
 	@tools/deps build

@@ -32,8 +32,8 @@
  * back. The link, server and connection are built once and restored from
  * a snapshot per input (tests/support/http_link.h).
  *
- * libFuzzer: -max_len=1024
- * (two hundred requests' worth of ops; longer inputs only run slower) */
+ * libFuzzer: -max_len=512
+ * (a hundred requests' worth of ops; longer inputs only run slower) */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -176,8 +176,10 @@ void hp_request(struct hp_stream *st, const uint8_t *b, uint8_t p)
     /* The body. */
     if (h & 0x20 && bad == 5)
         puts_(st, "5\r\nhello\r\n0\r\n\r\n");
-    for (uint32_t i = 0; i < body; i++)
-        st->buf[st->len++] = (uint8_t)fake_request[i % (sizeof(fake_request) - 1)];
+    for (uint32_t done = 0, k; done < body; done += k) {
+        k = body - done < sizeof(fake_request) - 1 ? body - done : (uint32_t)sizeof(fake_request) - 1;
+        put(st, fake_request, k);
+    }
     /* What the server answers. */
     size_t hlen = r->hdr_end - r->start;
     bool line_ok = method != 6 && version < 4;
@@ -205,7 +207,7 @@ void hp_request(struct hp_stream *st, const uint8_t *b, uint8_t p)
         r->close = true;
     uint64_t weight = 128;
     if (r->status == 200 && !r->head)
-        weight = r->bytes ? n : targets[target].res == R_METRICS ? 16u << 10 : 1024; /* (/metrics: about 12 KiB) */
+        weight = r->bytes ? n : targets[target].res == R_METRICS ? 4u << 10 : 1024; /* (/metrics: about 2.5 KiB, http_link.c) */
     if (r->status == 206 && !r->head)
         weight = r->last - r->first + 1;
     st->expect_bytes += weight < (1ull << 40) ? weight : (1ull << 40);
@@ -232,7 +234,7 @@ static const char *find(const char *s, size_t n, const char *w)
 {
     size_t k = strlen(w);
     for (size_t i = 0; i + k <= n; i++)
-        if (memcmp(s + i, w, k) == 0)
+        if (snap_bytes_equal(s + i, w, k))
             return s + i;
     return NULL;
 }
@@ -284,7 +286,7 @@ static const char *error_body(uint16_t status)
 static void check_head(const struct hp_req *r, unsigned k, size_t at, const char *s, size_t n, uint16_t *status,
                        uint64_t *length, bool *close)
 {
-    if (n < 15 || memcmp(s, "HTTP/1.1 ", 9) != 0 || s[12] != ' ')
+    if (n < 15 || !snap_bytes_equal(s, "HTTP/1.1 ", 9) || s[12] != ' ')
         fail("not an HTTP/1.1 status line", k, at);
     uint64_t code;
     if (!digits(s + 9, 3, &code))
@@ -309,14 +311,14 @@ static void check_head(const struct hp_req *r, unsigned k, size_t at, const char
             fail("header field", k, at);
         size_t name = (size_t)(colon - p), vlen = (size_t)(e - colon - 2);
         const char *v = colon + 2;
-        if (name == 14 && memcmp(p, "Content-Length", 14) == 0) {
+        if (name == 14 && snap_bytes_equal(p, "Content-Length", 14)) {
             lengths++;
             if (!digits(v, vlen, length))
                 fail("Content-Length", k, at);
-        } else if (name == 10 && memcmp(p, "Connection", 10) == 0) {
-            *close |= vlen == 5 && memcmp(v, "close", 5) == 0;
-            keep_alive |= vlen == 10 && memcmp(v, "keep-alive", 10) == 0;
-        } else if (name == 13 && memcmp(p, "Content-Range", 13) == 0) {
+        } else if (name == 10 && snap_bytes_equal(p, "Connection", 10)) {
+            *close |= vlen == 5 && snap_bytes_equal(v, "close", 5);
+            keep_alive |= vlen == 10 && snap_bytes_equal(v, "keep-alive", 10);
+        } else if (name == 13 && snap_bytes_equal(p, "Content-Range", 13)) {
             range = v;
             range_len = vlen;
         }
@@ -334,7 +336,7 @@ static void check_head(const struct hp_req *r, unsigned k, size_t at, const char
                  (unsigned long long)r->last, (unsigned long long)r->n);
     if (r->bytes && code == 416)
         snprintf(want, sizeof want, "bytes */%llu", (unsigned long long)r->n);
-    if (want[0] ? range == NULL || range_len != strlen(want) || memcmp(range, want, range_len) != 0 : range != NULL)
+    if (want[0] ? range == NULL || range_len != strlen(want) || !snap_bytes_equal(range, want, range_len) : range != NULL)
         fail("Content-Range", k, at);
     uint64_t body = r->bytes && code == 206 ? r->last - r->first + 1 : r->bytes && code == 200 ? r->n : *length;
     const char *text = error_body((uint16_t)code);
@@ -357,7 +359,7 @@ unsigned hp_check(const struct hp_stream *st, const uint8_t *rx, size_t n, bool 
                 fail("a response with no request", k, pos);
             /* Past what is modelled: only its start. */
             size_t m = n - pos < 9 ? n - pos : 9;
-            if (memcmp(s + pos, "HTTP/1.1 ", m) != 0)
+            if (!snap_bytes_equal(s + pos, "HTTP/1.1 ", m))
                 fail("not a status line", k, pos);
             return k;
         }
@@ -368,7 +370,7 @@ unsigned hp_check(const struct hp_stream *st, const uint8_t *rx, size_t n, bool 
         const char *end = find(s + pos, n - pos, "\r\n\r\n");
         if (end == NULL) { /* cut short: only at the end, while waiting */
             size_t m = n - pos < 9 ? n - pos : 9;
-            if (complete || memcmp(s + pos, "HTTP/1.1 ", m) != 0)
+            if (complete || !snap_bytes_equal(s + pos, "HTTP/1.1 ", m))
                 fail("a response's head cut short", k, pos);
             return k;
         }
@@ -384,7 +386,7 @@ unsigned hp_check(const struct hp_stream *st, const uint8_t *rx, size_t n, bool 
         if (r->bytes && (status == 200 || status == 206)) {
             if (!pattern_at(rx + at, avail, r->first))
                 fail("a /bytes body", k, at);
-        } else if (text && has_body && memcmp(s + at, text, avail) != 0) {
+        } else if (text && has_body && !snap_bytes_equal(s + at, text, avail)) {
             fail("an error's text", k, at);
         }
         if (avail < blen) {

@@ -35,13 +35,27 @@ void snap_add_pool(struct snap *sn, struct pkt_pool *pool)
     snap_add(sn, pool->stack, pool->total * sizeof(pool->stack[0]));
 }
 
+/* Unchecked by ASan: its memcpy checks the shadow of both regions, every
+ * byte of every input's restore, for regions that are ours and valid. */
+__attribute__((no_sanitize("address", "undefined"))) static void copy_unchecked(uint8_t *to, const uint8_t *from,
+                                                                                size_t n)
+{
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64)
+        __builtin_memcpy_inline(to + i, from + i, 64);
+    for (; i < n; i++)
+        to[i] = from[i];
+}
+
 void snap_restore(const struct snap *sn)
 {
     for (unsigned i = 0; i < sn->n; i++)
-        memcpy(sn->r[i].at, sn->r[i].copy, sn->r[i].len);
+        copy_unchecked(sn->r[i].at, sn->r[i].copy, sn->r[i].len);
 }
 
-bool snap_bytes_equal(const void *a, const void *b, size_t n)
+/* Not instrumented by the sanitizers, so the loop vectorises: the buffers
+ * are the checks' own, valid throughout. */
+__attribute__((no_sanitize("address", "undefined"))) bool snap_bytes_equal(const void *a, const void *b, size_t n)
 {
     const uint8_t *x = a, *y = b;
     uint8_t diff = 0;
