@@ -6,11 +6,13 @@
 
 #include "drivers/intel/igb.h"
 #include "drivers/intel/igbvf.h"
+#include "drivers/intel/ixgbe.h"
 #include "drivers/virtio/virtio_net.h"
 
 const struct nic_driver *const nic_drivers[] = {
     &virtio_net_driver,
     &igb_driver,
     &igbvf_driver,
+    &ixgbe_driver,
 };
 const int nic_driver_count = (int)(sizeof nic_drivers / sizeof nic_drivers[0]);

@@ -33,6 +33,10 @@ struct igb_layout {
     uint16_t bal, bah, len, srrctl, head, tail, dctl; /* srrctl: RX only */
     uint32_t srrctl_drop_en;                           /* SRRCTL.DROP_EN */
     uint32_t xdctl_enable, txdctl_wthresh_mask;        /* RXDCTL / TXDCTL */
+    /* The RX write-back's error bits, which moved between the two (82576
+     * 7.1.5.2, 82599 7.1.6.2), and the TX data descriptor's CC bit (82599
+     * 7.2.3.2.4: use the context IDX names; 0 on the 82576). */
+    uint32_t rxd_err_frame, rxd_err_ipe, rxd_err_l4e, txd_cc;
     /* The mailbox of VF n (a VF's own: n = 0): its control register at
      * mbx + n * mbx_stride (P2VMAILBOX on a PF, V2PMAILBOX on a VF), its
      * IGB_MBX_WORDS of memory at mbmem + n * mbmem_stride. */
@@ -43,7 +47,8 @@ struct igb_layout {
 #define IGB_82576_QUEUE_LAYOUT                                                                                         \
     .q_stride = IGB_Q_STRIDE, .bal = IGB_Q_BAL, .bah = IGB_Q_BAH, .len = IGB_Q_LEN, .srrctl = IGB_Q_SRRCTL,            \
     .head = IGB_Q_HEAD, .tail = IGB_Q_TAIL, .dctl = IGB_Q_DCTL, .srrctl_drop_en = IGB_SRRCTL_DROP_EN,                  \
-    .xdctl_enable = IGB_XDCTL_ENABLE, .txdctl_wthresh_mask = IGB_XDCTL_WTHRESH_MASK
+    .xdctl_enable = IGB_XDCTL_ENABLE, .txdctl_wthresh_mask = IGB_XDCTL_WTHRESH_MASK,                           \
+    .rxd_err_frame = IGB_RXD_ERR_RXE, .rxd_err_ipe = IGB_RXD_ERR_IPE, .rxd_err_l4e = IGB_RXD_ERR_L4E, .txd_cc = 0
 
 static inline uint32_t igb_rxq_reg(const struct igb_layout *l, uint32_t n, uint32_t off)
 {
@@ -91,6 +96,7 @@ struct igb_queue {
     uint16_t rx_tail;     /* next to post; RDT's value */
     uint16_t rx_posted;   /* descriptors holding a buffer */
     bool rx_drop_looped;  /* VMDq loopback on: our own broadcasts come back */
+    uint32_t rx_err_frame, rx_err_ipe, rx_err_l4e, tx_cc; /* the layout's, at hand */
     bool rx_discard;      /* inside a multi-descriptor frame being dropped */
     uint16_t tx_tail;     /* next to fill; TDT's value */
     uint16_t tx_clean;    /* oldest not reclaimed */

@@ -70,11 +70,11 @@ static void rx_refill(struct netdev *dev, struct igb_queue *q, uint16_t qi)
 }
 
 /* Offload results of a completed descriptor (7.1.5.2). */
-static void rx_meta(struct pkt *p, const volatile union igb_rx_desc *d, uint32_t status)
+static void rx_meta(const struct igb_queue *q, struct pkt *p, const volatile union igb_rx_desc *d, uint32_t status)
 {
-    if ((status & IGB_RXD_L4CS) && !(status & IGB_RXD_ERR_L4E))
+    if ((status & IGB_RXD_L4CS) && !(status & q->rx_err_l4e))
         p->flags |= PKT_RX_L4_CSUM_OK;
-    if ((status & IGB_RXD_IPCS) && !(status & IGB_RXD_ERR_IPE))
+    if ((status & IGB_RXD_IPCS) && !(status & q->rx_err_ipe))
         p->flags |= PKT_RX_IP_CSUM_OK;
     if (d->wb.info & IGB_RXD_RSS_TYPE_MASK) { /* only with RXCSUM.PCSD: RSS is on */
         p->rss_hash = d->wb.rss_hash;
@@ -127,7 +127,7 @@ uint16_t igb_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16
         /* A frame over several descriptors (larger than a buffer: not with
          * LPE off) or with a MAC error: every buffer of it dropped, once
          * counted. */
-        if (q->rx_discard || !(status & IGB_RXD_EOP) || (status & IGB_RXD_ERR_RXE)) {
+        if (q->rx_discard || !(status & IGB_RXD_EOP) || (status & q->rx_err_frame)) {
             if (!q->rx_discard)
                 st->rx_error++;
             q->rx_discard = !(status & IGB_RXD_EOP);
@@ -142,7 +142,7 @@ uint16_t igb_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16
         }
         p->port = dev->index;
         p->queue = qi;
-        rx_meta(p, d, status);
+        rx_meta(q, p, d, status);
         bytes += p->len;
         pkts[got++] = p;
     }
@@ -308,7 +308,7 @@ static bool tx_frame(struct igb_queue *q, struct pkt *p, const struct tx_off *o,
             t = (uint16_t)((t + 1) & (IGB_TX_RING - 1));
         }
         q->ctx_next = (uint8_t)(slot ^ 1);
-        olinfo = o->popts | (uint32_t)slot << IGB_TXD_IDX_SHIFT;
+        olinfo = o->popts | (uint32_t)slot << IGB_TXD_IDX_SHIFT | q->tx_cc;
         if (o->tso) {
             uint32_t pay = len - o->hdr_len, mss = p->tso_mss;
             tso_headers(p, o, len);
@@ -418,6 +418,10 @@ void igb_queue_start(struct igb *g, uint16_t qi, uint16_t hwq)
     const struct igb_layout *l = g->layout;
     uint64_t rx_phys = virt_to_phys((const void *)q->rx), tx_phys = virt_to_phys((const void *)q->tx);
     uint32_t rxdctl = igb_rxq_reg(l, hwq, l->dctl), txdctl = igb_txq_reg(l, hwq, l->dctl);
+    q->rx_err_frame = l->rxd_err_frame;
+    q->rx_err_ipe = l->rxd_err_ipe;
+    q->rx_err_l4e = l->rxd_err_l4e;
+    q->tx_cc = l->txd_cc;
     igb_wr32(g, rxdctl, igb_rd32(g, rxdctl) & ~l->xdctl_enable);
     igb_wr32(g, igb_rxq_reg(l, hwq, l->bal), (uint32_t)rx_phys);
     igb_wr32(g, igb_rxq_reg(l, hwq, l->bah), (uint32_t)(rx_phys >> 32));

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: MIT */
+/* drivers/intel/ixgbe.c: the Intel 82599 10 GbE controller (X520: ixgbe),
+ * physical function, SFP+ ports, polled: interrupts masked, no register
+ * read on the data path.
+ *
+ * Set-up follows the 82599 datasheet's 4.6: reset and its waits (4.6.3,
+ * ixgbe_hw.c), the SFP+ module read (ixgbe_sfp.c), link through AUTOC
+ * (4.6.4), the error counters cleared (4.6.5), receive (4.6.7) and
+ * transmit (4.6.8) initialisation: per queue pair the Intel ring code's
+ * rings (igb_rxtx.c) on the 82599's queue blocks, each queue's enable
+ * read back before its tail moves, DMATXCTL.TE before any TXDCTL.ENABLE,
+ * RXCTRL.RXEN last. RSS over the pairs (7.1.2.8). The status poll (core 0,
+ * every 100 ms) follows the link, restarts its set-up when it stays down
+ * (the watchdog) and sums the error counters; nothing on the data path
+ * waits for a link. docs/ixgbe.md has the rest. */
+#include "drivers/intel/ixgbe_dev.h"
+
+#include "kernel/console/console.h"
+#include "kernel/lib.h"
+#include "kernel/mem/kalloc.h"
+#include "kernel/time.h"
+#include "lib/fmt.h"
+
+#define IXGBE_MAX_PAIRS 8u
+_Static_assert(IXGBE_MAX_PAIRS <= IGB_RSS_MAX_PAIRS, "queue arrays");
+#define LINK_WAIT_MS 1000u      /* at probe only */
+#define WATCHDOG_DOWN_NS 3000000000ull /* down this long: link set-up restarted */
+
+/* The SFP+ parts of the 82599 (every other link setting differs: KX4, KR,
+ * CX4, XAUI, 10GBASE-T are not set up here). */
+static const uint16_t sfp_ids[] = {
+    IXGBE_DEVICE_82599_SFP, /* 10fb: X520-DA2, -SR2, -LR1 */
+    0x1507,                 /* SFP+ EM */
+    0x1529,                 /* SFP+ with FCoE */
+    0x154d,                 /* SFP+ SF2 */
+    0x1557,                 /* 82599EN, single port */
+};
+
+/* Symmetric Toeplitz key (0x6d5a repeated), as igb's: both directions of
+ * a flow hash alike. */
+static const uint8_t rss_key[NETDEV_RSS_KEY_LEN] = {
+    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+};
+
+/* The 82599's queue blocks: queue n's RX registers at 0x01000 + 0x40n
+ * (8.2.3.8), TX at 0x06000 + 0x40n (8.2.3.9); SRRCTL at +0x14 with DROP_EN
+ * at bit 28; the RX errors and TX CC where 7.1.6.2 and 7.2.3.2.4 put
+ * them. No mailbox yet (SR-IOV comes later). */
+static const struct igb_layout ixgbe_pf_layout = {
+    .rxq = IXGBE_RXQ(0), .txq = IXGBE_TXQ(0), .q_stride = IGB_Q_STRIDE,
+    .bal = IGB_Q_BAL, .bah = IGB_Q_BAH, .len = IGB_Q_LEN, .srrctl = IXGBE_Q_SRRCTL,
+    .head = IGB_Q_HEAD, .tail = IGB_Q_TAIL, .dctl = IGB_Q_DCTL, .srrctl_drop_en = IXGBE_SRRCTL_DROP_EN,
+    .xdctl_enable = IGB_XDCTL_ENABLE, .txdctl_wthresh_mask = IGB_XDCTL_WTHRESH_MASK,
+    .rxd_err_frame = IXGBE_RXD_ERR_RXE, .rxd_err_ipe = IXGBE_RXD_ERR_IPE, .rxd_err_l4e = IXGBE_RXD_ERR_L4E,
+    .txd_cc = IXGBE_TXD_CC,
+};
+
+static bool ixgbe_match(const struct pci_dev *pci)
+{
+    if (pci->vendor != IGB_VENDOR_INTEL)
+        return false;
+    for (size_t i = 0; i < sizeof sfp_ids / sizeof sfp_ids[0]; i++)
+        if (pci->device == sfp_ids[i])
+            return true;
+    return false;
+}
+
+/* ---- link (4.6.4) ---- */
+
+/* 10 GbE serial (SFI) for the SFP+ cage, then the set-up restarted. AUTOC
+ * is shared with the firmware: written under MAC_CSR's semaphore. */
+static void link_setup(struct ixgbe *x)
+{
+    if (!ixgbe_sync_take(x, IXGBE_SYNC_MAC_CSR))
+        return;
+    uint32_t autoc = (ixgbe_rd(x, IXGBE_AUTOC) & ~IXGBE_AUTOC_LMS_MASK) | IXGBE_AUTOC_LMS_10G_SFI;
+    ixgbe_wr(x, IXGBE_AUTOC, autoc | IXGBE_AUTOC_RESTART_AN);
+    ixgbe_sync_give(x, IXGBE_SYNC_MAC_CSR);
+    x->autoc = autoc;
+}
+
+static bool link_is_up(struct ixgbe *x)
+{
+    x->links = ixgbe_rd(x, IXGBE_LINKS);
+    return (x->links & IXGBE_LINKS_UP) != 0;
+}
+
+/* ---- status poll: core 0, every 100 ms ---- */
+
+static void ixgbe_poll_status(struct netdev *dev)
+{
+    struct ixgbe *x = to_ixgbe(dev);
+    uint64_t now = time_now_ns();
+    bool up = link_is_up(x);
+    dev->stats[0].rx_miss += ixgbe_read_errors(x);
+    netdev_set_link(dev, up);
+    if (up) {
+        x->down_since_ns = 0;
+        return;
+    }
+    if (x->down_since_ns == 0) {
+        x->down_since_ns = now;
+        return;
+    }
+    /* The watchdog: a link down for seconds gets its set-up again (a
+     * module plugged in since, a peer that came up). */
+    if (now - x->down_since_ns >= WATCHDOG_DOWN_NS) {
+        x->link_restarts++;
+        ixgbe_sfp_identify(x);
+        link_setup(x);
+        kprintf("%s: link down for %llu s: set-up restarted (AUTOC 0x%x, LINKS 0x%x)\n", dev->name,
+                (unsigned long long)((now - x->down_since_ns) / 1000000000ull), x->autoc, x->links);
+        x->down_since_ns = now;
+    }
+}
+
+static void setup_rss(struct ixgbe *x);
+
+/* The RSS table over the first n pairs only. */
+static int ixgbe_limit_queues(struct netdev *dev, uint16_t n)
+{
+    struct ixgbe *x = to_ixgbe(dev);
+    if (n == x->core.pairs)
+        return 0;
+    if (n == 0 || n > x->core.pairs)
+        return -1;
+    x->core.pairs = n;
+    dev->nqueues = n;
+    setup_rss(x);
+    return 0;
+}
+
+static const struct netdev_ops ixgbe_ops = {
+    .rx_burst = igb_rx_burst,
+    .tx_burst = igb_tx_burst,
+    .poll_status = ixgbe_poll_status,
+    .limit_queues = ixgbe_limit_queues,
+};
+
+/* ---- receive and transmit set-up (4.6.7, 4.6.8) ---- */
+
+/* 7.1.2.8: our key (byte 0 in RSSRK0's low byte), the 128-entry table
+ * round-robin over the pairs, hashes over IPv4/IPv6 addresses and TCP/UDP
+ * ports; PCSD puts the hash in the descriptor. */
+static void setup_rss(struct ixgbe *x)
+{
+    struct netdev *dev = &x->core.dev;
+    memcpy(dev->rss_key, rss_key, NETDEV_RSS_KEY_LEN);
+    for (int i = 0; i < IXGBE_RSSRK_REGS; i++) {
+        const uint8_t *k = rss_key + 4 * i;
+        ixgbe_wr(x, IXGBE_RSSRK(i), (uint32_t)k[0] | (uint32_t)k[1] << 8 | (uint32_t)k[2] << 16 | (uint32_t)k[3] << 24);
+    }
+    _Static_assert(NETDEV_RSS_RETA_LEN == 4 * IXGBE_RETA_REGS, "one netdev entry per RETA entry");
+    for (int i = 0; i < IXGBE_RETA_REGS; i++) {
+        uint32_t v = 0;
+        for (int b = 0; b < 4; b++) {
+            uint16_t qn = (uint16_t)((4 * i + b) % x->core.pairs);
+            dev->rss_reta[4 * i + b] = qn;
+            v |= (uint32_t)qn << (8 * b);
+        }
+        ixgbe_wr(x, IXGBE_RETA(i), v);
+    }
+    ixgbe_wr(x, IXGBE_RXCSUM, ixgbe_rd(x, IXGBE_RXCSUM) | IXGBE_RXCSUM_PCSD);
+    ixgbe_wr(x, IXGBE_MRQC, IXGBE_MRQC_RSS | IGB_MRQC_TCPIPV4 | IGB_MRQC_IPV4 | IGB_MRQC_IPV6 | IGB_MRQC_TCPIPV6 |
+                                IGB_MRQC_UDPIPV4 | IGB_MRQC_UDPIPV6);
+}
+
+/* RX's global settings (4.6.7), the receive path stopped meanwhile: CRC
+ * stripped (HLREG0 and RDRXCTL alike, as RDRXCTL demands, with its
+ * must-be fields), broadcast and every multicast accepted (the stack's
+ * neighbour discovery), 1518-byte frames. */
+static void rx_global(struct ixgbe *x)
+{
+    ixgbe_wr(x, IXGBE_RXCTRL, ixgbe_rd(x, IXGBE_RXCTRL) & ~IXGBE_RXCTRL_RXEN);
+    ixgbe_wr(x, IXGBE_HLREG0, (ixgbe_rd(x, IXGBE_HLREG0) & ~IXGBE_HLREG0_JUMBOEN) | IXGBE_HLREG0_RXCRCSTRP |
+                                  IXGBE_HLREG0_TXCRCEN | IXGBE_HLREG0_TXPADEN);
+    ixgbe_wr(x, IXGBE_RDRXCTL, (ixgbe_rd(x, IXGBE_RDRXCTL) & ~IXGBE_RDRXCTL_RSCFRSTSIZE) | IXGBE_RDRXCTL_CRCSTRIP |
+                                   IXGBE_RDRXCTL_RSCACKC | IXGBE_RDRXCTL_FCOE_WRFIX);
+    ixgbe_wr(x, IXGBE_FCTRL, (ixgbe_rd(x, IXGBE_FCTRL) & ~IXGBE_FCTRL_UPE) | IXGBE_FCTRL_BAM | IXGBE_FCTRL_MPE);
+    for (int i = 0; i < IXGBE_MTA_COUNT; i++)
+        ixgbe_wr(x, IXGBE_MTA(i), 0);
+    ixgbe_wr(x, IXGBE_MAXFRS, 1518u << IXGBE_MAXFRS_MFS_SHIFT);
+    if (x->core.pairs > 1)
+        setup_rss(x);
+    else
+        ixgbe_wr(x, IXGBE_MRQC, 0);
+}
+
+/* TX's global settings (4.6.8): the arbiter held while MTQC is set (one
+ * traffic class, no pools), then DMATXCTL.TE: it must precede every
+ * queue's enable. */
+static void tx_global(struct ixgbe *x)
+{
+    ixgbe_wr(x, IXGBE_RTTDCS, ixgbe_rd(x, IXGBE_RTTDCS) | IXGBE_RTTDCS_ARBDIS);
+    ixgbe_wr(x, IXGBE_MTQC, 0);
+    ixgbe_wr(x, IXGBE_RTTDCS, ixgbe_rd(x, IXGBE_RTTDCS) & ~IXGBE_RTTDCS_ARBDIS);
+    ixgbe_wr(x, IXGBE_DMATXCTL, ixgbe_rd(x, IXGBE_DMATXCTL) | IXGBE_DMATXCTL_TE);
+}
+
+/* RXCTRL.RXEN last, with the security block's RX path halted around it
+ * (4.6.7: SECRXCTRL.RX_DIS until SECRXSTAT.SECRX_RDY). */
+static void rx_enable(struct ixgbe *x)
+{
+    ixgbe_wr(x, IXGBE_SECRXCTRL, ixgbe_rd(x, IXGBE_SECRXCTRL) | IXGBE_SECRXCTRL_RX_DIS);
+    if (!ixgbe_wait(x, IXGBE_SECRXSTAT, IXGBE_SECRXSTAT_RDY, IXGBE_SECRXSTAT_RDY, 10000))
+        kprintf("%s: RX security block not ready; enabling RX anyway\n", x->core.where);
+    ixgbe_wr(x, IXGBE_RXCTRL, ixgbe_rd(x, IXGBE_RXCTRL) | IXGBE_RXCTRL_RXEN);
+    ixgbe_wr(x, IXGBE_SECRXCTRL, ixgbe_rd(x, IXGBE_SECRXCTRL) & ~IXGBE_SECRXCTRL_RX_DIS);
+}
+
+static void bring_up(struct ixgbe *x)
+{
+    ixgbe_sfp_identify(x);
+    link_setup(x);
+    (void)ixgbe_read_errors(x); /* 4.6.5: counters from zero */
+    x->err = (struct ixgbe_errors){0};
+    rx_global(x);
+    tx_global(x);
+    for (uint16_t i = 0; i < x->core.pairs; i++) {
+        ixgbe_wr(x, IXGBE_DCA_RXCTRL(i), ixgbe_rd(x, IXGBE_DCA_RXCTRL(i)) & ~IXGBE_DCA_RXCTRL_BIT12);
+        igb_queue_start(&x->core, i, i);
+    }
+    rx_enable(x);
+    ixgbe_wr(x, IXGBE_CTRL_EXT, ixgbe_rd(x, IXGBE_CTRL_EXT) | IXGBE_CTRL_EXT_DRV_LOAD | IXGBE_CTRL_EXT_NS_DIS);
+    ixgbe_wait(x, IXGBE_LINKS, IXGBE_LINKS_UP, IXGBE_LINKS_UP, LINK_WAIT_MS * 1000);
+}
+
+/* The MAC the EEPROM's auto-read left in RAL0/RAH0; the EEPROM words the
+ * canary shows. */
+static void read_identity(struct ixgbe *x)
+{
+    struct netdev *dev = &x->core.dev;
+    uint32_t ral = ixgbe_rd(x, IXGBE_RAL(0)), rah = ixgbe_rd(x, IXGBE_RAH(0));
+    for (int i = 0; i < 4; i++)
+        dev->mac[i] = (uint8_t)(ral >> (8 * i));
+    dev->mac[4] = (uint8_t)rah;
+    dev->mac[5] = (uint8_t)(rah >> 8);
+    if (!ixgbe_eeprom_read(x, 0x2d, &x->etrack[0]) || !ixgbe_eeprom_read(x, 0x2e, &x->etrack[1]) ||
+        !ixgbe_eeprom_read(x, 0x15, &x->pba[0]) || !ixgbe_eeprom_read(x, 0x16, &x->pba[1]))
+        kprintf("%s: EEPROM did not answer through EERD\n", x->core.where);
+}
+
+static struct netdev *ixgbe_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)
+{
+    struct ixgbe *x = kalloc(sizeof *x);
+    struct igb *g = &x->core;
+    struct netdev *dev = &g->dev;
+    fmt_snprintf(g->where, sizeof g->where, "ixgbe %02x:%02x.%x", pci->bus, pci->dev, pci->fn);
+    x->pci = pci;
+    g->layout = &ixgbe_pf_layout;
+    g->regs = pci_map_bar(pci, 0);
+    if (!g->regs)
+        return NULL;
+    pci_enable(pci);
+    if (!ixgbe_reset(x)) {
+        kprintf("%s: reset did not complete\n", g->where);
+        return NULL;
+    }
+    x->lan_id = (uint8_t)((ixgbe_rd(x, IXGBE_STATUS) >> IXGBE_STATUS_LAN_ID_SHIFT) & 3);
+    x->phy_sync = x->lan_id ? IXGBE_SYNC_PHY1 : IXGBE_SYNC_PHY0;
+    read_identity(x);
+    if (nvfs)
+        kprintf("%s: SR-IOV is not offered by this driver yet; no VFs\n", g->where);
+    uint16_t pairs = max_pairs < IXGBE_MAX_PAIRS ? max_pairs : IXGBE_MAX_PAIRS;
+    g->pairs = pairs ? pairs : 1;
+    for (uint16_t i = 0; i < g->pairs; i++) {
+        g->q[i] = igb_queue_alloc(pools[i]);
+        dev->rx_pool[i] = pools[i];
+    }
+    bring_up(x);
+
+    dev->driver = "ixgbe";
+    dev->ops = &ixgbe_ops;
+    dev->priv = x;
+    dev->nqueues = g->pairs;
+    dev->mtu = 1500;
+    dev->offloads = NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM | NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6 |
+                    (g->pairs > 1 ? NETDEV_OFF_RSS | NETDEV_OFF_RSS_TCP6 : 0);
+    ixgbe_poll_status(dev);
+    ixgbe_show_add(x);
+    kprintf("%s: 82599 %04x rev %u, port %u, eTrack %04x%04x, AUTOC 0x%x, LINKS 0x%x, %u queue pair%s%s\n",
+            g->where, pci->device, pci->revision, x->lan_id, x->etrack[1], x->etrack[0], x->autoc, x->links,
+            g->pairs, g->pairs == 1 ? "" : "s", g->pairs > 1 ? ", RSS" : "");
+    return dev;
+}
+
+static const struct nic_driver_cmd ixgbe_cmds[] = {
+    {.words = "show ixgbe", .usage = "show ixgbe [json]",
+     .help = "82599 ports: device, EEPROM, SFP+ module, link registers, error counters", .fn = ixgbe_cmd_show},
+};
+
+const struct nic_driver ixgbe_driver = {
+    .name = "ixgbe",
+    .match = ixgbe_match,
+    .probe = ixgbe_probe,
+    NIC_DRIVER_CMDS(ixgbe_cmds),
+};

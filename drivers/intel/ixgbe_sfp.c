@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/* drivers/intel/ixgbe_sfp.c: the SFP+ module in an 82599 port's cage,
+ * read over the two-wire bus the 82599 leaves to software (I2CCTL: clock
+ * and data out, their levels in), as SFF-8472 lays out its ID EEPROM at
+ * address A0h. Every module is logged with its type, vendor, part and
+ * serial number; none is refused. One that cannot carry 10 GbE is said to
+ * be so, and the port is set up all the same. */
+#include "drivers/intel/ixgbe_dev.h"
+
+#include "kernel/console/console.h"
+#include "kernel/lib.h"
+#include "kernel/time.h"
+
+#define I2C_HALF_US 5u      /* 100 kHz standard mode: 5 us a half period */
+#define I2C_STRETCH_US 500u /* a slave may hold the clock low this long */
+#define SFF_ADDR 0xa0u      /* the ID EEPROM (SFF-8472 4.1); A2h holds diagnostics */
+
+/* Drives the open-drain lines (1: released) and waits half a period; the
+ * read in between pushes the write out first (specification update,
+ * "serial interfaces programmed by bit banging"). */
+static void lines(struct ixgbe *x, bool clk, bool data)
+{
+    uint32_t v = ixgbe_rd(x, IXGBE_I2CCTL) & ~(IXGBE_I2C_CLK_OUT | IXGBE_I2C_DATA_OUT);
+    v |= (clk ? IXGBE_I2C_CLK_OUT : 0) | (data ? IXGBE_I2C_DATA_OUT : 0);
+    ixgbe_wr(x, IXGBE_I2CCTL, v);
+    (void)ixgbe_rd(x, IXGBE_I2CCTL);
+    time_delay_us(I2C_HALF_US);
+}
+
+/* The clock released and, unless the slave stretches it too long, high. */
+static bool clock_high(struct ixgbe *x, bool data)
+{
+    lines(x, true, data);
+    return ixgbe_wait(x, IXGBE_I2CCTL, IXGBE_I2C_CLK_IN, IXGBE_I2C_CLK_IN, I2C_STRETCH_US);
+}
+
+static void start(struct ixgbe *x)
+{
+    lines(x, true, true);
+    lines(x, true, false); /* data falls while the clock is high */
+    lines(x, false, false);
+}
+
+static void stop(struct ixgbe *x)
+{
+    lines(x, false, false);
+    lines(x, true, false);
+    lines(x, true, true); /* data rises while the clock is high */
+}
+
+/* One bit out (data set while the clock is low), or in (data released,
+ * sampled while the clock is high). */
+static bool bit_io(struct ixgbe *x, bool out, bool *in)
+{
+    lines(x, false, out);
+    if (!clock_high(x, out))
+        return false;
+    *in = (ixgbe_rd(x, IXGBE_I2CCTL) & IXGBE_I2C_DATA_IN) != 0;
+    lines(x, false, out);
+    return true;
+}
+
+/* A byte out, MSB first; true when the slave acknowledged it. */
+static bool byte_out(struct ixgbe *x, uint8_t b)
+{
+    bool in;
+    for (int i = 7; i >= 0; i--)
+        if (!bit_io(x, (b >> i) & 1, &in))
+            return false;
+    return bit_io(x, true, &in) && !in; /* ACK: the slave pulls data low */
+}
+
+/* A byte in, then our ACK (more to come) or NACK (the last). */
+static bool byte_in(struct ixgbe *x, bool ack, uint8_t *b)
+{
+    bool in;
+    *b = 0;
+    for (int i = 0; i < 8; i++) {
+        if (!bit_io(x, true, &in))
+            return false;
+        *b = (uint8_t)(*b << 1 | in);
+    }
+    return bit_io(x, !ack, &in);
+}
+
+/* n bytes from offset off of the device at addr: a random read, then
+ * sequential ones (SFF-8472 4.1, the two-wire protocol of AT24C02-type
+ * EEPROMs). */
+static bool i2c_read(struct ixgbe *x, uint8_t addr, uint8_t off, uint8_t *buf, uint32_t n)
+{
+    bool ok = false;
+    start(x);
+    if (byte_out(x, addr) && byte_out(x, off)) {
+        start(x); /* repeated start, now reading */
+        ok = byte_out(x, addr | 1);
+        for (uint32_t i = 0; ok && i < n; i++)
+            ok = byte_in(x, i + 1 < n, &buf[i]);
+    }
+    stop(x);
+    return ok;
+}
+
+/* An ASCII field, its padding spaces cut, anything unprintable as '?'. */
+static void field(char *out, const uint8_t *in, int n)
+{
+    int len = n;
+    while (len > 0 && (in[len - 1] == ' ' || in[len - 1] == 0))
+        len--;
+    for (int i = 0; i < len; i++)
+        out[i] = in[i] >= 0x20 && in[i] < 0x7f ? (char)in[i] : '?';
+    out[len] = 0;
+}
+
+/* SFF-8472 table 5-3: byte 3's 10G Ethernet codes, byte 6's 1G ones, byte
+ * 8's SFP+ cable technology; byte 12 the nominal rate in 100 Mb/s. */
+static void classify(struct ixgbe_sfp *m)
+{
+    static const char *const ten[4] = {"10GBASE-SR", "10GBASE-LR", "10GBASE-LRM", "10GBASE-ER"};
+    static const char *const one[4] = {"1000BASE-SX", "1000BASE-LX", "1000BASE-CX", "1000BASE-T"};
+    const uint8_t *b = m->id;
+    m->kind = "unknown";
+    m->ten_gig = false;
+    for (int i = 0; i < 4; i++)
+        if (b[3] & (0x10u << i)) {
+            m->kind = ten[i];
+            m->ten_gig = true;
+            return;
+        }
+    if (b[8] & 0x0c) {
+        m->kind = b[8] & 0x04 ? "direct attach copper, passive" : "direct attach, active";
+        m->ten_gig = b[12] >= 100;
+        return;
+    }
+    for (int i = 0; i < 4; i++)
+        if (b[6] & (1u << i)) {
+            m->kind = one[i];
+            return;
+        }
+}
+
+bool ixgbe_sfp_identify(struct ixgbe *x)
+{
+    struct ixgbe_sfp *m = &x->sfp;
+    memset(m, 0, sizeof *m);
+    m->kind = "none";
+    if (!ixgbe_sync_take(x, x->phy_sync))
+        return false;
+    m->read = i2c_read(x, SFF_ADDR, 0, m->id, sizeof m->id);
+    ixgbe_sync_give(x, x->phy_sync);
+    const char *who = x->core.where;
+    if (!m->read) {
+        kprintf("%s: no SFP+ module answers in the cage\n", who);
+        return false;
+    }
+    m->present = true;
+    field(m->vendor, m->id + 20, 16);
+    field(m->part, m->id + 40, 16);
+    field(m->serial, m->id + 68, 16);
+    classify(m);
+    uint8_t sum = 0;
+    for (int i = 0; i < 63; i++)
+        sum = (uint8_t)(sum + m->id[i]);
+    kprintf("%s: SFP+ module: %s, vendor \"%s\", part \"%s\", serial \"%s\"%s\n", who, m->kind, m->vendor, m->part,
+            m->serial, sum == m->id[63] ? "" : " (its ID checksum is wrong)");
+    if (m->id[0] != 0x03)
+        kprintf("%s: the module's identifier is 0x%x, not SFP/SFP+ (3); going on\n", who, m->id[0]);
+    if (!m->ten_gig)
+        kprintf("%s: this module does not say it carries 10 GbE; the port is set up for 10 GbE all the same\n",
+                who);
+    return true;
+}
