@@ -55,11 +55,11 @@ static void hex_bytes(char *out, const uint8_t *b, int n)
 
 static void show_text(const struct ixgbe *x)
 {
-    const struct ixgbe_sfp *m = &x->sfp;
+    const struct sff8472_module *m = &x->sfp.m;
     kprintf("%s (%s): 82599 %04x rev %u, port %u, eTrack %04x%04x, PBA %04x%04x\n", x->core.dev.name,
             x->core.where, x->pci->device, x->pci->revision, x->lan_id, x->etrack[1], x->etrack[0], x->pba[0],
             x->pba[1]);
-    if (m->present)
+    if (x->sfp.present)
         kprintf("  SFP+: %s, vendor \"%s\", part \"%s\", serial \"%s\"%s\n", m->kind, m->vendor, m->part, m->serial,
                 m->ten_gig ? "" : " (not a 10 GbE module)");
     else
@@ -75,8 +75,8 @@ static void show_text(const struct ixgbe *x)
 
 static void show_json(struct json *j, const struct ixgbe *x)
 {
-    const struct ixgbe_sfp *m = &x->sfp;
-    char hex[2 * sizeof m->id + 1], etrack[9];
+    const struct sff8472_module *m = &x->sfp.m;
+    char hex[2 * SFF8472_ID_BYTES + 1], etrack[9];
     json_obj_begin(j, 0);
     json_str(j, "name", x->core.dev.name);
     json_str(j, "pci", x->core.where);
@@ -87,14 +87,15 @@ static void show_json(struct json *j, const struct ixgbe *x)
     json_str(j, "etrack-id", etrack);
     json_u64(j, "pba", (uint64_t)x->pba[0] << 16 | x->pba[1]);
     json_obj_begin(j, "sfp");
-    json_bool(j, "present", m->present);
-    if (m->present) {
+    json_bool(j, "present", x->sfp.present);
+    if (x->sfp.present) {
         json_str(j, "kind", m->kind);
         json_bool(j, "ten-gig", m->ten_gig);
         json_str(j, "vendor", m->vendor);
         json_str(j, "part", m->part);
         json_str(j, "serial", m->serial);
-        hex_bytes(hex, m->id, sizeof m->id);
+        hex_bytes(hex, x->sfp.id, SFF8472_ID_BYTES);
+        json_bool(j, "checksum-ok", m->checksum_ok);
         json_str(j, "id-bytes", hex);
     }
     json_obj_end(j);

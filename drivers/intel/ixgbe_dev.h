@@ -10,16 +10,13 @@
 #include "drivers/intel/igb_dev.h"
 #include "drivers/intel/ixgbe.h"
 #include "drivers/intel/ixgbe_regs.h"
+#include "drivers/sff/sff8472.h"
 
-/* The SFP+ module as its ID EEPROM (SFF-8472, two-wire address A0h)
- * describes it. */
+/* The SFP+ module in the cage: its ID EEPROM's bytes and what they say. */
 struct ixgbe_sfp {
-    bool present;          /* ESDP's module-absent pin low */
-    bool read;             /* its ID EEPROM answered */
-    uint8_t id[96];        /* bytes 0-95: identifier to the base checksum */
-    char vendor[17], part[17], serial[17];
-    const char *kind;      /* "10GBASE-SR", "direct attach copper", ... */
-    bool ten_gig;          /* says it carries 10 GbE: what this driver sets up */
+    bool present;                /* its ID EEPROM answered */
+    uint8_t id[SFF8472_ID_BYTES];
+    struct sff8472_module m;
 };
 
 /* The MAC's error counters, summed since probe (each register clears when

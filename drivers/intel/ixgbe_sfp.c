@@ -2,7 +2,7 @@
 /* drivers/intel/ixgbe_sfp.c: the SFP+ module in an 82599 port's cage,
  * read over the two-wire bus the 82599 leaves to software (I2CCTL: clock
  * and data out, their levels in), as SFF-8472 lays out its ID EEPROM at
- * address A0h. Every module is logged with its type, vendor, part and
+ * address A0h (parsed by drivers/sff/sff8472.c). Every module is logged with its type, vendor, part and
  * serial number; none is refused. One that cannot carry 10 GbE is said to
  * be so, and the port is set up all the same. */
 #include "drivers/intel/ixgbe_dev.h"
@@ -100,70 +100,25 @@ static bool i2c_read(struct ixgbe *x, uint8_t addr, uint8_t off, uint8_t *buf, u
     return ok;
 }
 
-/* An ASCII field, its padding spaces cut, anything unprintable as '?'. */
-static void field(char *out, const uint8_t *in, int n)
-{
-    int len = n;
-    while (len > 0 && (in[len - 1] == ' ' || in[len - 1] == 0))
-        len--;
-    for (int i = 0; i < len; i++)
-        out[i] = in[i] >= 0x20 && in[i] < 0x7f ? (char)in[i] : '?';
-    out[len] = 0;
-}
-
-/* SFF-8472 table 5-3: byte 3's 10G Ethernet codes, byte 6's 1G ones, byte
- * 8's SFP+ cable technology; byte 12 the nominal rate in 100 Mb/s. */
-static void classify(struct ixgbe_sfp *m)
-{
-    static const char *const ten[4] = {"10GBASE-SR", "10GBASE-LR", "10GBASE-LRM", "10GBASE-ER"};
-    static const char *const one[4] = {"1000BASE-SX", "1000BASE-LX", "1000BASE-CX", "1000BASE-T"};
-    const uint8_t *b = m->id;
-    m->kind = "unknown";
-    m->ten_gig = false;
-    for (int i = 0; i < 4; i++)
-        if (b[3] & (0x10u << i)) {
-            m->kind = ten[i];
-            m->ten_gig = true;
-            return;
-        }
-    if (b[8] & 0x0c) {
-        m->kind = b[8] & 0x04 ? "direct attach copper, passive" : "direct attach, active";
-        m->ten_gig = b[12] >= 100;
-        return;
-    }
-    for (int i = 0; i < 4; i++)
-        if (b[6] & (1u << i)) {
-            m->kind = one[i];
-            return;
-        }
-}
-
 bool ixgbe_sfp_identify(struct ixgbe *x)
 {
-    struct ixgbe_sfp *m = &x->sfp;
-    memset(m, 0, sizeof *m);
-    m->kind = "none";
+    struct ixgbe_sfp *sfp = &x->sfp;
+    const struct sff8472_module *m = &sfp->m;
+    memset(sfp, 0, sizeof *sfp);
     if (!ixgbe_sync_take(x, x->phy_sync))
         return false;
-    m->read = i2c_read(x, SFF_ADDR, 0, m->id, sizeof m->id);
+    sfp->present = i2c_read(x, SFF_ADDR, 0, sfp->id, sizeof sfp->id);
     ixgbe_sync_give(x, x->phy_sync);
     const char *who = x->core.where;
-    if (!m->read) {
+    if (!sfp->present) {
         kprintf("%s: no SFP+ module answers in the cage\n", who);
         return false;
     }
-    m->present = true;
-    field(m->vendor, m->id + 20, 16);
-    field(m->part, m->id + 40, 16);
-    field(m->serial, m->id + 68, 16);
-    classify(m);
-    uint8_t sum = 0;
-    for (int i = 0; i < 63; i++)
-        sum = (uint8_t)(sum + m->id[i]);
-    kprintf("%s: SFP+ module: %s, vendor \"%s\", part \"%s\", serial \"%s\"%s\n", who, m->kind, m->vendor, m->part,
-            m->serial, sum == m->id[63] ? "" : " (its ID checksum is wrong)");
-    if (m->id[0] != 0x03)
-        kprintf("%s: the module's identifier is 0x%x, not SFP/SFP+ (3); going on\n", who, m->id[0]);
+    sff8472_parse(sfp->id, &sfp->m);
+    kprintf("%s: SFP+ module: %s, vendor \"%s\", part \"%s\", serial \"%s\"%s\n", who, m->kind, m->vendor,
+            m->part, m->serial, m->checksum_ok ? "" : " (its ID checksum is wrong)");
+    if (m->identifier != 0x03)
+        kprintf("%s: the module's identifier is 0x%x, not SFP/SFP+ (3); going on\n", who, m->identifier);
     if (!m->ten_gig)
         kprintf("%s: this module does not say it carries 10 GbE; the port is set up for 10 GbE all the same\n",
                 who);
