@@ -211,6 +211,11 @@ static uint64_t ixgbe_csr_read(IxgbeState *s, hwaddr off)
         return v;
     case IXGBE_I2CCTL:
         return ixgbe_i2cctl_read(s);
+    case IXGBE_ESDP:
+        /* SDP2, an input on SFP+ boards, reads the module present pin
+         * (the cage is always full here) */
+        v = s->mac[off >> 2];
+        return v & IXGBE_ESDP_SDP2_DIR ? v : v | IXGBE_ESDP_SDP2;
     case IXGBE_LINKS:
         return links_value(s);
     case IXGBE_SECRXSTAT:

@@ -269,6 +269,7 @@ static void sfp_class_init(ObjectClass *klass, void *data)
     k->event = sfp_event;
     k->send = sfp_send;
     k->recv = sfp_recv;
+    DEVICE_CLASS(klass)->user_creatable = false;   /* part of ixgbe */
 }
 
 static const TypeInfo sfp_page_info = {

@@ -30,6 +30,8 @@
 #define  IXGBE_CTRL_EXT_PFRSTD  (1u << 14)
 #define  IXGBE_CTRL_EXT_DRV_LOAD (1u << 28)
 #define IXGBE_ESDP          0x00020
+#define  IXGBE_ESDP_SDP2        (1u << 2)   /* SFP+ cage: module present */
+#define  IXGBE_ESDP_SDP2_DIR    (1u << 10)  /* 1: SDP2 is an output */
 #define IXGBE_I2CCTL        0x00028     /* 8.2.3.1.x: bit-banged SFP+ I2C */
 #define  IXGBE_I2C_CLK_IN       (1u << 0)
 #define  IXGBE_I2C_CLK_OUT      (1u << 1)
