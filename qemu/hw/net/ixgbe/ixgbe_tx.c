@@ -87,6 +87,12 @@ static void tx_send(IxgbeState *s, int q)
     }
     /* 7.2.4 TSO: MSS and header lengths from the context; 7.2.5 L4
      * checksum (TXSM), IPv4 header checksum (IXSM) */
+    if (t->tse && (c->mss_l4len >> 16) == 0) {
+        /* 7.2.4: TSO needs an MSS; a zero one would never end */
+        ixgbe_guest_error(s, &s->strict.bad_descriptor,
+                          "TXQ %d: TSO with context %d's MSS 0", q, t->ctx_idx);
+        return;
+    }
     if (t->tse) {
         net_tx_pkt_build_vheader(t->pkt, true, true, c->mss_l4len >> 16);
     } else if (t->txsm) {
