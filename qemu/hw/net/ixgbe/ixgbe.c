@@ -116,7 +116,9 @@ static int rxq_of(hwaddr off)
 static void update_link(IxgbeState *s)
 {
     NetClientState *nc = qemu_get_queue(s->nic);
-    bool up = !nc->link_down && (!nc->peer || !nc->peer->link_down);
+    /* an empty cage or a module no 10G link runs on never links */
+    bool up = !nc->link_down && (!nc->peer || !nc->peer->link_down) &&
+              s->sfp_kind != IXGBE_SFP_NONE && s->sfp_kind != IXGBE_SFP_UNKNOWN;
 
     if (up != s->link_up) {
         s->link_up = up;
@@ -212,10 +214,12 @@ static uint64_t ixgbe_csr_read(IxgbeState *s, hwaddr off)
     case IXGBE_I2CCTL:
         return ixgbe_i2cctl_read(s);
     case IXGBE_ESDP:
-        /* SDP2, an input on SFP+ boards, reads the module present pin
-         * (the cage is always full here) */
+        /* SDP2, an input on SFP+ boards, reads the module present pin */
         v = s->mac[off >> 2];
-        return v & IXGBE_ESDP_SDP2_DIR ? v : v | IXGBE_ESDP_SDP2;
+        if (v & IXGBE_ESDP_SDP2_DIR || s->sfp_kind == IXGBE_SFP_NONE) {
+            return v;
+        }
+        return v | IXGBE_ESDP_SDP2;
     case IXGBE_LINKS:
         return links_value(s);
     case IXGBE_SECRXSTAT:
@@ -390,6 +394,19 @@ static void ixgbe_realize(PCIDevice *d, Error **errp)
     IxgbeState *s = IXGBE(d);
     DeviceState *dev = DEVICE(d);
 
+    static const char *const kinds[] = { "sr", "lr", "da", "unknown", "none" };
+    s->sfp_kind = IXGBE_SFP_SR;
+    if (s->sfp) {
+        size_t k;
+        for (k = 0; k < ARRAY_SIZE(kinds) && strcmp(s->sfp, kinds[k]); k++) {
+        }
+        if (k == ARRAY_SIZE(kinds)) {
+            error_setg(errp, "ixgbe: sfp=%s: sr, lr, da, unknown or none",
+                       s->sfp);
+            return;
+        }
+        s->sfp_kind = k;
+    }
     d->config[PCI_CACHE_LINE_SIZE] = 0x10;
     pci_config_set_interrupt_pin(d->config, 1);
 
@@ -464,6 +481,7 @@ static const VMStateDescription ixgbe_vmstate = {
 
 static const Property ixgbe_properties[] = {
     DEFINE_NIC_PROPERTIES(IxgbeState, conf),
+    DEFINE_PROP_STRING("sfp", IxgbeState, sfp),
 };
 
 static void ixgbe_class_init(ObjectClass *klass, void *data)

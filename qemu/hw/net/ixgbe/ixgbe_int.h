@@ -47,6 +47,11 @@ typedef struct IxgbeStrictCounts {
     uint32_t other;
 } IxgbeStrictCounts;
 
+/* The SFP+ cage's content (-device ixgbe,sfp=sr|lr|da|unknown|none) */
+typedef enum IxgbeSfpKind {
+    IXGBE_SFP_SR, IXGBE_SFP_LR, IXGBE_SFP_DA, IXGBE_SFP_UNKNOWN, IXGBE_SFP_NONE,
+} IxgbeSfpKind;
+
 struct IxgbeState {
     PCIDevice parent_obj;
     NICState *nic;
@@ -76,7 +81,8 @@ struct IxgbeState {
     bool link_up;
     uint32_t gorc_hi_latch, gotc_hi_latch, tor_hi_latch;
     IxgbeStrictCounts strict;
-    bool strict_abort;          /* property: abort on a guest error */
+    char *sfp;                  /* property: the module kind, by name */
+    IxgbeSfpKind sfp_kind;
 };
 
 /* ixgbe.c */

@@ -115,6 +115,43 @@ static void nvm_build(IxgbeState *s, const uint8_t *mac)
 }
 
 /* SFF-8472 page A0 (identification) and A2 (diagnostics). */
+/* The module kinds `-device ixgbe,sfp=` offers: what a driver meets in
+ * the field, including a module it cannot use. */
+static void sfp_kind(IxgbeState *s, uint8_t *a)
+{
+    switch (s->sfp_kind) {
+    case IXGBE_SFP_LR:
+        a[2] = 0x07;            /* LC */
+        a[3] = 0x20;            /* 10GBASE-LR */
+        a[14] = 10;             /* 10 km single mode */
+        a[15] = 100;
+        memcpy(&a[40], "QEMU-SFP-LR-MDL ", 16);
+        stw_be_p(&a[60], 1310);
+        break;
+    case IXGBE_SFP_DA:
+        a[2] = 0x21;            /* copper pigtail */
+        a[8] = 0x04;            /* SFP+ passive cable */
+        a[18] = 3;              /* 3 m */
+        memcpy(&a[40], "QEMU-SFP-DA-MDL ", 16);
+        a[60] = 0x01;           /* SFF-8431 appendix E compliant */
+        break;
+    case IXGBE_SFP_UNKNOWN:
+        a[2] = 0x07;            /* an SFP claiming no Ethernet code at all */
+        memcpy(&a[40], "QEMU-SFP-UNKNOWN", 16);
+        break;
+    default:                    /* IXGBE_SFP_SR */
+        a[2] = 0x07;
+        a[3] = 0x10;            /* 10GBASE-SR */
+        a[16] = 8;              /* OM2 80 m, OM1 30 m, OM3 300 m */
+        a[17] = 3;
+        a[19] = 30;
+        memcpy(&a[40], "QEMU-SFP-SR-MDL ", 16);
+        stw_be_p(&a[60], 850);  /* wavelength, nm */
+        break;
+    }
+}
+
+/* SFF-8472 page A0 (identification) and A2 (diagnostics). */
 static void sfp_build(IxgbeState *s, const uint8_t *mac)
 {
     uint8_t *a = s->sfp_a0, *d = s->sfp_a2;
@@ -124,18 +161,11 @@ static void sfp_build(IxgbeState *s, const uint8_t *mac)
     memset(a, 0, 256);
     a[0] = 0x03;                /* identifier: SFP/SFP+ */
     a[1] = 0x04;                /* extended identifier: serial ID */
-    a[2] = 0x07;                /* connector: LC */
-    a[3] = 0x10;                /* 10G Ethernet compliance: 10GBASE-SR */
     a[11] = 0x06;               /* encoding: 64B/66B */
     a[12] = 0x67;               /* nominal rate 10.3 Gb/s */
-    a[16] = 8;                  /* OM2 80 m, OM1 30 m, OM3 300 m */
-    a[17] = 3;
-    a[19] = 30;
     memcpy(&a[20], "HAYATE MODEL    ", 16);   /* vendor name */
-    memcpy(&a[40], "QEMU-SFP-SR-MDL ", 16);   /* vendor part number */
     memcpy(&a[56], "1.0 ", 4);
-    a[60] = 850 >> 8;           /* wavelength 850 nm */
-    a[61] = 850 & 0xFF;
+    sfp_kind(s, a);
     for (int i = 0; i < 63; i++) {
         sum += a[i];
     }
@@ -231,12 +261,16 @@ struct IxgbeSfpPage {
     uint8_t *page;
     uint8_t offset;
     bool offset_next;
+    bool present;
 };
 
 static int sfp_event(I2CSlave *i2c, enum i2c_event event)
 {
     IxgbeSfpPage *p = IXGBE_SFP_PAGE(i2c);
 
+    if (!p->present) {
+        return -1;              /* empty cage: nobody answers (NACK) */
+    }
     if (event == I2C_START_SEND) {
         p->offset_next = true;
     }
@@ -290,11 +324,12 @@ void ixgbe_sfp_realize(IxgbeState *s)
     static const uint8_t addr[2] = { 0x50, 0x51 };
     uint8_t *pages[2] = { s->sfp_a0, s->sfp_a2 };
 
-    s->i2c = i2c_init_bus(DEVICE(s), "sfp");
+    s->i2c = i2c_init_bus(DEVICE(s), "sfp-i2c");
     bitbang_i2c_init(&s->bitbang, s->i2c);
     for (int i = 0; i < 2; i++) {
         I2CSlave *dev = i2c_slave_new(TYPE_IXGBE_SFP_PAGE, addr[i]);
         IXGBE_SFP_PAGE(dev)->page = pages[i];
+        IXGBE_SFP_PAGE(dev)->present = s->sfp_kind != IXGBE_SFP_NONE;
         i2c_slave_realize_and_unref(dev, s->i2c, &error_fatal);
     }
     s->i2c_scl = s->i2c_sda = s->i2c_sda_in = 1;
