@@ -7,6 +7,8 @@
 #   make soak   the TCP soak over SOAK=FROM:COUNT[:v] seeds (a hunt)
 #   make fuzz   every fuzz target FUZZ_SECONDS each, corpus kept, coverage
 #   make bench  benchmark tables, build/bench.json
+#   make qemu   build/qemu/qemu-system-x86_64: Debian's QEMU with our device
+#               models (qemu/, the 82599 as -device ixgbe); incremental
 #   make fuzz-bins, route-diff, bench-bins: what tests/fuzz/run,
 #               tests/route/run and tools/bench.py run, from the host library
 
@@ -44,7 +46,7 @@ HOSTCFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer \
 KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KERNEL_SRCS) $(LIB_SRCS) $(DRIVER_SRCS) $(APP_SRCS) $(NET_SRCS)) \
          $(patsubst %.asm,$(BUILD)/k/%.o,$(ASM_SRCS))
 
-.PHONY: all iso run test unit soak fuzz fuzz-bins cov-bins route-diff bench-bins bench clean deps-build \
+.PHONY: all iso run test unit soak fuzz fuzz-bins cov-bins route-diff bench-bins bench clean deps-build qemu \
         deps-test deps-fuzz FORCE
 all: $(BUILD)/hayate.elf
 
@@ -255,6 +257,11 @@ deps-test:
 	@tools/deps test
 deps-fuzz:
 	@tools/deps fuzz
+
+# Debian's QEMU source with qemu/hw/net/* added (tools/qemu-build caches
+# the source and the build under build/qemu; a model edit rebuilds in seconds).
+qemu:
+	@tools/qemu-build
 
 # make run boots the router of tools/run.conf (two ports, two Linux hosts).
 $(BUILD)/run.iso: $(BUILD)/hayate.elf tools/mkiso tools/run.conf
