@@ -1,0 +1,140 @@
+# SPDX-License-Identifier: MIT
+"""tools/linux_guest/nic_check.py: a NIC model checked by Linux's own
+driver for it: probe, link, ping both ways and TCP both ways on the PF,
+then SR-IOV (VFs that the VF driver binds, one of them passing a ping).
+The guest's half is nic_check.sh; this is the host's, on one peer.
+
+    c = NicCheck("igb", "igbvf", num_vfs=2)
+    lab = GuestLab(name, [c.peer()], kernel, c.initramfs(kernel, path), model="igb")
+    out = c.run(lab)                    # raises CheckFailed saying which step
+    out.results, out.timings, out.dmesg
+
+Host side: one namespace on the port's tap with 10.0.0.2/24 (the PF's
+subnet) and 10.0.1.2/24 (the first VF's).
+"""
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import netlab  # noqa: E402
+
+from initramfs import build_initramfs  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# The host's receiver: TCP_BYTES on port 5002, then "<count> <sha256>".
+RECEIVER = """import hashlib, socket, sys
+n = int(sys.argv[1]); s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("10.0.0.2", 5002)); s.listen(1); print("listening", flush=True)
+c, _ = s.accept(); c.settimeout(60); h = hashlib.sha256(); got = 0
+while got < n:
+    b = c.recv(65536)
+    if not b: break
+    h.update(b); got += len(b)
+c.close(); print(got, h.hexdigest(), flush=True)
+"""
+SENDER = """import socket, sys
+n = int(sys.argv[1]); block = bytes(i % 251 for i in range(251)) * 4096
+s = socket.create_connection(("10.0.0.1", 5001), timeout=30)
+while n > 0:
+    s.sendall(block[:n]); n -= min(n, len(block))
+s.close()
+"""
+
+
+class CheckFailed(AssertionError):
+    pass
+
+
+@dataclass
+class Outcome:
+    results: dict = field(default_factory=dict)   # name: (PASS|FAIL, detail)
+    values: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)   # step: seconds since QEMU start
+    dmesg: str = ""
+
+
+class NicCheck:
+    def __init__(self, pf_driver, vf_driver="", num_vfs=0, tcp_bytes=1 << 20, timeout=90.0):
+        self.pf_driver = pf_driver
+        self.vf_driver = vf_driver
+        self.num_vfs = num_vfs
+        self.tcp_bytes = tcp_bytes
+        self.timeout = timeout  # for each step, under TCG on a busy host
+
+    def peer(self):
+        return netlab.Peer(addrs=["10.0.0.2/24", "10.0.1.2/24"])
+
+    def script(self):
+        with open(os.path.join(HERE, "nic_check.sh")) as f:
+            body = f.read()
+        return (f"PF_DRIVER={self.pf_driver}\nVF_DRIVER={self.vf_driver}\n"
+                f"NUM_VFS={self.num_vfs}\nTCP_BYTES={self.tcp_bytes}\n" + body)
+
+    def initramfs(self, kernel, out):
+        mods = [self.pf_driver] + ([self.vf_driver] if self.vf_driver else [])
+        build_initramfs(kernel, mods, self.script(), out)
+        return out
+
+    def run(self, lab):
+        """Boot lab (a GuestLab on this check's peer), play the host's part,
+        return an Outcome; CheckFailed if any guest step failed or a host
+        check did not hold. The lab is left to the caller to close."""
+        g = lab.start()
+        peer = lab.peers[0]
+        out = Outcome()
+        t = out.timings
+
+        def mark(name):
+            t[name] = round(time.monotonic() - g.t0, 2)
+
+        g.wait_for(r"LG-BOOT ", self.timeout)
+        mark("boot")
+        g.wait_step("pf-ready", self.timeout)
+        mark("pf-up")
+        peer.run("ping -c 3 -W 3 10.0.0.1", timeout=30)
+        r = peer.run(["python3", "-c", SENDER, str(self.tcp_bytes)], check=False, timeout=120)
+        g.reply()
+        want = netlab.pattern_sha256(self.tcp_bytes)
+        g.wait_step("host-listening", self.timeout)
+        mark("tcp-to-guest")
+        rx = peer.popen(["python3", "-c", RECEIVER, str(self.tcp_bytes)],
+                        stdout=subprocess.PIPE, text=True)
+        try:
+            assert rx.stdout.readline().strip() == "listening"
+            g.reply()
+            got, _ = rx.communicate(timeout=120)
+        finally:
+            rx.kill()
+        mark("tcp-to-host")
+        if self.num_vfs:
+            g.wait_step("vf-ready", self.timeout)
+            mark("vf-up")
+            peer.run("ping -c 3 -W 3 10.0.1.1", timeout=30)
+            neigh = peer.ip("neigh show 10.0.1.1").stdout.split()
+            g.reply()
+        g.wait_done(self.timeout)
+        mark("done")
+        out.dmesg = g.wait_dmesg(30)
+        out.results, out.values = g.results(), g.values()
+        problems = [f"{n}: {d}" for n, (s, d) in out.results.items() if s != "PASS"]
+        if r.returncode:
+            problems.append(f"host sender: {r.stderr.strip()[-300:]}")
+        if out.values.get("pf-rx") != f"{self.tcp_bytes} {want}":
+            problems.append(f"pf-rx: guest got {out.values.get('pf-rx')}, host sent {self.tcp_bytes} {want}")
+        if got.strip() != out.values.get("pf-tx"):
+            problems.append(f"pf-tx: guest sent {out.values.get('pf-tx')}, host got {got.strip()}")
+        if self.num_vfs:
+            vmac = out.values.get("vf-mac", "?")
+            if vmac not in neigh:
+                problems.append(f"the host reached 10.0.1.1 at {neigh}, not the VF's {vmac}")
+            if int(out.values.get("vf-rx-after", 0)) <= int(out.values.get("vf-rx-before", 0)):
+                problems.append("the VF's rx_packets did not move while the host pinged it")
+        if "Call Trace" in out.dmesg:
+            problems.append("the guest kernel logged a Call Trace (see the log)")
+        if problems:
+            raise CheckFailed(f"{lab.name}: " + "; ".join(problems) + f"\nlog: {g.log_path}")
+        return out
