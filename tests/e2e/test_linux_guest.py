@@ -2,11 +2,12 @@
 """tests/e2e/test_linux_guest.py: NIC models proven by Linux's own drivers.
 
 Debian's linux-image-6.1 (tools/linux_guest: fetched, unpacked, a busybox
-initramfs) boots under TCG on q35 with one port behind a PCIe root port
-(`-device pcie-root-port,id=rp1,... -device MODEL,bus=rp1,addr=0`), its tap
-in a network namespace. tools/linux_guest/nic_check.{sh,py}: the PF driver
+initramfs) boots under TCG on q35 with two ports, each behind its own PCIe
+root port (`-device pcie-root-port,id=rp1,... -device MODEL,bus=rp1,addr=0`,
+the second on rp2), each port's tap in a network namespace. tools/linux_guest/nic_check.{sh,py}: the PF driver
 probes, the link comes up, the host pings the guest and the guest the
-host, 1 MiB crosses TCP each way (SHA-256 checked), then
+host, 1 MiB crosses TCP each way (SHA-256 checked), the second port pings both
+ways, then
 sriov_numvfs=2: the VF driver binds both VFs, and the first, on its own
 address, answers the host's ping from its own MAC.
 
@@ -61,9 +62,9 @@ def test_linux_drives_model(model, kernel, netlab_ok, tmp_path, report):
     if not offers(qemu_bin, model):
         pytest.skip(f"{qemu_bin} offers no -device {model}" +
                     (" (make qemu)" if qemu_bin == MODEL_QEMU else ""))
-    check = lg.NicCheck(pf, vf, num_vfs=2)
+    check = lg.NicCheck(pf, vf, num_vfs=2, ports=2)
     initrd = check.initramfs(kernel, str(tmp_path / "initrd.cpio.gz"))
-    lab = lg.GuestLab(f"linux-guest-{model}", [check.peer()], kernel, initrd, model=model,
+    lab = lg.GuestLab(f"linux-guest-{model}", check.peers(), kernel, initrd, model=model,
                       qemu_bin=qemu_bin)
     try:
         out = check.run(lab)

@@ -16,7 +16,8 @@ What the script (POSIX sh, busybox ash) may call, from /init:
     lg_wait TAG                         prints LG-WAIT TAG, then blocks until
                                         the host types a line on the console;
                                         that line is left in $LG_REPLY
-    lg_ifaces DRIVER                    the net interfaces bound to DRIVER
+    lg_ifaces DRIVER                    the net interfaces bound to DRIVER, one a
+                                        line, in PCI address order
     lg_wait_carrier IFACE SECONDS       0 once IFACE's carrier is up
 The console: LG-BOOT VERSION, an LG-RESULT per module loaded, the script's
 lines, LG-DONE pass=N fail=M, the kernel log between LG-DMESG-BEGIN and
@@ -56,8 +57,9 @@ lg_wait() {
 }
 lg_ifaces() {
     for d in /sys/class/net/*; do
-        [ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = "$1" ] && basename "$d"
-    done
+        [ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = "$1" ] &&
+            echo "$(basename "$(readlink "$d/device")") $(basename "$d")"
+    done | sort | cut -d' ' -f2
 }
 lg_wait_carrier() {
     i=0

@@ -2,18 +2,19 @@
 """tools/linux_guest/nic_check.py: a NIC model checked by Linux's own
 driver for it: probe, link, ping both ways and TCP both ways on the PF,
 then SR-IOV (VFs that the VF driver binds, one of them passing a ping).
-The guest's half is nic_check.sh; this is the host's, on one peer.
+The guest's half is nic_check.sh; this is the host's.
 
     c = NicCheck("igb", "igbvf", num_vfs=2)
-    lab = GuestLab(name, [c.peer()], kernel, c.initramfs(kernel, path), model="igb")
+    lab = GuestLab(name, c.peers(), kernel, c.initramfs(kernel, path), model="igb")
     out = c.run(lab)                    # raises CheckFailed saying which step
     out.results, out.timings, out.dmesg
 
-Host side: one namespace on the port's tap with 10.0.0.2/24 (the PF's
-subnet) and 10.0.1.2/24 (the first VF's).
+Host side: a namespace on each port's tap: the first with 10.0.0.2/24 (the
+PF's subnet) and 10.0.1.2/24 (the first VF's), the second (ports=2, a
+second port behind rp2: probe, link, ping both ways) with 10.0.2.2/24.
 """
-import hashlib
 import os
+import re
 import subprocess
 import sys
 import time
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import netlab  # noqa: E402
+import qemu  # noqa: E402
 
 from initramfs import build_initramfs  # noqa: E402
 
@@ -58,21 +60,26 @@ class Outcome:
 
 
 class NicCheck:
-    def __init__(self, pf_driver, vf_driver="", num_vfs=0, tcp_bytes=1 << 20, timeout=90.0):
+    def __init__(self, pf_driver, vf_driver="", num_vfs=0, ports=1, tcp_bytes=1 << 20,
+                 timeout=90.0):
         self.pf_driver = pf_driver
+        self.ports = ports
         self.vf_driver = vf_driver
         self.num_vfs = num_vfs
         self.tcp_bytes = tcp_bytes
         self.timeout = timeout  # for each step, under TCG on a busy host
 
-    def peer(self):
-        return netlab.Peer(addrs=["10.0.0.2/24", "10.0.1.2/24"])
+    def peers(self):
+        """The host's namespaces, one a port: the first holds the PF's and
+        the first VF's subnets, the second (ports=2) 10.0.2.2/24."""
+        first = netlab.Peer(addrs=["10.0.0.2/24", "10.0.1.2/24"])
+        return [first] + [netlab.Peer(addrs=["10.0.2.2/24"])][:self.ports - 1]
 
     def script(self):
         with open(os.path.join(HERE, "nic_check.sh")) as f:
             body = f.read()
         return (f"PF_DRIVER={self.pf_driver}\nVF_DRIVER={self.vf_driver}\n"
-                f"NUM_VFS={self.num_vfs}\nTCP_BYTES={self.tcp_bytes}\n" + body)
+                f"NUM_VFS={self.num_vfs}\nTCP_BYTES={self.tcp_bytes}\nPORTS={self.ports}\n" + body)
 
     def initramfs(self, kernel, out):
         mods = [self.pf_driver] + ([self.vf_driver] if self.vf_driver else [])
@@ -80,7 +87,7 @@ class NicCheck:
         return out
 
     def run(self, lab):
-        """Boot lab (a GuestLab on this check's peer), play the host's part,
+        """Boot lab (a GuestLab on this check's peers()), play the host's part,
         return an Outcome; CheckFailed if any guest step failed or a host
         check did not hold. The lab is left to the caller to close."""
         g = lab.start()
@@ -91,16 +98,28 @@ class NicCheck:
         def mark(name):
             t[name] = round(time.monotonic() - g.t0, 2)
 
+        def step(tag):
+            # The guest's script gives up (return) after a step that leaves
+            # nothing to check: LG-DONE then comes instead of the next wait.
+            m = g.wait_for(r"(?m)^LG-(WAIT " + re.escape(tag) + r"|DONE .*)\r?$", self.timeout)
+            if m.group(1).startswith("DONE"):
+                self._fail(lab, g, [f"the guest stopped before {tag}"])
+            mark(tag)
+
+        def host(p, cmd):
+            r = p.run(cmd, check=False, timeout=60)
+            if r.returncode:
+                self._fail(lab, g, [f"host {cmd}: status {r.returncode} {r.stdout[-200:]}"])
+            return r
+
         g.wait_for(r"LG-BOOT ", self.timeout)
         mark("boot")
-        g.wait_step("pf-ready", self.timeout)
-        mark("pf-up")
-        peer.run("ping -c 3 -W 3 10.0.0.1", timeout=30)
+        step("pf-ready")
+        host(peer, "ping -c 3 -W 3 10.0.0.1")
         r = peer.run(["python3", "-c", SENDER, str(self.tcp_bytes)], check=False, timeout=120)
         g.reply()
         want = netlab.pattern_sha256(self.tcp_bytes)
-        g.wait_step("host-listening", self.timeout)
-        mark("tcp-to-guest")
+        step("host-listening")
         rx = peer.popen(["python3", "-c", RECEIVER, str(self.tcp_bytes)],
                         stdout=subprocess.PIPE, text=True)
         try:
@@ -110,17 +129,20 @@ class NicCheck:
         finally:
             rx.kill()
         mark("tcp-to-host")
+        if self.ports >= 2:
+            step("pf2-ready")
+            host(lab.peers[1], "ping -c 3 -W 3 10.0.2.1")
+            g.reply()
         if self.num_vfs:
-            g.wait_step("vf-ready", self.timeout)
-            mark("vf-up")
-            peer.run("ping -c 3 -W 3 10.0.1.1", timeout=30)
+            step("vf-ready")
+            host(peer, "ping -c 3 -W 3 10.0.1.1")
             neigh = peer.ip("neigh show 10.0.1.1").stdout.split()
             g.reply()
         g.wait_done(self.timeout)
         mark("done")
         out.dmesg = g.wait_dmesg(30)
         out.results, out.values = g.results(), g.values()
-        problems = [f"{n}: {d}" for n, (s, d) in out.results.items() if s != "PASS"]
+        problems = []
         if r.returncode:
             problems.append(f"host sender: {r.stderr.strip()[-300:]}")
         if out.values.get("pf-rx") != f"{self.tcp_bytes} {want}":
@@ -136,5 +158,18 @@ class NicCheck:
         if "Call Trace" in out.dmesg:
             problems.append("the guest kernel logged a Call Trace (see the log)")
         if problems:
-            raise CheckFailed(f"{lab.name}: " + "; ".join(problems) + f"\nlog: {g.log_path}")
+            self._fail(lab, g, problems)
         return out
+
+    @staticmethod
+    def _fail(lab, g, problems):
+        """CheckFailed: what went wrong, every guest step that failed, and
+        where the whole console (and the guest's kernel log) is."""
+        if "LG-DONE" in g.log and "LG-DMESG-END" not in g.log:
+            try:
+                g.wait_dmesg(20)  # into the log before the lab kills QEMU
+            except qemu.QemuError:
+                pass
+        failed = [f"{n}: {d}" for n, (s, d) in g.results().items() if s != "PASS"]
+        raise CheckFailed(f"{lab.name}: " + "; ".join(problems + [x for x in failed if x not in problems])
+                          + f"\nconsole and kernel log: {g.log_path}")

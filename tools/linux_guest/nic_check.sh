@@ -1,8 +1,9 @@
 # tools/linux_guest/nic_check.sh: the guest's half of a NIC check (host's
 # half: nic_check.py). Sourced by /init after the modules load, with
-# PF_DRIVER, VF_DRIVER, NUM_VFS and TCP_BYTES set before it. Each step
+# PF_DRIVER, VF_DRIVER, NUM_VFS, TCP_BYTES and PORTS set before it. Each step
 # reports LG-RESULT lines; lg_wait hands the wire to the host in between.
-# Addresses: PF 10.0.0.1/24, the first VF 10.0.1.1/24, the host .2 of each.
+# Addresses: PF 10.0.0.1/24, the first VF 10.0.1.1/24, the second port's
+# PF 10.0.2.1/24; the host is .2 of each (the second port's on its own tap).
 
 # ARP only from the interface holding the address: the PF and the VFs
 # share one wire, and the VF's answer must come from the VF.
@@ -35,6 +36,20 @@ head -c "$TCP_BYTES" /dev/urandom > /tmp/tx
 lg_value pf-tx "$(wc -c < /tmp/tx) $(sha256sum /tmp/tx | cut -d' ' -f1)"
 lg_wait host-listening
 lg_check pf-tcp-to-host nc -w 10 10.0.0.2 5002 < /tmp/tx
+# A second port (PORTS=2, behind rp2): probe, link, ping both ways.
+if [ "${PORTS:-1}" -ge 2 ]; then
+    PF2=$(lg_ifaces "$PF_DRIVER" | sed -n 2p)
+    if [ -n "$PF2" ]; then
+        lg_report pf2-probe PASS "$PF2 $(basename "$(readlink /sys/class/net/$PF2/device)")"
+        ip addr add 10.0.2.1/24 dev "$PF2"
+        ip link set "$PF2" up
+        lg_wait_carrier "$PF2" 30 && lg_report pf2-link PASS || lg_report pf2-link FAIL "no carrier on $PF2 in 30 s"
+        lg_check pf2-ping-host ping -c 3 -W 3 10.0.2.2
+        lg_wait pf2-ready
+    else
+        lg_report pf2-probe FAIL "one interface bound to $PF_DRIVER, wanted 2"
+    fi
+fi
 lg_value pf-stats "rx_packets=$(cat /sys/class/net/$PF/statistics/rx_packets) tx_packets=$(cat /sys/class/net/$PF/statistics/tx_packets) rx_errors=$(cat /sys/class/net/$PF/statistics/rx_errors)"
 
 [ "${NUM_VFS:-0}" -gt 0 ] || return 0
