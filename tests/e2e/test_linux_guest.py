@@ -29,7 +29,6 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 import linux_guest as lg  # noqa: E402
 import netlab  # noqa: E402
 
-pytestmark = pytest.mark.skipif(netlab.unavailable() is not None, reason=str(netlab.unavailable()))
 MODEL_QEMU = os.path.join(ROOT, "build", "qemu", "qemu-system-x86_64")
 # model: (QEMU binary, PF driver, VF driver)
 MODELS = {
@@ -55,6 +54,26 @@ def offers(qemu_bin, model):
     return f'"{model}"' in r.stdout
 
 
+def test_initramfs_holds_module_closure(kernel, tmp_path):
+    """The modules' dependencies come from modules.dep, each before its
+    user, and the archive unpacks (busybox's own cpio reads it back)."""
+    order = kernel.module_closure(["ixgbe", "ixgbevf", "igb", "igbvf"])
+    names = [os.path.basename(p)[:-3] for p in order]
+    for need in ("dca", "xfrm_algo", "libphy", "mdio_devres", "mdio", "i2c-algo-bit"):
+        assert need in names
+    assert names.index("mdio") < names.index("libphy") < names.index("mdio_devres") < names.index("ixgbe")
+    assert names.index("dca") < names.index("igb") and names.index("i2c-algo-bit") < names.index("igb")
+    out = tmp_path / "i.cpio.gz"
+    lg.build_initramfs(kernel, ["ixgbe", "ixgbevf"], "lg_report ok PASS\n", str(out))
+    r = subprocess.run(f"gzip -dc {out} | {kernel.busybox} cpio -t", shell=True,
+                       capture_output=True, text=True, check=True)
+    listed = set(r.stdout.split())
+    for need in ("init", "dev/console", "bin/busybox", "bin/sh", "lg/script.sh",
+                 "lib/modules/" + order[names.index("ixgbe")]):
+        assert need in listed, need
+
+
+@pytest.mark.skipif(netlab.unavailable() is not None, reason=str(netlab.unavailable()))
 @pytest.mark.parametrize("model", sorted(MODELS))
 def test_linux_drives_model(model, kernel, netlab_ok, tmp_path, report):
     qemu_bin, pf, vf = MODELS[model]
