@@ -61,8 +61,9 @@ class Outcome:
 
 class NicCheck:
     def __init__(self, pf_driver, vf_driver="", num_vfs=0, ports=1, tcp_bytes=1 << 20,
-                 timeout=90.0):
+                 timeout=90.0, params=None):
         self.pf_driver = pf_driver
+        self.params = params or {}  # insmod arguments: {"ixgbe": "allow_unsupported_sfp=1"}
         self.ports = ports
         self.vf_driver = vf_driver
         self.num_vfs = num_vfs
@@ -83,7 +84,7 @@ class NicCheck:
 
     def initramfs(self, kernel, out):
         mods = [self.pf_driver] + ([self.vf_driver] if self.vf_driver else [])
-        build_initramfs(kernel, mods, self.script(), out)
+        build_initramfs(kernel, mods, self.script(), out, self.params)
         return out
 
     def run(self, lab):
