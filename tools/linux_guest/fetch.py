@@ -6,7 +6,7 @@ downloaded and unpacked (never installed) under build/linux-guest/.
     k.vmlinuz, k.version, k.modules_dir, k.busybox
     k.module_closure(["igb", "igbvf"])  # .ko paths, dependencies first
 
-Layout of the cache:
+Layout of the cache (build/linux-guest/, or $HAYATE_LINUX_CACHE):
     build/linux-guest/debs/*.deb              what `apt-get download` fetched
     build/linux-guest/<VERSION>/root/         both packages, `dpkg -x`-ed,
                                               with modules.dep from depmod
@@ -21,7 +21,8 @@ import subprocess
 from dataclasses import dataclass
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CACHE = os.path.join(ROOT, "build", "linux-guest")
+# HAYATE_LINUX_CACHE: another folder, e.g. one shared by several checkouts.
+CACHE = os.environ.get("HAYATE_LINUX_CACHE") or os.path.join(ROOT, "build", "linux-guest")
 # Debian bookworm's kernel: the ABI number N in linux-image-6.1.0-N-amd64
 # moves with every security update, so the newest the apt lists know is taken.
 KERNEL_RX = re.compile(r"^linux-image-(6\.1\.0-(\d+)-amd64)$")

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tools/linux_guest/nic_check.sh: the guest's half of a NIC check (host's
 # half: nic_check.py). Sourced by /init after the modules load, with
 # PF_DRIVER, VF_DRIVER, NUM_VFS, TCP_BYTES and PORTS set before it. Each step
