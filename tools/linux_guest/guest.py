@@ -122,6 +122,19 @@ class Guest(qemu.Machine):
         self.wait_for(DONE_RX, timeout)
         return self.results()
 
+    def abort(self, timeout=20.0):
+        """End the guest's run from the host: if it sits in lg_wait, it
+        reports that step failed and dumps its kernel log; returns the log
+        ('' if the guest did not get there in time)."""
+        if "LG-DMESG-END" not in self.log:
+            if "LG-DONE" not in self.log:
+                self.reply("abort")
+            try:
+                self.wait_for(r"LG-DMESG-END", timeout)
+            except qemu.QemuError:
+                return ""
+        return dmesg(self.log)
+
     def wait_dmesg(self, timeout=20.0):
         """Wait for the kernel log dump after LG-DONE; returns it."""
         self.wait_for(r"LG-DMESG-END", timeout)

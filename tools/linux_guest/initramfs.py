@@ -15,7 +15,8 @@ What the script (POSIX sh, busybox ash) may call, from /init:
     lg_value KEY VALUE                  LG-VALUE KEY VALUE (anything to hand back)
     lg_wait TAG                         prints LG-WAIT TAG, then blocks until
                                         the host types a line on the console;
-                                        that line is left in $LG_REPLY
+                                        that line is left in $LG_REPLY; the line
+                                        "abort" ends the run there (lg_finish)
     lg_ifaces DRIVER                    the net interfaces bound to DRIVER, one a
                                         line, in PCI address order
     lg_wait_carrier IFACE SECONDS       0 once IFACE's carrier is up
@@ -51,9 +52,18 @@ lg_check() {
     fi
 }
 lg_value() { echo "LG-VALUE $1 $2"; }
+lg_finish() {
+    echo "LG-DONE pass=$LG_PASS fail=$LG_FAIL uptime $(cut -d' ' -f1 /proc/uptime)"
+    echo LG-DMESG-BEGIN
+    dmesg
+    echo LG-DMESG-END
+    poweroff -f
+}
 lg_wait() {
     echo "LG-WAIT $1"
     read -r LG_REPLY </dev/console
+    # The host gave up (its side of a step failed): end here, log and all.
+    [ "$LG_REPLY" = abort ] && lg_report "$1" FAIL "aborted by the host" && lg_finish
 }
 lg_ifaces() {
     for d in /sys/class/net/*; do
@@ -77,11 +87,7 @@ for m in @MODULES@; do
 done
 ip link set lo up
 . /lg/script.sh
-echo "LG-DONE pass=$LG_PASS fail=$LG_FAIL uptime $(cut -d' ' -f1 /proc/uptime)"
-echo LG-DMESG-BEGIN
-dmesg
-echo LG-DMESG-END
-poweroff -f
+lg_finish
 """
 
 

@@ -102,7 +102,10 @@ class NicCheck:
         def step(tag):
             # The guest's script gives up (return) after a step that leaves
             # nothing to check: LG-DONE then comes instead of the next wait.
-            m = g.wait_for(r"(?m)^LG-(WAIT " + re.escape(tag) + r"|DONE .*)\r?$", self.timeout)
+            try:
+                m = g.wait_for(r"(?m)^LG-(WAIT " + re.escape(tag) + r"|DONE .*)\r?$", self.timeout)
+            except qemu.QemuError as e:
+                self._fail(lab, g, [str(e).split("\n")[0]])
             if m.group(1).startswith("DONE"):
                 self._fail(lab, g, [f"the guest stopped before {tag}"])
             mark(tag)
@@ -166,11 +169,7 @@ class NicCheck:
     def _fail(lab, g, problems):
         """CheckFailed: what went wrong, every guest step that failed, and
         where the whole console (and the guest's kernel log) is."""
-        if "LG-DONE" in g.log and "LG-DMESG-END" not in g.log:
-            try:
-                g.wait_dmesg(20)  # into the log before the lab kills QEMU
-            except qemu.QemuError:
-                pass
+        g.abort()  # the guest's kernel log into the log before the lab kills QEMU
         failed = [f"{n}: {d}" for n, (s, d) in g.results().items() if s != "PASS"]
         raise CheckFailed(f"{lab.name}: " + "; ".join(problems + [x for x in failed if x not in problems])
                           + f"\nconsole and kernel log: {g.log_path}")
