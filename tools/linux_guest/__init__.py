@@ -21,4 +21,5 @@ from initramfs import build_initramfs  # noqa: E402,F401
 from guest import (FIRMWARE_DIRS, Guest, Port, default_qemu, dmesg, parse,  # noqa: E402,F401
                    port_args, qemu_args)
 from lab import GuestLab  # noqa: E402,F401
+from qemu import QemuError  # noqa: E402,F401  tools/qemu.py's: a wait that ran out
 from nic_check import CheckFailed, NicCheck  # noqa: E402,F401

@@ -7,14 +7,15 @@
                                    the QEMU command line, shell-quoted
   run [-m MOD ...] [-s SCRIPT] [--nic MODEL:TAP ...] [--qemu BIN]
                                    build, boot, print the console, exit with
-                                   0 if every LG-RESULT passed
+                                   0 if every LG-RESULT passed; each lg_wait
+                                   is answered "go"; log in build/test-logs/
 """
 import argparse
 import os
 import shlex
-import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import linux_guest as lg  # noqa: E402  (this folder, imported as a package)
@@ -52,6 +53,8 @@ def main():
     for p in (a, sub.choices["run"]):
         p.add_argument("--nic", action="append", help="MODEL:TAP (a tap that exists)")
         p.add_argument("--qemu", help="QEMU binary (default: Debian's, or $HAYATE_LINUX_QEMU)")
+    sub.choices["run"].add_argument("--timeout", type=float, default=300,
+                                    help="seconds before QEMU is killed (TCG: a boot takes 5 to 15)")
     args = ap.parse_args()
     try:
         k = lg.fetch(update=getattr(args, "update", False))
@@ -74,12 +77,26 @@ def main():
         initrd = os.path.join(d, "initrd.cpio.gz")
         lg.build_initramfs(k, args.module, script, initrd, params)
         argv = lg.qemu_args(k, initrd, _ports(args.nic), qemu_bin=args.qemu)
-        r = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True,
-                           errors="replace")
-        sys.stdout.write(r.stdout)
-        results, _, done = lg.parse(r.stdout)
+        g = lg.Guest(argv, name="linux-guest-run", on_output=sys.stdout.buffer.write)
+        g.start()
+        deadline = time.monotonic() + args.timeout
+        try:
+            # Answer every lg_wait with "go" until the kernel log is out.
+            while True:
+                m = g.wait_for(r"(?m)^LG-(WAIT \S+|DMESG-END)", deadline - time.monotonic())
+                if m.group(1) == "DMESG-END":
+                    break
+                g.reply("go")
+            rc = g.wait_exit(20)
+        except lg.QemuError as e:
+            print(f"\ntools/linux_guest: {str(e).splitlines()[0]}")
+            rc = None
+        finally:
+            g.kill()
+        sys.stdout.flush()
+        results, _, done = lg.parse(g.log)
         bad = [n for n, (s, _) in results.items() if s != "PASS"]
-        return 0 if done and not bad and r.returncode == 0 else 1
+        return 0 if done and not bad and rc == 0 else 1
 
 
 if __name__ == "__main__":
