@@ -121,13 +121,16 @@ class NicCheck:
         step("pf-ready")
         host(peer, "ping -c 3 -W 3 10.0.0.1")
         r = peer.run(["python3", "-c", SENDER, str(self.tcp_bytes)], check=False, timeout=120)
+        if r.returncode:
+            self._fail(lab, g, [f"host sender: {r.stderr.strip()[-300:]}"])
         g.reply()
         want = netlab.pattern_sha256(self.tcp_bytes)
         step("host-listening")
         rx = peer.popen(["python3", "-c", RECEIVER, str(self.tcp_bytes)],
                         stdout=subprocess.PIPE, text=True)
         try:
-            assert rx.stdout.readline().strip() == "listening"
+            if rx.stdout.readline().strip() != "listening":
+                self._fail(lab, g, ["the host's receiver did not start"])
             g.reply()
             got, _ = rx.communicate(timeout=120)
         finally:
@@ -147,8 +150,6 @@ class NicCheck:
         out.dmesg = g.wait_dmesg(30)
         out.results, out.values = g.results(), g.values()
         problems = []
-        if r.returncode:
-            problems.append(f"host sender: {r.stderr.strip()[-300:]}")
         if out.values.get("pf-rx") != f"{self.tcp_bytes} {want}":
             problems.append(f"pf-rx: guest got {out.values.get('pf-rx')}, host sent {self.tcp_bytes} {want}")
         if got.strip() != out.values.get("pf-tx"):
@@ -161,7 +162,7 @@ class NicCheck:
                 problems.append("the VF's rx_packets did not move while the host pinged it")
         if "Call Trace" in out.dmesg:
             problems.append("the guest kernel logged a Call Trace (see the log)")
-        if problems:
+        if problems or any(s != "PASS" for s, _ in out.results.values()):
             self._fail(lab, g, problems)
         return out
 
