@@ -158,8 +158,9 @@ class NicCheck:
             vmac = out.values.get("vf-mac", "?")
             if vmac not in neigh:
                 problems.append(f"the host reached 10.0.1.1 at {neigh}, not the VF's {vmac}")
-            if int(out.values.get("vf-rx-after", 0)) <= int(out.values.get("vf-rx-before", 0)):
-                problems.append("the VF's rx_packets did not move while the host pinged it")
+            before, after = (out.values.get(k, "") for k in ("vf-rx-before", "vf-rx-after"))
+            if not (before.isdigit() and after.isdigit() and int(after) > int(before)):
+                problems.append(f"the VF's rx_packets did not move while the host pinged it ({before} to {after})")
         if "Call Trace" in out.dmesg:
             problems.append("the guest kernel logged a Call Trace (see the log)")
         if problems or any(s != "PASS" for s, _ in out.results.values()):
