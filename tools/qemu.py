@@ -48,6 +48,18 @@ class Nic:
     mac: str = ""  # default: 52:54:00:68:79:<index> ("hy")
 
 
+# Our own QEMU build (make qemu), for the NIC models Debian's lacks.
+OWN_QEMU = os.path.join(ROOT, "build", "qemu", "qemu-system-x86_64")
+OWN_MODELS = ("ixgbe",)
+
+
+def own_qemu_missing():
+    """Why the models of our QEMU build cannot run here, or None."""
+    if not os.access(OWN_QEMU, os.X_OK):
+        return f"{OWN_QEMU} is not built (make qemu)"
+    return None
+
+
 def accel_default():
     # TCG unless asked: nested KVM on these hosts boots ~60x slower.
     return os.environ.get("HAYATE_ACCEL", "tcg")
@@ -64,18 +76,26 @@ def nic_args(i, nic):
         # An 82576 reserves the functions of its 8 SR-IOV VFs 16 and 17
         # slots above its own: PFs two slots apart keep those from colliding.
         dev += f",addr={3 + 2 * i:#x}"
+    root_port = []
+    if nic.model in OWN_MODELS:
+        # As on a real server: each port behind a PCIe root port of its own.
+        root_port = ["-device", f"pcie-root-port,id=rp{i + 1},slot={i + 1},chassis={i + 1}"]
+        dev += f",bus=rp{i + 1},addr=0"
     if nic.queues > 1:
         netdev += f",queues={nic.queues}"
         if nic.model == "virtio-net-pci":
             # One MSI-X vector per RX and TX queue, plus config and control.
             dev += f",mq=on,vectors={2 * nic.queues + 2}"
-    return ["-netdev", netdev, "-device", dev]
+    return root_port + ["-netdev", netdev, "-device", dev]
 
 
 def command(iso=ISO, smp=1, memory="512M", nics=(), extra=(), accel=None):
     """The QEMU command line, serial console on stdio."""
     accel = accel or accel_default()
-    cmd = [os.environ.get("HAYATE_QEMU", "qemu-system-x86_64"),
+    binary = "qemu-system-x86_64"
+    if any(n.model in OWN_MODELS for n in nics):
+        binary = OWN_QEMU
+    cmd = [os.environ.get("HAYATE_QEMU", binary),
            "-machine", "q35", "-accel", accel,
            "-cpu", "host" if accel == "kvm" else "max",
            "-m", str(memory), "-smp", str(smp),

@@ -11,7 +11,7 @@
 static struct igb *igb_ports[DRIVER_PORTS_MAX];
 static int igb_nports;
 
-static void drvstats_add(struct igb_drvstats *sum, const struct igb_drvstats *s)
+void igb_drvstats_add(struct igb_drvstats *sum, const struct igb_drvstats *s)
 {
     sum->csum_offload += s->csum_offload;
     sum->csum_software += s->csum_software;
@@ -22,7 +22,7 @@ static void drvstats_add(struct igb_drvstats *sum, const struct igb_drvstats *s)
     sum->rx_looped += s->rx_looped;
 }
 
-static void drvstats_json(struct json *j, const struct igb_drvstats *s)
+void igb_drvstats_json(struct json *j, const struct igb_drvstats *s)
 {
     json_u64(j, "tx-csum-offload", s->csum_offload);
     json_u64(j, "tx-csum-software", s->csum_software);
@@ -46,7 +46,7 @@ void igb_cmd_show(const struct cli_args *a)
         const struct igb *g = igb_ports[i];
         struct igb_drvstats t = {0};
         for (uint16_t qi = 0; qi < g->pairs; qi++)
-            drvstats_add(&t, &g->q[qi]->ctr);
+            igb_drvstats_add(&t, &g->q[qi]->ctr);
         const struct igb_sriov_stats *v = &g->sriov;
         if (!a->json) {
             kprintf("%s (%s): tx checksums offloaded %lu, in software %lu; TSO %lu frames, %lu segments; "
@@ -65,7 +65,7 @@ void igb_cmd_show(const struct cli_args *a)
         json_str(&j, "driver", g->dev.driver);
         json_u64(&j, "vfs", g->nvfs);
         json_obj_begin(&j, "counters");
-        drvstats_json(&j, &t);
+        igb_drvstats_json(&j, &t);
         if (g->nvfs) {
             json_u64(&j, "vf-messages", v->mbx_rx);
             json_u64(&j, "vf-refused", v->mbx_refused);
@@ -78,7 +78,7 @@ void igb_cmd_show(const struct cli_args *a)
         for (uint16_t qi = 0; qi < g->pairs; qi++) {
             json_obj_begin(&j, 0);
             json_u64(&j, "queue", qi);
-            drvstats_json(&j, &g->q[qi]->ctr);
+            igb_drvstats_json(&j, &g->q[qi]->ctr);
             json_obj_end(&j);
         }
         json_arr_end(&j);

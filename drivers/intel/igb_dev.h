@@ -11,6 +11,7 @@
 
 #include "drivers/intel/igb.h"
 #include "drivers/intel/igb_regs.h"
+#include "lib/json.h"
 #include "net/core/core.h"
 
 #define IGB_RX_RING 512u /* descriptors (RDLEN: a multiple of 128 bytes) */
@@ -152,6 +153,10 @@ void igb_queue_drain(struct igb *g, uint16_t qi);
  * igb_show_add gave it; in both drivers' tables (IGB_CMD_SHOW). */
 void igb_show_add(struct igb *g);
 void igb_cmd_show(const struct cli_args *a);
+/* The ring code's counters summed over queues, and as JSON (ixgbe's
+ * `show ixgbe` gives them too). */
+void igb_drvstats_add(struct igb_drvstats *sum, const struct igb_drvstats *s);
+void igb_drvstats_json(struct json *j, const struct igb_drvstats *s);
 #define IGB_CMD_SHOW                                                                                                   \
     {.words = "show igb", .usage = "show igb [json]",                                                                  \
      .help = "igb and igbvf ports: TX offloads, VFs and their mailboxes", .fn = igb_cmd_show}

@@ -227,6 +227,30 @@ static void bring_up(struct ixgbe *x)
     ixgbe_wait(x, IXGBE_LINKS, IXGBE_LINKS_UP, IXGBE_LINKS_UP, LINK_WAIT_MS * 1000);
 }
 
+/* The board's part number: words 0x15-0x16 hold it as eight hex digits,
+ * or 0xfafa and a pointer to a block (its length in words, then the
+ * string two characters a word, high byte first): the EEPROM map's "PBA
+ * Number". */
+static void read_pba(struct ixgbe *x)
+{
+    uint16_t w0, w1, len, w;
+    if (!ixgbe_eeprom_read(x, 0x15, &w0) || !ixgbe_eeprom_read(x, 0x16, &w1))
+        return;
+    if (w0 != 0xfafa) {
+        fmt_snprintf(x->pba, sizeof x->pba, "%04x%04x", w0, w1);
+        return;
+    }
+    if (!ixgbe_eeprom_read(x, w1, &len) || len < 2)
+        return;
+    size_t n = 0;
+    for (uint16_t i = 1; i < len && n + 2 < sizeof x->pba && ixgbe_eeprom_read(x, (uint16_t)(w1 + i), &w); i++) {
+        char hi = (char)(w >> 8), lo = (char)w;
+        x->pba[n++] = hi >= 0x20 && hi < 0x7f ? hi : '?';
+        x->pba[n++] = lo >= 0x20 && lo < 0x7f ? lo : '?';
+    }
+    x->pba[n] = 0;
+}
+
 /* The MAC the EEPROM's auto-read left in RAL0/RAH0; the EEPROM words the
  * canary shows. */
 static void read_identity(struct ixgbe *x)
@@ -237,9 +261,9 @@ static void read_identity(struct ixgbe *x)
         dev->mac[i] = (uint8_t)(ral >> (8 * i));
     dev->mac[4] = (uint8_t)rah;
     dev->mac[5] = (uint8_t)(rah >> 8);
-    if (!ixgbe_eeprom_read(x, 0x2d, &x->etrack[0]) || !ixgbe_eeprom_read(x, 0x2e, &x->etrack[1]) ||
-        !ixgbe_eeprom_read(x, 0x15, &x->pba[0]) || !ixgbe_eeprom_read(x, 0x16, &x->pba[1]))
+    if (!ixgbe_eeprom_read(x, 0x2d, &x->etrack[0]) || !ixgbe_eeprom_read(x, 0x2e, &x->etrack[1]))
         kprintf("%s: EEPROM did not answer through EERD\n", x->core.where);
+    read_pba(x);
 }
 
 static struct netdev *ixgbe_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)

@@ -56,9 +56,8 @@ static void hex_bytes(char *out, const uint8_t *b, int n)
 static void show_text(const struct ixgbe *x)
 {
     const struct sff8472_module *m = &x->sfp.m;
-    kprintf("%s (%s): 82599 %04x rev %u, port %u, eTrack %04x%04x, PBA %04x%04x\n", x->core.dev.name,
-            x->core.where, x->pci->device, x->pci->revision, x->lan_id, x->etrack[1], x->etrack[0], x->pba[0],
-            x->pba[1]);
+    kprintf("%s (%s): 82599 %04x rev %u, port %u, eTrack %04x%04x, PBA %s\n", x->core.dev.name,
+            x->core.where, x->pci->device, x->pci->revision, x->lan_id, x->etrack[1], x->etrack[0], x->pba);
     if (x->sfp.present)
         kprintf("  SFP+: %s, vendor \"%s\", part \"%s\", serial \"%s\"%s\n", m->kind, m->vendor, m->part, m->serial,
                 m->ten_gig ? "" : " (not a 10 GbE module)");
@@ -85,7 +84,7 @@ static void show_json(struct json *j, const struct ixgbe *x)
     json_u64(j, "lan-id", x->lan_id);
     fmt_snprintf(etrack, sizeof etrack, "%04x%04x", x->etrack[1], x->etrack[0]);
     json_str(j, "etrack-id", etrack);
-    json_u64(j, "pba", (uint64_t)x->pba[0] << 16 | x->pba[1]);
+    json_str(j, "pba", x->pba);
     json_obj_begin(j, "sfp");
     json_bool(j, "present", x->sfp.present);
     if (x->sfp.present) {
@@ -108,6 +107,13 @@ static void show_json(struct json *j, const struct ixgbe *x)
     json_obj_begin(j, "errors");
     for (size_t i = 0; i < sizeof error_names / sizeof error_names[0]; i++)
         json_u64(j, error_names[i].name, error_at(&x->err, error_names[i].off));
+    json_obj_end(j);
+    /* The ring code's own counters, as `show igb` gives them. */
+    struct igb_drvstats t = {0};
+    for (uint16_t qi = 0; qi < x->core.pairs; qi++)
+        igb_drvstats_add(&t, &x->core.q[qi]->ctr);
+    json_obj_begin(j, "counters");
+    igb_drvstats_json(j, &t);
     json_obj_end(j);
     json_obj_end(j);
 }

@@ -44,7 +44,7 @@ struct ixgbe {
     uint8_t lan_id;           /* the port's function in the device (STATUS.LAN_ID) */
     uint32_t phy_sync;        /* SW_FW_SYNC's bit for this port's PHY (and I2C) */
     uint16_t etrack[2];       /* EEPROM words 0x2d, 0x2e: the NVM's eTrack ID */
-    uint16_t pba[2];          /* words 0x15, 0x16: the board's part number */
+    char pba[24];             /* the board's part number (EEPROM words 0x15-0x16) */
     uint32_t autoc, links;    /* as last read */
     struct ixgbe_sfp sfp;
     struct ixgbe_errors err;

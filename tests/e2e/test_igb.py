@@ -51,10 +51,10 @@ MAX_QUEUES = 8  # drivers/intel/igb.c IGB_MAX_PAIRS: one pair a core
 def igb_lab(mkiso, request, record_ready):
     labs = []
 
-    def start(smp=1):
+    def start(smp=1, model="igb", extra=()):
         peers = [netlab.Peer(addrs=[f"10.0.{i}.2/24", f"2001:db8:{i}::2/64"],
                              routes=[f"default via 10.0.{i}.1", f"default via 2001:db8:{i}::1"]) for i in range(2)]
-        lab = netlab.Lab(request.node.name, peers, iso=mkiso(CONF), model="igb", smp=smp)
+        lab = netlab.Lab(request.node.name, peers, iso=mkiso(CONF), model=model, smp=smp, extra=extra)
         labs.append(lab)
         lab.start(ready=False)
         record_ready(lab.machine)
@@ -106,12 +106,12 @@ def forward_burst(m, left, right, frames=5000):
     return len(times), rx0, rate, bells / max(tx1, 1)
 
 
-def check_buffers_and_counters(m, smp):
+def check_buffers_and_counters(m, smp, driver):
     """Every buffer is in its core's pool or posted to an RX ring (full
     again once traffic stops); TX rings are empty by then."""
     ifs = interfaces(m)
     for i in ifs:
-        assert i["driver"] == "igb" and i["link"] is True, i
+        assert i["driver"] == driver and i["link"] is True, i
         assert i["queues"] == min(smp, MAX_QUEUES), i
         c = i["counters"]
         assert c["rx-packets"] > 0 and c["tx-packets"] > 0 and c["rx-error"] == 0, c
@@ -124,9 +124,10 @@ def check_buffers_and_counters(m, smp):
     assert all(p["alloc-fail"] == 0 for p in pools), pools
 
 
-def igb_counters(m):
-    """`show igb json`: port name -> the driver's TX offload counters."""
-    return {p["name"]: p["counters"] for p in m.json("show igb json")["ports"]}
+def driver_counters(m, driver):
+    """`show igb json` (or ixgbe's): port name -> the ring code's TX offload
+    counters."""
+    return {p["name"]: p["counters"] for p in m.json(f"show {driver} json")["ports"]}
 
 
 def ones_sum(data):
@@ -168,11 +169,11 @@ def udp_echo(peer, addr, payload):
     return r.stdout
 
 
-def check_tx_offloads(m, lab, report, smp):
+def check_tx_offloads(m, lab, report, smp, driver):
     """TSO and checksum offload on both ports: data, counters, checksums."""
     left, right = lab.peers
     routers = {"eth0": "10.0.0.1", "eth1": "10.0.1.1"}
-    before, stats0 = igb_counters(m), m.json("show stats json")["counters"]
+    before, stats0 = driver_counters(m, driver), m.json("show stats json")["counters"]
     n = 20 << 20
     for peer, addr in zip((left, right), routers.values()):
         r = peer.run(["bash", "-c", f"curl -sS --max-time 120 http://{addr}/bytes/{n} | sha256sum"], timeout=150)
@@ -195,7 +196,7 @@ def check_tx_offloads(m, lab, report, smp):
     assert protos.count(6) >= 5 and protos.count(17) == 3 and protos.count(1) >= 3, protos
     big = sum(1 for f in frames if len(f) > 1514)  # TSO frames QEMU passed on whole (vnet headers)
 
-    after, stats1 = igb_counters(m), m.json("show stats json")["counters"]
+    after, stats1 = driver_counters(m, driver), m.json("show stats json")["counters"]
     d = {port: {k: after[port][k] - before[port][k] for k in after[port]} for port in routers}
     tso = sum(c["tx-tso-frames"] for c in d.values())
     assert tso == stats1["tcp-tso"] - stats0["tcp-tso"] and tso > 0, (d, stats1["tcp-tso"])
@@ -206,29 +207,29 @@ def check_tx_offloads(m, lab, report, smp):
         # one each on a queue, whatever the number of frames.
         assert c["tx-context-descriptors"] <= 4 * min(smp, MAX_QUEUES), (port, c)
     e0 = d["eth0"]
-    report(f"igb TX offloads: eth0 sent {e0['tx-tso-frames']} TSO frames for {e0['tx-tso-segments']} segments "
+    report(f"{driver} TX offloads: eth0 sent {e0['tx-tso-frames']} TSO frames for {e0['tx-tso-segments']} segments "
            f"and {e0['tx-csum-offload']} checksummed frames with {e0['tx-context-descriptors']} context "
            f"descriptors; {len(frames)} frames captured, checksums right ({big} whole TSO frames)")
 
 
-def check_tso6(m, lab):
+def check_tso6(m, lab, driver):
     """TCP over IPv6 from the router's own `app http`: TSO frames on both
     ports, the bytes right (a wrong prototype header would not be)."""
-    before = igb_counters(m)
+    before = driver_counters(m, driver)
     n = 4 << 20
     for peer, addr in zip(lab.peers, ("2001:db8::1", "2001:db8:1::1")):
         r = peer.run(["bash", "-c", f"curl -sS --max-time 60 'http://[{addr}]/bytes/{n}' | sha256sum"], timeout=90)
         assert r.stdout.split()[0] == netlab.pattern_sha256(n), f"/bytes/{n} from {addr}"
-    after = igb_counters(m)
+    after = driver_counters(m, driver)
     for port in ("eth0", "eth1"):
         frames = after[port]["tx-tso-frames"] - before[port]["tx-tso-frames"]
         assert frames > 0 and after[port]["tx-offload-bad"] == 0, (port, before[port], after[port])
 
 
-def run_router(lab, tmp_path, report, smp):
+def run_router(lab, tmp_path, report, smp, driver="igb"):
     left, right = lab.peers
     m = lab.machine
-    assert re.search(r"eth0: igb at .*link up", m.log), m.tail()
+    assert re.search(rf"eth0: {driver} at .*link up", m.log), m.tail()
     left.run("ping -c 3 -i 0.2 -W 2 10.0.1.2", timeout=20)
     right.run("ping -c 3 -i 0.2 -W 2 10.0.0.2", timeout=20)
     left.run("ping -c 2 -i 0.2 -W 2 10.0.0.1", timeout=20)
@@ -243,11 +244,11 @@ def run_router(lab, tmp_path, report, smp):
     r = right.run(["bash", "-c", "curl -sS --max-time 20 http://10.0.1.1/bytes/100000 | sha256sum"], timeout=30)
     want = hashlib.sha256(bytes(i % 251 for i in range(100000))).hexdigest()
     assert r.stdout.split()[0] == want
-    check_tx_offloads(m, lab, report, smp)
-    check_tso6(m, lab)
+    check_tx_offloads(m, lab, report, smp, driver)
+    check_tso6(m, lab, driver)
     got, rx0, rate, bells = forward_burst(m, left, right)
-    check_buffers_and_counters(m, smp)
-    report(f"igb router (-smp {smp}): curl 10 MB through hayate in {elapsed:.1f}s "
+    check_buffers_and_counters(m, smp, driver)
+    report(f"{driver} router (-smp {smp}): curl 10 MB through hayate in {elapsed:.1f}s "
            f"({10 * 8 / elapsed:.1f} Mbit/s, TCG); forwarded {got} of 5000 offered 64-byte frames "
            f"({rx0} reached eth0) "
            f"at {rate:,.0f} packets/s, {bells:.3f} tx doorbells per packet")

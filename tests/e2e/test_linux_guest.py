@@ -13,7 +13,8 @@ address, answers the host's ping from its own MAC.
 
   igb    QEMU's 82576 in Debian's QEMU; Linux's igb and igbvf.
   ixgbe  the 82599 model in build/qemu/qemu-system-x86_64 (make qemu);
-         Linux's ixgbe and ixgbevf. Skips until that binary offers it.
+         Linux's ixgbe (the model has no VFs yet: the PF steps only).
+         Skips until that binary offers it.
 
 Skips, saying why, where the kernel cannot be fetched, or without root.
 HAYATE_LINUX_QEMU overrides the QEMU binary for every model.
@@ -30,10 +31,10 @@ import linux_guest as lg  # noqa: E402
 import netlab  # noqa: E402
 
 MODEL_QEMU = os.path.join(ROOT, "build", "qemu", "qemu-system-x86_64")
-# model: (QEMU binary, PF driver, VF driver)
+# model: (QEMU binary, PF driver, VF driver, VFs to enable)
 MODELS = {
-    "igb": (None, "igb", "igbvf"),
-    "ixgbe": (MODEL_QEMU, "ixgbe", "ixgbevf"),
+    "igb": (None, "igb", "igbvf", 2),
+    "ixgbe": (MODEL_QEMU, "ixgbe", "ixgbevf", 0),
 }
 
 
@@ -76,12 +77,12 @@ def test_initramfs_holds_module_closure(kernel, tmp_path):
 @pytest.mark.skipif(netlab.unavailable() is not None, reason=str(netlab.unavailable()))
 @pytest.mark.parametrize("model", sorted(MODELS))
 def test_linux_drives_model(model, kernel, netlab_ok, tmp_path, report):
-    qemu_bin, pf, vf = MODELS[model]
+    qemu_bin, pf, vf, vfs = MODELS[model]
     qemu_bin = os.environ.get("HAYATE_LINUX_QEMU") or qemu_bin or lg.default_qemu()
     if not offers(qemu_bin, model):
         pytest.skip(f"{qemu_bin} offers no -device {model}" +
                     (" (make qemu)" if qemu_bin == MODEL_QEMU else ""))
-    check = lg.NicCheck(pf, vf, num_vfs=2, ports=2)
+    check = lg.NicCheck(pf, vf, num_vfs=vfs, ports=2)
     initrd = check.initramfs(kernel, str(tmp_path / "initrd.cpio.gz"))
     lab = lg.GuestLab(f"linux-guest-{model}", check.peers(), kernel, initrd, model=model,
                       qemu_bin=qemu_bin)

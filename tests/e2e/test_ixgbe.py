@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: MIT
+"""tests/e2e/test_ixgbe.py: hayate as a two-port router on Intel 82599
+(X520) ports, the device model of our QEMU build (`make qemu`,
+qemu/hw/net/ixgbe/), each port behind a PCIe root port of its own, driven
+by drivers/intel/ixgbe.c. The same router pass as on igb (test_igb.py:
+pings, curls through and from the router over IPv4 and IPv6, TSO and
+checksum offload with every checksum checked on the wire, a forwarding
+burst, buffers all back), with -smp 1 and 2 (RSS over two queue pairs).
+Then what only the 82599 has: the canary (`show ixgbe json`: the model's
+SFP+ module, link registers, no MAC errors) and the model's strict checks
+(`-d guest_errors`): hayate's driver breaks none of the datasheet's
+orders."""
+import os
+import re
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import netlab  # noqa: E402
+from netlab import qemu  # noqa: E402  (tools/qemu.py, as netlab has it)
+from test_igb import igb_lab, interfaces, run_router  # noqa: E402,F401  (igb_lab: the fixture)
+
+pytestmark = [pytest.mark.skipif(netlab.unavailable() is not None, reason=str(netlab.unavailable())),
+              pytest.mark.skipif(qemu.own_qemu_missing() is not None, reason=str(qemu.own_qemu_missing()))]
+
+
+def ixgbe_lab(igb_lab, tmp_path, smp):
+    log = tmp_path / "qemu-guest-errors.log"
+    return igb_lab(smp=smp, model="ixgbe", extra=["-d", "guest_errors", "-D", str(log)]), log
+
+
+def check_canary(m, log):
+    """The boot lines and `show ixgbe json` say what the model is."""
+    assert re.search(r'ixgbe 0[12]:00\.0: SFP\+ module: 10GBASE-SR, vendor "[^"]+"', m.log), m.tail()
+    ports = m.json("show ixgbe json")["ports"]
+    assert [p["name"] for p in ports] == ["eth0", "eth1"], ports
+    for p in ports:
+        assert p["device-id"] == 0x10fb and p["link-up"] is True, p
+        assert p["sfp"]["present"] and p["sfp"]["ten-gig"] and p["sfp"]["checksum-ok"], p["sfp"]
+        assert len(p["sfp"]["id-bytes"]) == 192 and p["links"] & (1 << 30), p
+        assert p["semaphore-timeouts"] == 0 and p["link-restarts"] == 0, p
+        assert all(v == 0 for v in p["errors"].values()), p["errors"]
+    strict = [line for line in log.read_text().splitlines() if line.startswith("ixgbe")] if log.exists() else []
+    assert not strict, strict
+
+
+def test_ixgbe_router(igb_lab, tmp_path, report):
+    lab, log = ixgbe_lab(igb_lab, tmp_path, smp=1)
+    m = run_router(lab, tmp_path, report, smp=1, driver="ixgbe")
+    check_canary(m, log)
+
+
+def test_ixgbe_router_smp2(igb_lab, tmp_path, report):
+    """Two cores, two queue pairs, RSS on the 82599's MRQC/RETA/RSSRK."""
+    lab, log = ixgbe_lab(igb_lab, tmp_path, smp=2)
+    m = run_router(lab, tmp_path, report, smp=2, driver="ixgbe")
+    left = lab.peers[0]
+    for port in range(20000, 20016):
+        r = left.run(["bash", "-c", f"curl -sS --local-port {port} --max-time 20 http://10.0.0.1/bytes/1000 | wc -c"],
+                     timeout=30)
+        assert r.stdout.strip() == "1000"
+    per_queue = [q["rx-packets"] for q in interfaces(m)[0]["per-queue"]]
+    assert len(per_queue) == 2 and min(per_queue) > 0, per_queue
+    check_canary(m, log)
+    report(f"ixgbe -smp 2: eth0 RX per queue {per_queue}")
