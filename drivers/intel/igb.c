@@ -27,14 +27,6 @@
 _Static_assert(IGB_MAX_PAIRS <= IGB_RSS_MAX_PAIRS, "queue arrays");
 #define LINK_WAIT_MS 1500u    /* at probe; QEMU's autonegotiation takes 500 ms */
 
-/* Symmetric Toeplitz key (0x6d5a repeated): both directions of a flow hash
- * alike, so a forwarded flow and its replies meet on one core. */
-static const uint8_t rss_key[NETDEV_RSS_KEY_LEN] = {
-    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-};
-
 /* The PF's BAR0: sixteen queues (8.10, 8.12), a mailbox per VF (P2VMAILBOX,
  * VMBMEM). */
 static const struct igb_layout igb_pf_layout = {
@@ -143,22 +135,8 @@ static void link_up(struct igb *g)
  * over IPv4/IPv6 addresses and TCP/UDP ports. */
 static void setup_rss(struct igb *g)
 {
-    struct netdev *dev = &g->dev;
-    memcpy(dev->rss_key, rss_key, NETDEV_RSS_KEY_LEN);
-    for (int i = 0; i < IGB_RSSRK_REGS; i++) {
-        const uint8_t *k = rss_key + 4 * i; /* key byte 0 in RSSRK0's low byte */
-        igb_wr32(g, IGB_RSSRK(i), (uint32_t)k[0] | (uint32_t)k[1] << 8 | (uint32_t)k[2] << 16 | (uint32_t)k[3] << 24);
-    }
-    _Static_assert(NETDEV_RSS_RETA_LEN == 4 * IGB_RETA_REGS, "one netdev entry per RETA byte");
-    for (int i = 0; i < IGB_RETA_REGS; i++) {
-        uint32_t v = 0;
-        for (int b = 0; b < 4; b++) {
-            uint16_t qn = (uint16_t)((4 * i + b) % g->pairs);
-            dev->rss_reta[4 * i + b] = qn;
-            v |= (uint32_t)qn << (8 * b);
-        }
-        igb_wr32(g, IGB_RETA(i), v);
-    }
+    _Static_assert(NETDEV_RSS_RETA_LEN == 4 * IGB_RETA_REGS && NETDEV_RSS_KEY_LEN == 4 * IGB_RSSRK_REGS, "layout");
+    igb_rss_fill(g, IGB_RSSRK(0), IGB_RETA(0));
     igb_wr32(g, IGB_MRQC, IGB_MRQC_RSS | IGB_MRQC_TCPIPV4 | IGB_MRQC_IPV4 | IGB_MRQC_TCPIPV6EX | IGB_MRQC_IPV6 |
                           IGB_MRQC_TCPIPV6 | IGB_MRQC_UDPIPV4 | IGB_MRQC_UDPIPV6);
 }
@@ -231,11 +209,7 @@ static struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct 
         kprintf("%s: reset did not complete\n", g->where);
         return NULL;
     }
-    uint32_t ral = igb_rd32(g, IGB_RAL(0)), rah = igb_rd32(g, IGB_RAH(0));
-    for (int i = 0; i < 4; i++)
-        dev->mac[i] = (uint8_t)(ral >> (8 * i));
-    dev->mac[4] = (uint8_t)rah;
-    dev->mac[5] = (uint8_t)(rah >> 8);
+    igb_read_mac(g, IGB_RAL(0), IGB_RAH(0));
     if (nvfs)
         nvfs = igb_sriov_enable(g, pci, nvfs);
     uint16_t pairs = max_pairs < IGB_MAX_PAIRS ? max_pairs : IGB_MAX_PAIRS;

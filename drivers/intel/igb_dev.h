@@ -139,6 +139,13 @@ bool igb_wait_reg(struct igb *g, uint32_t reg, uint32_t mask, uint32_t want, uin
 /* igb_rxtx.c: the data path (netdev_ops' bursts). */
 uint16_t igb_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n);
 uint16_t igb_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n);
+/* RSS's key (symmetric Toeplitz) into the 10 key registers from rssrk0
+ * and the 128 one-byte table entries, round-robin over the pairs, into
+ * the 32 registers from reta0: the 82576 and the 82599 lay them out alike
+ * at other addresses. The netdev learns both. */
+void igb_rss_fill(struct igb *g, uint32_t rssrk0, uint32_t reta0);
+/* The MAC address in a receive-address pair (RAL, RAH). */
+void igb_read_mac(struct igb *g, uint32_t ral, uint32_t rah);
 /* A queue pair's rings and slots, refilled from pool. */
 struct igb_queue *igb_queue_alloc(struct pkt_pool *pool);
 /* Programs and enables pair qi on the device's queue hwq (g->layout says

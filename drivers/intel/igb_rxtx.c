@@ -400,6 +400,42 @@ bool igb_wait_reg(struct igb *g, uint32_t reg, uint32_t mask, uint32_t want, uin
     return (igb_rd32(g, reg) & mask) == want;
 }
 
+/* Symmetric Toeplitz key (0x6d5a repeated): both directions of a flow hash
+ * alike, so a forwarded flow and its replies meet on one core. */
+static const uint8_t rss_key[NETDEV_RSS_KEY_LEN] = {
+    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
+};
+
+void igb_rss_fill(struct igb *g, uint32_t rssrk0, uint32_t reta0)
+{
+    struct netdev *dev = &g->dev;
+    memcpy(dev->rss_key, rss_key, NETDEV_RSS_KEY_LEN);
+    for (uint32_t i = 0; i < NETDEV_RSS_KEY_LEN / 4; i++) {
+        const uint8_t *k = rss_key + 4 * i; /* key byte 0 in RSSRK0's low byte */
+        igb_wr32(g, rssrk0 + 4 * i, (uint32_t)k[0] | (uint32_t)k[1] << 8 | (uint32_t)k[2] << 16 | (uint32_t)k[3] << 24);
+    }
+    for (uint32_t i = 0; i < NETDEV_RSS_RETA_LEN / 4; i++) {
+        uint32_t v = 0;
+        for (uint32_t b = 0; b < 4; b++) {
+            uint16_t qn = (uint16_t)((4 * i + b) % g->pairs);
+            dev->rss_reta[4 * i + b] = qn;
+            v |= (uint32_t)qn << (8 * b);
+        }
+        igb_wr32(g, reta0 + 4 * i, v);
+    }
+}
+
+void igb_read_mac(struct igb *g, uint32_t ral, uint32_t rah)
+{
+    uint32_t lo = igb_rd32(g, ral), hi = igb_rd32(g, rah);
+    for (int i = 0; i < 4; i++)
+        g->dev.mac[i] = (uint8_t)(lo >> (8 * i));
+    g->dev.mac[4] = (uint8_t)hi;
+    g->dev.mac[5] = (uint8_t)(hi >> 8);
+}
+
 struct igb_queue *igb_queue_alloc(struct pkt_pool *pool)
 {
     struct igb_queue *q = kalloc(sizeof *q);

@@ -36,14 +36,6 @@ static const uint16_t sfp_ids[] = {
     0x1557,                 /* 82599EN, single port */
 };
 
-/* Symmetric Toeplitz key (0x6d5a repeated), as igb's: both directions of
- * a flow hash alike. */
-static const uint8_t rss_key[NETDEV_RSS_KEY_LEN] = {
-    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-};
-
 /* The 82599's queue blocks: queue n's RX registers at 0x01000 + 0x40n
  * (8.2.3.8), TX at 0x06000 + 0x40n (8.2.3.9); SRRCTL at +0x14 with DROP_EN
  * at bit 28; the RX errors and TX CC where 7.1.6.2 and 7.2.3.2.4 put
@@ -141,27 +133,13 @@ static const struct netdev_ops ixgbe_ops = {
 
 /* ---- receive and transmit set-up (4.6.7, 4.6.8) ---- */
 
-/* 7.1.2.8: our key (byte 0 in RSSRK0's low byte), the 128-entry table
- * round-robin over the pairs, hashes over IPv4/IPv6 addresses and TCP/UDP
+/* 7.1.2.8: the ring code's key and table (igb_rss_fill), hashes over IPv4/IPv6 addresses and TCP/UDP
  * ports; PCSD puts the hash in the descriptor. */
 static void setup_rss(struct ixgbe *x)
 {
-    struct netdev *dev = &x->core.dev;
-    memcpy(dev->rss_key, rss_key, NETDEV_RSS_KEY_LEN);
-    for (int i = 0; i < IXGBE_RSSRK_REGS; i++) {
-        const uint8_t *k = rss_key + 4 * i;
-        ixgbe_wr(x, IXGBE_RSSRK(i), (uint32_t)k[0] | (uint32_t)k[1] << 8 | (uint32_t)k[2] << 16 | (uint32_t)k[3] << 24);
-    }
-    _Static_assert(NETDEV_RSS_RETA_LEN == 4 * IXGBE_RETA_REGS, "one netdev entry per RETA entry");
-    for (int i = 0; i < IXGBE_RETA_REGS; i++) {
-        uint32_t v = 0;
-        for (int b = 0; b < 4; b++) {
-            uint16_t qn = (uint16_t)((4 * i + b) % x->core.pairs);
-            dev->rss_reta[4 * i + b] = qn;
-            v |= (uint32_t)qn << (8 * b);
-        }
-        ixgbe_wr(x, IXGBE_RETA(i), v);
-    }
+    _Static_assert(NETDEV_RSS_RETA_LEN == 4 * IXGBE_RETA_REGS && NETDEV_RSS_KEY_LEN == 4 * IXGBE_RSSRK_REGS,
+                   "layout");
+    igb_rss_fill(&x->core, IXGBE_RSSRK(0), IXGBE_RETA(0));
     ixgbe_wr(x, IXGBE_RXCSUM, ixgbe_rd(x, IXGBE_RXCSUM) | IXGBE_RXCSUM_PCSD);
     ixgbe_wr(x, IXGBE_MRQC, IXGBE_MRQC_RSS | IGB_MRQC_TCPIPV4 | IGB_MRQC_IPV4 | IGB_MRQC_IPV6 | IGB_MRQC_TCPIPV6 |
                                 IGB_MRQC_UDPIPV4 | IGB_MRQC_UDPIPV6);
@@ -255,12 +233,7 @@ static void read_pba(struct ixgbe *x)
  * canary shows. */
 static void read_identity(struct ixgbe *x)
 {
-    struct netdev *dev = &x->core.dev;
-    uint32_t ral = ixgbe_rd(x, IXGBE_RAL(0)), rah = ixgbe_rd(x, IXGBE_RAH(0));
-    for (int i = 0; i < 4; i++)
-        dev->mac[i] = (uint8_t)(ral >> (8 * i));
-    dev->mac[4] = (uint8_t)rah;
-    dev->mac[5] = (uint8_t)(rah >> 8);
+    igb_read_mac(&x->core, IXGBE_RAL(0), IXGBE_RAH(0));
     if (!ixgbe_eeprom_read(x, 0x2d, &x->etrack[0]) || !ixgbe_eeprom_read(x, 0x2e, &x->etrack[1]))
         kprintf("%s: EEPROM did not answer through EERD\n", x->core.where);
     read_pba(x);
