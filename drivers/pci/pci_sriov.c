@@ -4,7 +4,8 @@
  *
  * A VF has no BAR registers of its own: VF n's BAR k lies at the
  * capability's VF BARk plus n times its size (9.3.3.14), which firmware
- * without SR-IOV support (SeaBIOS) leaves unassigned, so we place them.
+ * without SR-IOV support (SeaBIOS) leaves unassigned, so we place them
+ * (drivers/pci/pci_bridge.c: inside the windows of the bridges above).
  * A VF's vendor and device IDs read as all ones (9.3.4.1.1): the bus walk
  * cannot find it, so each VF is added to the device list here, with the
  * capability's VF device ID. */
@@ -43,10 +44,12 @@ static int vf_bar(struct pci_dev *pf, uint16_t cap, int k, int nvfs, struct pci_
     if (is64)
         base |= (uint64_t)pci_read32(pf, (uint16_t)(off + 4)) << 32;
     if (base == 0) {
-        uint64_t region = size; /* every VF's, a power of two for pci_mmio_alloc */
+        uint64_t region = size; /* every VF's, a power of two for pci_place_region */
         while (region < size * (uint64_t)nvfs)
             region <<= 1;
-        base = pci_mmio_alloc(region);
+        /* Where every bridge above the PF routes it: the VFs sit behind
+         * the same bridges (same bus, or buses behind the same port). */
+        base = pci_place_region(pf, region, (orig & 8) != 0, is64, "VFs");
         if (!base) {
             kprintf("pci %02x:%02x.%x: no address space for VF BAR%d\n", pf->bus, pf->dev, pf->fn, k);
             return -1;
@@ -54,6 +57,8 @@ static int vf_bar(struct pci_dev *pf, uint16_t cap, int k, int nvfs, struct pci_
         pci_write32(pf, off, (uint32_t)base | (orig & 0xf));
         if (is64)
             pci_write32(pf, (uint16_t)(off + 4), (uint32_t)(base >> 32));
+        kprintf("pci %02x:%02x.%x: VF BAR%d at %#llx: %d x %llu KiB\n", pf->bus, pf->dev, pf->fn, k,
+                (unsigned long long)base, nvfs, (unsigned long long)(size >> 10));
     }
     for (int n = 0; n < nvfs; n++)
         vfs[n].bar[k] = (struct pci_bar){.phys = base + (uint64_t)n * size, .size = size, .is64 = is64,
@@ -86,7 +91,7 @@ int pci_sriov_enable(struct pci_dev *pf, int nvfs, struct pci_dev **out)
             return 0;
         }
         vfs[n] = (struct pci_dev){.seg = pf->seg, .bus = pf->bus, .dev = (uint8_t)((rid >> 3) & 31),
-                                  .fn = (uint8_t)(rid & 7), .vendor = pf->vendor,
+                                  .fn = (uint8_t)(rid & 7), .up = pf->up, .vendor = pf->vendor,
                                   .device = pci_read16(pf, (uint16_t)(cap + SRIOV_VF_DEVICE)),
                                   .class_code = pf->class_code, .subclass = pf->subclass, .prog_if = pf->prog_if};
     }
