@@ -99,6 +99,9 @@ uint16_t pci_find_ext_cap(const struct pci_dev *d, uint16_t id);
 uint64_t pci_place_region(const struct pci_dev *d, uint64_t size, bool prefetch, bool is64, const char *what);
 int pci_bridge_count(void);
 const struct pci_bridge *pci_bridge_at(int i);
+/* A bridge's memory (pref false) or prefetchable window as programmed
+ * now: [*base, *end); false (and 0, 0) when closed or absent. */
+bool pci_bridge_window(const struct pci_bridge *b, bool pref, uint64_t *base, uint64_t *end);
 /* For the bus walk: records the bridge at bus:dev.fn below bridge up
  * (same encoding); returns its own up value for what is behind it, 0
  * when the table is full. */

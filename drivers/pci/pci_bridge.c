@@ -81,6 +81,14 @@ static struct pci_span window(const struct pci_bridge *b, int type)
     return (struct pci_span){base, limit + 1};
 }
 
+bool pci_bridge_window(const struct pci_bridge *b, bool pref, uint64_t *base, uint64_t *end)
+{
+    struct pci_span w = window(b, pref ? WIN_PREF : WIN_MEM);
+    *base = w.base;
+    *end = w.end;
+    return w.base < w.end;
+}
+
 static void set_window(const struct pci_bridge *b, int type, struct pci_span w)
 {
     struct pci_dev cfg = cfg_of(b);
@@ -215,7 +223,7 @@ uint64_t pci_place_region(const struct pci_dev *d, uint64_t size, bool prefetch,
         if (cur.base == grown[i].base && cur.end == grown[i].end)
             continue;
         set_window(b, type, grown[i]);
-        kprintf("pci %02x:%02x.%x: %s window %s to %#llx-%#llx for %s of %02x:%02x.%x\n", b->bus, b->dev, b->fn,
+        kprintf("pci %02x:%02x.%x: %s window %s to 0x%llx-0x%llx for %s of %02x:%02x.%x\n", b->bus, b->dev, b->fn,
                 type == WIN_PREF ? "prefetchable" : "memory", cur.base < cur.end ? "grown" : "opened",
                 (unsigned long long)grown[i].base, (unsigned long long)(grown[i].end - 1), what, d->bus, d->dev,
                 d->fn);

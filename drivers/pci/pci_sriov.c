@@ -57,7 +57,7 @@ static int vf_bar(struct pci_dev *pf, uint16_t cap, int k, int nvfs, struct pci_
         pci_write32(pf, off, (uint32_t)base | (orig & 0xf));
         if (is64)
             pci_write32(pf, (uint16_t)(off + 4), (uint32_t)(base >> 32));
-        kprintf("pci %02x:%02x.%x: VF BAR%d at %#llx: %d x %llu KiB\n", pf->bus, pf->dev, pf->fn, k,
+        kprintf("pci %02x:%02x.%x: VF BAR%d at 0x%llx: %d x %llu KiB\n", pf->bus, pf->dev, pf->fn, k,
                 (unsigned long long)base, nvfs, (unsigned long long)(size >> 10));
     }
     for (int n = 0; n < nvfs; n++)
