@@ -38,6 +38,11 @@ enum {
     PCI_CAP_MSIX = 0x11,
     PCI_CAP_VENDOR = 0x09,
     PCI_CAP_PCIE = 0x10,
+    PCIE_DEVCAP2 = 0x24,           /* from the PCIe capability, PCIe Base 4.0 7.5.3.15 */
+    PCIE_DEVCAP2_ARI_FWD = 1 << 5, /* ARI Forwarding Supported (a downstream port) */
+    PCIE_DEVCTL2 = 0x28,           /* 7.5.3.16 */
+    PCIE_DEVCTL2_ARI_FWD = 1 << 5, /* ARI Forwarding Enable */
+    PCI_EXT_CAP_ARI = 0x000e,      /* 7.8.7 */
 };
 
 struct pci_bar {
@@ -97,6 +102,12 @@ uint16_t pci_find_ext_cap(const struct pci_dev *d, uint16_t id);
 #define PCI_MMIO_FLOOR 0xc0000000ull
 #define PCI_MMIO_CEILING 0xfec00000ull /* the I/O APIC, then LAPIC and flash */
 uint64_t pci_place_region(const struct pci_dev *d, uint64_t size, bool prefetch, bool is64, const char *what);
+/* Turns on ARI forwarding in the bridge right above d (a downstream port:
+ * without it a port passes configuration requests to device 0 only, PCIe
+ * Base 4.0 7.5.3.16, and an ARI device's functions past 7, SR-IOV VFs at
+ * device 16 and up, stay unreachable). false when d is on the root bus or
+ * the port cannot. */
+bool pci_bridge_ari_forward(const struct pci_dev *d);
 int pci_bridge_count(void);
 const struct pci_bridge *pci_bridge_at(int i);
 /* A bridge's memory (pref false) or prefetchable window as programmed

@@ -61,6 +61,23 @@ uint8_t pci_bridge_add(uint8_t bus, uint8_t dev, uint8_t fn, uint8_t up)
     return (uint8_t)(++nbridges);
 }
 
+bool pci_bridge_ari_forward(const struct pci_dev *d)
+{
+    if (d->up == 0 || d->up > nbridges)
+        return false;
+    struct pci_dev cfg = cfg_of(&bridges[d->up - 1]);
+    uint8_t pcie = pci_find_cap(&cfg, PCI_CAP_PCIE, 0);
+    if (!pcie || !(pci_read32(&cfg, (uint16_t)(pcie + PCIE_DEVCAP2)) & PCIE_DEVCAP2_ARI_FWD))
+        return false;
+    uint16_t ctl = pci_read16(&cfg, (uint16_t)(pcie + PCIE_DEVCTL2));
+    if (!(ctl & PCIE_DEVCTL2_ARI_FWD)) {
+        pci_write16(&cfg, (uint16_t)(pcie + PCIE_DEVCTL2), (uint16_t)(ctl | PCIE_DEVCTL2_ARI_FWD));
+        kprintf("pci %02x:%02x.%x: ARI forwarding on for %02x:%02x.%x\n", cfg.bus, cfg.dev, cfg.fn, d->bus, d->dev,
+                d->fn);
+    }
+    return true;
+}
+
 enum { WIN_MEM, WIN_PREF };
 
 static struct pci_span window(const struct pci_bridge *b, int type)
@@ -190,7 +207,16 @@ static uint64_t try_type(const int *chain, int n, int type, uint64_t size, bool 
     if (lo < PCI_MMIO_FLOOR)
         lo = PCI_MMIO_FLOOR;
     int nb = collect_busy(chain, n, type);
-    uint64_t base = pci_window_place(busy, nb, cur, n, size, lo, PCI_MMIO_CEILING, grown);
+    uint64_t hi = PCI_MMIO_CEILING;
+    if (n == 0) {
+        /* On the root bus, below everything firmware assigned, as before
+         * bridges were known: gaps between its BARs may hold chipset
+         * registers no BAR shows. */
+        for (int b = 0; b < nb; b++)
+            if (busy[b].span.base >= lo && busy[b].span.base < hi)
+                hi = busy[b].span.base;
+    }
+    uint64_t base = pci_window_place(busy, nb, cur, n, size, lo, hi, grown);
     *cost = 0;
     for (int i = 0; base && i < n; i++)
         *cost += (grown[i].end - grown[i].base) - (cur[i].end - cur[i].base);

@@ -19,6 +19,7 @@ enum {
     SRIOV_CTRL = 0x08,        /* 16 bits */
     SRIOV_CTRL_VFE = 1 << 0,  /* VF Enable */
     SRIOV_CTRL_MSE = 1 << 3,  /* VF Memory Space Enable */
+    SRIOV_CTRL_ARI = 1 << 4,  /* ARI Capable Hierarchy (9.3.3.3.5) */
     SRIOV_TOTAL_VFS = 0x0e,
     SRIOV_NUM_VFS = 0x10,
     SRIOV_VF_OFFSET = 0x14,   /* first VF's routing ID, from the PF's */
@@ -76,8 +77,15 @@ int pci_sriov_enable(struct pci_dev *pf, int nvfs, struct pci_dev **out)
         nvfs = total;
     if (nvfs > PCI_SRIOV_MAX_VFS)
         nvfs = PCI_SRIOV_MAX_VFS;
+    /* Behind a port that forwards ARI, VFs may use device numbers past 0
+     * (an 82576's or 82599's from 16 up): the port must forward them and
+     * the PF be told, which may change its VF offset and stride
+     * (9.3.3.3.5: set in the lowest-numbered PF, read-only in the others). */
+    uint16_t ari = pci_read16(pf, (uint16_t)(cap + SRIOV_CTRL)) & SRIOV_CTRL_ARI;
+    if (pci_find_ext_cap(pf, PCI_EXT_CAP_ARI) && pci_bridge_ari_forward(pf) && pf->fn == 0)
+        ari = SRIOV_CTRL_ARI;
     /* NumVFs first: it is read-only once VF Enable is set (9.3.3.7). */
-    pci_write16(pf, (uint16_t)(cap + SRIOV_CTRL), 0);
+    pci_write16(pf, (uint16_t)(cap + SRIOV_CTRL), ari);
     pci_write16(pf, (uint16_t)(cap + SRIOV_NUM_VFS), (uint16_t)nvfs);
     uint16_t first = pci_read16(pf, (uint16_t)(cap + SRIOV_VF_OFFSET));
     uint16_t stride = pci_read16(pf, (uint16_t)(cap + SRIOV_VF_STRIDE));
@@ -101,7 +109,7 @@ int pci_sriov_enable(struct pci_dev *pf, int nvfs, struct pci_dev **out)
             return 0;
         k += took;
     }
-    pci_write16(pf, (uint16_t)(cap + SRIOV_CTRL), SRIOV_CTRL_VFE | SRIOV_CTRL_MSE);
+    pci_write16(pf, (uint16_t)(cap + SRIOV_CTRL), (uint16_t)(ari | SRIOV_CTRL_VFE | SRIOV_CTRL_MSE));
     time_delay_us(100000); /* VFs may be accessed 100 ms after VF Enable (9.3.3.3.1) */
     int added = 0;
     for (int n = 0; n < nvfs; n++) {
