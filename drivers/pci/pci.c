@@ -144,6 +144,18 @@ void pci_size_bars(struct pci_dev *d, int nbars)
         if (b->is64)
             i++; /* the upper half is not a BAR of its own */
     }
+    /* The expansion ROM BAR (PCI 3.0 6.2.5.2; 0x38 in a bridge's header):
+     * firmware may leave one assigned, and nothing else may go there.
+     * Address bits 31:11, bit 0 its decode enable, written back as found. */
+    uint16_t rom = nbars == 6 ? 0x30 : 0x38;
+    uint32_t orig = pci_read32(d, rom);
+    pci_write32(d, rom, 0xfffff800u);
+    uint32_t mask = pci_read32(d, rom) & 0xfffff800u;
+    pci_write32(d, rom, orig);
+    if (mask && (orig & 0xfffff800u)) {
+        d->rom_phys = orig & 0xfffff800u;
+        d->rom_size = ~mask + 1;
+    }
     pci_write16(d, PCI_COMMAND, cmd);
 }
 

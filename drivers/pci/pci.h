@@ -57,6 +57,7 @@ struct pci_dev {
     uint16_t vendor, device;
     uint8_t class_code, subclass, prog_if, revision;
     struct pci_bar bar[6];
+    uint32_t rom_phys, rom_size; /* its expansion ROM BAR where firmware assigned one */
     bool claimed; /* a driver owns it */
     uint8_t up;   /* 1 + pci_bridge_at index of the bridge above it; 0: on the root bus */
 };
@@ -69,6 +70,7 @@ struct pci_bridge {
     bool has_pref;        /* it has a prefetchable window (3.2.5.9: optional) */
     bool pref64;          /* ... with the upper 32 bits (3.2.5.10) */
     struct pci_bar bar[2];
+    uint32_t rom_phys, rom_size;
 };
 
 void pci_init(void);           /* MCFG (ECAM) or port I/O; enumerates everything */

@@ -58,6 +58,8 @@ uint8_t pci_bridge_add(uint8_t bus, uint8_t dev, uint8_t fn, uint8_t up)
     pci_size_bars(&bars, 2); /* a type 1 header has two (3.2.5.1) */
     b->bar[0] = bars.bar[0];
     b->bar[1] = bars.bar[1];
+    b->rom_phys = bars.rom_phys;
+    b->rom_size = bars.rom_size;
     return (uint8_t)(++nbridges);
 }
 
@@ -144,7 +146,7 @@ static int inside_of(uint8_t up, const int *chain, int n)
     return n;
 }
 
-#define MAX_BUSY (PCI_MAX_DEVICES * 6 + PCI_MAX_BRIDGES * 4 + MAX_GRANTS + 1)
+#define MAX_BUSY (PCI_MAX_DEVICES * 7 + PCI_MAX_BRIDGES * 5 + MAX_GRANTS + 1)
 static struct pci_busy busy[MAX_BUSY]; /* rebuilt each time (boot, the CLI): one caller at a time */
 
 static void add_busy(int *nb, uint64_t base, uint64_t size, int inside)
@@ -170,11 +172,13 @@ static int collect_busy(const int *chain, int n, int type)
     for (int i = 0; i < pci_count(); i++) {
         const struct pci_dev *d = pci_at(i);
         add_bars(&nb, d->bar, 6, inside_of(d->up, chain, n));
+        add_busy(&nb, d->rom_phys, d->rom_size, inside_of(d->up, chain, n));
     }
     for (int i = 0; i < nbridges; i++) {
         const struct pci_bridge *b = &bridges[i];
         int in = inside_of(b->up, chain, n);
         add_bars(&nb, b->bar, 2, in);
+        add_busy(&nb, b->rom_phys, b->rom_size, in);
         for (int t = WIN_MEM; t <= WIN_PREF; t++) {
             bool mine = false;
             for (int j = 0; j < n; j++)
