@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define PCI_MAX_DEVICES 96
+#define PCI_MAX_DEVICES 192 /* room for two 82599 ports' 63 VFs each */
 #define PCI_MAX_BRIDGES 32
 
 enum {
@@ -130,7 +130,7 @@ struct pci_dev *pci_add(const struct pci_dev *d);
  * its TotalVFs or PCI_SRIOV_MAX_VFS), each added to the device list with
  * its BARs (placed when firmware left them unassigned) and stored in out.
  * Returns how many; 0 when pf has no SR-IOV capability. */
-#define PCI_SRIOV_MAX_VFS 8
+#define PCI_SRIOV_MAX_VFS 63 /* an 82599 port: 64 pools, the PF's and 63 VFs' */
 int pci_sriov_enable(struct pci_dev *pf, int nvfs, struct pci_dev **out);
 /* Memory decoding and bus mastering on, INTx off (hayate polls). */
 void pci_enable(struct pci_dev *d);

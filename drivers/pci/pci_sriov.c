@@ -12,6 +12,7 @@
 #include "pci.h"
 
 #include "kernel/console/console.h"
+#include "kernel/lib.h"
 #include "kernel/time.h"
 
 enum {
@@ -89,7 +90,8 @@ int pci_sriov_enable(struct pci_dev *pf, int nvfs, struct pci_dev **out)
     pci_write16(pf, (uint16_t)(cap + SRIOV_NUM_VFS), (uint16_t)nvfs);
     uint16_t first = pci_read16(pf, (uint16_t)(cap + SRIOV_VF_OFFSET));
     uint16_t stride = pci_read16(pf, (uint16_t)(cap + SRIOV_VF_STRIDE));
-    struct pci_dev vfs[PCI_SRIOV_MAX_VFS] = {0};
+    static struct pci_dev vfs[PCI_SRIOV_MAX_VFS]; /* too big for a stack; one caller at a time (boot, the CLI) */
+    memset(vfs, 0, sizeof vfs);
     for (int n = 0; n < nvfs; n++) {
         /* Routing ID = bus << 8 | devfn; VFs on another bus need ARI or a
          * bus number we do not assign. */
