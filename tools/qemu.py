@@ -60,7 +60,10 @@ def accel_default():
 #                as on real servers: its VFs on the port's bus, their BARs
 #                routed only through the port's windows, which SeaBIOS
 #                sizes for the PF's BARs alone.
-TOPOLOGIES = ("flat", "root-port")
+#   "switch":    each behind a PCIe switch (upstream port up<i+1> on root
+#                port rp<i+1>, downstream port dp<i+1>): three bridges, so
+#                three windows, above the NIC.
+TOPOLOGIES = ("flat", "root-port", "switch")
 # Debian's firmware for a QEMU built from source (HAYATE_QEMU), which does
 # not find it by itself; Debian's own binary does.
 FIRMWARE_DIRS = ("/usr/share/seabios", "/usr/share/qemu", "/usr/lib/ipxe/qemu")
@@ -76,10 +79,15 @@ def nic_args(i, nic, topology="flat"):
     # romfile= : no iPXE option ROM (we boot from CD; it only costs time).
     dev = f"{nic.model},netdev=n{i},mac={nic.mac},romfile="
     port = []
-    if topology == "root-port":
+    if topology in ("root-port", "switch"):
         # Slot and chassis: unique per port (PCIe slot numbering, hotplug).
         port = ["-device", f"pcie-root-port,id=rp{i + 1},slot={i + 1},chassis={i + 1}"]
-        dev += f",bus=rp{i + 1},addr=0"
+        parent = f"rp{i + 1}"
+        if topology == "switch":
+            port += ["-device", f"x3130-upstream,id=up{i + 1},bus=rp{i + 1}",
+                     "-device", f"xio3130-downstream,id=dp{i + 1},bus=up{i + 1},slot={i + 101},chassis={i + 101}"]
+            parent = f"dp{i + 1}"
+        dev += f",bus={parent},addr=0"
     elif nic.model == "igb":
         # An 82576 reserves the functions of its 8 SR-IOV VFs 16 and 17
         # slots above its own: PFs two slots apart keep those from colliding.

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* drivers/pci/pci.c: configuration access through ECAM (the MCFG table's
  * first segment) with legacy port I/O (0xcf8/0xcfc, PCI 3.0 3.2.2.3.2) as
- * the fallback, then a walk from bus 0 down through every bridge. BARs are
- * sized (write all ones, read back; PCI 3.0 6.2.5.1) with decoding off. */
+ * the fallback, then a walk from bus 0 down through every bridge, each
+ * recorded (pci_bridge.c) and named as `up` of what lies behind it. BARs
+ * are sized (write all ones, read back; PCI 3.0 6.2.5.1) with decoding off. */
 #include "pci.h"
 
 #include "kernel/platform/acpi.h"

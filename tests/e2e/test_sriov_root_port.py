@@ -12,7 +12,8 @@ answered). Checked: the VFs' BARs lie inside their port's windows
 on the flat topology (tests/e2e/test_sriov.py): ping, ping6, VF to VF
 through the router over IPv4, no frame taken for another MAC, every buffer
 back. Then two PFs behind two ports, 7 and 2 VFs: the second placement
-clear of the first port's windows."""
+clear of the first port's windows; and a PF behind a PCIe switch (root
+port, switch upstream and downstream ports: three bridges above it)."""
 import os
 import re
 import sys
@@ -30,7 +31,8 @@ IGBVF_DEVICE = 0x10CA  # QEMU's 82576 VF
 
 def check_vf_bars_routed(m, nvfs):
     """Each VF BAR inside an open window of every bridge above its bus; the
-    bridges' windows not overlapping each other."""
+    bridges' windows apart, but for one inside the window of a bridge
+    above it."""
     pci = m.json("show pci json")
     bridges = pci["bridges"]
     vfs = [d for d in pci["devices"] if d["device"] == IGBVF_DEVICE]
@@ -44,11 +46,17 @@ def check_vf_bars_routed(m, nvfs):
             for b in above:
                 assert any(w["open"] and w["base"] <= lo and hi <= w["end"]
                            for w in (b["memory"], b["prefetchable"])), (d["address"], bar, b)
-    windows = [(w["base"], w["end"], b["address"]) for b in bridges for w in (b["memory"], b["prefetchable"])
-               if w["open"]]
-    for i, (lo, hi, a) in enumerate(windows):
-        for lo2, hi2, a2 in windows[i + 1:]:
-            assert hi <= lo2 or hi2 <= lo, f"windows of {a} and {a2} overlap: {windows}"
+    def below(inner, outer):  # inner sits on a bus behind outer
+        return outer["secondary"] <= int(inner["address"].split(":")[1], 16) <= outer["subordinate"]
+
+    windows = [(w["base"], w["end"], b) for b in bridges for w in (b["memory"], b["prefetchable"]) if w["open"]]
+    for i, (lo, hi, b) in enumerate(windows):
+        for lo2, hi2, b2 in windows[i + 1:]:
+            if hi <= lo2 or hi2 <= lo:
+                continue
+            # Overlapping windows: only a bridge's inside its parent's.
+            nested = (below(b2, b) and lo <= lo2 and hi2 <= hi) or (below(b, b2) and lo2 <= lo and hi <= hi2)
+            assert nested, f"windows of {b['address']} and {b2['address']} overlap: {windows}"
     return pci
 
 
@@ -119,5 +127,31 @@ def test_sriov_two_root_ports(mkiso, request, record_ready):
         ports = {p["name"]: p for p in m.json("show igb json")["ports"]}
         assert ports["eth0"]["vfs"] == 7 and ports["eth0"]["counters"]["vf-resets"] == 7, ports["eth0"]
         assert ports["eth1"]["vfs"] == 2 and ports["eth1"]["counters"]["vf-resets"] == 2, ports["eth1"]
+    finally:
+        lab.close()
+
+
+SWITCHED = """sriov eth0 vfs 7
+interface eth0 address 10.0.0.1/24
+interface eth7 address 10.0.7.1/24
+"""
+
+
+def test_sriov_behind_a_switch(mkiso, request, record_ready):
+    """A PF behind a PCIe switch on a root port (bus 3): its seven VFs'
+    BARs inside the windows of all three bridges above, and the VFs
+    answering on the wire."""
+    peer = netlab.Peer(addrs=["10.0.0.2/24", "10.0.7.2/24"])
+    lab = netlab.Lab(request.node.name, [peer], iso=mkiso(SWITCHED), model="igb", topology="switch")
+    try:
+        lab.start(ready=False)
+        m = record_ready(lab.machine)
+        assert "did not answer" not in m.log, m.tail()
+        assert re.search(r"eth0: igb at 03:00\.0, .*link up", m.log), m.tail()
+        assert re.search(r"eth7: igbvf at 03:11\.4, .*link up", m.log), m.tail()
+        pci = check_vf_bars_routed(m, 7)
+        assert len(pci["bridges"]) == 3, pci["bridges"]
+        peer.run("ping -c 2 -i 0.2 -W 2 10.0.0.1", timeout=20)
+        peer.run("ping -c 2 -i 0.2 -W 2 10.0.7.1", timeout=20)
     finally:
         lab.close()
