@@ -95,8 +95,10 @@ static struct pci_span window(const struct pci_bridge *b, int type)
         base |= (uint64_t)pci_read32(&cfg, PCI_PREF_BASE_UPPER) << 32;
         limit |= (uint64_t)pci_read32(&cfg, PCI_PREF_LIMIT_UPPER) << 32;
     }
-    if (base > limit)
-        return (struct pci_span){0, 0}; /* closed */
+    /* Closed when the base is above the limit; a base of 0 is a window
+     * firmware never opened (registers as reset), not one over RAM. */
+    if (base > limit || base == 0)
+        return (struct pci_span){0, 0};
     return (struct pci_span){base, limit + 1};
 }
 

@@ -147,3 +147,19 @@ TEST(pci_bridge_on_the_root_bus_goes_below_everything)
     CHECK(pci_place_region(pf, 0x8000, true, true, "VFs") == 0xfcff0000);
     CHECK(said[0] == 0);
 }
+
+TEST(pci_bridge_opens_a_window_firmware_never_set)
+{
+    /* Base and limit registers as reset (0): read as [0, 1 MiB) by the
+     * letter of 3.2.5.8, but no firmware routes RAM's first megabyte to a
+     * port: treated as closed and opened where the region goes. */
+    struct pci_dev *pf = setup();
+    struct pci_dev port = {.bus = 0, .dev = 2};
+    pci_write16(&port, PCI_MEMORY_BASE, 0);
+    pci_write16(&port, PCI_MEMORY_LIMIT, 0);
+    pf->bar[0] = pf->bar[1] = (struct pci_bar){0};
+    uint64_t base = pci_place_region(pf, 0x4000, false, false, "VFs");
+    CHECK(base == 0xfebfc000);
+    CHECK(pci_read16(&port, PCI_MEMORY_BASE) == 0xfeb0 && pci_read16(&port, PCI_MEMORY_LIMIT) == 0xfeb0);
+    CHECK(strstr(said, "pci 00:02.0: memory window opened to 0xfeb00000-0xfebfffff for VFs of 01:00.0\n"));
+}
