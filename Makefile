@@ -28,7 +28,7 @@ ASM_SRCS     := $(sort $(wildcard boot/*.asm kernel/arch/x86_64/*.asm))
 # Kernel and driver files with no hardware in them, also built into the
 # host tests.
 KERNEL_PORTABLE := $(LIB_SRCS) kernel/console/config.c kernel/console/cli_parse.c kernel/platform/acpi_madt.c drivers/virtio/virtqueue.c \
-           drivers/virtio/virtqueue_packed.c drivers/sff/sff8472.c
+           drivers/virtio/virtqueue_packed.c drivers/pci/pci_window.c drivers/sff/sff8472.c
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-unused-parameter -Wvla

@@ -65,36 +65,62 @@ def accel_default():
     return os.environ.get("HAYATE_ACCEL", "tcg")
 
 
-def nic_args(i, nic):
-    """The -netdev/-device pair for port i."""
+# Where the NICs sit on the q35 PCI Express hierarchy:
+#   "flat":      on the root bus (bus 0) beside the host bridge, as QEMU
+#                puts them by default;
+#   "root-port": each behind a PCIe root port of its own (rp1, rp2, ...),
+#                as on real servers: its VFs on the port's bus, their BARs
+#                routed only through the port's windows, which SeaBIOS
+#                sizes for the PF's BARs alone.
+#   "switch":    each behind a PCIe switch (upstream port up<i+1> on root
+#                port rp<i+1>, downstream port dp<i+1>): three bridges, so
+#                three windows, above the NIC.
+TOPOLOGIES = ("flat", "root-port", "switch")
+# Debian's firmware for a QEMU built from source (HAYATE_QEMU), which does
+# not find it by itself; Debian's own binary does.
+FIRMWARE_DIRS = ("/usr/share/seabios", "/usr/share/qemu", "/usr/lib/ipxe/qemu")
+
+
+def nic_args(i, nic, topology="flat"):
+    """The -netdev/-device pair for port i (and its root port)."""
+    if topology not in TOPOLOGIES:
+        raise ValueError(f"topology {topology!r}: one of {TOPOLOGIES}")
     if not nic.mac:
         nic.mac = "52:54:00:68:79:%02x" % i
     netdev = f"tap,id=n{i},ifname={nic.tap},script=no,downscript=no,vhost=off"
     # romfile= : no iPXE option ROM (we boot from CD; it only costs time).
     dev = f"{nic.model},netdev=n{i},mac={nic.mac},romfile="
-    if nic.model == "igb":
+    port = []
+    if topology in ("root-port", "switch"):
+        # Slot and chassis: unique per port (PCIe slot numbering, hotplug).
+        port = ["-device", f"pcie-root-port,id=rp{i + 1},slot={i + 1},chassis={i + 1}"]
+        parent = f"rp{i + 1}"
+        if topology == "switch":
+            port += ["-device", f"x3130-upstream,id=up{i + 1},bus=rp{i + 1}",
+                     "-device", f"xio3130-downstream,id=dp{i + 1},bus=up{i + 1},slot={i + 101},chassis={i + 101}"]
+            parent = f"dp{i + 1}"
+        dev += f",bus={parent},addr=0"
+    elif nic.model == "igb":
         # An 82576 reserves the functions of its 8 SR-IOV VFs 16 and 17
         # slots above its own: PFs two slots apart keep those from colliding.
         dev += f",addr={3 + 2 * i:#x}"
-    root_port = []
-    if nic.model in OWN_MODELS:
-        # As on a real server: each port behind a PCIe root port of its own.
-        root_port = ["-device", f"pcie-root-port,id=rp{i + 1},slot={i + 1},chassis={i + 1}"]
-        dev += f",bus=rp{i + 1},addr=0"
     if nic.queues > 1:
         netdev += f",queues={nic.queues}"
         if nic.model == "virtio-net-pci":
             # One MSI-X vector per RX and TX queue, plus config and control.
             dev += f",mq=on,vectors={2 * nic.queues + 2}"
-    return root_port + ["-netdev", netdev, "-device", dev]
+    return port + ["-netdev", netdev, "-device", dev]
 
 
-def command(iso=ISO, smp=1, memory="512M", nics=(), extra=(), accel=None):
-    """The QEMU command line, serial console on stdio."""
+def command(iso=ISO, smp=1, memory="512M", nics=(), extra=(), accel=None, topology="flat"):
+    """The QEMU command line, serial console on stdio; topology: where the
+    NICs sit (TOPOLOGIES)."""
     accel = accel or accel_default()
     binary = "qemu-system-x86_64"
     if any(n.model in OWN_MODELS for n in nics):
         binary = OWN_QEMU
+        if topology == "flat":
+            topology = "root-port"  # the issue's topology for the models we check from outside
     cmd = [os.environ.get("HAYATE_QEMU", binary),
            "-machine", "q35", "-accel", accel,
            "-cpu", "host" if accel == "kvm" else "max",
@@ -103,10 +129,14 @@ def command(iso=ISO, smp=1, memory="512M", nics=(), extra=(), accel=None):
            "-no-reboot",  # a triple fault ends the run instead of looping
            "-device", f"isa-debug-exit,iobase={DEBUG_EXIT_PORT:#x},iosize=0x04",
            "-cdrom", iso, "-boot", "d"]
+    if os.environ.get("HAYATE_QEMU"):
+        for d in FIRMWARE_DIRS:
+            if os.path.isdir(d):
+                cmd += ["-L", d]
     if not nics:
         cmd += ["-nic", "none"]  # else q35 adds an e1000e of its own
     for i, nic in enumerate(nics):
-        cmd += nic_args(i, nic)
+        cmd += nic_args(i, nic, topology)
     return cmd + list(extra)
 
 
@@ -128,9 +158,9 @@ class Machine:
     """One QEMU running hayate, and its console."""
 
     def __init__(self, iso=ISO, name="hayate", smp=1, memory="512M", nics=(),
-                 extra=(), accel=None, log_dir=LOG_DIR, on_output=None):
+                 extra=(), accel=None, log_dir=LOG_DIR, on_output=None, topology="flat"):
         self.nics = list(nics)
-        self.argv = command(iso, smp, memory, self.nics, extra, accel)
+        self.argv = command(iso, smp, memory, self.nics, extra, accel, topology)
         self.name = re.sub(r"[^\w.-]", "_", name)
         self.log_path = os.path.join(log_dir, self.name + ".log")
         self.on_output = on_output  # called with each chunk of console bytes

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* drivers/pci/pci.c: configuration access through ECAM (the MCFG table's
  * first segment) with legacy port I/O (0xcf8/0xcfc, PCI 3.0 3.2.2.3.2) as
- * the fallback, then a walk from bus 0 down through every bridge. BARs are
- * sized (write all ones, read back; PCI 3.0 6.2.5.1) with decoding off. */
+ * the fallback, then a walk from bus 0 down through every bridge, each
+ * recorded (pci_bridge.c) and named as `up` of what lies behind it. BARs
+ * are sized (write all ones, read back; PCI 3.0 6.2.5.1) with decoding off. */
 #include "pci.h"
 
 #include "kernel/platform/acpi.h"
@@ -23,8 +24,7 @@ static struct pci_dev devs[PCI_MAX_DEVICES];
 static int ndevs;
 static uint8_t *ecam;
 static uint8_t ecam_start_bus, ecam_end_bus;
-static uint64_t ecam_phys_end;
-static uint64_t mmio_floor_alloc; /* pci_mmio_alloc's last grant: the next goes below */
+static uint64_t ecam_phys, ecam_phys_end;
 
 const char *pci_access_method(void) { return ecam ? "ecam" : "port-io"; }
 
@@ -107,11 +107,11 @@ uint8_t pci_find_cap(const struct pci_dev *d, uint8_t id, uint8_t after)
     return 0;
 }
 
-static void size_bars(struct pci_dev *d)
+void pci_size_bars(struct pci_dev *d, int nbars)
 {
     uint16_t cmd = pci_read16(d, PCI_COMMAND);
     pci_write16(d, PCI_COMMAND, (uint16_t)(cmd & ~(PCI_CMD_IO | PCI_CMD_MEMORY)));
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < nbars; i++) {
         uint16_t off = (uint16_t)(PCI_BAR0 + 4 * i);
         uint32_t orig = pci_read32(d, off);
         pci_write32(d, off, 0xffffffffu);
@@ -129,7 +129,7 @@ static void size_bars(struct pci_dev *d)
         b->prefetch = orig & 8;
         b->is64 = ((orig >> 1) & 3) == 2;
         uint64_t base = orig & ~0xfull, m = mask & ~0xfull;
-        if (b->is64 && i < 5) {
+        if (b->is64 && i < nbars - 1) {
             uint16_t hi = (uint16_t)(off + 4);
             uint32_t orig_hi = pci_read32(d, hi);
             pci_write32(d, hi, 0xffffffffu);
@@ -145,12 +145,24 @@ static void size_bars(struct pci_dev *d)
         if (b->is64)
             i++; /* the upper half is not a BAR of its own */
     }
+    /* The expansion ROM BAR (PCI 3.0 6.2.5.2; 0x38 in a bridge's header):
+     * firmware may leave one assigned, and nothing else may go there.
+     * Address bits 31:11, bit 0 its decode enable, written back as found. */
+    uint16_t rom = nbars == 6 ? 0x30 : 0x38;
+    uint32_t orig = pci_read32(d, rom);
+    pci_write32(d, rom, 0xfffff800u);
+    uint32_t mask = pci_read32(d, rom) & 0xfffff800u;
+    pci_write32(d, rom, orig);
+    if (mask && (orig & 0xfffff800u)) {
+        d->rom_phys = orig & 0xfffff800u;
+        d->rom_size = ~mask + 1;
+    }
     pci_write16(d, PCI_COMMAND, cmd);
 }
 
-static void scan_bus(uint8_t bus, int depth);
+static void scan_bus(uint8_t bus, int depth, uint8_t up);
 
-static void scan_function(uint8_t bus, uint8_t dev, uint8_t fn, int depth)
+static void scan_function(uint8_t bus, uint8_t dev, uint8_t fn, int depth, uint8_t up)
 {
     struct pci_dev probe = {.bus = bus, .dev = dev, .fn = fn};
     uint16_t vendor = pci_read16(&probe, PCI_VENDOR_ID);
@@ -160,24 +172,26 @@ static void scan_function(uint8_t bus, uint8_t dev, uint8_t fn, int depth)
     uint8_t htype = pci_read8(&probe, PCI_HEADER_TYPE) & 0x7f;
     if (htype == 1) { /* PCI-to-PCI bridge: walk what is behind it */
         uint8_t sec = pci_read8(&probe, PCI_SECONDARY_BUS);
-        if (sec > bus && depth < 16)
-            scan_bus(sec, depth + 1);
+        uint8_t below = pci_bridge_add(bus, dev, fn, up);
+        if (sec > bus && depth < 16) /* when the table is full, still found (as if on the root bus) */
+            scan_bus(sec, depth + 1, below);
         return;
     }
     if (htype != 0 || ndevs == PCI_MAX_DEVICES)
         return;
     struct pci_dev *d = &devs[ndevs++];
     *d = probe;
+    d->up = up;
     d->vendor = vendor;
     d->device = pci_read16(&probe, PCI_DEVICE_ID);
     d->revision = (uint8_t)class_rev;
     d->prog_if = (uint8_t)(class_rev >> 8);
     d->subclass = (uint8_t)(class_rev >> 16);
     d->class_code = (uint8_t)(class_rev >> 24);
-    size_bars(d);
+    pci_size_bars(d, 6);
 }
 
-static void scan_bus(uint8_t bus, int depth)
+static void scan_bus(uint8_t bus, int depth, uint8_t up)
 {
     if (ecam && (bus < ecam_start_bus || bus > ecam_end_bus))
         return;
@@ -187,7 +201,7 @@ static void scan_bus(uint8_t bus, int depth)
             continue;
         bool multi = pci_read8(&probe, PCI_HEADER_TYPE) & 0x80;
         for (uint8_t fn = 0; fn < (multi ? 8 : 1); fn++)
-            scan_function(bus, dev, fn, depth);
+            scan_function(bus, dev, fn, depth, up);
     }
 }
 
@@ -203,13 +217,20 @@ static void find_ecam(void)
     ecam_start_bus = a->start_bus;
     ecam_end_bus = a->end_bus;
     ecam = vm_map_mmio(a->base, size);
+    ecam_phys = a->base;
     ecam_phys_end = a->base + size;
+}
+
+void pci_ecam_span(uint64_t *base, uint64_t *end)
+{
+    *base = ecam_phys;
+    *end = ecam_phys_end;
 }
 
 void pci_init(void)
 {
     find_ecam();
-    scan_bus(ecam ? ecam_start_bus : 0, 0);
+    scan_bus(ecam ? ecam_start_bus : 0, 0, 0);
 }
 
 uint16_t pci_find_ext_cap(const struct pci_dev *d, uint16_t id)
@@ -226,24 +247,6 @@ uint16_t pci_find_ext_cap(const struct pci_dev *d, uint16_t id)
         off = (uint16_t)((h >> 20) & 0xffc);
     }
     return 0;
-}
-
-uint64_t pci_mmio_alloc(uint64_t size)
-{
-    uint64_t low = mmio_floor_alloc;
-    for (int i = 0; i < ndevs; i++)
-        for (int b = 0; b < 6; b++) {
-            const struct pci_bar *r = &devs[i].bar[b];
-            if (!r->io && r->phys && r->phys < (1ull << 32) && (!low || r->phys < low))
-                low = r->phys;
-        }
-    if (!low || size == 0 || (size & (size - 1)) || low < size)
-        return 0;
-    uint64_t base = (low - size) & ~(size - 1);
-    if (base < ecam_phys_end || base < PCI_MMIO_FLOOR)
-        return 0;
-    mmio_floor_alloc = base;
-    return base;
 }
 
 struct pci_dev *pci_add(const struct pci_dev *d)

@@ -1,10 +1,41 @@
 /* SPDX-License-Identifier: MIT */
-/* drivers/pci/pci_cmds.c: `show pci [json]`. */
+/* drivers/pci/pci_cmds.c: `show pci [json]`: functions with their BARs,
+ * and the bridges with their bus numbers and memory windows. */
 #include "pci.h"
 #include "pci_cmds.h"
 
 #include "kernel/console/cli.h"
 #include "kernel/console/console.h"
+
+static void bridge_json(struct json *j, const struct pci_bridge *b)
+{
+    char addr[16];
+    fmt_snprintf(addr, sizeof addr, "%04x:%02x:%02x.%x", 0, b->bus, b->dev, b->fn);
+    json_obj_begin(j, 0);
+    json_str(j, "address", addr);
+    json_u64(j, "secondary", b->secondary);
+    json_u64(j, "subordinate", b->subordinate);
+    for (int pref = 0; pref < 2; pref++) {
+        uint64_t base, end;
+        json_obj_begin(j, pref ? "prefetchable" : "memory");
+        json_bool(j, "open", pci_bridge_window(b, pref, &base, &end));
+        json_u64(j, "base", base);
+        json_u64(j, "end", end);
+        json_obj_end(j);
+    }
+    json_obj_end(j);
+}
+
+static void bridge_text(const struct pci_bridge *b)
+{
+    kprintf("  %04x:%02x:%02x.%x bridge to buses %02x-%02x", 0, b->bus, b->dev, b->fn, b->secondary, b->subordinate);
+    for (int pref = 0; pref < 2; pref++) {
+        uint64_t base, end;
+        if (pci_bridge_window(b, pref, &base, &end))
+            kprintf(", %s %lx-%lx", pref ? "prefetchable" : "memory", base, end - 1);
+    }
+    kprintf("\n");
+}
 
 static void cmd_show_pci(const struct cli_args *a)
 {
@@ -39,6 +70,10 @@ static void cmd_show_pci(const struct cli_args *a)
             json_obj_end(&j);
         }
         json_arr_end(&j);
+        json_arr_begin(&j, "bridges");
+        for (int i = 0; i < pci_bridge_count(); i++)
+            bridge_json(&j, pci_bridge_at(i));
+        json_arr_end(&j);
         json_obj_end(&j);
         cli_json_end(&j);
         return;
@@ -53,6 +88,8 @@ static void cmd_show_pci(const struct cli_args *a)
                 kprintf("      BAR%d %s %016lx size %lx\n", b, d->bar[b].io ? "io   " : d->bar[b].is64 ? "mem64" : "mem32",
                         d->bar[b].phys, d->bar[b].size);
     }
+    for (int i = 0; i < pci_bridge_count(); i++)
+        bridge_text(pci_bridge_at(i));
 }
 
 void pci_cmds_init(void) { cli_register("show pci", "show pci [json]", "PCI functions and their BARs", cmd_show_pci); }

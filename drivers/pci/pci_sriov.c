@@ -4,13 +4,15 @@
  *
  * A VF has no BAR registers of its own: VF n's BAR k lies at the
  * capability's VF BARk plus n times its size (9.3.3.14), which firmware
- * without SR-IOV support (SeaBIOS) leaves unassigned, so we place them.
+ * without SR-IOV support (SeaBIOS) leaves unassigned, so we place them
+ * (drivers/pci/pci_bridge.c: inside the windows of the bridges above).
  * A VF's vendor and device IDs read as all ones (9.3.4.1.1): the bus walk
  * cannot find it, so each VF is added to the device list here, with the
  * capability's VF device ID. */
 #include "pci.h"
 
 #include "kernel/console/console.h"
+#include "kernel/lib.h"
 #include "kernel/time.h"
 
 enum {
@@ -18,6 +20,7 @@ enum {
     SRIOV_CTRL = 0x08,        /* 16 bits */
     SRIOV_CTRL_VFE = 1 << 0,  /* VF Enable */
     SRIOV_CTRL_MSE = 1 << 3,  /* VF Memory Space Enable */
+    SRIOV_CTRL_ARI = 1 << 4,  /* ARI Capable Hierarchy (9.3.3.3.5) */
     SRIOV_TOTAL_VFS = 0x0e,
     SRIOV_NUM_VFS = 0x10,
     SRIOV_VF_OFFSET = 0x14,   /* first VF's routing ID, from the PF's */
@@ -43,10 +46,12 @@ static int vf_bar(struct pci_dev *pf, uint16_t cap, int k, int nvfs, struct pci_
     if (is64)
         base |= (uint64_t)pci_read32(pf, (uint16_t)(off + 4)) << 32;
     if (base == 0) {
-        uint64_t region = size; /* every VF's, a power of two for pci_mmio_alloc */
+        uint64_t region = size; /* every VF's, a power of two for pci_place_region */
         while (region < size * (uint64_t)nvfs)
             region <<= 1;
-        base = pci_mmio_alloc(region);
+        /* Where every bridge above the PF routes it: the VFs sit behind
+         * the same bridges (same bus, or buses behind the same port). */
+        base = pci_place_region(pf, region, (orig & 8) != 0, is64, "VFs");
         if (!base) {
             kprintf("pci %02x:%02x.%x: no address space for VF BAR%d\n", pf->bus, pf->dev, pf->fn, k);
             return -1;
@@ -54,6 +59,8 @@ static int vf_bar(struct pci_dev *pf, uint16_t cap, int k, int nvfs, struct pci_
         pci_write32(pf, off, (uint32_t)base | (orig & 0xf));
         if (is64)
             pci_write32(pf, (uint16_t)(off + 4), (uint32_t)(base >> 32));
+        kprintf("pci %02x:%02x.%x: VF BAR%d at 0x%llx: %d x %llu KiB\n", pf->bus, pf->dev, pf->fn, k,
+                (unsigned long long)base, nvfs, (unsigned long long)(size >> 10));
     }
     for (int n = 0; n < nvfs; n++)
         vfs[n].bar[k] = (struct pci_bar){.phys = base + (uint64_t)n * size, .size = size, .is64 = is64,
@@ -71,12 +78,20 @@ int pci_sriov_enable(struct pci_dev *pf, int nvfs, struct pci_dev **out)
         nvfs = total;
     if (nvfs > PCI_SRIOV_MAX_VFS)
         nvfs = PCI_SRIOV_MAX_VFS;
+    /* Behind a port that forwards ARI, VFs may use device numbers past 0
+     * (an 82576's or 82599's from 16 up): the port must forward them and
+     * the PF be told, which may change its VF offset and stride
+     * (9.3.3.3.5: set in the lowest-numbered PF, read-only in the others). */
+    uint16_t ari = pci_read16(pf, (uint16_t)(cap + SRIOV_CTRL)) & SRIOV_CTRL_ARI;
+    if (pci_find_ext_cap(pf, PCI_EXT_CAP_ARI) && pci_bridge_ari_forward(pf) && pf->fn == 0)
+        ari = SRIOV_CTRL_ARI;
     /* NumVFs first: it is read-only once VF Enable is set (9.3.3.7). */
-    pci_write16(pf, (uint16_t)(cap + SRIOV_CTRL), 0);
+    pci_write16(pf, (uint16_t)(cap + SRIOV_CTRL), ari);
     pci_write16(pf, (uint16_t)(cap + SRIOV_NUM_VFS), (uint16_t)nvfs);
     uint16_t first = pci_read16(pf, (uint16_t)(cap + SRIOV_VF_OFFSET));
     uint16_t stride = pci_read16(pf, (uint16_t)(cap + SRIOV_VF_STRIDE));
-    struct pci_dev vfs[PCI_SRIOV_MAX_VFS] = {0};
+    static struct pci_dev vfs[PCI_SRIOV_MAX_VFS]; /* too big for a stack; one caller at a time (boot, the CLI) */
+    memset(vfs, 0, sizeof vfs);
     for (int n = 0; n < nvfs; n++) {
         /* Routing ID = bus << 8 | devfn; VFs on another bus need ARI or a
          * bus number we do not assign. */
@@ -86,7 +101,7 @@ int pci_sriov_enable(struct pci_dev *pf, int nvfs, struct pci_dev **out)
             return 0;
         }
         vfs[n] = (struct pci_dev){.seg = pf->seg, .bus = pf->bus, .dev = (uint8_t)((rid >> 3) & 31),
-                                  .fn = (uint8_t)(rid & 7), .vendor = pf->vendor,
+                                  .fn = (uint8_t)(rid & 7), .up = pf->up, .vendor = pf->vendor,
                                   .device = pci_read16(pf, (uint16_t)(cap + SRIOV_VF_DEVICE)),
                                   .class_code = pf->class_code, .subclass = pf->subclass, .prog_if = pf->prog_if};
     }
@@ -96,7 +111,7 @@ int pci_sriov_enable(struct pci_dev *pf, int nvfs, struct pci_dev **out)
             return 0;
         k += took;
     }
-    pci_write16(pf, (uint16_t)(cap + SRIOV_CTRL), SRIOV_CTRL_VFE | SRIOV_CTRL_MSE);
+    pci_write16(pf, (uint16_t)(cap + SRIOV_CTRL), (uint16_t)(ari | SRIOV_CTRL_VFE | SRIOV_CTRL_MSE));
     time_delay_us(100000); /* VFs may be accessed 100 ms after VF Enable (9.3.3.3.1) */
     int added = 0;
     for (int n = 0; n < nvfs; n++) {
