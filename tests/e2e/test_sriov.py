@@ -162,18 +162,24 @@ interface eth10 address 10.1.10.1/24
 """
 
 
-def test_sriov_two_pfs_eleven_ports(mkiso, request, record_ready):
+@pytest.mark.parametrize("topology", ["flat", "root-port"])
+def test_sriov_two_pfs_eleven_ports(mkiso, request, record_ready, topology):
     """Two PFs offering 7 and 2 VFs: eleven ports, past the 8 the stack
-    once took; each PF's VFs answer on its own wire (VF BARs placed twice)."""
+    once took; each PF's VFs answer on its own wire (VF BARs placed twice).
+    Behind two root ports too: every VF BAR inside its own port's windows
+    and the ports' windows apart (test_sriov_root_port.py)."""
     peers = [netlab.Peer(addrs=["10.0.0.2/24", "10.0.8.2/24"]), netlab.Peer(addrs=["10.1.0.2/24", "10.1.10.2/24"])]
-    lab = netlab.Lab(request.node.name, peers, iso=mkiso(MANY), model="igb")
+    lab = netlab.Lab(request.node.name, peers, iso=mkiso(MANY), model="igb", topology=topology)
     try:
         lab.start(ready=False)
         m = record_ready(lab.machine)
-        assert "config: line" not in m.log, m.tail()
+        assert "config: line" not in m.log and "did not answer" not in m.log, m.tail()
         ifs = m.json("show interfaces json")["interfaces"]
         assert [i["driver"] for i in ifs] == ["igb"] * 2 + ["igbvf"] * 9, ifs
         assert all(i["link"] for i in ifs) and len({i["mac"] for i in ifs}) == 11, ifs
+        if topology == "root-port":
+            from test_sriov_root_port import check_vf_bars_routed
+            check_vf_bars_routed(m, 9)
         for peer, addr in ((peers[0], "10.0.0.1"), (peers[0], "10.0.8.1"), (peers[1], "10.1.0.1"),
                            (peers[1], "10.1.10.1")):
             peer.run(f"ping -c 2 -i 0.2 -W 2 {addr}", timeout=20)

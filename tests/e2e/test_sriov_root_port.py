@@ -11,9 +11,9 @@ answered). Checked: the VFs' BARs lie inside their port's windows
 (`show pci json`), the VFs answer (reset, MAC, link), and pass traffic as
 on the flat topology (tests/e2e/test_sriov.py): ping, ping6, VF to VF
 through the router over IPv4, no frame taken for another MAC, every buffer
-back. Then two PFs behind two ports, 7 and 2 VFs: the second placement
-clear of the first port's windows; and a PF behind a PCIe switch (root
-port, switch upstream and downstream ports: three bridges above it)."""
+back. Then a PF behind a PCIe switch (root port, switch upstream and
+downstream ports: three bridges above it). Two PFs behind two root ports,
+7 and 2 VFs, are test_sriov.py's eleven-port test on this topology."""
 import os
 import re
 import sys
@@ -95,39 +95,6 @@ def test_sriov_behind_a_root_port(mkiso, request, record_ready, tmp_path, report
     finally:
         for p in extra:
             netlab.sh(["ip", "netns", "del", p.ns], check=False)
-        lab.close()
-
-
-MANY = """sriov eth0 vfs 7
-sriov eth1 vfs 2
-interface eth0 address 10.0.0.1/24
-interface eth1 address 10.1.0.1/24
-interface eth8 address 10.0.8.1/24
-interface eth10 address 10.1.10.1/24
-"""
-
-
-def test_sriov_two_root_ports(mkiso, request, record_ready):
-    """Two PFs behind two root ports, 7 and 2 VFs: eleven ports, each PF's
-    VFs answering on its own wire, every VF BAR inside its own port's
-    windows and the ports' windows apart."""
-    peers = [netlab.Peer(addrs=["10.0.0.2/24", "10.0.8.2/24"]), netlab.Peer(addrs=["10.1.0.2/24", "10.1.10.2/24"])]
-    lab = netlab.Lab(request.node.name, peers, iso=mkiso(MANY), model="igb", topology="root-port")
-    try:
-        lab.start(ready=False)
-        m = record_ready(lab.machine)
-        assert "config: line" not in m.log and "did not answer" not in m.log, m.tail()
-        ifs = m.json("show interfaces json")["interfaces"]
-        assert [i["driver"] for i in ifs] == ["igb"] * 2 + ["igbvf"] * 9, ifs
-        assert all(i["link"] for i in ifs) and len({i["mac"] for i in ifs}) == 11, ifs
-        check_vf_bars_routed(m, 9)
-        for peer, addr in ((peers[0], "10.0.0.1"), (peers[0], "10.0.8.1"), (peers[1], "10.1.0.1"),
-                           (peers[1], "10.1.10.1")):
-            peer.run(f"ping -c 2 -i 0.2 -W 2 {addr}", timeout=20)
-        ports = {p["name"]: p for p in m.json("show igb json")["ports"]}
-        assert ports["eth0"]["vfs"] == 7 and ports["eth0"]["counters"]["vf-resets"] == 7, ports["eth0"]
-        assert ports["eth1"]["vfs"] == 2 and ports["eth1"]["counters"]["vf-resets"] == 2, ports["eth1"]
-    finally:
         lab.close()
 
 
