@@ -21,12 +21,10 @@ _Static_assert(IGB_RSS_MAX_PAIRS <= NETDEV_MAX_QUEUES, "queue arrays");
 
 /* Where one device's BAR keeps what the ring code (igb_rxtx.c) and the
  * mailbox code program: a table per function kind (igb.c: the 82576 PF;
- * igbvf.c: its VF). The advanced descriptors are the same on the 82599,
- * whose queues and mailboxes lie elsewhere (RDBAL(n) 0x01000 + 0x40n,
- * SRRCTL at +0x14 with DROP_EN bit 28, TDBAL(n) 0x06000 + 0x40n,
- * TXDCTL.WTHRESH 22:16; PFMAILBOX(n) 0x04B00 + 4n, PFMBMEM(n) 0x13000 +
- * 0x40n; VFMAILBOX 0x002FC, VFMBMEM 0x00200): its driver fills one more
- * table. */
+ * igbvf.c: its VF; ixgbe.c: the 82599 PF, whose queues lie elsewhere and
+ * whose RX error bits moved). The advanced descriptors are the same. The
+ * 82599's mailboxes, for its SR-IOV still to come: PFMAILBOX(n) 0x04B00 +
+ * 4n, PFMBMEM(n) 0x13000 + 0x40n; VFMAILBOX 0x002FC, VFMBMEM 0x00200. */
 struct igb_layout {
     /* Hardware queue n's RX registers start at rxq + n * q_stride, its TX
      * ones at txq + n * q_stride; the offsets of each inside such a block: */
