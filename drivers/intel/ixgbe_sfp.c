@@ -111,7 +111,8 @@ bool ixgbe_sfp_identify(struct ixgbe *x)
     ixgbe_sync_give(x, x->phy_sync);
     const char *who = x->core.where;
     if (!sfp->present) {
-        kprintf("%s: no SFP+ module answers in the cage\n", who);
+        if (x->link_restarts == 0) /* the watchdog asks again every 3 s: said once */
+            kprintf("%s: no SFP+ module answers in the cage\n", who);
         return false;
     }
     sff8472_parse(sfp->id, &sfp->m);
