@@ -7,6 +7,7 @@
 #include "drivers/intel/igb.h"
 #include "drivers/intel/igbvf.h"
 #include "drivers/intel/ixgbe.h"
+#include "drivers/intel/ixgbevf.h"
 #include "drivers/virtio/virtio_net.h"
 
 const struct nic_driver *const nic_drivers[] = {
@@ -14,5 +15,6 @@ const struct nic_driver *const nic_drivers[] = {
     &igb_driver,
     &igbvf_driver,
     &ixgbe_driver,
+    &ixgbevf_driver,
 };
 const int nic_driver_count = (int)(sizeof nic_drivers / sizeof nic_drivers[0]);

@@ -308,8 +308,13 @@ void ports_init(unsigned ncpus)
         for (int k = 0; k < nic_driver_count && !drv; k++)
             if (nic_drivers[k]->match(pci))
                 drv = nic_drivers[k];
+        uint8_t vfs = drv && drv->sriov_max_vfs ? sriov_vfs[nports] : 0;
+        if (vfs > drv->sriov_max_vfs) { /* `sriov` took the most any driver offers */
+            kprintf("eth%d: sriov: %s offers at most %u VFs, %u asked\n", nports, drv->name, drv->sriov_max_vfs, vfs);
+            vfs = drv->sriov_max_vfs;
+        }
         if (drv)
-            dev = drv->probe(pci, pairs, pools, drv->sriov_max_vfs ? sriov_vfs[nports] : 0);
+            dev = drv->probe(pci, pairs, pools, vfs);
         if (!dev)
             continue;
         pci->claimed = true;

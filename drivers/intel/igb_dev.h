@@ -125,6 +125,7 @@ struct igb {
     uint8_t vf_cts;        /* bit n: VF n's reset answered, its requests are taken */
     uint8_t vf_mac[IGB_SRIOV_MAX_VFS][6];
     struct igb_sriov_stats sriov;
+    void (*serve_vfs)(struct igb *g); /* answers its VFs' mailboxes (igb_sriov.c, ixgbe_sriov.c) */
     char where[24];        /* "igb 00:03.0": messages from before the port has a name */
     uint32_t mbx_seen;     /* a VF's: V2PMAILBOX's read-to-clear bits seen, not yet taken */
 };
@@ -174,9 +175,12 @@ void igb_drvstats_json(struct json *j, const struct igb_drvstats *s);
 uint8_t igb_sriov_enable(struct igb *g, struct pci_dev *pci, uint8_t nvfs);
 void igb_sriov_pools(struct igb *g);
 void igb_sriov_ready(struct igb *g);
-/* Answers the mailbox messages of every PF's VFs: from the PF's status
- * poll, and from a VF of this kernel's waiting for an answer. */
+/* Answers the mailbox messages of every PF's VFs (each PF's serve_vfs,
+ * igb's and ixgbe's): from the PF's status poll, and from a VF of this
+ * kernel's waiting for an answer. igb_sriov_register (igb_mbx.c) adds a
+ * PF with VFs, its serve_vfs set. */
 void igb_sriov_serve(void);
+void igb_sriov_register(struct igb *g);
 
 /* igb_mbx.c: the PF-VF mailbox's register moves. The PF's end, VF n:
  * igb_pf_mbx_lock takes the buffer (false while the VF holds it);
@@ -197,5 +201,11 @@ bool igb_vf_mbx_lock(struct igb *g);
 bool igb_vf_mbx_send(struct igb *g, const uint32_t *w, uint32_t n);
 bool igb_vf_mbx_recv(struct igb *g, uint32_t *w, uint32_t n);
 bool igb_vf_mbx_call(struct igb *g, uint32_t *w, uint32_t nsend, uint32_t nrecv);
+/* A VF's handshake after its own reset (its CTRL.RST): waits (bounded)
+ * for the PF to be up (RSTI clear), asks VF_RESET, takes the nrecv-word
+ * reply into w and the MAC the PF assigned (ACK); with none (NACK) offers
+ * its own (kept from before, else random) with SET_MAC, as Linux's igbvf
+ * and ixgbevf do. False, and logged, when the PF does not answer. */
+bool igb_vf_hello(struct igb *g, uint32_t *w, uint32_t nrecv);
 
 #endif

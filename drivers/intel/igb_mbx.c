@@ -9,9 +9,28 @@
  * protocol elsewhere in its BAR (the 82599) reuses this file. */
 #include "drivers/intel/igb_dev.h"
 
+#include "kernel/console/console.h"
+#include "kernel/random.h"
 #include "kernel/time.h"
 
 #define MBX_WAIT_US 1000000u /* for the PF's answer (Linux igbvf: 1 s) */
+
+/* ---- this kernel's PFs with VFs, igb's and ixgbe's alike ---- */
+
+static struct igb *pfs[DRIVER_PORTS_MAX];
+static int npfs;
+
+void igb_sriov_register(struct igb *g)
+{
+    if (npfs < DRIVER_PORTS_MAX)
+        pfs[npfs++] = g;
+}
+
+void igb_sriov_serve(void)
+{
+    for (int i = 0; i < npfs; i++)
+        pfs[i]->serve_vfs(pfs[i]);
+}
 
 /* ---- the PF's end: VF n's mailbox ---- */
 
@@ -109,4 +128,46 @@ bool igb_vf_mbx_call(struct igb *g, uint32_t *w, uint32_t nsend, uint32_t nrecv)
     if (!igb_vf_mbx_send(g, w, nsend) || !igb_vf_mbx_recv(g, w, nrecv))
         return false;
     return (w[0] & IGB_MSG_ID_MASK) == id && (w[0] & IGB_MSG_ACK);
+}
+
+/* ---- a VF's reset handshake, igbvf's and ixgbevf's ---- */
+
+#define PF_UP_WAIT_US 2000000u /* for RSTI to clear after the VF's reset */
+
+bool igb_vf_hello(struct igb *g, uint32_t *w, uint32_t nrecv)
+{
+    uint8_t *mac = g->dev.mac;
+    g->mbx_seen = 0;
+    bool up = false;
+    for (uint32_t us = 0; us < PF_UP_WAIT_US && !up; us += 100) {
+        up = !(igb_vf_mbx_read(g) & IGB_V2P_RSTI);
+        if (!up)
+            time_delay_us(100);
+    }
+    g->mbx_seen = 0;
+    w[0] = IGB_MSG_VF_RESET;
+    if (!up || !igb_vf_mbx_send(g, w, 1) || !igb_vf_mbx_recv(g, w, nrecv) ||
+        (w[0] & IGB_MSG_ID_MASK) != IGB_MSG_VF_RESET) {
+        kprintf("%s: the PF did not answer its reset (%s)\n", g->where, up ? "mailbox" : "PF in reset");
+        return false;
+    }
+    if (w[0] & IGB_MSG_ACK) {
+        for (int i = 0; i < 4; i++)
+            mac[i] = (uint8_t)(w[1] >> (8 * i));
+        mac[4] = (uint8_t)w[2];
+        mac[5] = (uint8_t)(w[2] >> 8);
+        return true;
+    }
+    if (!(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5])) { /* kept over a PF reset */
+        random_bytes(mac, 6);
+        mac[0] = (uint8_t)((mac[0] | 2) & ~1); /* locally administered unicast */
+    }
+    uint32_t m[3] = {IGB_MSG_SET_MAC,
+                     (uint32_t)mac[0] | (uint32_t)mac[1] << 8 | (uint32_t)mac[2] << 16 | (uint32_t)mac[3] << 24,
+                     (uint32_t)mac[4] | (uint32_t)mac[5] << 8};
+    if (!igb_vf_mbx_call(g, m, 3, 1)) {
+        kprintf("%s: the PF assigned no MAC and refused ours\n", g->where);
+        return false;
+    }
+    return true;
 }

@@ -23,9 +23,6 @@
 
 #define VF_MAX_FRAME 1522 /* SET_LPE within one buffer: MTU 1500, an 802.1Q tag, the FCS */
 
-static struct igb *pfs[DRIVER_PORTS_MAX]; /* PFs with VFs: igb_sriov_serve */
-static int npfs;
-
 static void rar_set(struct igb *g, uint32_t i, const uint8_t *mac, uint32_t pool)
 {
     igb_wr32(g, IGB_RAH(i), 0); /* invalid while half written */
@@ -34,6 +31,7 @@ static void rar_set(struct igb *g, uint32_t i, const uint8_t *mac, uint32_t pool
 }
 
 static uint32_t vf_rar(uint32_t n) { return IGB_RAR_COUNT - 1 - n; }
+static void serve_vfs(struct igb *g);
 
 uint8_t igb_sriov_enable(struct igb *g, struct pci_dev *pci, uint8_t nvfs)
 {
@@ -53,8 +51,8 @@ uint8_t igb_sriov_enable(struct igb *g, struct pci_dev *pci, uint8_t nvfs)
         pci_enable(vfs[i]); /* the VF's own memory decoding and bus mastering */
         kprintf("%s: VF %d at %02x:%02x.%x\n", g->where, i, vfs[i]->bus, vfs[i]->dev, vfs[i]->fn);
     }
-    if (npfs < DRIVER_PORTS_MAX)
-        pfs[npfs++] = g;
+    g->serve_vfs = serve_vfs;
+    igb_sriov_register(g);
     return g->nvfs;
 }
 
@@ -149,23 +147,20 @@ static void serve_vf(struct igb *g, uint32_t n)
     igb_pf_mbx_send(g, n, &reply, 1);
 }
 
-void igb_sriov_serve(void)
+static void serve_vfs(struct igb *g)
 {
-    for (int i = 0; i < npfs; i++) {
-        struct igb *g = pfs[i];
-        uint32_t mask = (1u << g->nvfs) - 1;
-        uint32_t lre = igb_rd32(g, IGB_VFLRE) & mask;
-        if (lre) { /* reset VFs start over: no CTS, no address, pools closed (by the device) */
-            igb_wr32(g, IGB_VFLRE, lre);
-            g->vf_cts &= (uint8_t)~lre;
-            for (uint32_t n = 0; n < g->nvfs; n++)
-                if (lre & (1u << n))
-                    igb_wr32(g, IGB_RAH(vf_rar(n)), 0);
-        }
-        uint32_t icr = igb_rd32(g, IGB_MBVFICR);
-        igb_wr32(g, IGB_MBVFICR, icr & (mask << 16)); /* the VFs' ACKs of our messages: none sent */
+    uint32_t mask = (1u << g->nvfs) - 1;
+    uint32_t lre = igb_rd32(g, IGB_VFLRE) & mask;
+    if (lre) { /* reset VFs start over: no CTS, no address, pools closed (by the device) */
+        igb_wr32(g, IGB_VFLRE, lre);
+        g->vf_cts &= (uint8_t)~lre;
         for (uint32_t n = 0; n < g->nvfs; n++)
-            if (icr & (1u << n))
-                serve_vf(g, n);
+            if (lre & (1u << n))
+                igb_wr32(g, IGB_RAH(vf_rar(n)), 0);
     }
+    uint32_t icr = igb_rd32(g, IGB_MBVFICR);
+    igb_wr32(g, IGB_MBVFICR, icr & (mask << 16)); /* the VFs' ACKs of our messages: none sent */
+    for (uint32_t n = 0; n < g->nvfs; n++)
+        if (icr & (1u << n))
+            serve_vf(g, n);
 }

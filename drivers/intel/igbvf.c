@@ -20,10 +20,7 @@
 #include "lib/fmt.h"
 #include "kernel/mem/kalloc.h"
 #include "kernel/lib.h"
-#include "kernel/random.h"
 #include "kernel/time.h"
-
-#define PF_UP_WAIT_US 2000000u /* for RSTI to clear after our reset */
 
 struct igbvf {
     struct igb g;          /* first: the data path's view */
@@ -47,48 +44,14 @@ static bool igbvf_match(const struct pci_dev *pci)
 
 /* ---- reset and bring-up ---- */
 
-/* CTRL.RST, then VF_RESET: the MAC the PF assigned, or (none: NACK) a
- * random one the PF takes with SET_MAC, as Linux's igbvf does. */
+/* CTRL.RST, then the reset handshake (igb_vf_hello). */
 static bool vf_reset(struct igbvf *v)
 {
-    struct igb *g = &v->g;
-    uint8_t *mac = g->dev.mac;
-    igb_wr32(g, IGBVF_EIMC, 0x7); /* the VF's three vectors: polled, none wanted */
-    igb_wr32(g, IGBVF_CTRL, IGB_CTRL_RST);
+    uint32_t w[3];
+    igb_wr32(&v->g, IGBVF_EIMC, 0x7); /* the VF's three vectors: polled, none wanted */
+    igb_wr32(&v->g, IGBVF_CTRL, IGB_CTRL_RST);
     time_delay_us(1000);
-    g->mbx_seen = 0;
-    bool up = false;
-    for (uint32_t us = 0; us < PF_UP_WAIT_US && !up; us += 100) {
-        up = !(igb_vf_mbx_read(g) & IGB_V2P_RSTI);
-        if (!up)
-            time_delay_us(100);
-    }
-    g->mbx_seen = 0;
-    uint32_t w[3] = {IGB_MSG_VF_RESET};
-    if (!up || !igb_vf_mbx_send(g, w, 1) || !igb_vf_mbx_recv(g, w, 3) ||
-        (w[0] & IGB_MSG_ID_MASK) != IGB_MSG_VF_RESET) {
-        kprintf("%s: the PF did not answer its reset (%s)\n", g->where, up ? "mailbox" : "PF in reset");
-        return false;
-    }
-    if (w[0] & IGB_MSG_ACK) {
-        for (int i = 0; i < 4; i++)
-            mac[i] = (uint8_t)(w[1] >> (8 * i));
-        mac[4] = (uint8_t)w[2];
-        mac[5] = (uint8_t)(w[2] >> 8);
-        return true;
-    }
-    if (!(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5])) { /* kept over a PF reset */
-        random_bytes(mac, 6);
-        mac[0] = (uint8_t)((mac[0] | 2) & ~1); /* locally administered unicast */
-    }
-    w[0] = IGB_MSG_SET_MAC;
-    w[1] = (uint32_t)mac[0] | (uint32_t)mac[1] << 8 | (uint32_t)mac[2] << 16 | (uint32_t)mac[3] << 24;
-    w[2] = (uint32_t)mac[4] | (uint32_t)mac[5] << 8;
-    if (!igb_vf_mbx_call(g, w, 3, 1)) {
-        kprintf("%s: the PF assigned no MAC and refused ours\n", g->where);
-        return false;
-    }
-    return true;
+    return igb_vf_hello(&v->g, w, 3);
 }
 
 /* What the stack needs past the MAC: every multicast (neighbour

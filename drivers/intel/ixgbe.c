@@ -39,7 +39,7 @@ static const uint16_t sfp_ids[] = {
 /* The 82599's queue blocks: queue n's RX registers at 0x01000 + 0x40n
  * (8.2.3.8), TX at 0x06000 + 0x40n (8.2.3.9); SRRCTL at +0x14 with DROP_EN
  * at bit 28; the RX errors and TX CC where 7.1.6.2 and 7.2.3.2.4 put
- * them. No mailbox yet (SR-IOV comes later). */
+ * them. The VFs' mailboxes: PFMAILBOX(n), 16 words at PFMBMEM(n). */
 static const struct igb_layout ixgbe_pf_layout = {
     .rxq = IXGBE_RXQ(0), .txq = IXGBE_TXQ(0), .q_stride = IGB_Q_STRIDE,
     .bal = IGB_Q_BAL, .bah = IGB_Q_BAH, .len = IGB_Q_LEN, .srrctl = IXGBE_Q_SRRCTL,
@@ -47,6 +47,7 @@ static const struct igb_layout ixgbe_pf_layout = {
     .xdctl_enable = IGB_XDCTL_ENABLE, .txdctl_wthresh_mask = IGB_XDCTL_WTHRESH_MASK,
     .rxd_err_frame = IXGBE_RXD_ERR_RXE, .rxd_err_ipe = IXGBE_RXD_ERR_IPE, .rxd_err_l4e = IXGBE_RXD_ERR_L4E,
     .txd_cc = IXGBE_TXD_CC,
+    .mbx = IXGBE_PFMAILBOX(0), .mbx_stride = 4, .mbmem = IXGBE_PFMBMEM(0), .mbmem_stride = 0x40,
 };
 
 static bool ixgbe_match(const struct pci_dev *pci)
@@ -87,6 +88,11 @@ static void ixgbe_poll_status(struct netdev *dev)
     uint64_t now = time_now_ns();
     bool up = link_is_up(x);
     dev->stats[0].rx_miss += ixgbe_read_errors(x);
+    if (x->core.nvfs) {
+        igb_sriov_serve();
+        if (up != dev->link_up)
+            ixgbe_sriov_link(x);
+    }
     netdev_set_link(dev, up);
     if (up) {
         x->down_since_ns = 0;
@@ -138,6 +144,14 @@ static const struct netdev_ops ixgbe_ops = {
 
 /* ---- receive and transmit set-up (4.6.7, 4.6.8) ---- */
 
+/* MRQC.MRQE: RSS alone, or inside each VT pool (7.1.2.1). */
+static uint32_t mrqe(const struct ixgbe *x)
+{
+    if (!x->core.nvfs)
+        return IXGBE_MRQC_RSS;
+    return x->qpp == 2 ? IXGBE_MRQC_VMDQ_RSS64 : IXGBE_MRQC_VMDQ_RSS32;
+}
+
 /* 7.1.2.8: the ring code's key and table (igb_rss_fill), hashes over IPv4/IPv6 addresses and TCP/UDP
  * ports; PCSD puts the hash in the descriptor. */
 static void setup_rss(struct ixgbe *x)
@@ -146,7 +160,7 @@ static void setup_rss(struct ixgbe *x)
                    "layout");
     igb_rss_fill(&x->core, IXGBE_RSSRK(0), IXGBE_RETA(0));
     ixgbe_wr(x, IXGBE_RXCSUM, ixgbe_rd(x, IXGBE_RXCSUM) | IXGBE_RXCSUM_PCSD);
-    ixgbe_wr(x, IXGBE_MRQC, IXGBE_MRQC_RSS | IGB_MRQC_TCPIPV4 | IGB_MRQC_IPV4 | IGB_MRQC_IPV6 | IGB_MRQC_TCPIPV6 |
+    ixgbe_wr(x, IXGBE_MRQC, mrqe(x) | IGB_MRQC_TCPIPV4 | IGB_MRQC_IPV4 | IGB_MRQC_IPV6 | IGB_MRQC_TCPIPV6 |
                                 IGB_MRQC_UDPIPV4 | IGB_MRQC_UDPIPV6);
 }
 
@@ -161,23 +175,32 @@ static void rx_global(struct ixgbe *x)
                                   IXGBE_HLREG0_TXCRCEN | IXGBE_HLREG0_TXPADEN);
     ixgbe_wr(x, IXGBE_RDRXCTL, (ixgbe_rd(x, IXGBE_RDRXCTL) & ~IXGBE_RDRXCTL_RSCFRSTSIZE) | IXGBE_RDRXCTL_CRCSTRIP |
                                    IXGBE_RDRXCTL_RSCACKC | IXGBE_RDRXCTL_FCOE_WRFIX);
-    ixgbe_wr(x, IXGBE_FCTRL, (ixgbe_rd(x, IXGBE_FCTRL) & ~IXGBE_FCTRL_UPE) | IXGBE_FCTRL_BAM | IXGBE_FCTRL_MPE);
-    for (int i = 0; i < IXGBE_MTA_COUNT; i++)
-        ixgbe_wr(x, IXGBE_MTA(i), 0);
+    /* With VFs each pool's PFVML2FLT says which multicast it takes (ixgbe_sriov_pools). */
+    uint32_t fctrl = (ixgbe_rd(x, IXGBE_FCTRL) & ~(IXGBE_FCTRL_UPE | IXGBE_FCTRL_MPE)) | IXGBE_FCTRL_BAM;
+    ixgbe_wr(x, IXGBE_FCTRL, fctrl | (x->core.nvfs ? 0 : IXGBE_FCTRL_MPE));
+    if (x->core.nvfs) {
+        ixgbe_sriov_pools(x);
+    } else {
+        for (int i = 0; i < IXGBE_MTA_COUNT; i++)
+            ixgbe_wr(x, IXGBE_MTA(i), 0);
+    }
     ixgbe_wr(x, IXGBE_MAXFRS, 1518u << IXGBE_MAXFRS_MFS_SHIFT);
-    if (x->core.pairs > 1)
+    if (x->core.pairs > 1 || x->core.nvfs)
         setup_rss(x);
     else
         ixgbe_wr(x, IXGBE_MRQC, 0);
 }
 
 /* TX's global settings (4.6.8): the arbiter held while MTQC is set (one
- * traffic class, no pools), then DMATXCTL.TE: it must precede every
- * queue's enable. */
+ * traffic class; with VFs, their 32 or 64 pools), then DMATXCTL.TE: it
+ * must precede every queue's enable. */
 static void tx_global(struct ixgbe *x)
 {
+    uint32_t mtqc = 0;
+    if (x->core.nvfs)
+        mtqc = IXGBE_MTQC_VT_ENA | (x->qpp == 2 ? IXGBE_MTQC_64VF : IXGBE_MTQC_32VF);
     ixgbe_wr(x, IXGBE_RTTDCS, ixgbe_rd(x, IXGBE_RTTDCS) | IXGBE_RTTDCS_ARBDIS);
-    ixgbe_wr(x, IXGBE_MTQC, 0);
+    ixgbe_wr(x, IXGBE_MTQC, mtqc);
     ixgbe_wr(x, IXGBE_RTTDCS, ixgbe_rd(x, IXGBE_RTTDCS) & ~IXGBE_RTTDCS_ARBDIS);
     ixgbe_wr(x, IXGBE_DMATXCTL, ixgbe_rd(x, IXGBE_DMATXCTL) | IXGBE_DMATXCTL_TE);
 }
@@ -202,11 +225,14 @@ static void bring_up(struct ixgbe *x)
     rx_global(x);
     tx_global(x);
     for (uint16_t i = 0; i < x->core.pairs; i++) {
-        ixgbe_wr(x, IXGBE_DCA_RXCTRL(i), ixgbe_rd(x, IXGBE_DCA_RXCTRL(i)) & ~IXGBE_DCA_RXCTRL_BIT12);
-        igb_queue_start(&x->core, i, i);
+        uint16_t hwq = x->core.nvfs ? ixgbe_pf_queue(x, i) : i;
+        ixgbe_wr(x, IXGBE_DCA_RXCTRL(hwq), ixgbe_rd(x, IXGBE_DCA_RXCTRL(hwq)) & ~IXGBE_DCA_RXCTRL_BIT12);
+        igb_queue_start(&x->core, i, hwq);
     }
     rx_enable(x);
     ixgbe_wr(x, IXGBE_CTRL_EXT, ixgbe_rd(x, IXGBE_CTRL_EXT) | IXGBE_CTRL_EXT_DRV_LOAD | IXGBE_CTRL_EXT_NS_DIS);
+    if (x->core.nvfs)
+        ixgbe_sriov_ready(x);
     ixgbe_wait(x, IXGBE_LINKS, IXGBE_LINKS_UP, IXGBE_LINKS_UP, LINK_WAIT_MS * 1000);
 }
 
@@ -263,9 +289,10 @@ static struct netdev *ixgbe_probe(struct pci_dev *pci, uint16_t max_pairs, struc
     x->lan_id = (uint8_t)((ixgbe_rd(x, IXGBE_STATUS) >> IXGBE_STATUS_LAN_ID_SHIFT) & 3);
     x->phy_sync = x->lan_id ? IXGBE_SYNC_PHY1 : IXGBE_SYNC_PHY0;
     read_identity(x);
-    if (nvfs)
-        kprintf("%s: SR-IOV is not offered by this driver yet; no VFs\n", g->where);
-    uint16_t pairs = max_pairs < IXGBE_MAX_PAIRS ? max_pairs : IXGBE_MAX_PAIRS;
+    uint16_t most = IXGBE_MAX_PAIRS;
+    if (nvfs && ixgbe_sriov_enable(x, nvfs))
+        most = x->qpp; /* the PF's pool's queues */
+    uint16_t pairs = max_pairs < most ? max_pairs : most;
     g->pairs = pairs ? pairs : 1;
     for (uint16_t i = 0; i < g->pairs; i++) {
         g->q[i] = igb_queue_alloc(pools[i]);
@@ -285,6 +312,9 @@ static struct netdev *ixgbe_probe(struct pci_dev *pci, uint16_t max_pairs, struc
     kprintf("%s: 82599 %04x rev %u, port %u, eTrack %04x%04x, AUTOC 0x%x, LINKS 0x%x, %u queue pair%s%s\n",
             g->where, pci->device, pci->revision, x->lan_id, x->etrack[1], x->etrack[0], x->autoc, x->links,
             g->pairs, g->pairs == 1 ? "" : "s", g->pairs > 1 ? ", RSS" : "");
+    if (g->nvfs)
+        kprintf("%s: %u VFs, %u pools of %u queues; the PF is pool %u\n", g->where, g->nvfs, x->qpp == 2 ? 64 : 32,
+                x->qpp, g->nvfs);
     return dev;
 }
 
@@ -297,5 +327,6 @@ const struct nic_driver ixgbe_driver = {
     .name = "ixgbe",
     .match = ixgbe_match,
     .probe = ixgbe_probe,
+    .sriov_max_vfs = PCI_SRIOV_MAX_VFS,
     NIC_DRIVER_CMDS(ixgbe_cmds),
 };

@@ -3,8 +3,8 @@
  * what hayate saw of each 82599 port (device and revision, the EEPROM's
  * eTrack ID and part number, the SFP+ module's identification and its raw
  * ID bytes, AUTOC and LINKS, the link watchdog, the MAC's error counters
- * under DPDK's names), for a user of a real X520 to send back. The
- * registers are as the last status poll read them. */
+ * under DPDK's names, the VFs and their mailbox), for a user of a real
+ * X520 to send back. The registers are as the last status poll read them. */
 #include "drivers/intel/ixgbe_dev.h"
 
 #include "kernel/console/cli.h"
@@ -66,10 +66,44 @@ static void show_text(const struct ixgbe *x)
     kprintf("  link %s, AUTOC 0x%x, LINKS 0x%x, watchdog restarts %u, semaphore timeouts %u%s\n",
             x->core.dev.link_up ? "up" : "down", x->autoc, x->links, x->link_restarts, x->sync_timeouts,
             x->double_reset ? ", reset twice (master disable stuck)" : "");
+    if (x->core.nvfs) {
+        const struct igb_sriov_stats *v = &x->core.sriov;
+        kprintf("  %u VFs, %u queues a pool: %lu messages, %lu refused, %lu replies lost, %lu resets\n", x->core.nvfs,
+                x->qpp, v->mbx_rx, v->mbx_refused, v->mbx_lost, v->vf_resets);
+    }
     kprintf("  errors:");
     for (size_t i = 0; i < sizeof error_names / sizeof error_names[0]; i++)
         kprintf(" %s %lu", error_names[i].name, error_at(&x->err, error_names[i].off));
     kprintf("\n");
+}
+
+/* The PF's VFs: what each negotiated, and the mailbox's counters. */
+static void sriov_json(struct json *j, const struct ixgbe *x)
+{
+    const struct igb_sriov_stats *s = &x->core.sriov;
+    char mac[18];
+    json_obj_begin(j, "sriov");
+    json_u64(j, "vfs", x->core.nvfs);
+    json_u64(j, "queues-per-pool", x->core.nvfs ? x->qpp : 0);
+    json_u64(j, "vf-messages", s->mbx_rx);
+    json_u64(j, "vf-refused", s->mbx_refused);
+    json_u64(j, "vf-replies-lost", s->mbx_lost);
+    json_u64(j, "vf-resets", s->vf_resets);
+    json_arr_begin(j, "per-vf");
+    for (uint32_t n = 0; n < x->core.nvfs; n++) {
+        const struct ixgbe_vf *v = &x->vf[n];
+        fmt_snprintf(mac, sizeof mac, "%02x:%02x:%02x:%02x:%02x:%02x", v->mac[0], v->mac[1], v->mac[2], v->mac[3],
+                     v->mac[4], v->mac[5]);
+        json_obj_begin(j, 0);
+        json_u64(j, "vf", n);
+        json_str(j, "mac", mac);
+        json_bool(j, "ready", v->cts);
+        json_u64(j, "api", v->api); /* Linux's numbering: 1.0 = 0, 1.1 = 2, 1.2 = 3, 1.3 = 4 */
+        json_u64(j, "xcast", v->xcast);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+    json_obj_end(j);
 }
 
 static void show_json(struct json *j, const struct ixgbe *x)
@@ -115,6 +149,7 @@ static void show_json(struct json *j, const struct ixgbe *x)
     json_obj_begin(j, "counters");
     igb_drvstats_json(j, &t);
     json_obj_end(j);
+    sriov_json(j, x);
     json_obj_end(j);
 }
 

@@ -38,6 +38,14 @@ struct ixgbe_errors {
     uint64_t queue_drop;     /* rx_queue_drops: QPRDC of our queues */
 };
 
+/* What the PF keeps of each of its VFs (ixgbe_sriov.c). */
+struct ixgbe_vf {
+    uint8_t mac[6];
+    bool cts;                 /* its reset answered: its requests are taken */
+    uint8_t api;              /* the mailbox API it negotiated (IXGBE_API_*) */
+    uint8_t xcast;            /* the multicast mode it asked (IXGBE_XCAST_*) */
+};
+
 struct ixgbe {
     struct igb core;          /* what the ring code sees: first, dev.priv points here */
     struct pci_dev *pci;
@@ -52,6 +60,8 @@ struct ixgbe {
     uint32_t link_restarts;   /* the watchdog restarted link set-up */
     uint32_t sync_timeouts;   /* a semaphore the firmware held past our bound */
     bool double_reset;        /* master disable never finished: reset twice */
+    uint8_t qpp;              /* with VFs: queues a pool (4 or 2); the PF's pool is core.nvfs */
+    struct ixgbe_vf vf[PCI_SRIOV_MAX_VFS];
 };
 
 static inline struct ixgbe *to_ixgbe(struct netdev *dev) { return dev->priv; }
@@ -78,6 +88,17 @@ uint64_t ixgbe_read_errors(struct ixgbe *x);
 /* ixgbe_sfp.c: reads the module in the cage into x->sfp and logs it (every
  * module, no vendor list); true when one answered. */
 bool ixgbe_sfp_identify(struct ixgbe *x);
+
+/* ixgbe_sriov.c: the PF's VFs. ixgbe_sriov_enable, once at probe:
+ * enables up to nvfs VFs (PCI functions for ixgbevf) and returns how many.
+ * After each reset: ixgbe_sriov_pools before the PF's rings (its pair i is
+ * then device queue ixgbe_pf_queue(x, i)), ixgbe_sriov_ready once the PF
+ * is up. ixgbe_sriov_link tells the VFs the link changed. */
+uint8_t ixgbe_sriov_enable(struct ixgbe *x, uint8_t nvfs);
+void ixgbe_sriov_pools(struct ixgbe *x);
+void ixgbe_sriov_ready(struct ixgbe *x);
+void ixgbe_sriov_link(struct ixgbe *x);
+uint16_t ixgbe_pf_queue(const struct ixgbe *x, uint16_t i);
 
 /* ixgbe_cmds.c: `show ixgbe [json]` over every port ixgbe_show_add gave. */
 void ixgbe_show_add(struct ixgbe *x);

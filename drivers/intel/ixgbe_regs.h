@@ -81,6 +81,37 @@
 #define IXGBE_QPRDC(n) (0x01430 + 0x40 * (n)) /* queue n's drops (SRRCTL.DROP_EN) */
 #define IXGBE_PB_COUNT 8
 
+/* Virtualisation, the PF's side (7.10; Linux's ixgbe_type.h names). Pool
+ * and VF bitmaps span two registers (i = 0: pools 0-31). */
+#define IXGBE_GCR_EXT 0x11050
+#define IXGBE_PFVTCTL 0x051b0
+#define IXGBE_PFVFRE(i) (0x051e0 + 4 * (i))   /* pool i*32+b may receive */
+#define IXGBE_PFVFTE(i) (0x08110 + 4 * (i))   /* ... may send */
+#define IXGBE_PFVML2FLT(n) (0x0f000 + 4 * (n)) /* pool n's L2 filter (VMOLR in Linux) */
+#define IXGBE_MPSAR_LO(i) (0x0a600 + 8 * (i))  /* RAR i's pools 0-31 */
+#define IXGBE_MPSAR_HI(i) (0x0a604 + 8 * (i))  /* ... 32-63 */
+#define IXGBE_PSRTYPE(n) (0x0ea00 + 4 * (n))  /* pool n's; RQPL: its RSS queues */
+#define IXGBE_PFDTXGSWC 0x08220
+#define IXGBE_QDE 0x02f04
+#define IXGBE_PFMAILBOX(n) (0x04b00 + 4 * (n))
+#define IXGBE_PFMBMEM(n) (0x13000 + 0x40 * (n))
+#define IXGBE_PFMBICR(i) (0x00710 + 4 * (i))  /* 16 VFs each: REQ 15:0, ACK 31:16 */
+#define IXGBE_PFVFLRE(i) ((i) ? 0x001c0 : 0x00600) /* VFs reset by FLR */
+#define IXGBE_PFVFLREC(i) (0x00700 + 4 * (i))  /* ... cleared by writing 1 */
+#define IXGBE_RAR_COUNT 128
+
+/* The VF's BAR0 (8.3): its queue blocks as the PF's from 0x01000 (RX)
+ * and 0x02000 (TX), its mailbox, its link. */
+#define IXGBEVF_CTRL 0x00000
+#define IXGBEVF_STATUS 0x00008
+#define IXGBEVF_LINKS 0x00010
+#define IXGBEVF_EIMC 0x0010c
+#define IXGBEVF_PSRTYPE 0x00300
+#define IXGBEVF_MBMEM 0x00200
+#define IXGBEVF_MAILBOX 0x002fc
+#define IXGBEVF_RXQ0 0x01000
+#define IXGBEVF_TXQ0 0x02000
+
 enum {
     /* CTRL */
     IXGBE_CTRL_GIO_DIS = 1u << 2,  /* PCIe master disable */
@@ -90,6 +121,7 @@ enum {
     IXGBE_STATUS_LAN_ID_SHIFT = 2, /* which port of the device, bits 3:2 */
     IXGBE_STATUS_GIO = 1u << 19,   /* PCIe master requests still pending */
     /* CTRL_EXT */
+    IXGBE_CTRL_EXT_PFRSTD = 1u << 14, /* the PF is up: VFs' RSTI clears */
     IXGBE_CTRL_EXT_NS_DIS = 1u << 16, /* no-snoop off: our rings are cached memory */
     IXGBE_CTRL_EXT_DRV_LOAD = 1u << 28,
     /* EEC, EERD */
@@ -157,6 +189,50 @@ enum {
     IXGBE_RXD_ERR_RXE = 1u << 29,
     IXGBE_RXD_ERR_L4E = 1u << 30,
     IXGBE_RXD_ERR_IPE = 1u << 31,
+    /* GCR_EXT.VT_Mode 1:0: pools of 8, 4 or 2 queues */
+    IXGBE_GCR_EXT_VT_32 = 2,
+    IXGBE_GCR_EXT_VT_64 = 3,
+    /* PFVTCTL: VT_Ena; DEF_PL 12:7, the pool of frames no filter claims */
+    IXGBE_PFVTCTL_VT_ENA = 1u << 0,
+    IXGBE_PFVTCTL_DEF_PL_SHIFT = 7,
+    /* MRQC.MRQE: VMDq with RSS inside each of 32 or 64 pools */
+    IXGBE_MRQC_VMDQ_RSS32 = 0xa,
+    IXGBE_MRQC_VMDQ_RSS64 = 0xb,
+    /* MTQC: VT on, 32 or 64 pools */
+    IXGBE_MTQC_VT_ENA = 1u << 1,
+    IXGBE_MTQC_64VF = 1u << 2,
+    IXGBE_MTQC_32VF = 1u << 3,
+    /* PFVML2FLT */
+    IXGBE_L2FLT_AUPE = 1u << 24, /* untagged frames */
+    IXGBE_L2FLT_ROMPE = 1u << 25, /* multicast the MTA holds */
+    IXGBE_L2FLT_BAM = 1u << 27,
+    IXGBE_L2FLT_MPE = 1u << 28, /* every multicast */
+    IXGBE_PSRTYPE_RQPL_SHIFT = 29,
+    IXGBE_PFDTXGSWC_LBE = 1u << 0, /* pool-to-pool loopback */
+    /* QDE: drop enable of queue IDX (14:8), written with WRITE */
+    IXGBE_QDE_ENABLE = 1u << 0,
+    IXGBE_QDE_IDX_SHIFT = 8,
+    IXGBE_QDE_WRITE = 1u << 16,
+    IXGBE_VFCTRL_RST = 1u << 26,
+    /* The mailbox messages beyond the 82576's (igb_regs.h IGB_MSG_*), in
+     * Linux ixgbe's protocol: API versions are numbered 1.0 = 0, 1.1 = 2,
+     * 1.2 = 3, 1.3 = 4 (2.0, a Solaris driver's, is 1). */
+    IXGBE_MSG_SET_MACVLAN = 0x06,    /* argument: index; 0 clears the VF's extra filters */
+    IXGBE_MSG_API_NEGOTIATE = 0x08,  /* word 1: the version */
+    IXGBE_MSG_GET_QUEUES = 0x09,     /* reply words 1-4: TX, RX queues, port VLAN, default queue */
+    IXGBE_MSG_GET_RETA = 0x0a,
+    IXGBE_MSG_GET_RSS_KEY = 0x0b,
+    IXGBE_MSG_UPDATE_XCAST = 0x0c,   /* word 1: IXGBE_XCAST_*; reply word 1: the mode given */
+    IXGBE_MSG_PF_CONTROL = 0x0100,   /* the PF's unasked ping; without CTS: reset yourself */
+    IXGBE_MSG_RESET_WORDS = 4,       /* VF_RESET's reply: MAC in words 1-2, MTA hash type in 3 */
+    IXGBE_API_10 = 0,
+    IXGBE_API_11 = 2,
+    IXGBE_API_12 = 3,
+    IXGBE_API_13 = 4,
+    IXGBE_XCAST_NONE = 0,
+    IXGBE_XCAST_MULTI = 1,           /* the groups SET_MULTICAST gave */
+    IXGBE_XCAST_ALLMULTI = 2,
+    IXGBE_XCAST_PROMISC = 3,
     /* The TX data descriptor's CC: check (use) the context IDX names */
     IXGBE_TXD_CC = 1u << 7,
 };

@@ -31,7 +31,7 @@ import netlab  # noqa: E402
 pytestmark = pytest.mark.skipif(netlab.unavailable() is not None, reason=str(netlab.unavailable()))
 
 CONF = """hostname sr
-sriov eth0 vfs 8
+sriov eth0 vfs 64
 sriov eth0 vfs 2
 interface eth0 address 10.0.0.1/24
 interface eth1 address 10.0.1.1/24
@@ -112,7 +112,7 @@ def check_pf_reset(m, wire, a, b, tmp_path):
 def test_sriov_vfs(sriov_lab, tmp_path, report):
     lab, (a, b) = sriov_lab
     wire, m = lab.peers[0], lab.machine
-    assert re.search(r"config: line 2: usage: sriov ethN vfs K \(K at most 7\)", m.log), m.tail()
+    assert re.search(r"config: line 2: usage: sriov ethN vfs K \(K at most 63\)", m.log), m.tail()
     assert re.search(r"eth1: igbvf at 00:13\.0, .*link up", m.log), m.tail()
     assert re.search(r"eth2: igbvf at 00:13\.2, .*link up", m.log), m.tail()
     ifs = {i["name"]: i for i in m.json("show interfaces json")["interfaces"]}
@@ -153,7 +153,7 @@ def test_sriov_vfs(sriov_lab, tmp_path, report):
            f"{vf0['tx-tso-frames']} TSO frames from a VF, {c['vf-messages']} mailbox messages answered")
 
 
-MANY = """sriov eth0 vfs 7
+MANY = """sriov eth0 vfs 9
 sriov eth1 vfs 2
 interface eth0 address 10.0.0.1/24
 interface eth1 address 10.1.0.1/24
@@ -164,8 +164,9 @@ interface eth10 address 10.1.10.1/24
 
 @pytest.mark.parametrize("topology", ["flat", "root-port"])
 def test_sriov_two_pfs_eleven_ports(mkiso, request, record_ready, topology):
-    """Two PFs offering 7 and 2 VFs: eleven ports, past the 8 the stack
-    once took; each PF's VFs answer on its own wire (VF BARs placed twice).
+    """Two PFs offering 7 (9 asked: an igb offers no more) and 2 VFs:
+    eleven ports, past the 8 the stack once took; each PF's VFs answer on
+    its own wire (VF BARs placed twice).
     Behind two root ports too: every VF BAR inside its own port's windows
     and the ports' windows apart (test_sriov_root_port.py)."""
     peers = [netlab.Peer(addrs=["10.0.0.2/24", "10.0.8.2/24"]), netlab.Peer(addrs=["10.1.0.2/24", "10.1.10.2/24"])]
@@ -174,6 +175,7 @@ def test_sriov_two_pfs_eleven_ports(mkiso, request, record_ready, topology):
         lab.start(ready=False)
         m = record_ready(lab.machine)
         assert "config: line" not in m.log and "did not answer" not in m.log, m.tail()
+        assert "eth0: sriov: igb offers at most 7 VFs, 9 asked" in m.log, m.tail()
         ifs = m.json("show interfaces json")["interfaces"]
         assert [i["driver"] for i in ifs] == ["igb"] * 2 + ["igbvf"] * 9, ifs
         assert all(i["link"] for i in ifs) and len({i["mac"] for i in ifs}) == 11, ifs
