@@ -156,7 +156,7 @@ void igb_queue_start(struct igb *g, uint16_t qi, uint16_t hwq);
 void igb_queue_drain(struct igb *g, uint16_t qi);
 
 /* igb_cmds.c: `show igb`, the driver's own counters of every port
- * igb_show_add gave it; in both drivers' tables (IGB_CMD_SHOW). */
+ * igb_show_add gave it; in igb's, igbvf's and ixgbevf's tables (IGB_CMD_SHOW). */
 void igb_show_add(struct igb *g);
 void igb_cmd_show(const struct cli_args *a);
 /* The ring code's counters summed over queues, and as JSON (ixgbe's
@@ -165,7 +165,7 @@ void igb_drvstats_add(struct igb_drvstats *sum, const struct igb_drvstats *s);
 void igb_drvstats_json(struct json *j, const struct igb_drvstats *s);
 #define IGB_CMD_SHOW                                                                                                   \
     {.words = "show igb", .usage = "show igb [json]",                                                                  \
-     .help = "igb and igbvf ports: TX offloads, VFs and their mailboxes", .fn = igb_cmd_show}
+     .help = "igb, igbvf and ixgbevf ports: TX offloads, VFs and their mailboxes", .fn = igb_cmd_show}
 
 /* igb_sriov.c: a PF's VFs. igb_sriov_enable, once: enables up to nvfs
  * VFs (they become PCI functions for igbvf_probe) and returns how many

@@ -109,8 +109,8 @@ static void ixgbe_poll_status(struct netdev *dev)
      * restart: an empty cage must not fill the console. */
     if (now - x->down_since_ns >= WATCHDOG_DOWN_NS) {
         x->link_restarts++;
-        if (!x->sfp.present)
-            ixgbe_sfp_identify(x);
+        if (!x->sfp.present && ixgbe_sfp_identify(x))
+            ixgbe_sfp_phy_init(x); /* a module plugged in since */
         link_setup(x);
         if ((x->link_restarts & (x->link_restarts - 1)) == 0)
             kprintf("%s: link down: set-up restarted, %u times so far (AUTOC 0x%x, LINKS 0x%x)\n", dev->name,
@@ -218,7 +218,8 @@ static void rx_enable(struct ixgbe *x)
 
 static void bring_up(struct ixgbe *x)
 {
-    ixgbe_sfp_identify(x);
+    if (ixgbe_sfp_identify(x))
+        ixgbe_sfp_phy_init(x);
     link_setup(x);
     (void)ixgbe_read_errors(x); /* 4.6.5: counters from zero */
     x->err = (struct ixgbe_errors){0};

@@ -59,8 +59,9 @@ static void show_text(const struct ixgbe *x)
     kprintf("%s (%s): 82599 %04x rev %u, port %u, eTrack %04x%04x, PBA %s\n", x->core.dev.name,
             x->core.where, x->pci->device, x->pci->revision, x->lan_id, x->etrack[1], x->etrack[0], x->pba);
     if (x->sfp.present)
-        kprintf("  SFP+: %s, vendor \"%s\", part \"%s\", serial \"%s\"%s\n", m->kind, m->vendor, m->part, m->serial,
-                m->ten_gig ? "" : " (not a 10 GbE module)");
+        kprintf("  SFP+: %s, vendor \"%s\", part \"%s\", serial \"%s\"%s; EEPROM init type %u: %s, %u words\n",
+                m->kind, m->vendor, m->part, m->serial, m->ten_gig ? "" : " (not a 10 GbE module)",
+                x->sfp.init_type, x->sfp.init_found ? "found" : "none", x->sfp.init_words);
     else
         kprintf("  SFP+: none answered\n");
     kprintf("  link %s, AUTOC 0x%x, LINKS 0x%x, watchdog restarts %u, semaphore timeouts %u%s\n",
@@ -130,6 +131,9 @@ static void show_json(struct json *j, const struct ixgbe *x)
         hex_bytes(hex, x->sfp.id, SFF8472_ID_BYTES);
         json_bool(j, "checksum-ok", m->checksum_ok);
         json_str(j, "id-bytes", hex);
+        json_u64(j, "init-type", x->sfp.init_type);
+        json_bool(j, "init-found", x->sfp.init_found);
+        json_u64(j, "init-words", x->sfp.init_words);
     }
     json_obj_end(j);
     json_bool(j, "link-up", x->core.dev.link_up);

@@ -17,6 +17,9 @@ struct ixgbe_sfp {
     bool present;                /* its ID EEPROM answered */
     uint8_t id[SFF8472_ID_BYTES];
     struct sff8472_module m;
+    uint16_t init_type;      /* its type in the EEPROM's PHY init list */
+    bool init_found;         /* the EEPROM has a sequence for it */
+    uint16_t init_words;     /* CORECTL writes that sequence made */
 };
 
 /* The MAC's error counters, summed since probe (each register clears when
@@ -86,8 +89,11 @@ bool ixgbe_eeprom_read(struct ixgbe *x, uint16_t word, uint16_t *out);
 uint64_t ixgbe_read_errors(struct ixgbe *x);
 
 /* ixgbe_sfp.c: reads the module in the cage into x->sfp and logs it (every
- * module, no vendor list); true when one answered. */
+ * module, no vendor list); true when one answered. ixgbe_sfp_phy_init then
+ * writes the EEPROM's init sequence for its type to CORECTL, before link
+ * set-up (what it found in x->sfp; a missing one is logged). */
 bool ixgbe_sfp_identify(struct ixgbe *x);
+void ixgbe_sfp_phy_init(struct ixgbe *x);
 
 /* ixgbe_sriov.c: the PF's VFs. ixgbe_sriov_enable, once at probe:
  * enables up to nvfs VFs (PCI functions for ixgbevf) and returns how many.

@@ -4,7 +4,9 @@
  * and data out, their levels in), as SFF-8472 lays out its ID EEPROM at
  * address A0h (parsed by drivers/sff/sff8472.c). Every module is logged with its type, vendor, part and
  * serial number; none is refused. One that cannot carry 10 GbE is said to
- * be so, and the port is set up all the same. */
+ * be so, and the port is set up all the same. Before link set-up the
+ * module's PHY initialisation sequence, which the EEPROM keeps per module
+ * type, is written to CORECTL (ixgbe_sfp_phy_init). */
 #include "drivers/intel/ixgbe_dev.h"
 
 #include "kernel/console/console.h"
@@ -14,6 +16,10 @@
 #define I2C_HALF_US 5u      /* 100 kHz standard mode: 5 us a half period */
 #define I2C_STRETCH_US 500u /* a slave may hold the clock low this long */
 #define SFF_ADDR 0xa0u      /* the ID EEPROM (SFF-8472 4.1); A2h holds diagnostics */
+#define NVM_PHY_INIT 0x2bu  /* EEPROM word: the SFP+ PHY init list */
+#define NVM_END 0xffffu     /* ends the list and each sequence */
+#define SEQ_MAX_WORDS 256u  /* bound on a sequence: a corrupt EEPROM ends here */
+#define CORECTL 0x14f00u
 
 /* Drives the open-drain lines (1: released) and waits half a period; the
  * read in between pushes the write out first (specification update,
@@ -124,4 +130,51 @@ bool ixgbe_sfp_identify(struct ixgbe *x)
         kprintf("%s: this module does not say it carries 10 GbE; the port is set up for 10 GbE all the same\n",
                 who);
     return true;
+}
+
+/* The init list's module types (the EEPROM map's SFP+ PHY init list, the
+ * codes Intel's drivers share): 3/4 direct-attach copper on LAN port 0/1,
+ * 5/6 SR/LR, which every other module (optical, active cable, 1 GbE)
+ * takes too. SFF-8472 byte 8 bit 2: a passive cable. */
+static uint16_t init_type(const struct ixgbe *x)
+{
+    bool passive = (x->sfp.id[8] & 0x04) != 0;
+    return (uint16_t)((passive ? 3 : 5) + (x->lan_id & 1));
+}
+
+void ixgbe_sfp_phy_init(struct ixgbe *x)
+{
+    struct ixgbe_sfp *sfp = &x->sfp;
+    uint16_t list, id, seq = 0, w;
+    sfp->init_type = init_type(x);
+    sfp->init_words = 0;
+    sfp->init_found = false;
+    if (!ixgbe_eeprom_read(x, NVM_PHY_INIT, &list) || list == 0 || list == NVM_END) {
+        kprintf("%s: the EEPROM has no SFP+ init list; link set-up without it\n", x->core.where);
+        return;
+    }
+    /* The list: one word, then (type, sequence) pairs until NVM_END. */
+    for (uint16_t at = (uint16_t)(list + 1); at < list + 2 * 64 && ixgbe_eeprom_read(x, at, &id) && id != NVM_END;
+         at = (uint16_t)(at + 2)) {
+        if (id == sfp->init_type && ixgbe_eeprom_read(x, (uint16_t)(at + 1), &seq))
+            break;
+    }
+    if (id != sfp->init_type || seq == 0 || seq == NVM_END) {
+        kprintf("%s: the EEPROM has no init sequence for this module (type %u); link set-up without it\n",
+                x->core.where, sfp->init_type);
+        return;
+    }
+    sfp->init_found = true;
+    /* The sequence: one word, then CORECTL values until NVM_END, written
+     * while the firmware keeps off the MAC's registers. */
+    if (!ixgbe_sync_take(x, IXGBE_SYNC_MAC_CSR))
+        return;
+    for (uint16_t at = (uint16_t)(seq + 1); sfp->init_words < SEQ_MAX_WORDS && ixgbe_eeprom_read(x, at, &w) &&
+                                            w != NVM_END;
+         at++) {
+        ixgbe_wr(x, CORECTL, w);
+        (void)ixgbe_rd(x, IXGBE_STATUS); /* each write out before the next */
+        sfp->init_words++;
+    }
+    ixgbe_sync_give(x, IXGBE_SYNC_MAC_CSR);
 }

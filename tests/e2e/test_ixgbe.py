@@ -38,6 +38,8 @@ def check_canary(m, log):
     for p in ports:
         assert p["device-id"] == 0x10fb and p["link-up"] is True, p
         assert p["sfp"]["present"] and p["sfp"]["ten-gig"] and p["sfp"]["checksum-ok"], p["sfp"]
+        # The EEPROM's PHY init list has an (empty) sequence for an SR module: type 5 on LAN port 0.
+        assert p["sfp"]["init-found"] and p["sfp"]["init-type"] == 5 + p["lan-id"], p["sfp"]
         assert len(p["sfp"]["id-bytes"]) == 192 and p["links"] & (1 << 30), p
         assert p["semaphore-timeouts"] == 0 and p["link-restarts"] == 0, p
         # No MAC-level error; drops for want of room (the forwarding burst

@@ -78,10 +78,10 @@ def sriov_lab(mkiso, request, record_ready):
         lab.close()
 
 
-def check_buffers_back(m, when):
+def check_buffers_back(m, when, rings=3):
     """Every buffer back in its pool but those the RX rings hold, once the
     count settles; who held them if it does not."""
-    want = 3 * (RX_RING - 1)
+    want = rings * (RX_RING - 1)
     pools = netlab.buffers_settled(m, lambda held: sum(held) == want)
     held = sum(p["total"] - p["free"] for p in pools)
     if held != want:

@@ -1,0 +1,108 @@
+# SPDX-License-Identifier: MIT
+"""tests/e2e/test_ixgbe_sriov.py: SR-IOV on the 82599 model of our QEMU
+build (`make qemu`, qemu/hw/net/ixgbe/): hayate's PF (drivers/intel/ixgbe.c,
+ixgbe_sriov.c) offers two VFs (`sriov eth0 vfs 2`), which become eth1 and
+eth2 under hayate's own ixgbevf (drivers/intel/ixgbevf.c), the PF behind a
+PCIe root port with its VFs on its bus.
+
+The lab is test_sriov.py's: one tap (namespace `wire`, the PF's subnet)
+and two macvlan namespaces `a` and `b` on it, each in one VF's subnet, so
+that traffic between them crosses the router in on one VF and out on the
+other, sorted into pools by destination MAC alone. Checked: the mailbox
+negotiation (API 1.3, GET_QUEUES' 4 queues a pool, every multicast), ping
+and ping6 to every port, 4 MB VF to VF each way over IPv4 and IPv6, 8 MB
+from `app http` on a VF with TSO, `show ixgbe json`'s VF table and
+mailbox counters (nothing refused), no frame taken by the wrong pool, every
+buffer back, and no strict-model complaint (`-d guest_errors`). With -smp
+2 the PF's pool has two queues with RSS inside it."""
+import os
+import re
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import netlab  # noqa: E402
+from netlab import qemu  # noqa: E402
+from test_sriov import check_buffers_back, macvlan_peer  # noqa: E402
+
+pytestmark = [pytest.mark.skipif(netlab.unavailable() is not None, reason=str(netlab.unavailable())),
+              pytest.mark.skipif(qemu.own_qemu_missing() is not None, reason=str(qemu.own_qemu_missing()))]
+
+CONF = """hostname sr
+sriov eth0 vfs 2
+interface eth0 address 10.0.0.1/24
+interface eth1 address 10.0.1.1/24
+interface eth1 address 2001:db8:1::1/64
+interface eth2 address 10.0.2.1/24
+interface eth2 address 2001:db8:2::1/64
+app http port 80
+"""
+# Each VF: VF_RESET, API_NEGOTIATE (1.3 taken first), GET_QUEUES,
+# UPDATE_XCAST (every multicast), SET_LPE.
+MESSAGES_PER_VF = 5
+
+
+@pytest.fixture(params=[1, 2], ids=["smp1", "smp2"])
+def ixgbe_sriov_lab(mkiso, request, record_ready, tmp_path):
+    log = tmp_path / "qemu-guest-errors.log"
+    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.0.0.2/24"])], iso=mkiso(CONF), model="ixgbe",
+                     smp=request.param, extra=["-d", "guest_errors", "-D", str(log)])
+    extra = []
+    try:
+        lab.start(ready=False)
+        record_ready(lab.machine)
+        extra = [macvlan_peer(lab.peers[0], i) for i in range(2)]
+        yield lab, extra, log, request.param
+    finally:
+        for p in extra:
+            netlab.sh(["ip", "netns", "del", p.ns], check=False)
+        lab.close()
+
+
+def test_ixgbe_sriov_vfs(ixgbe_sriov_lab, tmp_path, report):
+    lab, (a, b), log, smp = ixgbe_sriov_lab
+    wire, m = lab.peers[0], lab.machine
+    pairs = min(smp, 4)
+    assert re.search(r"ixgbe 01:00\.0: 2 VFs, 32 pools of 4 queues; the PF is pool 2", m.log), m.tail()
+    for n in ("eth1", "eth2"):
+        assert re.search(rf"{n}: ixgbevf at .*link up", m.log), m.tail()
+    assert len(re.findall(r"ixgbevf \S+: mailbox API 1\.3, the pool has 4 queues \(we use one\), multicast all",
+                          m.log)) == 2, m.tail()
+    ifs = {i["name"]: i for i in m.json("show interfaces json")["interfaces"]}
+    assert [ifs[n]["driver"] for n in ("eth0", "eth1", "eth2")] == ["ixgbe", "ixgbevf", "ixgbevf"], ifs
+    assert len({ifs[n]["mac"] for n in ifs}) == 3 and ifs["eth0"]["queues"] == pairs, ifs
+    for n in ("eth1", "eth2"):
+        o = ifs[n]["offloads"]
+        assert ifs[n]["link"] is True and ifs[n]["queues"] == 1 and o["tso4"] and o["tso6"] and o["rx-csum"], ifs[n]
+
+    wire.run("ping -c 2 -i 0.2 -W 2 10.0.0.1", timeout=20)
+    a.run("ping -c 2 -i 0.2 -W 2 10.0.1.1", timeout=20)
+    b.run("ping -6 -c 2 -i 0.2 -W 2 2001:db8:2::1", timeout=20)  # neighbour discovery: multicast into a VF pool
+    a.run("ping -c 2 -i 0.2 -W 2 10.0.2.2", timeout=20)  # VF to VF through the router
+    neigh = a.run("ip neigh show 10.0.1.1", timeout=10).stdout
+    assert ifs["eth1"]["mac"] in neigh, (neigh, ifs["eth1"]["mac"])
+
+    elapsed = netlab.curl_through(a, b, tmp_path, mb=4, timeout=120)
+    netlab.curl_through(b, a, tmp_path, mb=4, timeout=120, addr_index=1)
+    before = {p["name"]: p["counters"] for p in m.json("show igb json")["ports"]}
+    n = 8 << 20
+    r = a.run(["bash", "-c", f"curl -sS --max-time 120 http://10.0.1.1/bytes/{n} | sha256sum"], timeout=150)
+    assert r.stdout.split()[0] == netlab.pattern_sha256(n)
+    vf0 = {p["name"]: p["counters"] for p in m.json("show igb json")["ports"]}["eth1"]
+    assert vf0["tx-tso-frames"] - before["eth1"]["tx-tso-frames"] > 0 and vf0["tx-offload-bad"] == 0, vf0
+
+    pf = m.json("show ixgbe json")["ports"][0]
+    sr = pf["sriov"]
+    assert sr["vfs"] == 2 and sr["queues-per-pool"] == 4, sr
+    assert sr["vf-resets"] == 2 and sr["vf-refused"] == 0 and sr["vf-replies-lost"] == 0, sr
+    assert sr["vf-messages"] == 2 * MESSAGES_PER_VF, sr
+    assert [(v["ready"], v["api"], v["xcast"]) for v in sr["per-vf"]] == [(True, 4, 2)] * 2, sr["per-vf"]
+    assert [v["mac"] for v in sr["per-vf"]] == [ifs["eth1"]["mac"], ifs["eth2"]["mac"]], sr["per-vf"]
+    stats = m.json("show stats json")["counters"]
+    assert stats["eth-not-for-us"] == 0, "a pool took a frame for another MAC"
+    check_buffers_back(m, "after the transfers", rings=2 + pairs)
+    strict = [line for line in log.read_text().splitlines() if line.startswith("ixgbe")] if log.exists() else []
+    assert not strict, strict
+    report(f"ixgbe SR-IOV (-smp {smp}): 2 ixgbevf ports on hayate's 82599 PF (model), API 1.3; 4 MB VF to VF "
+           f"through the router in {elapsed:.1f}s (TCG), {sr['vf-messages']} mailbox messages answered")
