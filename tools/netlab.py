@@ -156,9 +156,10 @@ class Lab:
         for p in self.peers:
             p.ns = p.ns or unique_name()
             p.tap = p.tap or p.ns
-        # queues: a count for every port, or a list of one a port
+        # queues and model: one for every port, or a list of one a port
         per = list(queues) if isinstance(queues, (list, tuple)) else [queues] * len(self.peers)
-        self.nics = [qemu.Nic(p.tap, queues=q, model=model) for p, q in zip(self.peers, per)]
+        models = list(model) if isinstance(model, (list, tuple)) else [model] * len(self.peers)
+        self.nics = [qemu.Nic(p.tap, queues=q, model=mo) for p, q, mo in zip(self.peers, per, models)]
         self.machine = qemu.Machine(iso, name=name, nics=self.nics, **machine_kw)
         self.queues = queues
 

@@ -9,7 +9,8 @@ burst, buffers all back), with -smp 1 and 2 (RSS over two queue pairs).
 Then what only the 82599 has: the canary (`show ixgbe json`: the model's
 SFP+ module, link registers, no MAC errors) and the model's strict checks
 (`-d guest_errors`): hayate's driver breaks none of the datasheet's
-orders."""
+orders. Last, the forwarding rate of an ixgbe pair beside a virtio pair
+in one machine, the same run, alternating bursts."""
 import os
 import re
 import sys
@@ -19,7 +20,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import netlab  # noqa: E402
 from netlab import qemu  # noqa: E402  (tools/qemu.py, as netlab has it)
-from test_igb import igb_lab, interfaces, run_router  # noqa: E402,F401  (igb_lab: the fixture)
+from test_igb import forward_burst, igb_lab, interfaces, run_router  # noqa: E402,F401  (igb_lab: the fixture)
 
 pytestmark = [pytest.mark.skipif(netlab.unavailable() is not None, reason=str(netlab.unavailable())),
               pytest.mark.skipif(qemu.own_qemu_missing() is not None, reason=str(qemu.own_qemu_missing()))]
@@ -71,3 +72,37 @@ def test_ixgbe_router_smp2(igb_lab, tmp_path, report):
     assert len(per_queue) == 2 and min(per_queue) > 0, per_queue
     check_canary(m, log)
     report(f"ixgbe -smp 2: eth0 RX per queue {per_queue}")
+
+
+BESIDE = """hostname r1
+interface eth0 address 10.0.0.1/24
+interface eth1 address 10.0.1.1/24
+interface eth2 address 10.0.2.1/24
+interface eth3 address 10.0.3.1/24
+"""
+
+
+def test_ixgbe_beside_virtio(mkiso, request, record_ready, report):
+    """Two virtio ports and two 82599 ports on one hayate: 64-byte bursts
+    forwarded virtio to virtio and ixgbe to ixgbe, three rounds each,
+    alternating; the medians side by side (TCG: a figure of the emulation
+    as much as of the drivers). Counts, not times, are checked: every
+    frame forwarded went out with at most one doorbell per burst."""
+    peers = [netlab.Peer(addrs=[f"10.0.{i}.2/24"], routes=[f"default via 10.0.{i}.1"]) for i in range(4)]
+    models = ["virtio-net-pci"] * 2 + ["ixgbe"] * 2
+    lab = netlab.Lab(request.node.name, peers, iso=mkiso(BESIDE), model=models)
+    try:
+        lab.start(ready=False)
+        m = record_ready(lab.machine)
+        assert [i["driver"] for i in interfaces(m)] == ["virtio-net"] * 2 + ["ixgbe"] * 2, interfaces(m)
+        rates = {"virtio": [], "ixgbe": []}
+        for _ in range(3):
+            for kind, (a, b) in (("virtio", (0, 1)), ("ixgbe", (2, 3))):
+                got, rx, rate, bells = forward_burst(m, peers[a], peers[b], ports=(a, b))
+                assert bells <= 1.0, (kind, bells)
+                rates[kind].append(rate)
+        med = {k: sorted(v)[1] for k, v in rates.items()}
+        report(f"forwarding, one machine, same run (TCG, 64-byte bursts, median of 3): virtio {med['virtio']:,.0f} "
+               f"packets/s, ixgbe {med['ixgbe']:,.0f} packets/s, ixgbe/virtio {med['ixgbe'] / med['virtio']:.2f}")
+    finally:
+        lab.close()
