@@ -321,7 +321,10 @@ static struct netdev *ixgbe_probe(struct pci_dev *pci, uint16_t max_pairs, struc
 
 static const struct nic_driver_cmd ixgbe_cmds[] = {
     {.words = "show ixgbe", .usage = "show ixgbe [json]",
-     .help = "82599 ports: device, EEPROM, SFP+ module, link registers, error counters", .fn = ixgbe_cmd_show},
+     .help = "82599 ports: device, EEPROM, SFP+ module, link registers, error counters, VFs", .fn = ixgbe_cmd_show},
+    {.words = "debug ixgbe-untrust-vfs", .usage = "debug ixgbe-untrust-vfs PORT",
+     .help = "make an 82599 PF's VFs untrusted (named multicast only), as a Linux host's are", .port_fn =
+     ixgbe_cmd_untrust_vfs, .port_hint = "an ixgbe port with VFs"},
 };
 
 const struct nic_driver ixgbe_driver = {

@@ -46,7 +46,8 @@ struct ixgbe_vf {
     uint8_t mac[6];
     bool cts;                 /* its reset answered: its requests are taken */
     uint8_t api;              /* the mailbox API it negotiated (IXGBE_API_*) */
-    uint8_t xcast;            /* the multicast mode it asked (IXGBE_XCAST_*) */
+    uint8_t xcast;            /* the multicast mode it has (IXGBE_XCAST_*) */
+    bool untrusted;           /* named multicast groups only, as Linux's default (debug ixgbe-untrust-vfs) */
 };
 
 struct ixgbe {
@@ -104,6 +105,9 @@ uint8_t ixgbe_sriov_enable(struct ixgbe *x, uint8_t nvfs);
 void ixgbe_sriov_pools(struct ixgbe *x);
 void ixgbe_sriov_ready(struct ixgbe *x);
 void ixgbe_sriov_link(struct ixgbe *x);
+/* `debug ixgbe-untrust-vfs PORT`: every VF of the port untrusted, as a
+ * Linux host's are by default, and told to start over. */
+bool ixgbe_cmd_untrust_vfs(struct netdev *dev, const struct cli_args *a);
 uint16_t ixgbe_pf_queue(const struct ixgbe *x, uint16_t i);
 
 /* ixgbe_cmds.c: `show ixgbe [json]` over every port ixgbe_show_add gave. */

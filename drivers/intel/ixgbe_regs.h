@@ -33,6 +33,7 @@
 #define IXGBE_FCTRL 0x05080
 #define IXGBE_MTA(i) (0x05200 + 4 * (i)) /* 128 registers */
 #define IXGBE_MTA_COUNT 128
+#define IXGBE_MCSTCTRL 0x05090 /* MFE: the MTA filters; MO 1:0: which address bits hash (0: 47:36) */
 #define IXGBE_RAL(i) (0x0a200 + 8 * (i))
 #define IXGBE_RAH(i) (0x0a204 + 8 * (i))
 #define IXGBE_MRQC 0x0ec80
@@ -208,6 +209,7 @@ enum {
     IXGBE_L2FLT_BAM = 1u << 27,
     IXGBE_L2FLT_MPE = 1u << 28, /* every multicast */
     IXGBE_PSRTYPE_RQPL_SHIFT = 29,
+    IXGBE_MCSTCTRL_MFE = 1u << 2,
     IXGBE_PFDTXGSWC_LBE = 1u << 0, /* pool-to-pool loopback */
     /* QDE: drop enable of queue IDX (14:8), written with WRITE */
     IXGBE_QDE_ENABLE = 1u << 0,

@@ -19,7 +19,9 @@
  *
  * A VF's MAC is its PF's with the locally administered bit set and byte 4
  * xored with n + 1 (igb_sriov.c's rule, 63 VFs apart). This PF trusts its
- * VFs (every multicast when asked) but offers no VLAN filters, no frames
+ * VFs (every multicast when asked; `debug ixgbe-untrust-vfs` makes them
+ * untrusted as a Linux host's are, for the VF's side of that to be
+ * tested) but offers no VLAN filters, no frames
  * above 1522 bytes, no unicast promiscuous mode (the 82599 has none per
  * pool) and no RSS queries: those are refused (NACK) and counted. */
 #include "drivers/intel/ixgbe_dev.h"
@@ -105,6 +107,7 @@ void ixgbe_sriov_pools(struct ixgbe *x)
         ixgbe_wr(x, IXGBE_PFVML2FLT(n), n == pf ? IXGBE_L2FLT_BAM | IXGBE_L2FLT_MPE | IXGBE_L2FLT_AUPE : 0);
     for (int i = 0; i < IXGBE_MTA_COUNT; i++)
         ixgbe_wr(x, IXGBE_MTA(i), 0);
+    ixgbe_wr(x, IXGBE_MCSTCTRL, IXGBE_MCSTCTRL_MFE); /* the groups VFs name (SET_MULTICAST), hashed on bits 47:36 */
     /* RSS over the PF's pairs inside its pool: RQPL 0, 1, 2 = 1, 2, 4 queues. */
     uint32_t rqpl = x->core.pairs >= 4 ? 2 : x->core.pairs >= 2 ? 1 : 0;
     ixgbe_wr(x, IXGBE_PSRTYPE(pf), rqpl << IXGBE_PSRTYPE_RQPL_SHIFT);
@@ -135,6 +138,21 @@ void ixgbe_sriov_link(struct ixgbe *x)
             uint32_t w = IXGBE_MSG_PF_CONTROL | IGB_MSG_CTS;
             igb_pf_mbx_send(&x->core, n, &w, 1);
         }
+}
+
+bool ixgbe_cmd_untrust_vfs(struct netdev *dev, const struct cli_args *a)
+{
+    struct ixgbe *x = dev->priv;
+    if (!x->core.nvfs)
+        return false;
+    for (uint32_t n = 0; n < x->core.nvfs; n++) {
+        x->vf[n].untrusted = true;
+        x->vf[n].cts = false; /* Linux's PF on a trust change: the VF must reset */
+        uint32_t w = IXGBE_MSG_PF_CONTROL;
+        igb_pf_mbx_send(&x->core, n, &w, 1);
+    }
+    kprintf("%s: %u VFs untrusted, told to start over\n", dev->name, x->core.nvfs);
+    return true;
 }
 
 /* VF n's queues drop what finds no buffer (QDE, one write a queue). */
@@ -182,6 +200,8 @@ static bool vf_xcast(struct ixgbe *x, uint32_t n, uint32_t *w)
     struct ixgbe_vf *v = &x->vf[n];
     if (v->api < IXGBE_API_12 || w[1] > IXGBE_XCAST_ALLMULTI)
         return false; /* PROMISC: the 82599 has no per-pool unicast promiscuous mode */
+    if (v->untrusted && w[1] > IXGBE_XCAST_MULTI)
+        w[1] = IXGBE_XCAST_MULTI; /* granted less, and told so in the reply, as Linux's PF does */
     uint32_t f = IXGBE_L2FLT_BAM | IXGBE_L2FLT_AUPE;
     f |= w[1] >= IXGBE_XCAST_MULTI ? IXGBE_L2FLT_ROMPE : 0;
     f |= w[1] == IXGBE_XCAST_ALLMULTI ? IXGBE_L2FLT_MPE : 0;

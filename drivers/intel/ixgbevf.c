@@ -12,9 +12,10 @@
  * later) how many queues the pool has (we use its first: VFPSRTYPE.RQPL 0
  * keeps every frame there); every multicast asked with UPDATE_XCAST
  * (1.2 and later). A PF that grants less (Linux's gives an untrusted VF
- * only the groups it names) is reported, and the groups this driver can
- * name are asked with SET_MULTICAST: all-nodes, all-routers and the
- * solicited-node group of the MAC's link-local address. Link is VFLINKS.
+ * only the groups it names) is reported and given, with SET_MULTICAST,
+ * the groups the stack listens to: all-nodes, all-routers, the MAC's
+ * link-local address's solicited-node group and those the stack joins
+ * (netdev_join_group: its IPv6 address's). Link is VFLINKS.
  * A PF reset (RSTI/RSTD), or a PF message without CTS, clears the VF's
  * queues: it starts over as at probe once the PF answers, again a second
  * later while it does not. */
@@ -28,6 +29,8 @@
 #include "kernel/time.h"
 #include "lib/fmt.h"
 
+#define IXGBEVF_GROUPS_MAX 30 /* SET_MULTICAST takes 30 hashes */
+
 struct ixgbevf {
     struct igb g;          /* first: the data path's view */
     bool restart;          /* the PF was reset: start over once it answers */
@@ -35,6 +38,8 @@ struct ixgbevf {
     uint8_t api;           /* negotiated (IXGBE_API_*) */
     uint8_t xcast;         /* the multicast mode the PF gave */
     uint8_t queues;        /* the pool's RX queues (GET_QUEUES), 1 before API 1.1 */
+    uint8_t ngroups;       /* the multicast groups the stack listens to, as MTA hashes */
+    uint16_t groups[IXGBEVF_GROUPS_MAX];
 };
 
 static const struct igb_layout ixgbevf_layout = {
@@ -81,20 +86,44 @@ static void negotiate(struct ixgbevf *v)
  * address's bits 47:36, from its last two bytes. */
 static uint32_t mta_hash(const uint8_t *m) { return ((uint32_t)m[4] >> 4 | (uint32_t)m[5] << 4) & 0xfff; }
 
-/* The groups the stack joins that the driver can name: 33:33:00:00:00:01
- * and :02, and the link-local address's solicited-node group
- * 33:33:ff:<the MAC's last three bytes>. */
+/* The groups the stack listens to: 33:33:00:00:00:01 and :02, the
+ * link-local address's solicited-node group 33:33:ff:<the MAC's last
+ * three bytes>, and what the stack joins later (ixgbevf_join_group). */
+static void add_group(struct ixgbevf *v, const uint8_t *mac)
+{
+    uint16_t h = (uint16_t)mta_hash(mac);
+    for (uint8_t i = 0; i < v->ngroups; i++)
+        if (v->groups[i] == h)
+            return;
+    if (v->ngroups < IXGBEVF_GROUPS_MAX)
+        v->groups[v->ngroups++] = h;
+}
+
+static void base_groups(struct ixgbevf *v)
+{
+    const uint8_t *m = v->g.dev.mac;
+    const uint8_t groups[3][6] = {{0x33, 0x33, 0, 0, 0, 1}, {0x33, 0x33, 0, 0, 0, 2}, {0x33, 0x33, 0xff, m[3], m[4], m[5]}};
+    for (int i = 0; i < 3; i++)
+        add_group(v, groups[i]);
+}
+
+/* SET_MULTICAST with every group (count in the argument, two hashes a word). */
 static void name_groups(struct ixgbevf *v)
 {
-    const uint8_t *mac = v->g.dev.mac;
-    const uint8_t groups[3][6] = {{0x33, 0x33, 0, 0, 0, 1},
-                                  {0x33, 0x33, 0, 0, 0, 2},
-                                  {0x33, 0x33, 0xff, mac[3], mac[4], mac[5]}};
-    uint32_t w[3] = {IGB_MSG_SET_MULTICAST | 3u << IGB_MSG_INFO_SHIFT};
-    for (uint32_t i = 0; i < 3; i++)
-        w[1 + i / 2] |= mta_hash(groups[i]) << (16 * (i % 2));
-    if (!igb_vf_mbx_call(&v->g, w, 3, 1))
+    uint32_t w[1 + IXGBEVF_GROUPS_MAX / 2] = {IGB_MSG_SET_MULTICAST | (uint32_t)v->ngroups << IGB_MSG_INFO_SHIFT};
+    for (uint32_t i = 0; i < v->ngroups; i++)
+        w[1 + i / 2] |= (uint32_t)v->groups[i] << (16 * (i % 2));
+    if (!igb_vf_mbx_call(&v->g, w, 1 + (v->ngroups + 1u) / 2, 1))
         kprintf("%s: the PF refused our multicast groups too: IPv6 neighbour discovery will fail\n", v->g.where);
+}
+
+static void ixgbevf_join_group(struct netdev *dev, const uint8_t mac[6])
+{
+    struct ixgbevf *v = to_vf(dev);
+    uint8_t had = v->ngroups;
+    add_group(v, mac);
+    if (v->ngroups != had && v->xcast < IXGBE_XCAST_ALLMULTI && !v->restart)
+        name_groups(v);
 }
 
 /* Every multicast (the stack's neighbour discovery: the netdev interface
@@ -109,7 +138,7 @@ static void vf_requests(struct ixgbevf *v)
     }
     if (v->xcast < IXGBE_XCAST_ALLMULTI) {
         kprintf("%s: the PF gives this VF only the multicast groups it names (an untrusted VF: on a Linux host, "
-                "`ip link set PF vf N trust on`); asking for the ones we know\n", v->g.where);
+                "`ip link set PF vf N trust on`); naming the %u the stack listens to\n", v->g.where, v->ngroups);
         name_groups(v);
     }
     uint32_t w[2] = {IGB_MSG_SET_LPE, 1522};
@@ -127,6 +156,7 @@ static bool vf_start(struct ixgbevf *v)
     if (!igb_vf_hello(g, w, IXGBE_MSG_RESET_WORDS))
         return false;
     negotiate(v);
+    base_groups(v);
     vf_requests(v);
     igb_wr32(g, IXGBEVF_PSRTYPE, 0); /* RQPL 0: the pool's frames all on its first queue, ours */
     igb_queue_drain(g, 0); /* what the dead rings held meanwhile (nothing at probe) */
@@ -175,6 +205,7 @@ static const struct netdev_ops ixgbevf_ops = {
     .rx_burst = igb_rx_burst,
     .tx_burst = igb_tx_burst,
     .poll_status = ixgbevf_poll_status,
+    .join_group = ixgbevf_join_group,
 };
 
 static struct netdev *ixgbevf_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)

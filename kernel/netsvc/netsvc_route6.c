@@ -113,6 +113,8 @@ int netsvc6_interface(int port, const char *arg, char *err, size_t errlen)
     addr6[port].set = true;
     addr6[port].plen = (uint8_t)len;
     memcpy(addr6[port].addr, a, 16);
+    const uint8_t group[6] = {0x33, 0x33, 0xff, a[13], a[14], a[15]}; /* its solicited-node group (RFC 4291 2.7.1, RFC 2464 7) */
+    netdev_join_group(ports_get(port), group);
     /* The connected prefix, in the table with the routes: one longest
      * match decides (a more specific static route inside it wins). */
     static const uint8_t on_link[16];

@@ -71,6 +71,11 @@ struct netdev_ops {
     int (*limit_queues)(struct netdev *dev, uint16_t n);
     /* Optional: fills what the driver adds to `show interfaces`. */
     void (*info)(const struct netdev *dev, struct netdev_info *out);
+    /* Optional, core 0, before the loops run: the stack listens to the
+     * multicast group at mac (an IPv6 address's solicited-node group) on
+     * top of all-nodes and all-routers. Only a driver whose device may
+     * filter multicast out needs it (a VF its PF gives named groups). */
+    void (*join_group)(struct netdev *dev, const uint8_t mac[6]);
 };
 
 struct netdev {
@@ -108,6 +113,12 @@ static inline void netdev_set_link(struct netdev *dev, bool up)
 static inline uint16_t netdev_rx_burst(struct netdev *dev, uint16_t q, struct pkt **pkts, uint16_t n)
 {
     return dev->ops->rx_burst(dev, q, pkts, n);
+}
+
+static inline void netdev_join_group(struct netdev *dev, const uint8_t mac[6])
+{
+    if (dev->ops->join_group)
+        dev->ops->join_group(dev, mac);
 }
 
 static inline uint16_t netdev_tx_burst(struct netdev *dev, uint16_t q, struct pkt **pkts, uint16_t n)

@@ -18,6 +18,7 @@ buffer back, and no strict-model complaint (`-d guest_errors`). With -smp
 import os
 import re
 import sys
+import time
 
 import pytest
 
@@ -33,11 +34,16 @@ CONF = """hostname sr
 sriov eth0 vfs 2
 interface eth0 address 10.0.0.1/24
 interface eth1 address 10.0.1.1/24
-interface eth1 address 2001:db8:1::1/64
+interface eth1 address 2001:db8:1::a1:1b2/64
 interface eth2 address 10.0.2.1/24
-interface eth2 address 2001:db8:2::1/64
+interface eth2 address 2001:db8:2::a2:2c3/64
 app http port 80
 """
+# The VFs' IPv6 addresses end in bytes whose MTA hash (bits 47:36 of
+# their solicited-node group's MAC) no other group the VF names shares
+# (::1 would hash as all-nodes does): only the group the stack joined lets
+# a neighbour solicitation in once the VF is untrusted.
+GW6 = ["a1:1b2", "a2:2c3"]
 # Each VF: VF_RESET, API_NEGOTIATE (1.3 taken first), GET_QUEUES,
 # UPDATE_XCAST (every multicast), SET_LPE.
 MESSAGES_PER_VF = 5
@@ -52,12 +58,35 @@ def ixgbe_sriov_lab(mkiso, request, record_ready, tmp_path):
     try:
         lab.start(ready=False)
         record_ready(lab.machine)
-        extra = [macvlan_peer(lab.peers[0], i) for i in range(2)]
+        extra = [macvlan_peer(lab.peers[0], i, GW6[i]) for i in range(2)]
         yield lab, extra, log, request.param
     finally:
         for p in extra:
             netlab.sh(["ip", "netns", "del", p.ns], check=False)
         lab.close()
+
+
+def check_untrusted(m, a, b):
+    """The VFs made untrusted, as a Linux host's are: the PF tells them to
+    start over (a ping without CTS), grants UPDATE_XCAST only the named
+    groups (its reply says MULTI), and each VF reports it and names the
+    groups the stack listens to, its IPv6 address's solicited-node group
+    among them: a neighbour solicitation from a peer with an empty cache
+    still gets through to it."""
+    out = m.cmd("debug ixgbe-untrust-vfs eth0", timeout=30)
+    assert "eth0: 2 VFs untrusted, told to start over" in out, out
+    deadline = time.monotonic() + 20
+    while not all(p["counters"]["pf-resets"] == 1 for p in m.json("show igb json")["ports"] if p["name"] != "eth0"):
+        assert time.monotonic() < deadline, m.json("show igb json")
+        time.sleep(0.2)
+    said = re.findall(r"ixgbevf \S+: the PF gives this VF only the multicast groups it names .*naming the \d+", m.log)
+    assert len(said) == 2, m.tail()
+    sr = m.json("show ixgbe json")["ports"][0]["sriov"]
+    assert [(v["ready"], v["xcast"]) for v in sr["per-vf"]] == [(True, 1)] * 2, sr["per-vf"]
+    assert sr["vf-refused"] == 0, sr
+    for i, peer in enumerate((a, b)):
+        peer.run("ip -6 neigh flush all", timeout=10)
+        peer.run(f"ping -6 -c 2 -i 0.2 -W 2 2001:db8:{i + 1}::{GW6[i]}", timeout=20)
 
 
 def test_ixgbe_sriov_vfs(ixgbe_sriov_lab, tmp_path, report):
@@ -78,7 +107,7 @@ def test_ixgbe_sriov_vfs(ixgbe_sriov_lab, tmp_path, report):
 
     wire.run("ping -c 2 -i 0.2 -W 2 10.0.0.1", timeout=20)
     a.run("ping -c 2 -i 0.2 -W 2 10.0.1.1", timeout=20)
-    b.run("ping -6 -c 2 -i 0.2 -W 2 2001:db8:2::1", timeout=20)  # neighbour discovery: multicast into a VF pool
+    b.run(f"ping -6 -c 2 -i 0.2 -W 2 2001:db8:2::{GW6[1]}", timeout=20)  # neighbour discovery: multicast into a VF pool
     a.run("ping -c 2 -i 0.2 -W 2 10.0.2.2", timeout=20)  # VF to VF through the router
     neigh = a.run("ip neigh show 10.0.1.1", timeout=10).stdout
     assert ifs["eth1"]["mac"] in neigh, (neigh, ifs["eth1"]["mac"])
@@ -102,6 +131,7 @@ def test_ixgbe_sriov_vfs(ixgbe_sriov_lab, tmp_path, report):
     stats = m.json("show stats json")["counters"]
     assert stats["eth-not-for-us"] == 0, "a pool took a frame for another MAC"
     check_buffers_back(m, "after the transfers", rings=2 + pairs)
+    check_untrusted(m, a, b)
     strict = [line for line in log.read_text().splitlines() if line.startswith("ixgbe")] if log.exists() else []
     assert not strict, strict
     report(f"ixgbe SR-IOV (-smp {smp}): 2 ixgbevf ports on hayate's 82599 PF (model), API 1.3; 4 MB VF to VF "

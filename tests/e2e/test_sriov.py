@@ -43,9 +43,10 @@ app http port 80
 RX_RING = 512  # drivers/intel/igb_dev.h IGB_RX_RING: each port's one RX queue holds RX_RING - 1 buffers
 
 
-def macvlan_peer(wire, i):
+def macvlan_peer(wire, i, gw6="1"):
     """A namespace on wire's tap through a macvlan of its own, in VF i's
-    subnet (10.0.(i+1).0/24, 2001:db8:(i+1)::/64) behind the router."""
+    subnet (10.0.(i+1).0/24, 2001:db8:(i+1)::/64) behind the router, whose
+    address there ends in gw6."""
     p = netlab.Peer(addrs=[f"10.0.{i + 1}.2/24", f"2001:db8:{i + 1}::2/64"], ns=netlab.unique_name(), tap=f"mv{i}")
     netlab.sh(["ip", "netns", "add", p.ns])
     wire.ip(f"link add link {wire.tap} name {p.tap} type macvlan mode bridge")
@@ -56,7 +57,7 @@ def macvlan_peer(wire, i):
     for a in p.addrs:
         p.ip(f"addr add {a} dev {p.tap} nodad")
     p.ip(f"route add default via 10.0.{i + 1}.1")
-    p.ip(f"-6 route add default via 2001:db8:{i + 1}::1")
+    p.ip(f"-6 route add default via 2001:db8:{i + 1}::{gw6}")
     return p
 
 
