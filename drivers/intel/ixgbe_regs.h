@@ -196,6 +196,7 @@ enum {
     /* PFVTCTL: VT_Ena; DEF_PL 12:7, the pool of frames no filter claims */
     IXGBE_PFVTCTL_VT_ENA = 1u << 0,
     IXGBE_PFVTCTL_DEF_PL_SHIFT = 7,
+    IXGBE_PFVTCTL_RPL_EN = 1u << 30, /* broadcast and multicast to every pool that takes them */
     /* MRQC.MRQE: VMDq with RSS inside each of 32 or 64 pools */
     IXGBE_MRQC_VMDQ_RSS32 = 0xa,
     IXGBE_MRQC_VMDQ_RSS64 = 0xb,

@@ -99,7 +99,7 @@ void ixgbe_sriov_pools(struct ixgbe *x)
     uint32_t pf = x->core.nvfs;
     bool p64 = x->qpp == 2;
     ixgbe_wr(x, IXGBE_GCR_EXT, (ixgbe_rd(x, IXGBE_GCR_EXT) & ~3u) | (p64 ? IXGBE_GCR_EXT_VT_64 : IXGBE_GCR_EXT_VT_32));
-    ixgbe_wr(x, IXGBE_PFVTCTL, IXGBE_PFVTCTL_VT_ENA | pf << IXGBE_PFVTCTL_DEF_PL_SHIFT);
+    ixgbe_wr(x, IXGBE_PFVTCTL, IXGBE_PFVTCTL_VT_ENA | IXGBE_PFVTCTL_RPL_EN | pf << IXGBE_PFVTCTL_DEF_PL_SHIFT);
     rar_set(x, 0, x->core.dev.mac, pf);
     for (uint32_t i = 1; i < IXGBE_RAR_COUNT; i++)
         rar_clear(x, i);
