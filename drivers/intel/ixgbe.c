@@ -237,6 +237,25 @@ static void bring_up(struct ixgbe *x)
     ixgbe_wait(x, IXGBE_LINKS, IXGBE_LINKS_UP, IXGBE_LINKS_UP, LINK_WAIT_MS * 1000);
 }
 
+/* debug ixgbe-reset PORT: the PF reset and brought up again, as a host's
+ * driver does on a link or MTU change; its VFs see RSTI, then RSTD, and
+ * start over. Only with one queue pair, core 0's, the console's own: no
+ * other core is in the rings meanwhile. */
+static bool cmd_debug_reset(struct netdev *dev, const struct cli_args *a)
+{
+    struct ixgbe *x = to_ixgbe(dev);
+    if (x->core.pairs != 1)
+        return false;
+    if (!ixgbe_reset(x)) {
+        kprintf("%s: reset did not complete\n", dev->name);
+        return true;
+    }
+    igb_queue_drain(&x->core, 0);
+    bring_up(x);
+    kprintf("%s: reset, link %s\n", dev->name, link_is_up(x) ? "up" : "down");
+    return true;
+}
+
 /* The board's part number: words 0x15-0x16 hold it as eight hex digits,
  * or 0xfafa and a pointer to a block (its length in words, then the
  * string two characters a word, high byte first): the EEPROM map's "PBA
@@ -322,6 +341,9 @@ static struct netdev *ixgbe_probe(struct pci_dev *pci, uint16_t max_pairs, struc
 static const struct nic_driver_cmd ixgbe_cmds[] = {
     {.words = "show ixgbe", .usage = "show ixgbe [json]",
      .help = "82599 ports: device, EEPROM, SFP+ module, link registers, error counters, VFs", .fn = ixgbe_cmd_show},
+    {.words = "debug ixgbe-reset", .usage = "debug ixgbe-reset PORT",
+     .help = "reset an 82599 PF with one queue pair, as a host does", .port_fn = cmd_debug_reset,
+     .port_hint = "an ixgbe port with one queue pair"},
     {.words = "debug ixgbe-untrust-vfs", .usage = "debug ixgbe-untrust-vfs PORT",
      .help = "make an 82599 PF's VFs untrusted (named multicast only), as a Linux host's are", .port_fn =
      ixgbe_cmd_untrust_vfs, .port_hint = "an ixgbe port with VFs"},

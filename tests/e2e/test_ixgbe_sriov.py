@@ -16,7 +16,8 @@ mailbox counters (nothing refused), no frame taken by the wrong pool, every
 buffer back, and no strict-model complaint (`-d guest_errors`). With -smp
 2 the PF's pool has two queues with RSS inside it, which the router then
 narrows to one (every routed port gets the VFs' one pair). Last, the VFs
-made untrusted, as a Linux host's are: each names its multicast groups."""
+made untrusted, as a Linux host's are: each names its multicast groups;
+and the PF reset under them: they start over."""
 import os
 import re
 import sys
@@ -68,6 +69,30 @@ def ixgbe_sriov_lab(mkiso, request, record_ready, tmp_path):
         lab.close()
 
 
+def wait_pf_resets(m, n):
+    """Until both VFs have started over n times since probe."""
+    deadline = time.monotonic() + 20
+    while not all(p["counters"]["pf-resets"] == n for p in m.json("show igb json")["ports"] if p["name"] != "eth0"):
+        assert time.monotonic() < deadline, m.json("show igb json")
+        time.sleep(0.2)
+
+
+def check_pf_reset(m, wire, a, b, tmp_path, smp):
+    """The PF reset under its VFs (`debug ixgbe-reset`), as a host's driver
+    does on a link or MTU change: the device clears the VFs' queues and
+    raises RSTI, then RSTD; each VF gives its buffers back, starts over
+    once the PF is up, and traffic crosses again."""
+    out = m.cmd("debug ixgbe-reset eth0", timeout=30)
+    assert "eth0: reset, link up" in out, out
+    wait_pf_resets(m, 2)
+    sr = m.json("show ixgbe json")["ports"][0]["sriov"]
+    assert sr["vf-resets"] == 6 and sr["vf-refused"] == 0, sr  # at probe, untrusted, after the reset
+    wire.run("ping -c 2 -i 0.2 -W 2 10.0.0.1", timeout=30)
+    b.run("ping -c 2 -i 0.2 -W 2 10.0.2.1", timeout=30)
+    netlab.curl_through(a, b, tmp_path, mb=2, timeout=120)
+    check_buffers_back(m, "after the reset", rings=2 + smp)
+
+
 def check_untrusted(m, a, b):
     """The VFs made untrusted, as a Linux host's are: the PF tells them to
     start over (a ping without CTS), grants UPDATE_XCAST only the named
@@ -77,10 +102,7 @@ def check_untrusted(m, a, b):
     still gets through to it."""
     out = m.cmd("debug ixgbe-untrust-vfs eth0", timeout=30)
     assert "eth0: 2 VFs untrusted, told to start over" in out, out
-    deadline = time.monotonic() + 20
-    while not all(p["counters"]["pf-resets"] == 1 for p in m.json("show igb json")["ports"] if p["name"] != "eth0"):
-        assert time.monotonic() < deadline, m.json("show igb json")
-        time.sleep(0.2)
+    wait_pf_resets(m, 1)
     said = re.findall(r"ixgbevf \S+: the PF gives this VF only the multicast groups it names .*naming the \d+", m.log)
     assert len(said) == 2, m.tail()
     sr = m.json("show ixgbe json")["ports"][0]["sriov"]
@@ -134,6 +156,7 @@ def test_ixgbe_sriov_vfs(ixgbe_sriov_lab, tmp_path, report):
     assert stats["eth-not-for-us"] == 0, "a pool took a frame for another MAC"
     check_buffers_back(m, "after the transfers", rings=2 + smp)  # the PF's second ring stays posted
     check_untrusted(m, a, b)
+    check_pf_reset(m, wire, a, b, tmp_path, smp)
     strict = [line for line in log.read_text().splitlines() if line.startswith("ixgbe")] if log.exists() else []
     assert not strict, strict
     report(f"ixgbe SR-IOV (-smp {smp}): 2 ixgbevf ports on hayate's 82599 PF (model), API 1.3; 4 MB VF to VF "
