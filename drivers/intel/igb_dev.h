@@ -207,5 +207,13 @@ bool igb_vf_mbx_call(struct igb *g, uint32_t *w, uint32_t nsend, uint32_t nrecv)
  * its own (kept from before, else random) with SET_MAC, as Linux's igbvf
  * and ixgbevf do. False, and logged, when the PF does not answer. */
 bool igb_vf_hello(struct igb *g, uint32_t *w, uint32_t nrecv);
+/* A VF port's start, igbvf's and ixgbevf's: igb_vf_alloc gives size bytes
+ * (a struct whose first member is the struct igb) with BAR0 mapped on
+ * layout l, the function enabled and one queue pair refilled from pool
+ * (NULL: no BAR); igb_vf_netdev, once the VF answered, makes it a netdev
+ * of one pair with the offloads the queue does, and polls its status once. */
+void *igb_vf_alloc(struct pci_dev *pci, size_t size, const char *kind, const struct igb_layout *l,
+                   struct pkt_pool *pool);
+void igb_vf_netdev(struct igb *g, const char *driver, const struct netdev_ops *ops);
 
 #endif

@@ -10,6 +10,8 @@
 #include "drivers/intel/igb_dev.h"
 
 #include "kernel/console/console.h"
+#include "kernel/mem/kalloc.h"
+#include "lib/fmt.h"
 #include "kernel/random.h"
 #include "kernel/time.h"
 
@@ -170,4 +172,37 @@ bool igb_vf_hello(struct igb *g, uint32_t *w, uint32_t nrecv)
         return false;
     }
     return true;
+}
+
+/* ---- a VF's port, igbvf's and ixgbevf's ---- */
+
+void *igb_vf_alloc(struct pci_dev *pci, size_t size, const char *kind, const struct igb_layout *l,
+                   struct pkt_pool *pool)
+{
+    struct igb *g = kalloc(size);
+    fmt_snprintf(g->where, sizeof g->where, "%s %02x:%02x.%x", kind, pci->bus, pci->dev, pci->fn);
+    g->layout = l;
+    g->regs = pci_map_bar(pci, 0);
+    if (!g->regs)
+        return NULL;
+    pci_enable(pci);
+    g->pairs = 1;
+    g->q[0] = igb_queue_alloc(pool);
+    g->dev.rx_pool[0] = pool;
+    return g;
+}
+
+void igb_vf_netdev(struct igb *g, const char *driver, const struct netdev_ops *ops)
+{
+    struct netdev *dev = &g->dev;
+    dev->driver = driver;
+    dev->ops = ops;
+    dev->priv = g;
+    dev->nqueues = 1;
+    dev->mtu = 1500;
+    /* Checksums as the PF's RXCSUM says (Linux's and ours: on); TX
+     * offloads are the queue's own. */
+    dev->offloads = NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM | NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6;
+    ops->poll_status(dev);
+    igb_show_add(g);
 }

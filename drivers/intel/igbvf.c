@@ -17,8 +17,6 @@
 
 #include "drivers/intel/igb_dev.h"
 #include "kernel/console/console.h"
-#include "lib/fmt.h"
-#include "kernel/mem/kalloc.h"
 #include "kernel/lib.h"
 #include "kernel/time.h"
 
@@ -116,32 +114,12 @@ static const struct netdev_ops igbvf_ops = {
 
 static struct netdev *igbvf_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)
 {
-    struct igbvf *v = kalloc(sizeof *v);
-    struct igb *g = &v->g;
-    struct netdev *dev = &g->dev;
-    fmt_snprintf(g->where, sizeof g->where, "igbvf %02x:%02x.%x", pci->bus, pci->dev, pci->fn);
-    g->layout = &igbvf_layout;
-    g->regs = pci_map_bar(pci, 0);
-    if (!g->regs)
+    struct igbvf *v = igb_vf_alloc(pci, sizeof *v, "igbvf", &igbvf_layout, pools[0]);
+    if (!v || !vf_start(v))
         return NULL;
-    pci_enable(pci);
-    g->pairs = 1;
-    g->q[0] = igb_queue_alloc(pools[0]);
-    dev->rx_pool[0] = pools[0];
-    if (!vf_start(v))
-        return NULL;
-    dev->driver = "igbvf";
-    dev->ops = &igbvf_ops;
-    dev->priv = v;
-    dev->nqueues = 1;
-    dev->mtu = 1500;
-    /* Checksums as the PF's RXCSUM says (Linux and ours: on); TX offloads
-     * are the queue's own. */
-    dev->offloads = NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM | NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6;
-    igbvf_poll_status(dev);
-    igb_show_add(g);
-    kprintf("%s: %u RX / %u TX descriptors, one queue pair\n", g->where, IGB_RX_RING, IGB_TX_RING);
-    return dev;
+    igb_vf_netdev(&v->g, "igbvf", &igbvf_ops);
+    kprintf("%s: %u RX / %u TX descriptors, one queue pair\n", v->g.where, IGB_RX_RING, IGB_TX_RING);
+    return &v->g.dev;
 }
 
 static const struct nic_driver_cmd igbvf_cmds[] = {IGB_CMD_SHOW};

@@ -25,9 +25,7 @@
 #include "drivers/intel/ixgbe_regs.h"
 #include "kernel/console/console.h"
 #include "kernel/lib.h"
-#include "kernel/mem/kalloc.h"
 #include "kernel/time.h"
-#include "lib/fmt.h"
 
 #define IXGBEVF_GROUPS_MAX 30 /* SET_MULTICAST takes 30 hashes */
 
@@ -210,32 +208,14 @@ static const struct netdev_ops ixgbevf_ops = {
 
 static struct netdev *ixgbevf_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)
 {
-    struct ixgbevf *v = kalloc(sizeof *v);
-    struct igb *g = &v->g;
-    struct netdev *dev = &g->dev;
-    fmt_snprintf(g->where, sizeof g->where, "ixgbevf %02x:%02x.%x", pci->bus, pci->dev, pci->fn);
-    g->layout = &ixgbevf_layout;
-    g->regs = pci_map_bar(pci, 0);
-    if (!g->regs)
+    struct ixgbevf *v = igb_vf_alloc(pci, sizeof *v, "ixgbevf", &ixgbevf_layout, pools[0]);
+    if (!v || !vf_start(v))
         return NULL;
-    pci_enable(pci);
-    g->pairs = 1;
-    g->q[0] = igb_queue_alloc(pools[0]);
-    dev->rx_pool[0] = pools[0];
-    if (!vf_start(v))
-        return NULL;
-    dev->driver = "ixgbevf";
-    dev->ops = &ixgbevf_ops;
-    dev->priv = v;
-    dev->nqueues = 1;
-    dev->mtu = 1500;
-    dev->offloads = NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM | NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6;
-    ixgbevf_poll_status(dev);
-    igb_show_add(g);
-    kprintf("%s: mailbox API %s, the pool has %u queue%s (we use one), multicast %s\n", g->where,
+    igb_vf_netdev(&v->g, "ixgbevf", &ixgbevf_ops);
+    kprintf("%s: mailbox API %s, the pool has %u queue%s (we use one), multicast %s\n", v->g.where,
             v->api == IXGBE_API_13 ? "1.3" : v->api == IXGBE_API_12 ? "1.2" : v->api == IXGBE_API_11 ? "1.1" : "1.0",
             v->queues, v->queues == 1 ? "" : "s", v->xcast >= IXGBE_XCAST_ALLMULTI ? "all" : "named groups");
-    return dev;
+    return &v->g.dev;
 }
 
 static const struct nic_driver_cmd ixgbevf_cmds[] = {IGB_CMD_SHOW};
