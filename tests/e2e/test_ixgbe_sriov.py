@@ -28,7 +28,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import netlab  # noqa: E402
 from netlab import qemu  # noqa: E402
-from test_sriov import check_buffers_back, macvlan_peer  # noqa: E402
+from test_sriov import check_buffers_back, check_vf_ports, macvlan_peer  # noqa: E402
 
 pytestmark = [pytest.mark.skipif(netlab.unavailable() is not None, reason=str(netlab.unavailable())),
               pytest.mark.skipif(qemu.own_qemu_missing() is not None, reason=str(qemu.own_qemu_missing()))]
@@ -125,25 +125,7 @@ def test_ixgbe_sriov_vfs(ixgbe_sriov_lab, tmp_path, report):
     assert [ifs[n]["driver"] for n in ("eth0", "eth1", "eth2")] == ["ixgbe", "ixgbevf", "ixgbevf"], ifs
     # The router gives every routed port the fewest pairs any has: the VFs' one.
     assert len({ifs[n]["mac"] for n in ifs}) == 3 and ifs["eth0"]["queues"] == 1, ifs
-    for n in ("eth1", "eth2"):
-        o = ifs[n]["offloads"]
-        assert ifs[n]["link"] is True and ifs[n]["queues"] == 1 and o["tso4"] and o["tso6"] and o["rx-csum"], ifs[n]
-
-    wire.run("ping -c 2 -i 0.2 -W 2 10.0.0.1", timeout=20)
-    a.run("ping -c 2 -i 0.2 -W 2 10.0.1.1", timeout=20)
-    b.run(f"ping -6 -c 2 -i 0.2 -W 2 2001:db8:2::{GW6[1]}", timeout=20)  # neighbour discovery: multicast into a VF pool
-    a.run("ping -c 2 -i 0.2 -W 2 10.0.2.2", timeout=20)  # VF to VF through the router
-    neigh = a.run("ip neigh show 10.0.1.1", timeout=10).stdout
-    assert ifs["eth1"]["mac"] in neigh, (neigh, ifs["eth1"]["mac"])
-
-    elapsed = netlab.curl_through(a, b, tmp_path, mb=4, timeout=120)
-    netlab.curl_through(b, a, tmp_path, mb=4, timeout=120, addr_index=1)
-    before = {p["name"]: p["counters"] for p in m.json("show igb json")["ports"]}
-    n = 8 << 20
-    r = a.run(["bash", "-c", f"curl -sS --max-time 120 http://10.0.1.1/bytes/{n} | sha256sum"], timeout=150)
-    assert r.stdout.split()[0] == netlab.pattern_sha256(n)
-    vf0 = {p["name"]: p["counters"] for p in m.json("show igb json")["ports"]}["eth1"]
-    assert vf0["tx-tso-frames"] - before["eth1"]["tx-tso-frames"] > 0 and vf0["tx-offload-bad"] == 0, vf0
+    elapsed, _ = check_vf_ports(m, ifs, wire, a, b, tmp_path, GW6)
 
     pf = m.json("show ixgbe json")["ports"][0]
     sr = pf["sriov"]

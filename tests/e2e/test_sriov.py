@@ -110,6 +110,32 @@ def check_pf_reset(m, wire, a, b, tmp_path):
     check_buffers_back(m, "after the reset")
 
 
+def check_vf_ports(m, ifs, wire, a, b, tmp_path, addr6=("1", "1")):
+    """The router pass over two VF ports eth1 and eth2 (VF i's address in
+    2001:db8:(i+1)::/64 ends in addr6[i]): pings and ping6 to every port,
+    VF to VF through the router, the neighbours learned the VFs' own MACs,
+    4 MB each way over IPv4 and IPv6, 8 MB from `app http` on a VF with
+    TSO. Returns the first transfer's time and VF 0's `show igb` counters."""
+    for n in ("eth1", "eth2"):
+        o = ifs[n]["offloads"]
+        assert ifs[n]["link"] is True and ifs[n]["queues"] == 1 and o["tso4"] and o["tso6"] and o["rx-csum"], ifs[n]
+    wire.run("ping -c 2 -i 0.2 -W 2 10.0.0.1", timeout=20)
+    a.run("ping -c 2 -i 0.2 -W 2 10.0.1.1", timeout=20)
+    b.run(f"ping -6 -c 2 -i 0.2 -W 2 2001:db8:2::{addr6[1]}", timeout=20)  # ND: multicast into a VF pool
+    a.run("ping -c 2 -i 0.2 -W 2 10.0.2.2", timeout=20)  # VF to VF through the router
+    neigh = a.run("ip neigh show 10.0.1.1", timeout=10).stdout
+    assert ifs["eth1"]["mac"] in neigh, (neigh, ifs["eth1"]["mac"])
+    elapsed = netlab.curl_through(a, b, tmp_path, mb=4, timeout=120)
+    netlab.curl_through(b, a, tmp_path, mb=4, timeout=120, addr_index=1)
+    before = {p["name"]: p["counters"] for p in m.json("show igb json")["ports"]}
+    n = 8 << 20
+    r = a.run(["bash", "-c", f"curl -sS --max-time 120 http://10.0.1.1/bytes/{n} | sha256sum"], timeout=150)
+    assert r.stdout.split()[0] == netlab.pattern_sha256(n)
+    vf0 = {p["name"]: p["counters"] for p in m.json("show igb json")["ports"]}["eth1"]
+    assert vf0["tx-tso-frames"] - before["eth1"]["tx-tso-frames"] > 0 and vf0["tx-offload-bad"] == 0, vf0
+    return elapsed, vf0
+
+
 def test_sriov_vfs(sriov_lab, tmp_path, report):
     lab, (a, b) = sriov_lab
     wire, m = lab.peers[0], lab.machine
@@ -119,28 +145,8 @@ def test_sriov_vfs(sriov_lab, tmp_path, report):
     ifs = {i["name"]: i for i in m.json("show interfaces json")["interfaces"]}
     assert [ifs[n]["driver"] for n in ("eth0", "eth1", "eth2")] == ["igb", "igbvf", "igbvf"], ifs
     assert len({ifs[n]["mac"] for n in ifs}) == 3, ifs
-    for n in ("eth1", "eth2"):
-        o = ifs[n]["offloads"]
-        assert ifs[n]["link"] is True and ifs[n]["queues"] == 1 and o["tso4"] and o["tso6"] and o["rx-csum"], ifs[n]
-
-    wire.run("ping -c 2 -i 0.2 -W 2 10.0.0.1", timeout=20)
-    a.run("ping -c 2 -i 0.2 -W 2 10.0.1.1", timeout=20)
-    b.run("ping -6 -c 2 -i 0.2 -W 2 2001:db8:2::1", timeout=20)
-    a.run("ping -c 2 -i 0.2 -W 2 10.0.2.2", timeout=20)  # VF to VF through the router
-    # The neighbours learned the VFs' own MACs, not the PF's.
-    neigh = a.run("ip neigh show 10.0.1.1", timeout=10).stdout
-    assert ifs["eth1"]["mac"] in neigh, (neigh, ifs["eth1"]["mac"])
-
-    elapsed = netlab.curl_through(a, b, tmp_path, mb=4, timeout=120)
-    netlab.curl_through(b, a, tmp_path, mb=4, timeout=120, addr_index=1)
-    before = {p["name"]: p["counters"] for p in m.json("show igb json")["ports"]}
-    n = 8 << 20
-    r = a.run(["bash", "-c", f"curl -sS --max-time 120 http://10.0.1.1/bytes/{n} | sha256sum"], timeout=150)
-    assert r.stdout.split()[0] == netlab.pattern_sha256(n)
+    elapsed, vf0 = check_vf_ports(m, ifs, wire, a, b, tmp_path)
     ports = {p["name"]: p for p in m.json("show igb json")["ports"]}
-    vf0 = ports["eth1"]["counters"]
-    assert vf0["tx-tso-frames"] - before["eth1"]["tx-tso-frames"] > 0 and vf0["tx-offload-bad"] == 0, vf0
-
     pf = ports["eth0"]
     assert pf["vfs"] == 2 and ports["eth1"]["vfs"] == 0, pf
     c = pf["counters"]
