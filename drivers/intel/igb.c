@@ -72,11 +72,24 @@ static int igb_limit_queues(struct netdev *dev, uint16_t n)
     return 0;
 }
 
+/* Every unicast frame taken (RCTL.UPE, 8.10.1), for an xconnect; not
+ * with VFs, whose pools are chosen by destination MAC. */
+static bool igb_promiscuous(struct netdev *dev)
+{
+    struct igb *g = to_igb(dev);
+    if (g->nvfs)
+        return false;
+    g->promisc = true;
+    igb_wr32(g, IGB_RCTL, igb_rd32(g, IGB_RCTL) | IGB_RCTL_UPE);
+    return true;
+}
+
 static const struct netdev_ops igb_ops = {
     .rx_burst = igb_rx_burst,
     .tx_burst = igb_tx_burst,
     .poll_status = igb_poll_status,
     .limit_queues = igb_limit_queues,
+    .promiscuous = igb_promiscuous,
 };
 
 /* ---- set-up ---- */
@@ -168,7 +181,8 @@ static void bring_up(struct igb *g)
     }
     /* 8.10.1: broadcast and every multicast (IPv6 neighbour discovery)
      * accepted, CRC stripped, 2 KiB buffers, no long packets. */
-    igb_wr32(g, IGB_RCTL, IGB_RCTL_EN | IGB_RCTL_BAM | IGB_RCTL_MPE | IGB_RCTL_SECRC | IGB_RCTL_BSIZE_2048);
+    igb_wr32(g, IGB_RCTL, IGB_RCTL_EN | IGB_RCTL_BAM | IGB_RCTL_MPE | IGB_RCTL_SECRC | IGB_RCTL_BSIZE_2048 |
+                              (g->promisc ? IGB_RCTL_UPE : 0));
     igb_wr32(g, IGB_TCTL, igb_rd32(g, IGB_TCTL) | IGB_TCTL_EN | IGB_TCTL_PSP);
     igb_wait_reg(g, IGB_STATUS, IGB_STATUS_LU, IGB_STATUS_LU, LINK_WAIT_MS * 1000);
     if (nvfs)

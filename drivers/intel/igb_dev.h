@@ -23,12 +23,14 @@ _Static_assert(IGB_RSS_MAX_PAIRS <= NETDEV_MAX_QUEUES, "queue arrays");
  * mailbox code program: a table per function kind (igb.c: the 82576 PF;
  * igbvf.c: its VF; ixgbe.c: the 82599 PF, whose queues lie elsewhere and
  * whose RX error bits moved). The advanced descriptors are the same. The
- * 82599's mailboxes, for its SR-IOV still to come: PFMAILBOX(n) 0x04B00 +
+ * 82599's mailboxes: PFMAILBOX(n) 0x04B00 +
  * 4n, PFMBMEM(n) 0x13000 + 0x40n; VFMAILBOX 0x002FC, VFMBMEM 0x00200. */
 struct igb_layout {
-    /* Hardware queue n's RX registers start at rxq + n * q_stride, its TX
-     * ones at txq + n * q_stride; the offsets of each inside such a block: */
-    uint32_t rxq, txq, q_stride;
+    /* Hardware queue n's RX registers start at rxq + n * q_stride (on the
+     * 82599, queues 64 and up at rxq_hi + (n - 64) * q_stride when rxq_hi
+     * is set), its TX ones at txq + n * q_stride; the offsets of each
+     * inside such a block: */
+    uint32_t rxq, rxq_hi, txq, q_stride;
     uint16_t bal, bah, len, srrctl, head, tail, dctl; /* srrctl: RX only */
     uint32_t srrctl_drop_en;                           /* SRRCTL.DROP_EN */
     uint32_t xdctl_enable, txdctl_wthresh_mask;        /* RXDCTL / TXDCTL */
@@ -51,6 +53,8 @@ struct igb_layout {
 
 static inline uint32_t igb_rxq_reg(const struct igb_layout *l, uint32_t n, uint32_t off)
 {
+    if (l->rxq_hi && n >= 64)
+        return l->rxq_hi + (n - 64) * l->q_stride + off;
     return l->rxq + n * l->q_stride + off;
 }
 static inline uint32_t igb_txq_reg(const struct igb_layout *l, uint32_t n, uint32_t off)
@@ -122,6 +126,7 @@ struct igb {
     uint16_t pairs;
     /* A PF with VFs (igb_sriov.c) */
     uint8_t nvfs;          /* VFs enabled; the PF's pool is nvfs */
+    bool promisc;          /* every unicast frame taken (netdev_promiscuous) */
     uint8_t vf_cts;        /* bit n: VF n's reset answered, its requests are taken */
     uint8_t vf_mac[IGB_SRIOV_MAX_VFS][6];
     struct igb_sriov_stats sriov;
@@ -215,5 +220,8 @@ bool igb_vf_hello(struct igb *g, uint32_t *w, uint32_t nrecv);
 void *igb_vf_alloc(struct pci_dev *pci, size_t size, const char *kind, const struct igb_layout *l,
                    struct pkt_pool *pool);
 void igb_vf_netdev(struct igb *g, const char *driver, const struct netdev_ops *ops);
+/* A VF takes only the frames its PF sorts to it by MAC: no unicast
+ * promiscuous mode (the 82599 PF has none to grant, 7.10.3.3). */
+static inline bool igb_vf_promiscuous(struct netdev *dev) { (void)dev; return false; }
 
 #endif

@@ -110,6 +110,7 @@ static const struct netdev_ops igbvf_ops = {
     .rx_burst = igb_rx_burst,
     .tx_burst = igb_tx_burst,
     .poll_status = igbvf_poll_status,
+    .promiscuous = igb_vf_promiscuous,
 };
 
 static struct netdev *igbvf_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)

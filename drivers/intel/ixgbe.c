@@ -41,7 +41,7 @@ static const uint16_t sfp_ids[] = {
  * at bit 28; the RX errors and TX CC where 7.1.6.2 and 7.2.3.2.4 put
  * them. The VFs' mailboxes: PFMAILBOX(n), 16 words at PFMBMEM(n). */
 static const struct igb_layout ixgbe_pf_layout = {
-    .rxq = IXGBE_RXQ(0), .txq = IXGBE_TXQ(0), .q_stride = IGB_Q_STRIDE,
+    .rxq = IXGBE_RXQ(0), .rxq_hi = IXGBE_RXQ_HI, .txq = IXGBE_TXQ(0), .q_stride = IGB_Q_STRIDE,
     .bal = IGB_Q_BAL, .bah = IGB_Q_BAH, .len = IGB_Q_LEN, .srrctl = IXGBE_Q_SRRCTL,
     .head = IGB_Q_HEAD, .tail = IGB_Q_TAIL, .dctl = IGB_Q_DCTL, .srrctl_drop_en = IXGBE_SRRCTL_DROP_EN,
     .xdctl_enable = IGB_XDCTL_ENABLE, .txdctl_wthresh_mask = IGB_XDCTL_WTHRESH_MASK,
@@ -135,11 +135,14 @@ static int ixgbe_limit_queues(struct netdev *dev, uint16_t n)
     return 0;
 }
 
+static bool ixgbe_promiscuous(struct netdev *dev);
+
 static const struct netdev_ops ixgbe_ops = {
     .rx_burst = igb_rx_burst,
     .tx_burst = igb_tx_burst,
     .poll_status = ixgbe_poll_status,
     .limit_queues = ixgbe_limit_queues,
+    .promiscuous = ixgbe_promiscuous,
 };
 
 /* ---- receive and transmit set-up (4.6.7, 4.6.8) ---- */
@@ -177,7 +180,7 @@ static void rx_global(struct ixgbe *x)
                                    IXGBE_RDRXCTL_RSCACKC | IXGBE_RDRXCTL_FCOE_WRFIX);
     /* With VFs each pool's PFVML2FLT says which multicast it takes (ixgbe_sriov_pools). */
     uint32_t fctrl = (ixgbe_rd(x, IXGBE_FCTRL) & ~(IXGBE_FCTRL_UPE | IXGBE_FCTRL_MPE)) | IXGBE_FCTRL_BAM;
-    ixgbe_wr(x, IXGBE_FCTRL, fctrl | (x->core.nvfs ? 0 : IXGBE_FCTRL_MPE));
+    ixgbe_wr(x, IXGBE_FCTRL, fctrl | (x->core.nvfs ? 0 : IXGBE_FCTRL_MPE) | (x->core.promisc ? IXGBE_FCTRL_UPE : 0));
     if (x->core.nvfs) {
         ixgbe_sriov_pools(x);
     } else {
@@ -214,6 +217,22 @@ static void rx_enable(struct ixgbe *x)
         kprintf("%s: RX security block not ready; enabling RX anyway\n", x->core.where);
     ixgbe_wr(x, IXGBE_RXCTRL, ixgbe_rd(x, IXGBE_RXCTRL) | IXGBE_RXCTRL_RXEN);
     ixgbe_wr(x, IXGBE_SECRXCTRL, ixgbe_rd(x, IXGBE_SECRXCTRL) & ~IXGBE_SECRXCTRL_RX_DIS);
+}
+
+/* Every unicast frame taken (FCTRL.UPE), for an xconnect. The receiver
+ * stopped meanwhile: FCTRL's description (8.2.3.7.1) asks RXCTRL.RXEN
+ * clear while receive filters change. A PF with VFs refuses: its pools
+ * are chosen by destination MAC. */
+static bool ixgbe_promiscuous(struct netdev *dev)
+{
+    struct ixgbe *x = to_ixgbe(dev);
+    if (x->core.nvfs)
+        return false;
+    x->core.promisc = true;
+    ixgbe_wr(x, IXGBE_RXCTRL, ixgbe_rd(x, IXGBE_RXCTRL) & ~IXGBE_RXCTRL_RXEN);
+    ixgbe_wr(x, IXGBE_FCTRL, ixgbe_rd(x, IXGBE_FCTRL) | IXGBE_FCTRL_UPE);
+    rx_enable(x);
+    return true;
 }
 
 static void bring_up(struct ixgbe *x)

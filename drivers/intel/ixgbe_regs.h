@@ -41,8 +41,10 @@
 #define IXGBE_RETA_REGS 32
 #define IXGBE_RSSRK(i) (0x0eb80 + 4 * (i)) /* the 40-byte key */
 #define IXGBE_RSSRK_REGS 10
-/* Queue n < 64's RX block; queues 64-127 have a second one at 0x0d000. */
-#define IXGBE_RXQ(n) (0x01000 + 0x40 * (n))
+/* Queue n < 64's RX block; queues 64-127 have a second one at 0x0d000
+ * (8.2.3.8: RDBAL[n] 0x01000 + 0x40n for n < 64, 0x0D000 + 0x40(n-64)). */
+#define IXGBE_RXQ_HI 0x0d000
+#define IXGBE_RXQ(n) ((n) < 64 ? 0x01000 + 0x40 * (n) : IXGBE_RXQ_HI + 0x40 * ((n) - 64))
 #define IXGBE_Q_SRRCTL 0x14 /* the 82576's is at 0x0c */
 #define IXGBE_DCA_RXCTRL(n) (IXGBE_RXQ(n) + 0x0c)
 #define IXGBE_SECRXCTRL 0x08d00 /* the RX security (IPsec) block */

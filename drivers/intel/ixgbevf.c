@@ -203,6 +203,7 @@ static const struct netdev_ops ixgbevf_ops = {
     .rx_burst = igb_rx_burst,
     .tx_burst = igb_tx_burst,
     .poll_status = ixgbevf_poll_status,
+    .promiscuous = igb_vf_promiscuous,
     .join_group = ixgbevf_join_group,
 };
 

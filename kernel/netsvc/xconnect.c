@@ -4,7 +4,9 @@
  * buffer itself goes to the other port's TX ring. Core c serves queue pair
  * c of both ports, so no queue is shared; a burst is whatever arrived
  * since the last pass (up to XC_BURST), and each TX burst rings at most one
- * doorbell. The standard baseline forwarding benchmark. The TX driver
+ * doorbell. Both ports take every frame, whatever its destination MAC
+ * (netdev_promiscuous): a cross-connect is a wire. The standard baseline
+ * forwarding benchmark. The TX driver
  * counts frames its full ring refused (tx-full); xconnect keeps and
  * retries them, so a slower output port slows the input instead of losing
  * frames. */
@@ -76,6 +78,11 @@ static int stmt_xconnect(int argc, char **argv, char *err, size_t errlen)
     }
     ports_claim(a, "an xconnect");
     ports_claim(b, "an xconnect");
+    struct netdev *ends[2] = {a, b};
+    for (int i = 0; i < 2; i++)
+        if (!netdev_promiscuous(ends[i]))
+            kprintf("xconnect: %s (%s) takes only frames to its own MAC: others will not cross\n", ends[i]->name,
+                    ends[i]->driver);
     uint16_t lanes = a->nqueues < b->nqueues ? a->nqueues : b->nqueues;
     if (a->nqueues != b->nqueues)
         kprintf("xconnect: %s has %u queues, %s %u: using %u\n", a->name, a->nqueues, b->name, b->nqueues, lanes);

@@ -76,6 +76,11 @@ struct netdev_ops {
      * top of all-nodes and all-routers. Only a driver whose device may
      * filter multicast out needs it (a VF its PF gives named groups). */
     void (*join_group)(struct netdev *dev, const uint8_t mac[6]);
+    /* Optional, core 0, before the loops run: take every frame whatever
+     * its destination MAC (an xconnect is a wire). false when the device
+     * cannot (a VF: its PF sorts frames to it by MAC). A driver without
+     * it has no unicast filter to open (virtio-net). */
+    bool (*promiscuous)(struct netdev *dev);
 };
 
 struct netdev {
@@ -119,6 +124,11 @@ static inline void netdev_join_group(struct netdev *dev, const uint8_t mac[6])
 {
     if (dev->ops->join_group)
         dev->ops->join_group(dev, mac);
+}
+
+static inline bool netdev_promiscuous(struct netdev *dev)
+{
+    return dev->ops->promiscuous ? dev->ops->promiscuous(dev) : true;
 }
 
 static inline uint16_t netdev_tx_burst(struct netdev *dev, uint16_t q, struct pkt **pkts, uint16_t n)

@@ -2,7 +2,8 @@
 """tests/e2e/test_tcp.py: TCP seen from a Linux host on a tap (issue 8):
 curl downloads 100 MB from the HTTP server and every byte checks out, 200
 curls at once all succeed, keep-alive and /metrics, nc is echoed by
-tcp-echo."""
+tcp-echo. Every test runs on virtio-net and on the 82599 model
+(nic_models)."""
 import os
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import netlab  # noqa: E402
+import nic_models  # noqa: E402
 netlab_mod = netlab
 
 pytestmark = pytest.mark.skipif(netlab.unavailable() is not None, reason=str(netlab.unavailable()))
@@ -19,9 +21,14 @@ ADDR = "10.6.0.1"
 CONF = f"hostname t1\ninterface eth0 address {ADDR}/24\napp http port 80\napp tcp-echo port 7\n"
 
 
+@pytest.fixture(params=nic_models.PARAMS)
+def model(request):
+    return request.param
+
+
 @pytest.fixture
-def host(mkiso, request):
-    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.6.0.2/24"])], iso=mkiso(CONF))
+def host(mkiso, request, model):
+    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.6.0.2/24"])], iso=mkiso(CONF), model=model)
     lab.start()
     yield lab.peers[0], lab.machine
     lab.close()
@@ -103,12 +110,12 @@ def test_show_tcp_lists_a_live_connection(host):
     assert all(c["state"] != "ESTABLISHED" for c in left), left
 
 
-def test_connections_on_every_core_with_rss(mkiso, request):
+def test_connections_on_every_core_with_rss(mkiso, request, model):
     """-smp 2, two queues, the device's RSS: connections land on both cores
     and each core answers its own (its ARP entry for the peer resolves
     although the peer's ARP replies all arrive on queue 0)."""
     lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.6.0.2/24"])], iso=mkiso(CONF), smp=2, queues=2,
-                     extra=["-global", "virtio-net-pci.rss=on"])
+                     model=model, extra=nic_models.RSS_ON[model])
     lab.start()
     try:
         peer, m = lab.peers[0], lab.machine
@@ -140,10 +147,10 @@ def test_connections_on_every_core_with_rss(mkiso, request):
         lab.close()
 
 
-def test_idle_connection_reset(netlab):
+def test_idle_connection_reset(netlab, model):
     """`app http port 80 idle 2`: a client that connects and says nothing is
     reset after about 2 s; one that keeps asking is not."""
-    lab = netlab(["10.6.0.2/24"], config=CONF.replace("app http port 80", "app http port 80 idle 2"))
+    lab = netlab(["10.6.0.2/24"], config=CONF.replace("app http port 80", "app http port 80 idle 2"), model=model)
     peer, m = lab.peers[0], lab.machine
     silent = ("import socket, time\n"
               f"s = socket.create_connection(('{ADDR}', 80)); t = time.monotonic()\n"
@@ -158,13 +165,13 @@ def test_idle_connection_reset(netlab):
     assert counters(m)["tcp-idle-timeout"] == 1
 
 
-def test_ab_keep_alive_200_concurrent(netlab):
+def test_ab_keep_alive_200_concurrent(netlab, model):
     """ApacheBench, as users benchmark a web server: HTTP/1.0 keep-alive
     (hayate must say "Connection: keep-alive" or ab waits for a close),
     then 200 connections each fetching 100 kB bodies at once at -smp 2.
     More TSO frames than the virtio ring holds: TCP must wait for room,
     not lose its own segments and stall in retransmission timeouts."""
-    lab = netlab(["10.6.0.2/24"], config=CONF, smp=2)
+    lab = netlab(["10.6.0.2/24"], config=CONF, smp=2, model=model)
     peer, m = lab.peers[0], lab.machine
     for args in (["-n", "5000", "-c", "50", f"http://{ADDR}/bytes/1000"],
                  ["-n", "2000", "-c", "200", f"http://{ADDR}/bytes/100000"]):
@@ -179,11 +186,11 @@ def test_ab_keep_alive_200_concurrent(netlab):
     assert c["tcp-timeout"] == 0 and c["tcp-rst-tx"] == 0, c
 
 
-def test_tcp_window_setting(netlab):
+def test_tcp_window_setting(netlab, model):
     """`tcp window 4096`: connections offer a 4 MB window (scaled: the SYN
     carried the shift for it) and the core holds fewer connections, which
     the boot log says; data still flows both ways."""
-    lab = netlab(["10.6.0.2/24"], config=CONF + "tcp window 4096\n")
+    lab = netlab(["10.6.0.2/24"], config=CONF + "tcp window 4096\n", model=model)
     peer, m = lab.peers[0], lab.machine
     lines = [ln.strip() for ln in m.log.splitlines() if ln.startswith("tcp: ")]
     assert lines[:1] == ["tcp: window 4096 KB"] and conns_a_core(m) >= 8, m.tail()
@@ -259,11 +266,11 @@ def test_more_connections_than_1024_a_core(host):
     assert c["tcp-accepted"] == 2000 and c["tcp-conn-full"] == 0, c
 
 
-def test_tcp_connections_setting(netlab):
+def test_tcp_connections_setting(netlab, model):
     """`tcp connections 100`: the 100 held connections are served and the
     rest, beyond the table, are reset (tcp-conn-full) after their SYN
     cookie's handshake."""
-    lab = netlab(["10.6.0.2/24"], config=CONF + "tcp connections 100\n")
+    lab = netlab(["10.6.0.2/24"], config=CONF + "tcp connections 100\n", model=model)
     peer, m = lab.peers[0], lab.machine
     assert conns_a_core(m) == 100, m.tail()
     summary = m.json("show tcp summary json")["cores"]
