@@ -143,3 +143,51 @@ def test_ixgbe_sriov_vfs(ixgbe_sriov_lab, tmp_path, report):
     assert not strict, strict
     report(f"ixgbe SR-IOV (-smp {smp}): 2 ixgbevf ports on hayate's 82599 PF (model), API 1.3; 4 MB VF to VF "
            f"through the router in {elapsed:.1f}s (TCG), {sr['vf-messages']} mailbox messages answered")
+
+
+CONF64 = CONF.replace("sriov eth0 vfs 2", "sriov eth0 vfs 33")
+
+
+def test_ixgbe_sriov_64_pools(mkiso, record_ready, tmp_path, report):
+    """33 VFs: past 31, hayate's PF takes 64 pools of 2 queues (GCR_EXT
+    VT_Mode 64, MRQC VMDq+RSS 64); VF n is pool n and the PF pool 33, whose
+    queues 66 and 67 live in the second RX queue block (0x0D000). The VFs
+    that become ports (eth1..eth15: hayate has 16 ports) start, and
+    traffic crosses the PF and two VFs: pings to
+    the PF and to VF 0 and VF 1, VF to VF through the router, 2 MB of HTTP
+    between the two VF subnets; no strict-model complaint."""
+    log = tmp_path / "qemu-guest-errors.log"
+    lab = netlab.Lab("ixgbe-sriov-64", [netlab.Peer(addrs=["10.0.0.2/24"])], iso=mkiso(CONF64), model="ixgbe",
+                     smp=1, extra=["-d", "guest_errors", "-D", str(log)])
+    extra = []
+    try:
+        lab.start(ready=False)
+        record_ready(lab.machine)
+        m, wire = lab.machine, lab.peers[0]
+        assert re.search(r"ixgbe 01:00\.0: 33 VFs, 64 pools of 2 queues; the PF is pool 33", m.log), m.tail()
+        ifs = {i["name"]: i for i in m.json("show interfaces json")["interfaces"]}
+        # 16 ports at most (kernel/ports.h PORTS_MAX): the PF and the first
+        # 15 VFs become ports; the other 18 VFs are there, unprobed.
+        vfs = [n for n in ifs if ifs[n]["driver"] == "ixgbevf"]
+        assert len(vfs) == 15, ifs.keys()
+        assert len(re.findall(r"ixgbevf \S+: mailbox API 1\.3, the pool has 2 queues", m.log)) == 15, m.tail()
+        extra = [macvlan_peer(wire, i, GW6[i]) for i in range(2)]
+        a, b = extra
+        start = time.monotonic()
+        wire.run("ping -c 2 -i 0.2 -W 2 10.0.0.1", timeout=30)
+        a.run("ping -c 2 -i 0.2 -W 2 10.0.1.1", timeout=30)
+        b.run("ping -c 2 -i 0.2 -W 2 10.0.2.1", timeout=30)
+        a.run("ping -c 2 -i 0.2 -W 2 10.0.2.2", timeout=30)  # VF to VF through the router
+        netlab.curl_through(a, b, tmp_path, mb=2, timeout=120)
+        elapsed = time.monotonic() - start
+        sr = m.json("show ixgbe json")["ports"][0]["sriov"]
+        assert sr["vfs"] == 33 and sr["queues-per-pool"] == 2 and sr["vf-refused"] == 0, sr
+        assert m.json("show stats json")["counters"]["eth-not-for-us"] == 0
+    finally:
+        for p in extra:
+            netlab.sh(["ip", "netns", "del", p.ns], check=False)
+        lab.close()
+    strict = [line for line in log.read_text().splitlines() if line.startswith("ixgbe")] if log.exists() else []
+    assert not strict, strict
+    report(f"ixgbe SR-IOV 64 pools: 33 VFs (15 ixgbevf ports), the PF in pool 33 (queues 66-67); "
+           f"pings and 2 MB VF to VF in {elapsed:.1f}s (TCG)")

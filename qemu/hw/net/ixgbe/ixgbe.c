@@ -14,6 +14,7 @@
 #include "hw/pci/msi.h"
 #include "hw/pci/msix.h"
 #include "hw/pci/pcie.h"
+#include "hw/pci/pcie_sriov.h"
 #include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
 #include "ixgbe_int.h"
@@ -131,7 +132,7 @@ static void ixgbe_set_link_status(NetClientState *nc)
     update_link(qemu_get_nic_opaque(nc));
 }
 
-static uint32_t links_value(IxgbeState *s)
+uint32_t ixgbe_links_value(IxgbeState *s)
 {
     return s->link_up ? IXGBE_LINKS_UP | IXGBE_LINKS_SPEED_10G |
                         IXGBE_LINKS_STATUS | IXGBE_LINKS_KX_AN_COMP : 0;
@@ -160,6 +161,7 @@ static void ixgbe_hw_reset(IxgbeState *s)
         s->mac[ixgbe_srrctl_off(q) >> 2] = 0x402;
     }
     ixgbe_nvm_load_defaults(s);
+    ixgbe_mbx_reset(s);         /* every VF's RSTI set until PFRSTD */
     ixgbe_intr_reset(s);
     ixgbe_tx_reset(s);
     s->i2c_scl = s->i2c_sda = 1;
@@ -186,7 +188,7 @@ static void ctrl_write(IxgbeState *s, uint32_t val)
     s->mac[IXGBE_CTRL >> 2] = val;
 }
 
-static uint64_t ixgbe_csr_read(IxgbeState *s, hwaddr off)
+uint64_t ixgbe_csr_read(IxgbeState *s, hwaddr off)
 {
     uint32_t v;
 
@@ -194,7 +196,8 @@ static uint64_t ixgbe_csr_read(IxgbeState *s, hwaddr off)
     if (off >= IXGBE_BAR0_SIZE) {
         return 0;
     }
-    if (ixgbe_intr_read(s, off, &v)) {
+    if (ixgbe_intr_read(s, off, &v) || ixgbe_mbx_read(s, off, &v) ||
+        ixgbe_pool_read(s, off, &v)) {
         return v;
     }
     switch (off) {
@@ -202,6 +205,9 @@ static uint64_t ixgbe_csr_read(IxgbeState *s, hwaddr off)
         v = IXGBE_STATUS_LINKUP * s->link_up;
         if (!(s->mac[IXGBE_CTRL >> 2] & IXGBE_CTRL_GIO_DIS)) {
             v |= IXGBE_STATUS_GIO;
+        }
+        if (ixgbe_num_vfs(s)) {
+            v |= IXGBE_STATUS_IOV;  /* 8.2.3.1.2: the VFs are enabled */
         }
         return v;
     case IXGBE_EEC:
@@ -221,7 +227,7 @@ static uint64_t ixgbe_csr_read(IxgbeState *s, hwaddr off)
         }
         return v | IXGBE_ESDP_SDP2;
     case IXGBE_LINKS:
-        return links_value(s);
+        return ixgbe_links_value(s);
     case IXGBE_SECRXSTAT:
         return IXGBE_SECRXSTAT_RDY;
     case IXGBE_SECTXSTAT:
@@ -234,10 +240,11 @@ static uint64_t ixgbe_csr_read(IxgbeState *s, hwaddr off)
     return v;
 }
 
-static void ixgbe_csr_write(IxgbeState *s, hwaddr off, uint32_t val)
+void ixgbe_csr_write(IxgbeState *s, hwaddr off, uint32_t val)
 {
     off = canonical(off & ~3ull);
-    if (off >= IXGBE_BAR0_SIZE || ixgbe_intr_write(s, off, val)) {
+    if (off >= IXGBE_BAR0_SIZE || ixgbe_intr_write(s, off, val) ||
+        ixgbe_mbx_write(s, off, val) || ixgbe_pool_write(s, off, val)) {
         return;
     }
     if (is_rxq(off) && !is_stat(off)) {
@@ -284,6 +291,14 @@ static void ixgbe_csr_write(IxgbeState *s, hwaddr off, uint32_t val)
         return;
     case IXGBE_I2CCTL:
         ixgbe_i2cctl_write(s, val);
+        return;
+    case IXGBE_CTRL_EXT:
+        /* 8.2.3.1.3 PFRSTD: its setting tells the VFs the PF is done
+         * (each one's RSTD); later writes that keep it say nothing new */
+        if (val & ~s->mac[off >> 2] & IXGBE_CTRL_EXT_PFRSTD) {
+            ixgbe_pf_reset_done(s);
+        }
+        s->mac[off >> 2] = val;
         return;
     case IXGBE_AUTOC:
         /* restart AN self-clears; AN leaves state 0 at once (SFI) */
@@ -382,6 +397,11 @@ static void add_strict_props(IxgbeState *s)
         { "strict-bad-descriptor",
           offsetof(IxgbeStrictCounts, bad_descriptor) },
         { "strict-other", offsetof(IxgbeStrictCounts, other) },
+        { "strict-pfmbmem-unlocked",
+          offsetof(IxgbeStrictCounts, pfmbmem_unlocked) },
+        { "strict-vfmbmem-unlocked",
+          offsetof(IxgbeStrictCounts, vfmbmem_unlocked) },
+        { "strict-vf-unmapped", offsetof(IxgbeStrictCounts, vf_unmapped) },
     };
     for (size_t i = 0; i < ARRAY_SIZE(p); i++) {
         object_property_add_uint32_ptr(OBJECT(s), p[i].name,
@@ -441,6 +461,11 @@ static void ixgbe_realize(PCIDevice *d, Error **errp)
         return;
     }
     pcie_ari_init(d, 0x150);
+    if (s->sriov) {
+        if (!ixgbe_sriov_realize(s, errp)) {
+            return;
+        }
+    }
 
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     ixgbe_nvm_init(s, s->conf.macaddr.a);
@@ -466,6 +491,7 @@ static void ixgbe_exit(PCIDevice *d)
     ixgbe_intr_uninit(s);
     msix_uninit(d, &s->msix, &s->msix);
     msi_uninit(d);
+    pcie_sriov_pf_exit(d);
     pcie_aer_exit(d);
 }
 
@@ -482,6 +508,7 @@ static const VMStateDescription ixgbe_vmstate = {
 static const Property ixgbe_properties[] = {
     DEFINE_NIC_PROPERTIES(IxgbeState, conf),
     DEFINE_PROP_STRING("sfp", IxgbeState, sfp),
+    DEFINE_PROP_BOOL("sriov", IxgbeState, sriov, true),
 };
 
 static void ixgbe_class_init(ObjectClass *klass, void *data)

@@ -45,7 +45,20 @@ typedef struct IxgbeStrictCounts {
     uint32_t semaphore_misuse;      /* SW_FW_SYNC written w/o SWSM */
     uint32_t bad_descriptor;        /* a descriptor the datasheet forbids */
     uint32_t other;
+    uint32_t pfmbmem_unlocked;      /* PFMBMEM written without PFU */
+    uint32_t vfmbmem_unlocked;      /* VFMBMEM written without VFU */
+    uint32_t vf_unmapped;           /* a VF queue access with no pool */
 } IxgbeStrictCounts;
+
+/* One VF as the device sees it (7.10, 8.3): its mailbox bits, its
+ * interrupt registers, its counters. Its queues are its pool's. */
+typedef struct IxgbeVf {
+    uint32_t mbx;               /* VFMAILBOX: VFU, PFSTS, PFACK, RSTD */
+    bool pfu;                   /* PFMAILBOX.PFU */
+    uint8_t eicr, eims, eiac, eiam;
+    uint32_t ivar[4], ivar_misc, eitr[IXGBE_VF_VECTORS];
+    uint64_t gprc, gptc, gorc, gotc, mprc;
+} IxgbeVf;
 
 /* The SFP+ cage's content (-device ixgbe,sfp=sr|lr|da|unknown|none) */
 typedef enum IxgbeSfpKind {
@@ -82,6 +95,10 @@ struct IxgbeState {
     uint32_t gorc_hi_latch, gotc_hi_latch, tor_hi_latch;
     IxgbeStrictCounts strict;
     char *sfp;                  /* property: the module kind, by name */
+    bool sriov;                 /* property: the SR-IOV capability */
+    bool pf_reset_done;         /* CTRL_EXT.PFRSTD since the last reset */
+    uint64_t qde[2];            /* QDE: per-queue drop enable */
+    IxgbeVf vf[IXGBE_MAX_VFS];
     IxgbeSfpKind sfp_kind;
 };
 
@@ -101,6 +118,37 @@ hwaddr ixgbe_rxq_base(int q);
 hwaddr ixgbe_srrctl_off(int q);
 hwaddr ixgbe_rar_off(int n);
 
+/* ixgbe_pool.c: VT mode, pools, the switch between them (7.10.3) */
+bool ixgbe_vt_on(IxgbeState *s);
+int ixgbe_pool_qpp(IxgbeState *s);
+int ixgbe_vf_qpp(IxgbeState *s);
+int ixgbe_num_vfs(IxgbeState *s);
+int ixgbe_queue_vf(IxgbeState *s, int q);
+uint64_t ixgbe_pool_select(IxgbeState *s, const uint8_t *frame, size_t len);
+bool ixgbe_pool_tx(IxgbeState *s, int q, const struct iovec *iov, int iovcnt);
+bool ixgbe_queue_drops(IxgbeState *s, int q, uint32_t srrctl);
+bool ixgbe_pool_read(IxgbeState *s, hwaddr off, uint32_t *val);
+bool ixgbe_pool_write(IxgbeState *s, hwaddr off, uint32_t val);
+
+/* ixgbe_mbx.c: the PF/VF mailboxes, VF reset and FLR (7.10.2) */
+void ixgbe_mbx_reset(IxgbeState *s);
+bool ixgbe_mbx_read(IxgbeState *s, hwaddr off, uint32_t *val);
+bool ixgbe_mbx_write(IxgbeState *s, hwaddr off, uint32_t val);
+uint32_t ixgbe_vf_mbx_read(IxgbeState *s, int n);
+void ixgbe_vf_mbx_write(IxgbeState *s, int n, uint32_t val);
+void ixgbe_vf_mbmem_write(IxgbeState *s, int n, int word, uint32_t val);
+void ixgbe_pf_reset_done(IxgbeState *s);
+void ixgbe_vf_reset(IxgbeState *s, int n, bool flr);
+
+/* ixgbe_vf.c: the VF function (8086:10ED) and its register file */
+#define TYPE_IXGBEVF "ixgbevf"
+void ixgbe_vf_raise(IxgbeState *s, int n, int vec);
+bool ixgbe_vf_raise_queue(IxgbeState *s, int q, bool tx);
+void ixgbe_vf_raise_mbx(IxgbeState *s, int n);
+void ixgbe_vf_count_rx(IxgbeState *s, int q, const uint8_t *da, size_t len);
+void ixgbe_vf_count_tx(IxgbeState *s, int q, size_t len);
+bool ixgbe_sriov_realize(IxgbeState *s, Error **errp);
+
 /* ixgbe_nvm.c */
 void ixgbe_nvm_init(IxgbeState *s, const uint8_t *macaddr);
 void ixgbe_nvm_load_defaults(IxgbeState *s);
@@ -118,6 +166,7 @@ bool ixgbe_intr_read(IxgbeState *s, hwaddr off, uint32_t *val);
 bool ixgbe_intr_write(IxgbeState *s, hwaddr off, uint32_t val);
 void ixgbe_raise_misc(IxgbeState *s, uint32_t cause);
 void ixgbe_raise_queue(IxgbeState *s, int queue, bool tx);
+void ixgbe_raise_mailbox(IxgbeState *s);
 
 /* ixgbe_rx.c */
 void ixgbe_rx_init(IxgbeState *s);
@@ -127,6 +176,8 @@ ssize_t ixgbe_receive_iov(NetClientState *nc, const struct iovec *iov,
                           int iovcnt);
 ssize_t ixgbe_receive(NetClientState *nc, const uint8_t *buf, size_t size);
 void ixgbe_rx_queue_write(IxgbeState *s, int q, hwaddr reg, uint32_t val);
+void ixgbe_rx_local(IxgbeState *s, uint64_t pools, const uint8_t *frame,
+                    size_t len);
 
 /* ixgbe_tx.c */
 void ixgbe_tx_init(IxgbeState *s);
@@ -134,5 +185,11 @@ void ixgbe_tx_uninit(IxgbeState *s);
 void ixgbe_tx_reset(IxgbeState *s);
 void ixgbe_tx_queue_write(IxgbeState *s, int q, hwaddr reg, uint32_t val);
 void ixgbe_dmatxctl_write(IxgbeState *s, uint32_t val);
+void ixgbe_tx_queue_stop(IxgbeState *s, int q);
+
+/* ixgbe.c, for the VF's register file */
+uint64_t ixgbe_csr_read(IxgbeState *s, hwaddr off);
+void ixgbe_csr_write(IxgbeState *s, hwaddr off, uint32_t val);
+uint32_t ixgbe_links_value(IxgbeState *s);
 
 #endif

@@ -89,6 +89,12 @@ void ixgbe_raise_misc(IxgbeState *s, uint32_t cause)
     update(s);
 }
 
+/* 7.10.2.x: a VF's mailbox message or acknowledgement, or a VFLR. */
+void ixgbe_raise_mailbox(IxgbeState *s)
+{
+    ixgbe_raise_misc(s, IXGBE_EICR_MAILBOX);
+}
+
 /* IVAR(n) holds RX queue 2n in byte 0, TX 2n in byte 1, RX 2n+1 in byte 2,
  * TX 2n+1 in byte 3 (8.2.3.5.16); a valid entry names a vector (MSI-X)
  * or an EICR bit (legacy). */
@@ -98,6 +104,9 @@ void ixgbe_raise_queue(IxgbeState *s, int queue, bool tx)
     unsigned shift = 16 * (queue & 1) + 8 * tx;
     uint32_t e = (ivar >> shift) & 0xFF;
 
+    if (ixgbe_vf_raise_queue(s, queue, tx)) {
+        return;                 /* a VF's queue: the VF's vectors */
+    }
     if (!(e & IVAR_VALID)) {
         return;
     }

@@ -248,4 +248,90 @@
 #define IXGBE_TXD_POPTS_IXSM    (1u << 0)   /* in olinfo bits 13:8 */
 #define IXGBE_TXD_POPTS_TXSM    (1u << 1)
 
+/* 7.10 / 8.2.3.27 virtualization: PF side (offsets in the PF's BAR0) */
+#define IXGBE_MAX_VFS       63          /* TotalVFs (9.4.4.x) */
+#define IXGBE_PFVFLRE0      0x00600     /* VFs 0..31 reset by FLR */
+#define IXGBE_PFVFLRE1      0x001C0     /* VFs 32..63 */
+#define IXGBE_PFVFLREC0     0x00700     /* 2 registers, write 1 to clear */
+#define IXGBE_PFMBICR0      0x00710     /* 4: VFREQ 15:0, VFACK 31:16 */
+#define IXGBE_PFMBIMR0      0x00720     /* 4: per-VF interrupt enable */
+#define IXGBE_PFMAILBOX0    0x04B00     /* 64, one a VF */
+#define  IXGBE_PFMBX_STS        (1u << 0)
+#define  IXGBE_PFMBX_ACK        (1u << 1)
+#define  IXGBE_PFMBX_VFU        (1u << 2)
+#define  IXGBE_PFMBX_PFU        (1u << 3)
+#define  IXGBE_PFMBX_RVFU       (1u << 4)
+#define IXGBE_PFMBMEM0      0x13000     /* 64 buffers of 16 words */
+#define  IXGBE_MBX_WORDS        16
+#define IXGBE_PFVTCTL       0x051B0
+#define  IXGBE_PFVTCTL_VT_ENA   (1u << 0)
+#define  IXGBE_PFVTCTL_DEF_PL_SHIFT 7   /* 12:7 */
+#define  IXGBE_PFVTCTL_DIS_DEF_PL (1u << 29)
+#define  IXGBE_PFVTCTL_RPL_EN   (1u << 30)
+#define IXGBE_PFVFRE0       0x051E0     /* 2: pool may receive */
+#define IXGBE_PFVFTE0       0x08110     /* 2: pool may send */
+#define IXGBE_PFVML2FLT0    0x0F000     /* 64: pool's L2 filter */
+#define  IXGBE_L2FLT_AUPE       (1u << 24)
+#define  IXGBE_L2FLT_ROMPE      (1u << 25)
+#define  IXGBE_L2FLT_ROPE       (1u << 26)
+#define  IXGBE_L2FLT_BAM        (1u << 27)
+#define  IXGBE_L2FLT_MPE        (1u << 28)
+#define IXGBE_PFDTXGSWC     0x08220
+#define  IXGBE_PFDTXGSWC_LBE    (1u << 0)
+#define IXGBE_PFVFSPOOF0    0x08200     /* 8: MAC anti-spoof 7:0 a pool */
+#define IXGBE_SSVPC         0x08780     /* spoofed frames dropped */
+#define IXGBE_MTQC          0x08120
+#define  IXGBE_MTQC_VT_ENA      (1u << 1)
+#define IXGBE_QDE           0x02F04
+#define  IXGBE_QDE_ENABLE       (1u << 0)
+#define  IXGBE_QDE_IDX_SHIFT    8
+#define  IXGBE_QDE_WRITE        (1u << 16)
+#define  IXGBE_QDE_READ         (1u << 17)
+#define  IXGBE_GCR_EXT_VT_MASK  0x3u    /* 16, 32 or 64 pools */
+#define  IXGBE_PSRTYPE_RQPL_SHIFT 29
+#define IXGBE_MPSAR_LO(i)   (0x0A600 + 8 * (i))
+#define IXGBE_MPSAR_HI(i)   (0x0A604 + 8 * (i))
+#define  IXGBE_MRQE_VMDQ        0x8u
+#define  IXGBE_MRQE_VMDQ_RSS32  0xAu
+#define  IXGBE_MRQE_VMDQ_RSS64  0xBu
+
+/* 8.3: the VF's BAR0 */
+#define IXGBE_VF_BAR0_SIZE  0x4000      /* 16 KB CSR */
+#define IXGBE_VF_MSIX_SIZE  0x4000      /* 16 KB MSI-X, BAR3 */
+#define IXGBE_VF_VECTORS    3
+#define IXGBEVF_CTRL        0x0000
+#define  IXGBEVF_CTRL_RST       (1u << 26)
+#define IXGBEVF_STATUS      0x0008
+#define IXGBEVF_LINKS       0x0010
+#define IXGBEVF_RTIMER      0x0048
+#define IXGBEVF_EICR        0x0100
+#define IXGBEVF_EICS        0x0104
+#define IXGBEVF_EIMS        0x0108
+#define IXGBEVF_EIMC        0x010C
+#define IXGBEVF_EIAC        0x0110
+#define IXGBEVF_EIAM        0x0114
+#define IXGBEVF_IVAR0       0x0120      /* 4 */
+#define IXGBEVF_IVAR_MISC   0x0140
+#define IXGBEVF_MBMEM       0x0200
+#define IXGBEVF_MAILBOX     0x02FC
+#define  IXGBEVF_MBX_REQ        (1u << 0)
+#define  IXGBEVF_MBX_ACK        (1u << 1)
+#define  IXGBEVF_MBX_VFU        (1u << 2)
+#define  IXGBEVF_MBX_PFU        (1u << 3)
+#define  IXGBEVF_MBX_PFSTS      (1u << 4)
+#define  IXGBEVF_MBX_PFACK      (1u << 5)
+#define  IXGBEVF_MBX_RSTI       (1u << 6)
+#define  IXGBEVF_MBX_RSTD       (1u << 7)
+#define IXGBEVF_PSRTYPE     0x0300
+#define IXGBEVF_EITR0       0x0820      /* 3 */
+#define IXGBEVF_RXQ0        0x1000      /* VF queue i at +0x40 i */
+#define IXGBEVF_TXQ0        0x2000
+#define IXGBEVF_GPRC        0x101C
+#define IXGBEVF_GORC_LSB    0x1020
+#define IXGBEVF_GORC_MSB    0x1024
+#define IXGBEVF_MPRC        0x1034
+#define IXGBEVF_GPTC        0x201C
+#define IXGBEVF_GOTC_LSB    0x2020
+#define IXGBEVF_GOTC_MSB    0x2024
+
 #endif

@@ -79,6 +79,18 @@ static bool rar_match(IxgbeState *s, const uint8_t *da)
     return false;
 }
 
+/* 7.1.1.2: a tagged frame passes VFTA when VLNCTRL.VFE is set. */
+static bool vlan_accept(IxgbeState *s, const uint8_t *frame, size_t len)
+{
+    if (len >= 18 && lduw_be_p(frame + 12) ==
+        (ixgbe_reg(s, IXGBE_VLNCTRL) & 0xFFFF) &&
+        (ixgbe_reg(s, IXGBE_VLNCTRL) & IXGBE_VLNCTRL_VFE)) {
+        uint16_t vid = lduw_be_p(frame + 14) & 0xFFF;
+        return ixgbe_reg(s, IXGBE_VFTA0 + 4 * (vid >> 5)) & (1u << (vid & 31));
+    }
+    return true;
+}
+
 /* 7.1.1: does this frame pass the port's L2 and VLAN filters? */
 static bool l2_accept(IxgbeState *s, const uint8_t *frame, size_t len)
 {
@@ -93,31 +105,18 @@ static bool l2_accept(IxgbeState *s, const uint8_t *frame, size_t len)
     } else {
         ok = (fctrl & IXGBE_FCTRL_UPE) || rar_match(s, da);
     }
-    if (ok && len >= 18 && lduw_be_p(frame + 12) ==
-        (ixgbe_reg(s, IXGBE_VLNCTRL) & 0xFFFF) &&
-        (ixgbe_reg(s, IXGBE_VLNCTRL) & IXGBE_VLNCTRL_VFE)) {
-        uint16_t vid = lduw_be_p(frame + 14) & 0xFFF;
-        ok = ixgbe_reg(s, IXGBE_VFTA0 + 4 * (vid >> 5)) & (1u << (vid & 31));
-    }
-    return ok;
+    return ok && vlan_accept(s, frame, len);
 }
 
-static int rss_pick(IxgbeState *s, uint32_t *hash, uint8_t *type)
+/* 7.1.2.8: the RSS hash of the frame attached and its RETA entry (-1
+ * when MRQC hashes none of its types). */
+static int rss_entry(IxgbeState *s, uint32_t *hash, uint8_t *type)
 {
     uint32_t mrqc = ixgbe_reg(s, IXGBE_MRQC);
     bool v4, v6;
     EthL4HdrProto l4;
     uint8_t key[40];
 
-    *hash = 0;
-    *type = 0;
-    if ((mrqc & IXGBE_MRQC_MRQE_MASK) != 1) {
-        if (mrqc & IXGBE_MRQC_MRQE_MASK) {
-            qemu_log_mask(LOG_UNIMP, "ixgbe: MRQC.MRQE %u (VMDq/DCB) "
-                          "not modelled; queue 0\n", mrqc & 0xF);
-        }
-        return 0;
-    }
     net_rx_pkt_get_protocols(s->rx_pkt, &v4, &v6, &l4);
     for (size_t i = 0; i < ARRAY_SIZE(rss_types); i++) {
         if (!(mrqc & rss_types[i].mrqc_bit) || rss_types[i].v6 != v6 ||
@@ -138,7 +137,45 @@ static int rss_pick(IxgbeState *s, uint32_t *hash, uint8_t *type)
         uint32_t reta = ixgbe_reg(s, IXGBE_RETA0 + 4 * (idx >> 2));
         return (reta >> (8 * (idx & 3))) & 0xF;
     }
-    return 0;
+    return -1;
+}
+
+static int rss_pick(IxgbeState *s, uint32_t *hash, uint8_t *type)
+{
+    uint32_t mrqe = ixgbe_reg(s, IXGBE_MRQC) & IXGBE_MRQC_MRQE_MASK;
+    int e;
+
+    *hash = 0;
+    *type = 0;
+    if (mrqe != 1) {
+        if (mrqe) {
+            qemu_log_mask(LOG_UNIMP, "ixgbe: MRQC.MRQE %u (DCB, or VMDq "
+                          "without PFVTCTL.VT_Ena) not modelled; queue 0\n",
+                          mrqe);
+        }
+        return 0;
+    }
+    e = rss_entry(s, hash, type);
+    return e < 0 ? 0 : e;
+}
+
+/* 7.1.2.x VMDq+RSS: pool p's queue, the RETA entry's low bits over the
+ * 1, 2 or 4 queues PSRTYPE(p).RQPL gives RSS inside the pool. */
+static int pool_queue(IxgbeState *s, int p, uint32_t *hash, uint8_t *type)
+{
+    uint32_t mrqe = ixgbe_reg(s, IXGBE_MRQC) & IXGBE_MRQC_MRQE_MASK;
+    int qpp = ixgbe_pool_qpp(s);
+    int nq = 1 << ((ixgbe_reg(s, IXGBE_PSRTYPE0 + 4 * p) >>
+                    IXGBE_PSRTYPE_RQPL_SHIFT) & 3);
+    int e;
+
+    *hash = 0;
+    *type = 0;
+    if (mrqe != IXGBE_MRQE_VMDQ_RSS32 && mrqe != IXGBE_MRQE_VMDQ_RSS64) {
+        return p * qpp;
+    }
+    e = rss_entry(s, hash, type);
+    return p * qpp + (e < 0 ? 0 : e & (MIN(nq, qpp) - 1));
 }
 
 static uint32_t pkt_type_bits(IxgbeState *s)
@@ -235,7 +272,7 @@ static int rx_to_queue(IxgbeState *s, int q, uint8_t *buf, size_t len,
     need = DIV_ROUND_UP(len, bufsz);
     if (head >= ndesc || tail >= ndesc ||
         (tail + ndesc - head) % ndesc < need) {
-        if (srrctl & IXGBE_SRRCTL_DROP_EN) {
+        if (ixgbe_queue_drops(s, q, srrctl)) {
             ixgbe_stat_add(s, IXGBE_RNBC0 + 4 * (q & 7), 1);
             return 0;
         }
@@ -268,6 +305,89 @@ static int rx_to_queue(IxgbeState *s, int q, uint8_t *buf, size_t len,
     return 1;
 }
 
+/* One frame into pool's queue (pool -1: no VT, RSS over the port): VLAN
+ * stripped as the queue says, CRC kept or not. -1: no room (may_wait:
+ * QEMU keeps it), 0 dropped, 1 delivered. */
+static int deliver(IxgbeState *s, int pool, const uint8_t *frame, size_t len,
+                   bool may_wait)
+{
+    uint8_t buf[RX_MAX_FRAME + 4];
+    uint32_t hash;
+    uint8_t rss_type;
+    uint16_t vlan = 0;
+    bool vp = false;
+    bool tagged = len >= 18 && lduw_be_p(frame + 12) ==
+                  (ixgbe_reg(s, IXGBE_VLNCTRL) & 0xFFFF);
+    int q, r;
+
+    memcpy(buf, frame, len);
+    net_rx_pkt_set_packet_type(s->rx_pkt, get_eth_packet_type(PKT_GET_ETH_HDR(buf)));
+    net_rx_pkt_attach_data(s->rx_pkt, buf, len, false);
+    q = pool < 0 ? rss_pick(s, &hash, &rss_type)
+                 : pool_queue(s, pool, &hash, &rss_type);
+
+    /* 7.1.x VLAN strip when the queue's RXDCTL.VME says so */
+    if (tagged && (ixgbe_reg(s, rxq_reg(q, IXGBE_RXQ_RXDCTL)) &
+                   IXGBE_RXDCTL_VME)) {
+        vlan = lduw_be_p(buf + 14);
+        vp = true;
+        memmove(buf + 12, buf + 16, len - 16);
+        len -= 4;
+        net_rx_pkt_attach_data(s->rx_pkt, buf, len, false);
+    }
+    /* CRC kept when neither HLREG0.RXCRCSTRP nor RDRXCTL.CRCSTRIP */
+    if (!(ixgbe_reg(s, IXGBE_HLREG0) & IXGBE_HLREG0_RXCRCSTRP)) {
+        stl_le_p(buf + len, net_crc32_le(buf, len) ^ 0xFFFFFFFF);
+        len += 4;
+    }
+    r = rx_to_queue(s, q, buf, len, hash, rss_type, vlan, vp);
+    if (r < 0) {
+        ixgbe_stat_add(s, IXGBE_MPC0, 1);
+        return may_wait ? -1 : 0;
+    }
+    if (r > 0) {
+        count_rx(s, q, buf, len);
+        ixgbe_vf_count_rx(s, q, buf, len);
+        ixgbe_raise_queue(s, q, false);
+    }
+    return r;
+}
+
+/* 7.10.3.x: to each pool in turn. A frame several pools take cannot
+ * wait for one full queue without the others getting it twice: a full
+ * queue drops it. */
+static int deliver_pools(IxgbeState *s, uint64_t pools, const uint8_t *frame,
+                         size_t len, bool may_wait)
+{
+    if (ctpop64(pools) == 1) {
+        return deliver(s, ctz64(pools), frame, len, may_wait);
+    }
+    while (pools) {
+        int p = ctz64(pools);
+        pools &= pools - 1;
+        deliver(s, p, frame, len, false);
+    }
+    return 1;
+}
+
+/* A frame a pool sent that the switch loops back (PFDTXGSWC.LBE). */
+void ixgbe_rx_local(IxgbeState *s, uint64_t pools, const uint8_t *frame,
+                    size_t len)
+{
+    uint8_t buf[RX_MAX_FRAME];
+
+    if (!(ixgbe_reg(s, IXGBE_RXCTRL) & IXGBE_RXCTRL_RXEN) ||
+        len > RX_MAX_FRAME) {
+        return;
+    }
+    memcpy(buf, frame, len);
+    if (len < RX_MIN_FRAME) {
+        memset(buf + len, 0, RX_MIN_FRAME - len);
+        len = RX_MIN_FRAME;
+    }
+    deliver_pools(s, pools, buf, len, false);
+}
+
 ssize_t ixgbe_receive_iov(NetClientState *nc, const struct iovec *iov,
                           int iovcnt)
 {
@@ -276,11 +396,8 @@ ssize_t ixgbe_receive_iov(NetClientState *nc, const struct iovec *iov,
     uint8_t buf[RX_MAX_FRAME + 4];
     uint32_t maxfrs = ixgbe_reg(s, IXGBE_MAXFRS) >> 16;
     uint32_t hlreg0 = ixgbe_reg(s, IXGBE_HLREG0);
-    uint32_t hash;
-    uint8_t rss_type;
-    uint16_t vlan = 0;
-    bool vp = false, tagged;
-    int q, r;
+    bool tagged;
+    int r;
 
     if (!(ixgbe_reg(s, IXGBE_RXCTRL) & IXGBE_RXCTRL_RXEN) || !s->link_up) {
         return size;            /* receiver off: the wire drops it */
@@ -302,37 +419,14 @@ ssize_t ixgbe_receive_iov(NetClientState *nc, const struct iovec *iov,
         ixgbe_stat_add(s, IXGBE_ROC, 1);
         return size;
     }
-    if (!l2_accept(s, buf, len)) {
-        return size;
+    if (ixgbe_vt_on(s)) {
+        uint64_t pools = vlan_accept(s, buf, len) ?
+                         ixgbe_pool_select(s, buf, len) : 0;
+        r = pools ? deliver_pools(s, pools, buf, len, true) : 0;
+    } else {
+        r = l2_accept(s, buf, len) ? deliver(s, -1, buf, len, true) : 0;
     }
-    net_rx_pkt_set_packet_type(s->rx_pkt, get_eth_packet_type(PKT_GET_ETH_HDR(buf)));
-    net_rx_pkt_attach_data(s->rx_pkt, buf, len, false);
-    q = rss_pick(s, &hash, &rss_type);
-
-    /* 7.1.x VLAN strip when the queue's RXDCTL.VME says so */
-    if (tagged && (ixgbe_reg(s, rxq_reg(q, IXGBE_RXQ_RXDCTL)) &
-                   IXGBE_RXDCTL_VME)) {
-        vlan = lduw_be_p(buf + 14);
-        vp = true;
-        memmove(buf + 12, buf + 16, len - 16);
-        len -= 4;
-        net_rx_pkt_attach_data(s->rx_pkt, buf, len, false);
-    }
-    /* CRC kept when neither HLREG0.RXCRCSTRP nor RDRXCTL.CRCSTRIP */
-    if (!(hlreg0 & IXGBE_HLREG0_RXCRCSTRP)) {
-        stl_le_p(buf + len, net_crc32_le(buf, len) ^ 0xFFFFFFFF);
-        len += 4;
-    }
-    r = rx_to_queue(s, q, buf, len, hash, rss_type, vlan, vp);
-    if (r < 0) {
-        ixgbe_stat_add(s, IXGBE_MPC0, 1);
-        return 0;               /* QEMU keeps it until RDT moves */
-    }
-    if (r > 0) {
-        count_rx(s, q, buf, len);
-        ixgbe_raise_queue(s, q, false);
-    }
-    return size;
+    return r < 0 ? 0 : size;    /* no room: QEMU keeps it until RDT moves */
 }
 
 ssize_t ixgbe_receive(NetClientState *nc, const uint8_t *buf, size_t size)

@@ -64,7 +64,13 @@ static void tx_emit(void *opaque, const struct iovec *iov, int iovcnt,
     uint8_t da[6] = { 0 };
 
     iov_to_buf(iov, iovcnt, 0, da, sizeof(da));
+    /* 7.10.3.x: the pool switch first (PFVFTE, anti-spoof, loopback) */
+    if (!ixgbe_pool_tx(e->s, e->q, iov, iovcnt)) {
+        ixgbe_vf_count_tx(e->s, e->q, iov_size(iov, iovcnt));
+        return;
+    }
     count_tx(e->s, e->q, da, iov_size(iov, iovcnt));
+    ixgbe_vf_count_tx(e->s, e->q, iov_size(iov, iovcnt));
     if (ixgbe_reg(e->s, IXGBE_HLREG0) & IXGBE_HLREG0_LPBK) {
         ixgbe_receive_iov(nc, iov, iovcnt);
     } else {
@@ -267,6 +273,13 @@ void ixgbe_tx_queue_write(IxgbeState *s, int q, hwaddr reg, uint32_t val)
         return;
     }
     s->mac[off >> 2] = val;
+}
+
+/* A VF reset stops its queues (4.2.x): enable off, half a packet gone. */
+void ixgbe_tx_queue_stop(IxgbeState *s, int q)
+{
+    s->mac[txq_reg(q, IXGBE_TXQ_TXDCTL) >> 2] &= ~IXGBE_TXDCTL_ENABLE;
+    tx_end_packet(s, q);
 }
 
 void ixgbe_dmatxctl_write(IxgbeState *s, uint32_t val)
