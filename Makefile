@@ -24,6 +24,7 @@ KERNEL_SRCS  := $(sort $(wildcard kernel/*.c kernel/*/*.c kernel/arch/x86_64/*.c
 LIB_SRCS     := $(sort $(wildcard lib/*.c))
 DRIVER_SRCS  := $(sort $(wildcard drivers/*/*.c drivers/*.c))
 APP_SRCS     := $(sort $(wildcard apps/*/*.c apps/*.c))
+TESTER_SRCS  := $(sort $(wildcard tester/*.c))
 ASM_SRCS     := $(sort $(wildcard boot/*.asm kernel/arch/x86_64/*.asm))
 # Kernel and driver files with no hardware in them, also built into the
 # host tests.
@@ -43,7 +44,7 @@ HOSTCFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer \
            -fsanitize=address,undefined -fno-sanitize-recover=undefined $(WARN) \
            -Wno-missing-prototypes -I. -Inet
 
-KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KERNEL_SRCS) $(LIB_SRCS) $(DRIVER_SRCS) $(APP_SRCS) $(NET_SRCS)) \
+KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KERNEL_SRCS) $(LIB_SRCS) $(DRIVER_SRCS) $(APP_SRCS) $(TESTER_SRCS) $(NET_SRCS)) \
          $(patsubst %.asm,$(BUILD)/k/%.o,$(ASM_SRCS))
 
 .PHONY: all iso run test unit soak fuzz fuzz-bins cov-bins route-diff bench-bins bench clean deps-build qemu \
@@ -87,7 +88,7 @@ iso: $(BUILD)/hayate.iso
 # and the benchmarks all link these; none lists sources of its own.
 APP_PORTABLE := apps/udp_echo.c apps/tcp_echo.c apps/http.c apps/pingpong.c \
            apps/iperf3_proto.c
-HOST_SRCS    := $(NET_SRCS) $(KERNEL_PORTABLE) $(APP_PORTABLE)
+HOST_SRCS    := $(NET_SRCS) $(KERNEL_PORTABLE) $(APP_PORTABLE) $(TESTER_SRCS)
 SUPPORT_SRCS := $(sort $(wildcard tests/support/*.c))
 
 HOST_WARN := $(WARN) -Wno-missing-prototypes

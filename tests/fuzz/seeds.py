@@ -354,12 +354,25 @@ def http_pipe_seeds():
     }
 
 
+def gen_seeds():
+    """A stamped IPv4 frame (tester/gen_frame.h's stamp), a tagged IPv6
+    one, and sequences with gaps, duplicates and swaps."""
+    stamp = struct.pack("<HHIQ", 0x4e47, 1, 5, 123456789)
+    mac_a, mac_b = bytes.fromhex("020000000001"), bytes.fromhex("020000000002")
+    v4 = eth(mac_b, mac_a, 0x0800) + ip4(bytes([198, 18, 0, 1]), bytes([198, 19, 0, 1]), 17,
+                                          udp(bytes([198, 18, 0, 1]), bytes([198, 19, 0, 1]), 1024, 7, stamp))
+    src6, dst6 = bytes.fromhex("20010db8000100000000000000001000"), bytes.fromhex("20010db8000200000000000000000099")
+    v6 = eth(mac_b, mac_a, 0x86dd, vlan=5) + ip6(src6, dst6, 17, struct.pack("!HHHH", 1024, 7, 8 + 16, 0) + stamp)
+    seqs = struct.pack("<I", 0xfffffff0) + bytes([0, 1, 2, 4, 3, 5, 5, 9, 7, 8, 200, 10])
+    return {"v4": v4, "v6": v6, "seqs": seqs}
+
+
 def main():
     name, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     seeds = {"fuzz_frame": frame_seeds, "fuzz_reasm": reasm_seeds, "fuzz_tcp": tcp_seeds,
              "fuzz_tcp_conn": tcp_conn_seeds, "fuzz_iperf3": iperf3_seeds, "fuzz_http": http_seeds,
-             "fuzz_http_pipe": http_pipe_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
+             "fuzz_http_pipe": http_pipe_seeds, "fuzz_gen": gen_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
     for k, v in seeds.items():
         with open(os.path.join(out, "seed_" + k), "wb") as f:
             f.write(v)
