@@ -13,7 +13,7 @@ address, answers the host's ping from its own MAC.
 
   igb    QEMU's 82576 in Debian's QEMU; Linux's igb and igbvf.
   ixgbe  the 82599 model in build/qemu/qemu-system-x86_64 (make qemu);
-         Linux's ixgbe (the model has no VFs yet: the PF steps only).
+         Linux's ixgbe and ixgbevf, two VFs (qemu/hw/net/ixgbe/ixgbe_vf.c).
          Skips until that binary offers it.
 
 Skips, saying why, where the kernel cannot be fetched, or without root.
@@ -31,10 +31,11 @@ import linux_guest as lg  # noqa: E402
 import netlab  # noqa: E402
 
 MODEL_QEMU = os.path.join(ROOT, "build", "qemu", "qemu-system-x86_64")
+LINUX_KNOWN = "written without PFMAILBOX.PFU"  # Linux 6.1's ixgbe clears PFMBMEM unlocked
 # model: (QEMU binary, PF driver, VF driver, VFs to enable)
 MODELS = {
     "igb": (None, "igb", "igbvf", 2),
-    "ixgbe": (MODEL_QEMU, "ixgbe", "ixgbevf", 0),
+    "ixgbe": (MODEL_QEMU, "ixgbe", "ixgbevf", 2),
 }
 
 
@@ -84,14 +85,21 @@ def test_linux_drives_model(model, kernel, netlab_ok, tmp_path, report):
                     (" (make qemu)" if qemu_bin == MODEL_QEMU else ""))
     check = lg.NicCheck(pf, vf, num_vfs=vfs, ports=2)
     initrd = check.initramfs(kernel, str(tmp_path / "initrd.cpio.gz"))
+    log = tmp_path / "qemu-guest-errors.log"
     lab = lg.GuestLab(f"linux-guest-{model}", check.peers(), kernel, initrd, model=model,
-                      qemu_bin=qemu_bin)
+                      qemu_bin=qemu_bin, qemu_extra=["-d", "guest_errors", "-D", str(log)])
     try:
         out = check.run(lab)
         rc = lab.machine.wait_exit(30)
     finally:
         lab.close()
     assert rc == 0, f"the guest did not power off cleanly (QEMU status {rc})"
+    if qemu_bin == MODEL_QEMU:
+        # The model's strict checks: Linux breaks one datasheet rule, known
+        # and counted (qemu/README.md): PFMBMEM written without PFU.
+        lines = log.read_text().splitlines() if log.exists() else []
+        strict = [x for x in lines if x.startswith("ixgbe") and LINUX_KNOWN not in x]
+        assert not strict, strict
     steps = " ".join(f"{k} {v:.1f}s" for k, v in out.timings.items())
     report(f"linux-guest {model} ({kernel.version}, {pf}+{vf}, TCG): {steps}; "
            f"{len(out.results)} guest checks passed")

@@ -24,7 +24,7 @@ class GuestLab(netlab.Lab):
     Port of model a peer, behind root ports rp1, rp2, ..."""
 
     def __init__(self, name, peers, kernel, initrd, model="igb", qemu_bin=None,
-                 memory="512M", smp=1, append="", port_extra=""):
+                 memory="512M", smp=1, append="", port_extra="", qemu_extra=()):
         why = netlab.unavailable()
         if why:
             raise RuntimeError(why)
@@ -37,7 +37,7 @@ class GuestLab(netlab.Lab):
         self.nics = [qemu.Nic(p.tap) for p in self.peers]  # Lab.start reads .queues
         self.ports = [Port(model, p.tap, extra=port_extra) for p in self.peers]
         argv = qemu_args(kernel, initrd, self.ports, qemu_bin=qemu_bin, memory=memory,
-                         smp=smp, append=append)
+                         smp=smp, append=append) + list(qemu_extra)  # e.g. -d guest_errors
         self.machine = Guest(argv, name=name)
 
     def start(self, ready=False):

@@ -39,7 +39,9 @@ static void fire_vectors(IxgbeState *s)
         msix_notify(d, v);
     }
     if (s->misc_cause & s->misc_mask) {
-        uint32_t ivar = ixgbe_reg(s, IXGBE_IVAR_MISC);
+        /* 8.2.3.5.x IVAR_MISC: byte 0 the TCP timer (not modelled), byte 1
+         * every other cause */
+        uint32_t ivar = ixgbe_reg(s, IXGBE_IVAR_MISC) >> 8;
         if (ivar & IVAR_VALID) {
             uint32_t fired = s->misc_cause & s->misc_mask;
             uint32_t automask = ixgbe_reg(s, IXGBE_EIAM) & IXGBE_EIMS_MISC_MASK;
