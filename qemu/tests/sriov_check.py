@@ -10,7 +10,10 @@ VFCTRL.RST's RSTD, the mailbox hand-over both ways (VFU/PFU exclusive,
 REQ -> PFMBICR and EICR.MAILBOX, STS -> PFSTS), the unlocked-buffer
 counters, VF queue registers on their pool's PF queues (GCR_EXT.VT_Mode
 32 and 64 pools; queue 64 at 0xD000), VFLR (FLR of a VF: PFVFLRE,
-EICR.MAILBOX, PFVFLREC) and `sriov=off`. Exits 0 when all hold.
+EICR.MAILBOX, PFVFLREC), the switch between pools (frames the PF's pool
+sends, looped back by PFDTXGSWC.LBE into the VF pools' rings: RAR +
+MPSAR, BAM, Rpl_En and the default pool, AUPE, PFVFRE, PFVFTE,
+PFVFSPOOF with SSVPC) and `sriov=off`. Exits 0 when all hold.
 Default QEMU: build/qemu/qemu-system-x86_64 (make qemu).
 """
 import os
@@ -86,6 +89,102 @@ def ext_caps(b, bus, devfn):
         caps[h & 0xFFFF] = off
         off = h >> 20
     return caps
+
+
+MAC_PF, MAC_A, MAC_B = "525400000002", "02000000000a", "02000000000b"
+RING, BUFS = 0x100000, 0x200000
+
+
+def mac_regs(mac):
+    m = bytes.fromhex(mac)
+    return int.from_bytes(m[:4], "little"), int.from_bytes(m[4:], "little")
+
+
+class Pools:
+    """VT on, 32 pools of 4: VF pools 0 and 1, the PF pool 2 sending from
+    its queue 8; each pool's first RX queue an 8-descriptor ring."""
+
+    def __init__(self, b):
+        self.b, self.sent = b, 0
+        b.w(GCR_EXT, 2)
+        b.w(0x8120, 1 << 1)                                 # MTQC.VT_Ena
+        self.vtctl(def_pl=2, rpl=True)
+        for reg in (0x51E0, 0x8110):                        # PFVFRE, PFVFTE: pools 0-2
+            b.w(reg, 0x7)
+        b.w(0x8220, 1)                                      # PFDTXGSWC.LBE
+        for p in range(3):
+            b.w(0xF000 + 4 * p, (1 << 24) | (1 << 27))     # AUPE, BAM
+        for i, (mac, pool) in enumerate([(MAC_PF, 2), (MAC_A, 0), (MAC_B, 1)]):
+            lo, hi = mac_regs(mac)
+            b.w(0xA200 + 8 * i, lo)
+            b.w(0xA204 + 8 * i, hi | 1 << 31)
+            b.w(0xA600 + 8 * i, 1 << pool)                  # MPSAR_LO
+        b.w(0x4A80, 1)                                      # DMATXCTL.TE
+        b.w(0x3000, 1)                                      # RXCTRL.RXEN
+        for p in range(3):
+            q, ring = 4 * p, RING + 0x1000 * p
+            for d in range(8):
+                b.qt(f"writeq {ring + 16 * d:#x} {BUFS + 0x10000 * p + 0x800 * d:#x}")
+            base = 0x1000 + 0x40 * q
+            b.w(base, ring)
+            b.w(base + 8, 128)
+            b.w(base + 0x14, 0x02000002)                    # 2 KB, advanced one buffer
+            b.w(base + 0x28, 1 << 25)
+            b.w(base + 0x18, 7)
+        tq = 0x6000 + 0x40 * 8
+        b.w(tq, RING + 0x8000)
+        b.w(tq + 8, 128)
+        b.w(tq + 0x28, 1 << 25)
+
+    def vtctl(self, def_pl, rpl):
+        self.b.w(0x51B0, 1 | def_pl << 7 | (1 << 30 if rpl else 0))
+
+    def heads(self):
+        return [self.b.r(0x1000 + 0x40 * 4 * p + 0x10) for p in range(3)]
+
+    def send(self, dst, src=MAC_PF):
+        """One 60-byte frame from the PF pool's queue 8; the pools that got it."""
+        before = self.heads()
+        frame = bytes.fromhex(dst + src + "88b5") + bytes(46)
+        buf, d = RING + 0x9000, RING + 0x8000 + 16 * (self.sent % 8)
+        self.b.qt(f"write {buf:#x} {len(frame)} 0x{frame.hex()}")
+        self.b.qt(f"writeq {d:#x} {buf:#x}")
+        self.b.qt(f"writeq {d + 8:#x} {len(frame) | 0x0B << 24:#x}")  # EOP, IFCS, RS
+        self.sent += 1
+        self.b.w(0x6000 + 0x40 * 8 + 0x18, self.sent % 8)
+        return [p for p, (x, y) in enumerate(zip(before, self.heads())) if x != y]
+
+
+def pool_checks(b, check):
+    p = Pools(b)
+    got = p.send(MAC_A)
+    check("unicast to VF 0's MAC: pool 0 alone (RAR + MPSAR)", got == [0], got)
+    got = p.send(MAC_B)
+    check("unicast to VF 1's MAC: pool 1 alone", got == [1], got)
+    got = p.send("ffffffffffff")
+    check("broadcast, Rpl_En: every BAM pool but the sender's", got == [0, 1], got)
+    p.vtctl(def_pl=0, rpl=False)
+    got = p.send("ffffffffffff")
+    check("broadcast without Rpl_En: the default pool alone", got == [0], got)
+    p.vtctl(def_pl=2, rpl=True)
+    b.w(0xF000 + 4, 1 << 27)                                # pool 1: BAM, no AUPE
+    got = p.send("ffffffffffff")
+    check("an untagged frame skips a pool without AUPE", got == [0], got)
+    b.w(0xF000 + 4, (1 << 24) | (1 << 27))
+    b.w(0x51E0, 0x5)                                        # PFVFRE: pool 1 off
+    got = p.send(MAC_B)
+    check("PFVFRE clear: pool 1 receives nothing", got == [], got)
+    b.w(0x51E0, 0x7)
+    b.w(0x8200, 1 << 2)                                     # PFVFSPOOF: the PF pool checked
+    got = p.send(MAC_A, src="020000000099")
+    ssvpc = b.r(0x8780)
+    check("anti-spoof: a foreign source MAC is dropped and counted in SSVPC", got == [] and ssvpc == 1,
+          f"{got} SSVPC {ssvpc}")
+    got = p.send(MAC_A)
+    check("anti-spoof: the pool's own MAC passes", got == [0], got)
+    b.w(0x8110, 0x3)                                        # PFVFTE: pool 2 may not send
+    got = p.send(MAC_A)
+    check("PFVFTE clear: the PF pool's frame goes nowhere", got == [], got)
 
 
 def main():
@@ -192,6 +291,15 @@ def main():
     check("PFVFLREC clears it", not b.r(PFVFLRE0) & 2)
 
     expect("no other complaint", "strict-other", 0)
+    b.close()
+    print(open(b.log).read().strip())
+
+    # 7.10.3: the switch between pools, frames sent by the PF's pool and
+    # looped back (PFDTXGSWC.LBE) into the VFs' pools' rings
+    b = SriovBox(qemu)
+    b.setup()
+    pool_checks(b, check)
+    expect("no complaint on the pool steps", "strict-other", 0)
     b.close()
     print(open(b.log).read().strip())
 
