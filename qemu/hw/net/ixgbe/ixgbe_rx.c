@@ -321,7 +321,8 @@ static int deliver(IxgbeState *s, int pool, const uint8_t *frame, size_t len,
     int q, r;
 
     memcpy(buf, frame, len);
-    net_rx_pkt_set_packet_type(s->rx_pkt, get_eth_packet_type(PKT_GET_ETH_HDR(buf)));
+    net_rx_pkt_set_packet_type(s->rx_pkt,
+                               get_eth_packet_type(PKT_GET_ETH_HDR(buf)));
     net_rx_pkt_attach_data(s->rx_pkt, buf, len, false);
     q = pool < 0 ? rss_pick(s, &hash, &rss_type)
                  : pool_queue(s, pool, &hash, &rss_type);
