@@ -125,7 +125,7 @@ int ixgbe_vf_qpp(IxgbeState *s);
 int ixgbe_num_vfs(IxgbeState *s);
 int ixgbe_queue_vf(IxgbeState *s, int q);
 uint64_t ixgbe_pool_select(IxgbeState *s, const uint8_t *frame, size_t len);
-bool ixgbe_pool_tx(IxgbeState *s, int q, const struct iovec *iov, int iovcnt);
+int ixgbe_pool_tx(IxgbeState *s, int q, const struct iovec *iov, int iovcnt);
 bool ixgbe_queue_drops(IxgbeState *s, int q, uint32_t srrctl);
 bool ixgbe_pool_read(IxgbeState *s, hwaddr off, uint32_t *val);
 bool ixgbe_pool_write(IxgbeState *s, hwaddr off, uint32_t val);

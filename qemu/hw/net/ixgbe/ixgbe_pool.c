@@ -177,9 +177,9 @@ static bool spoofed(IxgbeState *s, int pool, const uint8_t *sa)
  * not send (PFVFTE) or it is spoofed (counted in SSVPC). With
  * PFDTXGSWC.LBE the frame goes to every other pool that takes it, and out
  * the wire too when broadcast, multicast or owned by no local pool.
- * Returns whether it goes to the wire.
+ * Returns -1 dropped, 0 looped back only, 1 to the wire (too).
  */
-bool ixgbe_pool_tx(IxgbeState *s, int q, const struct iovec *iov, int iovcnt)
+int ixgbe_pool_tx(IxgbeState *s, int q, const struct iovec *iov, int iovcnt)
 {
     uint8_t buf[16384];
     size_t len;
@@ -187,24 +187,24 @@ bool ixgbe_pool_tx(IxgbeState *s, int q, const struct iovec *iov, int iovcnt)
     uint64_t pools;
 
     if (!(ixgbe_reg(s, IXGBE_MTQC) & IXGBE_MTQC_VT_ENA) && !ixgbe_vt_on(s)) {
-        return true;
+        return 1;
     }
     tqpp = ixgbe_vf_qpp(s) ? ixgbe_vf_qpp(s) : ixgbe_pool_qpp(s);
     pool = q / tqpp;
     if (!pool_bit(s, IXGBE_PFVFTE0, pool)) {
-        return false;
+        return -1;
     }
     len = iov_to_buf(iov, iovcnt, 0, buf, sizeof(buf));
     if (len < 14) {
-        return true;
+        return 1;
     }
     if (spoofed(s, pool, buf + 6)) {
         ixgbe_stat_add(s, IXGBE_SSVPC, 1);
-        return false;
+        return -1;
     }
     if (!(ixgbe_reg(s, IXGBE_PFDTXGSWC) & IXGBE_PFDTXGSWC_LBE) ||
         !ixgbe_vt_on(s)) {
-        return true;
+        return 1;
     }
     pools = ixgbe_pool_select(s, buf, len) & ~(1ull << pool);
     if (pools) {

@@ -62,15 +62,19 @@ static void tx_emit(void *opaque, const struct iovec *iov, int iovcnt,
     TxEmit *e = opaque;
     NetClientState *nc = qemu_get_queue(e->s->nic);
     uint8_t da[6] = { 0 };
+    int sw;
 
     iov_to_buf(iov, iovcnt, 0, da, sizeof(da));
     /* 7.10.3.x: the pool switch first (PFVFTE, anti-spoof, loopback) */
-    if (!ixgbe_pool_tx(e->s, e->q, iov, iovcnt)) {
-        ixgbe_vf_count_tx(e->s, e->q, iov_size(iov, iovcnt));
-        return;
+    sw = ixgbe_pool_tx(e->s, e->q, iov, iovcnt);
+    if (sw < 0) {
+        return;                 /* dropped: not sent, not counted */
+    }
+    ixgbe_vf_count_tx(e->s, e->q, iov_size(iov, iovcnt));
+    if (sw == 0) {
+        return;                 /* another pool took it, the wire not */
     }
     count_tx(e->s, e->q, da, iov_size(iov, iovcnt));
-    ixgbe_vf_count_tx(e->s, e->q, iov_size(iov, iovcnt));
     if (ixgbe_reg(e->s, IXGBE_HLREG0) & IXGBE_HLREG0_LPBK) {
         ixgbe_receive_iov(nc, iov, iovcnt);
     } else {
