@@ -22,6 +22,7 @@
 #include "kernel/mem/pktmem.h"
 #include "kernel/ports.h"
 #include "kernel/random.h"
+#include "gen.h"
 #include "xconnect.h"
 
 #define NETSVC_BURST FWD_BURST_MAX
@@ -143,4 +144,5 @@ void netsvc_init(void)
     netsvc_tcp_init();
     netsvc_cmds_init();
     xconnect_init();
+    gen_init();
 }

@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+/* kernel/netsvc/gen.c: the traffic generator's service (gen.h).
+ *
+ * `gen ports TX RX dst-mac MAC src A.B.C.D dst A.B.C.D` claims both ports.
+ * Core c sends on TX's queue c and counts what arrives on queue c of
+ * both ports, so no queue is shared and RSS spreads the returning flows;
+ * its frames are stream c, numbered from 0 each trial. A trial:
+ * arming (core 0 bumps the trial number; each core clears its counts and
+ * says so), sending (from a TSC instant every core sees, each core paced
+ * at its share of the rate from that instant, a burst of at most
+ * GEN_BURST frames and one doorbell a pass), draining (counting goes on
+ * for drain_ns after the last core stopped), done. Frames of an earlier
+ * trial still in flight are told apart by the trial number in the stamp's
+ * stream field and counted stale. The generator answers ARP for its two
+ * addresses, as a tester's emulated hosts do, so a router under test can
+ * resolve them. */
+#include "gen.h"
+
+#include "kernel/arch/x86_64/cpu.h"
+#include "kernel/console/config.h"
+#include "kernel/console/console.h"
+#include "kernel/lib.h"
+#include "kernel/loop.h"
+#include "kernel/mem/kalloc.h"
+#include "kernel/mem/pktmem.h"
+#include "kernel/platform/percpu.h"
+#include "kernel/ports.h"
+#include "kernel/time.h"
+#include "lib/fmt.h"
+#include "lib/muldiv.h"
+#include "net/core/core.h"
+#include "net/route/route.h"
+#include "tester/gen_frame.h"
+
+#define GEN_BURST 32
+/* The stamp's 16-bit stream field: the trial's low bits above the core. */
+#define GEN_STREAM_BITS 6
+#define GEN_TRIAL_MASK 0x3ffu
+_Static_assert(NETDEV_MAX_QUEUES <= (1u << GEN_STREAM_BITS), "a stream per queue");
+
+enum gen_state { GEN_IDLE, GEN_ARMING, GEN_SENDING, GEN_DRAINING, GEN_DONE };
+
+struct gen_core {
+    uint16_t queue;
+    _Atomic uint32_t ack;     /* the trial whose counts this core cleared */
+    _Atomic uint32_t tx_done; /* the trial this core finished sending */
+    uint64_t sent, tx_full, no_buffer, first_tsc, last_tsc;
+    uint64_t stale, other, arp_replies;
+    struct gen_rx_stream rx[NETDEV_MAX_QUEUES]; /* by the sending core */
+};
+
+static struct {
+    struct netdev *tx, *rx;
+    struct gen_flow_spec flow;
+    uint16_t lanes;
+    struct gen_core *core[NETDEV_MAX_QUEUES];
+    /* The trial: written by core 0 while the cores are not sending. */
+    struct gen_trial_spec spec;
+    struct gen_tmpl tmpl[3]; /* one size, or IMIX's three */
+    uint64_t per_core_rate, per_core_frames, hz;
+    _Atomic uint32_t trial;
+    _Atomic int state;
+    _Atomic uint64_t start_tsc;
+    uint64_t end_tsc, drain_end_ns;
+} gen;
+
+bool gen_configured(void) { return gen.tx != NULL; }
+int gen_trial_state(void) { return gen.state; }
+bool gen_trial_running(void)
+{
+    int s = gen.state;
+    return s != GEN_IDLE && s != GEN_DONE;
+}
+
+static const struct gen_tmpl *tmpl_for(uint64_t i)
+{
+    if (gen.spec.size)
+        return &gen.tmpl[0];
+    uint16_t s = gen_imix_size(i);
+    return &gen.tmpl[s == 64 ? 0 : s == 570 ? 1 : 2];
+}
+
+/* ---- sending ---- */
+
+static void send_burst(struct gen_core *gc, uint32_t trial)
+{
+    uint64_t now = rdtsc(), start = gen.start_tsc;
+    if (now < start)
+        return;
+    bool by_count = gen.per_core_frames != 0;
+    if ((!by_count && now >= gen.end_tsc) || (by_count && gc->sent >= gen.per_core_frames)) {
+        gc->tx_done = trial;
+        return;
+    }
+    uint64_t n = GEN_BURST;
+    if (gen.per_core_rate) {
+        uint64_t due = muldiv64(now - start, gen.per_core_rate, gen.hz);
+        n = due > gc->sent ? due - gc->sent : 0;
+        if (n > GEN_BURST)
+            n = GEN_BURST;
+    }
+    if (by_count && n > gen.per_core_frames - gc->sent)
+        n = gen.per_core_frames - gc->sent;
+    if (n == 0)
+        return;
+    struct pkt *pkts[GEN_BURST];
+    uint32_t got = pkt_alloc_bulk(pktmem_pool(cpu_index()), pkts, (uint32_t)n);
+    if (got < n)
+        gc->no_buffer += n - got;
+    uint64_t stamp_ns = time_ns_at(now);
+    uint16_t stream = (uint16_t)((trial & GEN_TRIAL_MASK) << GEN_STREAM_BITS | gc->queue);
+    for (uint32_t i = 0; i < got; i++) {
+        const struct gen_tmpl *t = tmpl_for(gc->sent + i);
+        gen_tmpl_write(t, pkts[i]->data, (uint32_t)(gc->sent + i), stream, (uint32_t)(gc->sent + i), stamp_ns);
+        pkts[i]->len = t->len;
+    }
+    uint16_t took = netdev_tx_burst(gen.tx, gc->queue, pkts, (uint16_t)got);
+    /* What the ring could not take was never sent: its numbers go to the
+     * next burst's frames. */
+    for (uint32_t i = took; i < got; i++)
+        pkt_free(pkts[i]);
+    gc->tx_full += got - took;
+    if (took) {
+        if (!gc->sent)
+            gc->first_tsc = now;
+        gc->last_tsc = now;
+        gc->sent += took;
+        loop_note_work(took);
+    }
+}
+
+/* ---- receiving ---- */
+
+/* An ARP request for one of our addresses, answered in its own buffer on
+ * the port it came in by; true when it was one (p is then passed on). */
+static bool answer_arp(struct gen_core *gc, struct netdev *dev, struct pkt *p)
+{
+    if (p->len < ETH_HDR_LEN + ARP_LEN)
+        return false;
+    struct eth_hdr *e = (struct eth_hdr *)p->data;
+    struct arp_hdr *a = (struct arp_hdr *)(p->data + ETH_HDR_LEN);
+    if (e->type_be != net_htons(ETH_TYPE_ARP) || a->op_be != net_htons(ARP_OP_REQUEST))
+        return false;
+    uint32_t mine;
+    __builtin_memcpy(&mine, dev == gen.tx ? gen.flow.src : gen.flow.dst, 4);
+    if (a->tpa_be != mine)
+        return false;
+    __builtin_memcpy(e->dst, a->sha, ETH_ALEN);
+    __builtin_memcpy(e->src, dev->mac, ETH_ALEN);
+    __builtin_memcpy(a->tha, a->sha, ETH_ALEN);
+    a->tpa_be = a->spa_be;
+    __builtin_memcpy(a->sha, dev->mac, ETH_ALEN);
+    a->spa_be = mine;
+    a->op_be = net_htons(ARP_OP_REPLY);
+    if (netdev_tx_burst(dev, gc->queue, &p, 1) == 1)
+        gc->arp_replies++;
+    else
+        pkt_free(p);
+    return true;
+}
+
+static void receive(struct gen_core *gc, struct netdev *dev, uint32_t trial)
+{
+    struct pkt *pkts[GEN_BURST];
+    uint16_t n = netdev_rx_burst(dev, gc->queue, pkts, GEN_BURST);
+    if (!n)
+        return;
+    loop_note_work(n);
+    uint64_t now_ns = time_now_ns();
+    for (uint16_t i = 0; i < n; i++) {
+        struct pkt *p = pkts[i];
+        struct gen_stamp st;
+        if (!gen_stamp_parse(p->data, p->len, &st)) {
+            if (!answer_arp(gc, dev, p)) {
+                gc->other++;
+                pkt_free(p);
+            }
+            continue;
+        }
+        uint16_t from = st.stream & ((1u << GEN_STREAM_BITS) - 1);
+        if ((st.stream >> GEN_STREAM_BITS) != (trial & GEN_TRIAL_MASK) || from >= gen.lanes)
+            gc->stale++;
+        else
+            gen_rx_account(&gc->rx[from], st.seq, now_ns > st.ticks ? now_ns - st.ticks : 0);
+        pkt_free(p);
+    }
+}
+
+static void clear_core(struct gen_core *gc)
+{
+    gc->sent = gc->tx_full = gc->no_buffer = gc->first_tsc = gc->last_tsc = 0;
+    gc->stale = gc->other = gc->arp_replies = 0;
+    for (unsigned s = 0; s < NETDEV_MAX_QUEUES; s++)
+        gen_rx_stream_clear(&gc->rx[s]);
+}
+
+static void gen_poll(void *arg, uint64_t now_ns)
+{
+    struct gen_core *gc = arg;
+    uint32_t trial = gen.trial;
+    if (gc->ack != trial) {
+        clear_core(gc);
+        gc->ack = trial;
+    }
+    receive(gc, gen.rx, trial);
+    receive(gc, gen.tx, trial);
+    if (gen.state == GEN_SENDING && gc->tx_done != trial)
+        send_burst(gc, trial);
+}
+
+/* ---- the trial, on core 0 ---- */
+
+static void gen_control(void *arg, uint64_t now_ns)
+{
+    uint32_t trial = gen.trial;
+    switch ((int)gen.state) {
+    case GEN_ARMING:
+        for (unsigned c = 0; c < gen.lanes; c++)
+            if (gen.core[c]->ack != trial)
+                return;
+        /* A millisecond ahead: every core sees the start before it passes. */
+        gen.start_tsc = rdtsc() + gen.hz / 1000;
+        gen.end_tsc = gen.start_tsc + muldiv64(gen.spec.duration_ns, gen.hz, 1000000000u);
+        gen.state = GEN_SENDING;
+        return;
+    case GEN_SENDING:
+        for (unsigned c = 0; c < gen.lanes; c++)
+            if (gen.core[c]->tx_done != trial)
+                return;
+        gen.drain_end_ns = now_ns + gen.spec.drain_ns;
+        gen.state = GEN_DRAINING;
+        return;
+    case GEN_DRAINING:
+        if (now_ns >= gen.drain_end_ns)
+            gen.state = GEN_DONE;
+        return;
+    default:
+        return;
+    }
+}
+
+int gen_trial_start(const struct gen_trial_spec *t, char *err, unsigned errlen)
+{
+    if (!gen.tx) {
+        fmt_snprintf(err, errlen, "no generator: configure `gen ports TX RX ...`");
+        return -1;
+    }
+    if (gen_trial_running()) {
+        fmt_snprintf(err, errlen, "a trial is running");
+        return -1;
+    }
+    static const uint16_t imix[3] = {64, 570, 1518};
+    for (int i = 0; i < (t->size ? 1 : 3); i++)
+        if (gen_tmpl_build(&gen.tmpl[i], &gen.flow, t->size ? t->size : imix[i]) != 0) {
+            fmt_snprintf(err, errlen, "frames of %u bytes cannot be sent (%u to %u)", t->size,
+                         gen.flow.ip6 ? GEN_MIN_FRAME6 : GEN_MIN_FRAME4, GEN_MAX_FRAME);
+            return -1;
+        }
+    gen.spec = *t;
+    gen.per_core_rate = t->rate_pps ? (t->rate_pps + gen.lanes - 1) / gen.lanes : 0;
+    gen.per_core_frames = t->frames ? (t->frames + gen.lanes - 1) / gen.lanes : 0;
+    gen.start_tsc = UINT64_MAX;
+    gen.trial = gen.trial + 1;
+    gen.state = GEN_ARMING;
+    return 0;
+}
+
+void gen_trial_result(struct gen_result *r)
+{
+    *r = (struct gen_result){0};
+    lat_hist_clear(&r->lat);
+    static struct gen_rx_stream sum; /* core 0 only: the console and the runner */
+    uint64_t first = UINT64_MAX, last = 0;
+    for (unsigned s = 0; s < gen.lanes; s++) {
+        gen_rx_stream_clear(&sum);
+        for (unsigned c = 0; c < gen.lanes; c++)
+            gen_rx_merge(&sum, &gen.core[c]->rx[s]);
+        struct gen_core *tx = gen.core[s];
+        r->sent += tx->sent;
+        r->received += sum.rx;
+        r->dup += sum.dup;
+        r->reordered += sum.reordered;
+        r->too_late += sum.too_late;
+        r->lost += gen_rx_lost(tx->sent, &sum);
+        lat_hist_merge(&r->lat, &sum.lat);
+    }
+    for (unsigned c = 0; c < gen.lanes; c++) {
+        struct gen_core *gc = gen.core[c];
+        r->stale += gc->stale;
+        r->other += gc->other;
+        r->arp_replies += gc->arp_replies;
+        r->tx_full += gc->tx_full;
+        r->no_buffer += gc->no_buffer;
+        if (gc->sent && gc->first_tsc < first)
+            first = gc->first_tsc;
+        if (gc->last_tsc > last)
+            last = gc->last_tsc;
+    }
+    r->tx_ns = last > first && first != UINT64_MAX ? time_tsc_to_ns(last - first) : 0;
+}
+
+/* ---- configuration ---- */
+
+static bool parse_mac(const char *s, uint8_t mac[6])
+{
+    for (int i = 0; i < 6; i++) {
+        unsigned v = 0;
+        for (int k = 0; k < 2; k++, s++) {
+            char c = *s;
+            unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+                         : (c | 32) >= 'a' && (c | 32) <= 'f' ? (unsigned)((c | 32) - 'a' + 10) : 16u;
+            if (d > 15)
+                return false;
+            v = v * 16 + d;
+        }
+        mac[i] = (uint8_t)v;
+        if (*s != (i < 5 ? ':' : '\0'))
+            return false;
+        s++;
+    }
+    return true;
+}
+
+static bool parse_ip4(const char *s, uint8_t out[16])
+{
+    uint32_t host;
+    if (!route4_parse_addr(s, strlen(s), &host))
+        return false;
+    uint32_t be = net_htonl(host);
+    __builtin_memcpy(out, &be, 4);
+    return true;
+}
+
+static int stmt_gen(int argc, char **argv, char *err, size_t errlen)
+{
+    if (argc < 4 || strcmp(argv[1], "ports") != 0) {
+        fmt_snprintf(err, errlen, "usage: gen ports TX RX dst-mac MAC src A.B.C.D dst A.B.C.D [flows N]");
+        return -1;
+    }
+    if (gen.tx) {
+        fmt_snprintf(err, errlen, "gen: one generator only");
+        return -1;
+    }
+    struct netdev *tx = ports_find(argv[2]), *rx = ports_find(argv[3]);
+    if (!tx || !rx || tx == rx) {
+        fmt_snprintf(err, errlen, "gen: no such port pair '%s' '%s'", argv[2], argv[3]);
+        return -1;
+    }
+    const char *held = ports_holder(tx) ? ports_holder(tx) : ports_holder(rx);
+    if (held) {
+        fmt_snprintf(err, errlen, "gen: %s is %s's", ports_holder(tx) ? tx->name : rx->name, held);
+        return -1;
+    }
+    struct gen_flow_spec f = {.flows = 256, .seed = 1};
+    bool mac = false, src = false, dst = false;
+    for (int i = 4; i + 1 < argc; i += 2) {
+        unsigned long v;
+        if (strcmp(argv[i], "dst-mac") == 0 && parse_mac(argv[i + 1], f.dst_mac))
+            mac = true;
+        else if (strcmp(argv[i], "src") == 0 && parse_ip4(argv[i + 1], f.src))
+            src = true;
+        else if (strcmp(argv[i], "dst") == 0 && parse_ip4(argv[i + 1], f.dst))
+            dst = true;
+        else if (strcmp(argv[i], "flows") == 0 && config_parse_u32(argv[i + 1], 65536, &v) == 0 && v)
+            f.flows = (uint32_t)v;
+        else {
+            fmt_snprintf(err, errlen, "gen: bad '%s %s'", argv[i], argv[i + 1]);
+            return -1;
+        }
+    }
+    if (!mac || !src || !dst || (argc - 4) % 2) {
+        fmt_snprintf(err, errlen, "gen: dst-mac, src and dst are needed");
+        return -1;
+    }
+    __builtin_memcpy(f.src_mac, tx->mac, 6);
+    ports_claim(tx, "the generator");
+    ports_claim(rx, "the generator");
+    for (int i = 0; i < 2; i++)
+        if (!netdev_promiscuous(i ? rx : tx))
+            kprintf("gen: %s (%s) takes only frames to its own MAC\n", (i ? rx : tx)->name, (i ? rx : tx)->driver);
+    gen.tx = tx;
+    gen.rx = rx;
+    gen.flow = f;
+    gen.hz = time_tsc_hz();
+    gen.lanes = tx->nqueues < rx->nqueues ? tx->nqueues : rx->nqueues;
+    for (uint16_t q = 0; q < gen.lanes; q++) {
+        struct gen_core *gc = kalloc(sizeof *gc);
+        gc->queue = q;
+        clear_core(gc);
+        gen.core[q] = gc;
+        char *name = kalloc(32);
+        fmt_snprintf(name, 32, "gen %s-%s q%u", tx->name, rx->name, q);
+        if (loop_add_poller(q, name, gen_poll, gc) != 0) {
+            fmt_snprintf(err, errlen, "gen: no room for a poller on core %u", q);
+            return -1;
+        }
+    }
+    if (loop_add_poller(0, "gen control", gen_control, NULL) != 0 || rfc2544_start_polling() != 0) {
+        fmt_snprintf(err, errlen, "gen: no room for a poller on core 0");
+        return -1;
+    }
+    kprintf("gen: %s to %s, %u cores, %u flows\n", tx->name, rx->name, gen.lanes, f.flows);
+    return 0;
+}
+
+void gen_init(void)
+{
+    config_register("gen", stmt_gen);
+    gen_cmds_init();
+    rfc2544_init();
+}
