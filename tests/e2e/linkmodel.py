@@ -42,11 +42,16 @@ def stamp(frame):
 class LinkModel:
     """Frames from tap a (namespace ns_a) to tap b (ns_b). drop, dup and
     hold take a sequence number: hold(seq) keeps the frame until the next
-    one has gone (a swap); delay_s holds every frame that long."""
+    one has gone (a swap); delay_s holds every frame that long;
+    capacity_pps passes at most that many frames a second (a token bucket
+    of depth burst), as a device under test of known capacity."""
 
-    def __init__(self, ns_a, tap_a, ns_b, tap_b, drop=None, dup=None, hold=None, delay_s=0.0):
+    def __init__(self, ns_a, tap_a, ns_b, tap_b, drop=None, dup=None, hold=None, delay_s=0.0,
+                 capacity_pps=0, burst=100):
         self.drop, self.dup, self.hold = drop or (lambda s: False), dup or (lambda s: False), hold or (lambda s: False)
         self.delay_s = delay_s
+        self.capacity_pps, self.burst = capacity_pps, burst
+        self.over_capacity = 0
         self.seen = self.dropped = self.duplicated = self.swapped = self.passed = 0
         self.sizes = {}
         self._stop = threading.Event()
@@ -74,6 +79,7 @@ class LinkModel:
             return
         self._ready.set()
         held, delayed = None, []
+        tokens, last = float(self.burst), time.monotonic()
         while not self._stop.is_set():
             now = time.monotonic()
             while delayed and delayed[0][0] <= now:
@@ -93,6 +99,13 @@ class LinkModel:
             if self.drop(seq):
                 self.dropped += 1
                 continue
+            if self.capacity_pps:
+                t = time.monotonic()
+                tokens, last = min(float(self.burst), tokens + (t - last) * self.capacity_pps), t
+                if tokens < 1:
+                    self.over_capacity += 1
+                    continue
+                tokens -= 1
             if self.delay_s:
                 delayed.append((time.monotonic() + self.delay_s, frame))
                 self.passed += 1

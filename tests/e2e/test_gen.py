@@ -125,3 +125,36 @@ def test_gen_imix_and_arp(genlab):
     neigh = a.run("ip neigh show 198.18.0.2").stdout
     assert "52:54:00:68:79:00" in neigh, neigh
     assert m.json("show gen json")["arp-replies"] >= 1
+
+
+def test_rfc2544_finds_a_known_capacity(genlab, report):
+    """A link that passes 500 frames a second of a 1 Mbit/s line (1,488
+    64-byte frames a second): the NDR search ends at most its precision
+    (2% of the line) below that, never above; latency, the loss curve and
+    back-to-back come out too, in `show rfc2544 json`'s shape."""
+    m = genlab.machine
+    lm = link(genlab, capacity_pps=500, burst=50)
+    try:
+        out = m.cmd("rfc2544 run sizes 64 trial-ms 1000 drain-ms 400 line-mbps 1 precision-pct 2 pdr-pct 0.5")
+        assert "rfc2544" not in out, out
+        deadline = time.monotonic() + 240
+        while (r := m.json("show rfc2544 json"))["state"] != "done":
+            assert time.monotonic() < deadline, r
+            time.sleep(1)
+    finally:
+        lm.close()
+    assert r["error"] == "", r
+    (t,) = r["throughput"]
+    assert t["size"] == 64 and t["line_pps"] == 1488, t
+    step = 1488 * 2 // 100
+    assert 500 - 2 * step <= t["ndr_pps"] <= 500 + 50, (t, vars(lm))
+    assert t["ndr_pps"] <= t["pdr_pps"], t
+    assert [l["load_pct"] for l in r["latency"]] == [10, 50, 90, 100], r["latency"]
+    losses = [(f["offered_pct"], f["loss_pct"]) for f in r["frame_loss"]]
+    assert losses[0][0] == 100 and losses[0][1] > 50 and losses[-1][1] == 0 and losses[-2][1] == 0, losses
+    (b2b,) = r["back_to_back"]
+    # A burst at line rate of B frames passes 50 + 500 B / 1488: B up to 75,
+    # found to within the search's step (2% of a second at line rate).
+    assert 75 - 2 * step <= b2b["frames"] <= 150, b2b
+    report(f"rfc2544 through a 500 frames/s link (TCG, 1 Mbit/s line, 1 s trials): NDR {t['ndr_pps']}, "
+           f"PDR {t['pdr_pps']} frames/s, back-to-back {b2b['frames']} frames, {r['trials']} trials")
