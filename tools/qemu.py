@@ -46,6 +46,10 @@ class Nic:
     queues: int = 1
     model: str = "virtio-net-pci"  # or "igb"
     mac: str = ""  # default: 52:54:00:68:79:<index> ("hy")
+    # Another QEMU netdev backend in place of the tap, without its id, e.g.
+    # "dgram,local.type=unix,local.path=A,remote.type=unix,remote.path=B"
+    # (a port wired to another guest's: tools/rfc2544); tap is then unused.
+    netdev: str = ""
 
 
 # Our own QEMU build (make qemu), for the NIC models Debian's lacks.
@@ -88,6 +92,8 @@ def nic_args(i, nic, topology="flat"):
     if not nic.mac:
         nic.mac = "52:54:00:68:79:%02x" % i
     netdev = f"tap,id=n{i},ifname={nic.tap},script=no,downscript=no,vhost=off"
+    if nic.netdev:
+        netdev = f"{nic.netdev},id=n{i}"
     # romfile= : no iPXE option ROM (we boot from CD; it only costs time).
     dev = f"{nic.model},netdev=n{i},mac={nic.mac},romfile="
     port = []

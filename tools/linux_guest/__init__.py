@@ -8,6 +8,7 @@ independent driver for NIC models. See docs/linux-guest.md.
     lg.build_initramfs(k, ["igb", "igbvf"], script, "x.cpio.gz")  # initramfs.py
     argv = lg.qemu_args(k, "x.cpio.gz", [lg.Port("igb", "tap0")])  # guest.py
     lab = lg.GuestLab("name", peers, k, "x.cpio.gz", model="igb")  # lab.py
+    lg.Router(macs, addrs, neighbours).script()       # router.py: a router
 
 Command line: python3 tools/linux_guest --help
 """
@@ -23,3 +24,4 @@ from guest import (FIRMWARE_DIRS, Guest, Port, default_qemu, dmesg, parse,  # no
 from lab import GuestLab  # noqa: E402,F401
 from qemu import QemuError  # noqa: E402,F401  tools/qemu.py's: a wait that ran out
 from nic_check import CheckFailed, NicCheck  # noqa: E402,F401
+from router import MODULES as ROUTER_MODULES, READY_RX as ROUTER_READY_RX, Router, StandIn  # noqa: E402,F401

@@ -46,6 +46,8 @@ class Port:
     tap: str
     mac: str = ""       # default 52:54:00:4c:47:<index> ("LG")
     extra: str = ""     # more ",key=value" device properties
+    netdev: str = ""    # another backend in place of the tap, without its id
+                        # (e.g. "dgram,...": a port wired to another guest's)
 
 
 def port_args(i, port):
@@ -53,8 +55,11 @@ def port_args(i, port):
     addr 0 of its bus, and its tap netdev."""
     n = i + 1
     mac = port.mac or "52:54:00:4c:47:%02x" % n
+    backend = f"tap,id=n{n},ifname={port.tap},script=no,downscript=no,vhost=off"
+    if port.netdev:
+        backend = f"{port.netdev},id=n{n}"
     return ["-device", f"pcie-root-port,id=rp{n},slot={n},chassis={n}",
-            "-netdev", f"tap,id=n{n},ifname={port.tap},script=no,downscript=no,vhost=off",
+            "-netdev", backend,
             "-device", f"{port.model},bus=rp{n},addr=0,romfile=,netdev=n{n},mac={mac}{port.extra}"]
 
 
