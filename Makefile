@@ -231,6 +231,8 @@ route-diff: $(BUILD)/route-diff
 ROUTE_BENCH_SRCS := tools/bench/route_bench.c tools/bench/route_bench6.c tools/bench/route_load.c
 FWD_BENCH_SRCS   := tools/bench/fwd_bench.c tools/bench/fwd_bench6.c tools/bench/fwd_nic.c \
            tools/bench/route_load.c
+# The generator (tester/) beside dpdk-testpmd, which it runs: no DPDK library.
+GEN_BENCH_SRCS   := tools/bench/gen_bench.c tools/bench/fwd_nic.c
 LWIP_OBJS := $(BUILD)/bench/lwip/lwip_a.o $(BUILD)/bench/lwip/lwip_b.o
 # bench_program NAME FLAVOUR SOURCES [MORE OBJECTS] [LIBRARIES]
 define bench_program
@@ -242,11 +244,13 @@ $(eval $(call bench_program,route_bench,bench,$(ROUTE_BENCH_SRCS),,$$(DPDK_LIBS)
 $(eval $(call bench_program,route_bench_kflags,bench-kernel,$(ROUTE_BENCH_SRCS),,$$(DPDK_LIBS)))
 $(eval $(call bench_program,fwd_bench,bench,$(FWD_BENCH_SRCS),,$$(DPDK_LIBS)))
 $(eval $(call bench_program,fwd_bench_kflags,bench-kernel,$(FWD_BENCH_SRCS),,$$(DPDK_LIBS)))
+$(eval $(call bench_program,gen_bench,bench,$(GEN_BENCH_SRCS)))
+$(eval $(call bench_program,gen_bench_kflags,bench-kernel,$(GEN_BENCH_SRCS)))
 $(eval $(call bench_program,tcp_bench,bench-tcp,tools/bench/tcp/tcp_bench.c,$(LWIP_OBJS)))
 $(LWIP_OBJS) &: tools/bench/tcp/bench_tcp.py tools/bench/tcp/lwip_side.c tools/bench/tcp/lwipopts.h
 	CC=$(CC) $(PYTHON) tools/bench/tcp/bench_tcp.py $(BUILD)/bench
 BENCH_BINS := $(addprefix $(BUILD)/bench/,route_bench route_bench_kflags fwd_bench fwd_bench_kflags \
-           tcp_bench)
+           gen_bench gen_bench_kflags tcp_bench)
 bench-bins: $(BENCH_BINS)
 
 -include $(HOST_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(SOAK_OBJS:.o=.d) $(ROUTE_DIFF_OBJS:.o=.d)
@@ -279,6 +283,16 @@ test: deps-test
 
 bench: deps-build
 	@$(PYTHON) tools/bench.py
+
+# make rfc2544: hayate as the RFC 2544 tester against hayate, then the
+# Linux guest, as the router under test (tools/rfc2544, docs/rfc2544.md);
+# build/rfc2544/report.{json,html} and PNGs. RFC2544_ARGS: the driver's
+# options (python3 tools/rfc2544 --help); the default is sized for TCG.
+RFC2544_ARGS ?= --line-mbps 10 --drain-ms 300
+.PHONY: rfc2544
+rfc2544: deps-build
+	@$(MAKE) --no-print-directory all
+	@$(PYTHON) tools/rfc2544 $(RFC2544_ARGS)
 
 clean:
 	rm -rf $(BUILD)
