@@ -9,6 +9,10 @@
                                    build, boot, print the console, exit with
                                    0 if every LG-RESULT passed; each lg_wait
                                    is answered "go"; log in build/test-logs/
+  router --port MAC=ADDR/LEN --port MAC=ADDR/LEN [--neigh ADDR=MAC ...] -o OUT.cpio.gz
+                                   the initramfs of a router between two ports
+                                   (router.py; tools/rfc2544's Linux DUT);
+                                   boot it with `args --initrd OUT.cpio.gz`
 """
 import argparse
 import os
@@ -48,6 +52,10 @@ def main():
                        help="MODULE=ARGS for its insmod, e.g. igb='max_vfs=2'")
         if name == "initrd":
             p.add_argument("-o", "--out", required=True)
+    r = sub.add_parser("router")
+    r.add_argument("--port", action="append", required=True, help="MAC=ADDR/LEN, twice")
+    r.add_argument("--neigh", action="append", default=[], help="ADDR=MAC, a permanent neighbour")
+    r.add_argument("-o", "--out", required=True)
     a = sub.add_parser("args")
     a.add_argument("--initrd", required=True)
     for p in (a, sub.choices["run"]):
@@ -66,6 +74,16 @@ def main():
         return 0
     if args.cmd == "args":
         print(shlex.join(lg.qemu_args(k, args.initrd, _ports(args.nic), qemu_bin=args.qemu)))
+        return 0
+    if args.cmd == "router":
+        ports = [p.split("=", 1) for p in args.port]
+        if len(ports) != 2:
+            print("tools/linux_guest router: give --port twice", file=sys.stderr)
+            return 2
+        neigh = tuple(tuple(n.split("=", 1)) for n in args.neigh)
+        script = lg.Router(macs=tuple(m for m, _ in ports), addrs=tuple(a for _, a in ports),
+                           neighbours=neigh).script()
+        print("\n".join(lg.build_initramfs(k, lg.ROUTER_MODULES, script, args.out)))
         return 0
     script = open(args.script).read() if args.script else ""
     params = _params(args.param)

@@ -107,6 +107,13 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if not args.check_wiring:
+        try:
+            import matplotlib  # noqa: F401  the plots; checked before minutes of trials
+        except ImportError:
+            say(f"needs matplotlib: {sys.executable} -m pip install matplotlib "
+                "(Debian's python3: apt-get install python3-matplotlib)")
+            return 2
     os.makedirs(args.out, exist_ok=True)
     results, failed = [], []
     for name in args.duts:
