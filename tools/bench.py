@@ -10,7 +10,8 @@ Each benchmark is an entry in BENCHES: a build step (make builds every
 program from the host library, build/host/bench*/: `make bench-bins`) and
 a run step; the run
 prints one JSON object a line (tools/bench/bench_util.h, bench_emit) and
-anything else on stderr. To add one, append a Bench.
+anything else on stderr. To add one, append a Bench. BENCH=NAME[,NAME]
+runs only those (route, fwd, tcp, gen); the table starts with the CPU.
 
 The machine is shared and noisy: each program repeats, interleaves the two
 sides and reports medians; as root the programs run at nice -10, and big
@@ -85,12 +86,31 @@ def fwd_runs(huge):
                                                                  "--tag", ", kernel flags"]]
 
 
+def build_gen_bench():
+    """The traffic generator's TX and RX per frame (tester/, as
+    kernel/netsvc/gen.c runs it a burst) on the in-memory NIC, beside
+    dpdk-testpmd's txonly and rxonly on net_null, which gen_bench runs
+    itself (Debian's dpdk-dev); without testpmd its rows have no reference."""
+    if shutil.which("dpdk-testpmd") is None:
+        print("bench: gen: dpdk-testpmd is absent (apt-get install dpdk-dev): no reference",
+              file=sys.stderr)
+    make("gen_bench", "gen_bench_kflags")
+
+
+def gen_runs(huge):
+    base = ["--reps", REPS] + (["--huge"] if huge else [])
+    return [[os.path.join(BUILD, "gen_bench")] + base,
+            [os.path.join(BUILD, "gen_bench_kflags")] + base + ["--hayate-only",
+                                                                 "--tag", ", kernel flags"]]
+
+
 sys.path.insert(0, os.path.join(ROOT, "tools", "bench", "tcp"))
 import bench_tcp  # noqa: E402 (tools/bench/tcp/bench_tcp.py: hayate's TCP beside lwIP)
 
 BENCHES = [Bench("route", build_route_bench, route_runs), Bench("fwd", build_fwd_bench, fwd_runs),
            Bench("tcp", lambda: bench_tcp.build(ROOT, CC), lambda huge: bench_tcp.runs(BUILD, REPS),
-                 needs_data=False)]
+                 needs_data=False),
+           Bench("gen", build_gen_bench, gen_runs, needs_data=False)]
 
 
 def reserve_hugepages():
@@ -148,6 +168,19 @@ def pair_kernel_flags(rows):
     return rows
 
 
+def cpu_info():
+    """The CPU the figures were measured on: model, cores, caches (lscpu)."""
+    try:
+        out = subprocess.run(["lscpu"], stdout=subprocess.PIPE, text=True, check=True,
+                             env=dict(os.environ, LC_ALL="C")).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    f = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
+    get = lambda k: " ".join(f.get(k, "?").split())  # noqa: E731
+    return (f"{get('Model name')} (family {get('CPU family')} model {get('Model')}), "
+            f"{get('CPU(s)')} CPUs; L1d {get('L1d cache')}, L2 {get('L2 cache')}, L3 {get('L3 cache')}")
+
+
 def fmt(v):
     return f"{v:.4g}" if isinstance(v, (int, float)) else str(v)
 
@@ -172,7 +205,10 @@ def main():
     print(f"bench: {'2 MiB' if huge else '4 KiB'} pages for big tables, both sides",
           file=sys.stderr)
     rows, failed = [], 0
+    only = [n for n in os.environ.get("BENCH", "").split(",") if n]
     for b in BENCHES:
+        if only and b.name not in only:
+            continue
         if b.needs_data and not have_data:
             print(f"bench: {b.name}: skipped: {DATA} is absent", file=sys.stderr)
             continue
@@ -190,6 +226,7 @@ def main():
     os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
     with open(os.path.join(ROOT, "build", "bench.json"), "w") as f:
         json.dump(rows, f, indent=1)
+    print(f"\ncpu: {cpu_info()}")
     print_table(rows)
     print(f"\nwrote build/bench.json ({len(rows)} figures)")
     sys.exit(1 if failed else 0)
