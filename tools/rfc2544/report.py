@@ -144,8 +144,9 @@ def plot_latency(dut, path):
         rows = sorted((r for r in dut["latency"] if str(r["size"]) == size),
                       key=lambda r: r["load_pct"] or 0)
         for key, label in PERCENTILES:
+            # 0: no frame came back at that load (nothing to draw on a log axis)
             pts = [(r["load_pct"], r[key] / 1000) for r in rows
-                   if r[key] is not None and r["load_pct"] is not None]
+                   if r[key] and r["load_pct"] is not None]
             if pts:
                 ax.plot(*zip(*pts), "o-", label=label, markersize=3)
         ax.set_title(f"{size} bytes" if size.isdigit() else size)
