@@ -97,6 +97,12 @@ void json_bool(struct json *j, const char *key, bool v)
     put(j, v ? "true" : "false");
 }
 
+void json_null(struct json *j, const char *key)
+{
+    lead(j, key);
+    put(j, "null");
+}
+
 void json_fixed(struct json *j, const char *key, uint64_t value, int decimals)
 {
     uint64_t scale = 1;

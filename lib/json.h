@@ -29,6 +29,7 @@ void json_str(struct json *j, const char *key, const char *v);
 void json_u64(struct json *j, const char *key, uint64_t v);
 void json_i64(struct json *j, const char *key, int64_t v);
 void json_bool(struct json *j, const char *key, bool v);
+void json_null(struct json *j, const char *key); /* a value not measured */
 /* A number with a fixed number of decimals: value / 10^decimals. */
 void json_fixed(struct json *j, const char *key, uint64_t value, int decimals);
 

@@ -33,6 +33,14 @@ void gen_flow_ports(uint32_t seed, uint32_t flow, uint16_t *sport, uint16_t *dpo
     *dport = (uint16_t)(1u + (mix32(h) & 0xffffu) % 49151u);
 }
 
+uint16_t gen_flow_src_low(uint16_t base, uint32_t flow)
+{
+    /* The index among the host bytes 1-254 that base's last byte starts at. */
+    uint32_t first = base & 0xffu;
+    uint32_t idx = (first == 0 || first == 0xff ? 1u : first) - 1u + flow;
+    return (uint16_t)((base & 0xff00u) + (idx / 254u) * 256u + 1u + idx % 254u);
+}
+
 uint16_t gen_imix_size(uint64_t i)
 {
     static const uint16_t pattern[GEN_IMIX_PERIOD] = {1518, 64, 570, 64, 64, 570, 64, 64, 570, 64, 570, 64};
@@ -104,24 +112,48 @@ int gen_tmpl_build(struct gen_tmpl *t, const struct gen_flow_spec *f, uint16_t f
     return 0;
 }
 
+/* A frame's bytes from the template: inline 32-byte moves for the small
+ * sizes a generator sends most (64 to 128 bytes on the wire; the last
+ * move overlaps the one before), the library's copy for bigger ones.
+ * Exactly len bytes either way; len is at least 32 (the smallest frame). */
+static inline void copy_frame(uint8_t *d, const uint8_t *s, uint32_t len)
+{
+    if (len <= 64) {
+        __builtin_memcpy(d, s, 32);
+        __builtin_memcpy(d + len - 32, s + len - 32, 32);
+    } else if (len <= 128) {
+        __builtin_memcpy(d, s, 64);
+        __builtin_memcpy(d + len - 64, s + len - 64, 64);
+    } else {
+        __builtin_memcpy(d, s, len);
+    }
+}
+
 void gen_tmpl_write(const struct gen_tmpl *t, uint8_t *dst, uint32_t flow, uint16_t stream, uint32_t seq,
                     uint64_t ticks)
 {
-    __builtin_memcpy(dst, t->frame, t->len);
-    uint32_t k = flow % t->flows;
+    copy_frame(dst, t->frame, t->len);
+    uint32_t n = t->flows, k = (n & (n - 1)) == 0 ? flow & (n - 1) : flow % n;
     uint16_t sport, dport;
     gen_flow_ports(t->seed, k, &sport, &dport);
-    wr16(dst + t->src_low_off, net_htons((uint16_t)(t->src_low + k)));
-    wr16(dst + t->l4_off, net_htons(sport));
-    wr16(dst + t->l4_off + 2, net_htons(dport));
-    struct gen_stamp st = {.magic = GEN_STAMP_MAGIC, .stream = stream, .seq = seq, .ticks = ticks};
-    __builtin_memcpy(dst + t->stamp_off, &st, sizeof st);
-    uint32_t flow_sum = csum_add(csum_add(rd16(dst + t->src_low_off), rd16(dst + t->l4_off)),
-                                 rd16(dst + t->l4_off + 2));
-    uint16_t udp = csum_finish(csum_partial(&st, sizeof st, csum_add(t->udp_sum, flow_sum)));
+    uint16_t src_be = net_htons(gen_flow_src_low(t->src_low, k)), sport_be = net_htons(sport), dport_be = net_htons(dport);
+    wr16(dst + t->src_low_off, src_be);
+    wr16(dst + t->l4_off, sport_be);
+    wr16(dst + t->l4_off + 2, dport_be);
+    /* The stamp as two 64-bit stores, struct gen_stamp's layout (x86 is
+     * little-endian), and its sum from the same two words: no stamp built
+     * in memory and read back (a store-to-load forwarding stall), no call. */
+    uint64_t w0 = GEN_STAMP_MAGIC | (uint64_t)stream << 16 | (uint64_t)seq << 32;
+    __builtin_memcpy(dst + t->stamp_off, &w0, 8);
+    __builtin_memcpy(dst + t->stamp_off + 8, &ticks, 8);
+    uint64_t sum = (uint64_t)t->udp_sum + src_be + sport_be + dport_be + (w0 & 0xffffffffu) + (w0 >> 32) +
+                   (ticks & 0xffffffffu) + (ticks >> 32);
+    sum = (sum & 0xffffffffu) + (sum >> 32);
+    sum = (sum & 0xffffffffu) + (sum >> 32);
+    uint16_t udp = csum_finish((uint32_t)sum);
     wr16(dst + t->l4_off + 6, udp ? udp : 0xffff); /* RFC 768: a computed 0 is sent as all ones */
     if (t->ip4_csum_off)
-        wr16(dst + t->ip4_csum_off, csum_finish(csum_add(t->ip4_sum, rd16(dst + t->src_low_off))));
+        wr16(dst + t->ip4_csum_off, csum_finish(csum_add(t->ip4_sum, src_be)));
 }
 
 bool gen_stamp_parse(const uint8_t *frame, uint32_t len, struct gen_stamp *out)

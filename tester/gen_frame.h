@@ -9,7 +9,9 @@
  * copy and a handful of stores whatever its size.
  *
  * Flows: flow k of a template's N has the source address's last 16 bits
- * raised by k and pseudorandom ports (RFC 4814 section 4.5: source port
+ * raised by k, stepping over last bytes 0 and 255 (a /24's network and
+ * broadcast addresses, which a router drops as sources), and pseudorandom
+ * ports (RFC 4814 section 4.5: source port
  * in 1024-65535, destination in 1-49151), the same for the same k, so a
  * DUT's RSS spreads the flows and each flow keeps one path. */
 #ifndef TESTER_GEN_FRAME_H
@@ -60,6 +62,8 @@ struct gen_tmpl {
  * or above 65536. */
 int gen_tmpl_build(struct gen_tmpl *t, const struct gen_flow_spec *f, uint16_t frame_size);
 
+/* Flow flow's source address's last 16 bits, from the spec's base. */
+uint16_t gen_flow_src_low(uint16_t base, uint32_t flow);
 /* Flow flow's ports (RFC 4814 4.5), host order. */
 void gen_flow_ports(uint32_t seed, uint32_t flow, uint16_t *sport, uint16_t *dport);
 

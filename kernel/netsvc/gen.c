@@ -87,8 +87,10 @@ static void send_burst(struct gen_core *gc, uint32_t trial)
     uint64_t now = rdtsc(), start = gen.start_tsc;
     if (now < start)
         return;
+    /* A burst of frames ends when they have left, or at the trial's end
+     * all the same (a port slower than the rate asked never gets there). */
     bool by_count = gen.per_core_frames != 0;
-    if ((!by_count && now >= gen.end_tsc) || (by_count && gc->sent >= gen.per_core_frames)) {
+    if (now >= gen.end_tsc || (by_count && gc->sent >= gen.per_core_frames)) {
         gc->tx_done = trial;
         return;
     }

@@ -33,6 +33,7 @@ static const char *const phase_names[] = {"idle", "throughput", "throughput-pdr"
 
 struct lat_result {
     uint32_t pct;
+    uint64_t samples;
     uint64_t min, p50, p90, p99, p999, max;
     bool run;
 };
@@ -40,6 +41,7 @@ struct lat_result {
 struct size_result {
     uint16_t size; /* 0: IMIX */
     uint64_t line_pps, ndr_pps, pdr_pps, b2b_frames;
+    bool tester_limited; /* a trial failed because the generator could not send its rate */
     struct lat_result lat[LAT_LOADS];
     struct {
         uint32_t pct, loss_ppm;
@@ -51,7 +53,7 @@ static struct {
     /* The command's settings. */
     uint16_t sizes[MAX_SIZES];
     unsigned nsizes;
-    uint64_t trial_ns, drain_ns, line_bps;
+    uint64_t trial_ns, drain_ns, line_bps, trial_rate;
     uint32_t precision_ppm, pdr_ppm;
     /* Where the run is. */
     enum phase phase;
@@ -79,6 +81,7 @@ static void start_trial(uint64_t rate, uint64_t frames)
                                .frames = frames, .drain_ns = run.drain_ns};
     if (frames) /* a burst at line rate: as long as it takes */
         t.duration_ns = muldiv64(frames, 1000000000u, rate ? rate : 1) + run.trial_ns;
+    run.trial_rate = frames ? 0 : rate;
     if (gen_trial_start(&t, run.error, sizeof run.error) != 0) {
         run.phase = PH_DONE;
         return;
@@ -99,7 +102,16 @@ static void enter(enum phase ph)
         start_trial(rfc2544_search_next(&run.search), 0);
         return;
     case PH_PDR:
+        /* The NDR passed with no loss, so it passes any tolerance: the
+         * search starts above it. */
         rfc2544_search_start(&run.search, r->line_pps, step, run.pdr_ppm);
+        run.search.lo = r->ndr_pps;
+        if (run.search.hi - run.search.lo <= run.search.step || r->ndr_pps == r->line_pps) {
+            r->pdr_pps = r->ndr_pps;
+            enter(PH_LATENCY);
+            return;
+        }
+        run.search.trying = r->ndr_pps + (run.search.hi - r->ndr_pps) / 2;
         start_trial(rfc2544_search_next(&run.search), 0);
         return;
     case PH_LATENCY:
@@ -138,10 +150,17 @@ static void trial_done(const struct gen_result *g)
 {
     struct size_result *r = &run.res[run.size_i];
     uint64_t arrived = g->received - g->dup;
+    /* A rate the generator did not reach was not offered: the trial
+     * fails, whatever arrived (1% slack for the pacing's start and end). */
+    uint64_t meant = muldiv64(run.trial_rate, run.trial_ns, 1000000000u);
+    bool short_of_rate = run.trial_rate && g->sent * 100u < meant * 99u;
+    if (short_of_rate)
+        r->tester_limited = true;
+    uint64_t offered = short_of_rate ? 0 : g->sent;
     switch (run.phase) {
     case PH_NDR:
     case PH_PDR:
-        rfc2544_search_result(&run.search, g->sent, arrived);
+        rfc2544_search_result(&run.search, offered, arrived);
         if (!run.search.done) {
             start_trial(rfc2544_search_next(&run.search), 0);
             return;
@@ -156,7 +175,7 @@ static void trial_done(const struct gen_result *g)
         return;
     case PH_LATENCY: {
         struct lat_result *l = &r->lat[run.lat_i];
-        *l = (struct lat_result){.pct = lat_loads[run.lat_i], .run = true, .min = g->lat.count ? g->lat.min_ns : 0,
+        *l = (struct lat_result){.pct = lat_loads[run.lat_i], .run = true, .samples = g->lat.count, .min = g->lat.count ? g->lat.min_ns : 0,
                           .p50 = lat_hist_percentile(&g->lat, 500), .p90 = lat_hist_percentile(&g->lat, 900),
                           .p99 = lat_hist_percentile(&g->lat, 990), .p999 = lat_hist_percentile(&g->lat, 999),
                           .max = g->lat.max_ns};
@@ -331,6 +350,7 @@ static void cmd_show_rfc2544(const struct cli_args *a)
         json_u64(&j, "ndr_pps", r->ndr_pps);
         json_fixed(&j, "ndr_mbps", r->ndr_pps * bits / 1000u, 3); /* frame bits, FCS included */
         json_u64(&j, "pdr_pps", r->pdr_pps);
+        json_bool(&j, "tester_limited", r->tester_limited);
         json_obj_end(&j);
     }
     json_arr_end(&j);
@@ -343,12 +363,14 @@ static void cmd_show_rfc2544(const struct cli_args *a)
             json_obj_begin(&j, 0);
             json_size(&j, run.res[i].size);
             json_u64(&j, "load_pct", l->pct);
-            json_u64(&j, "min_ns", l->min);
-            json_u64(&j, "p50_ns", l->p50);
-            json_u64(&j, "p90_ns", l->p90);
-            json_u64(&j, "p99_ns", l->p99);
-            json_u64(&j, "p999_ns", l->p999);
-            json_u64(&j, "max_ns", l->max);
+            /* Nothing came back at that load: nothing measured, not 0 ns. */
+            const char *keys[] = {"min_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns"};
+            const uint64_t vals[] = {l->min, l->p50, l->p90, l->p99, l->p999, l->max};
+            for (int v = 0; v < 6; v++)
+                if (l->samples)
+                    json_u64(&j, keys[v], vals[v]);
+                else
+                    json_null(&j, keys[v]);
             json_obj_end(&j);
         }
     json_arr_end(&j);

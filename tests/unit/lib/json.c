@@ -22,6 +22,7 @@ TEST(json_nesting_commas_and_escapes)
     json_u64(&j, "big", 18446744073709551615ull);
     json_i64(&j, "neg", -5);
     json_bool(&j, "up", true);
+    json_null(&j, "none");
     json_fixed(&j, "ratio", 12345, 3);
     json_arr_begin(&j, "list");
     json_u64(&j, 0, 1);
@@ -30,5 +31,5 @@ TEST(json_nesting_commas_and_escapes)
     json_arr_end(&j);
     json_obj_end(&j);
     CHECK_STR(out, "{\"name\":\"a\\\"b\\\\c\\u000a\\u0001\",\"big\":18446744073709551615,"
-                   "\"neg\":-5,\"up\":true,\"ratio\":12.345,\"list\":[1,{}]}");
+                   "\"neg\":-5,\"up\":true,\"none\":null,\"ratio\":12.345,\"list\":[1,{}]}");
 }

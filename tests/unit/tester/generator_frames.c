@@ -77,11 +77,28 @@ TEST(gen_frames_of_every_size_check_out)
                 CHECK_EQ(st.stream, 3);
                 CHECK_EQ(st.seq, 0xfffffff0u + flow);
                 CHECK(st.ticks == 0x1122334455667788ull + flow);
-                /* The source address's last 16 bits: the spec's plus the flow. */
+                /* The source address's last 16 bits: the flow's. */
                 uint16_t low = be16(buf + (v6 ? 14 + 8 + 14 : 14 + 14));
-                CHECK_EQ(low, (v6 ? 0x1000 : 1) + flow % 1000);
+                CHECK_EQ(low, gen_flow_src_low(v6 ? 0x1000 : 1, flow % 1000));
             }
         }
+    }
+}
+
+TEST(gen_flow_sources_skip_network_and_broadcast_bytes)
+{
+    /* From .2 of a /24: .2 to .254, then .1 of the next 256 on; every
+     * flow its own address, none ending in 0 or 255. */
+    static uint8_t seen[65536];
+    CHECK_EQ(gen_flow_src_low(2, 0), 2);
+    CHECK_EQ(gen_flow_src_low(2, 252), 254);
+    CHECK_EQ(gen_flow_src_low(2, 253), 0x101);
+    CHECK_EQ(gen_flow_src_low(0, 0), 1);
+    CHECK_EQ(gen_flow_src_low(0x12ff, 0), 0x1201);
+    for (uint32_t k = 0; k < 20000; k++) {
+        uint16_t v = gen_flow_src_low(0x0005, k);
+        CHECK((v & 0xff) != 0 && (v & 0xff) != 0xff);
+        CHECK(!seen[v]++);
     }
 }
 
