@@ -93,6 +93,8 @@ def burst_blast(qmp, left, right, count, make, burst=512):
             while len(got) < min(start + burst, count) and time.monotonic() < deadline:
                 if not nsraw.drain(rx, keep):
                     time.sleep(0.0005)
+            if len(got) < min(start + burst, count):
+                break  # lost: no use waiting on every later burst too
     finally:
         tx.close()
         rx.close()
@@ -166,7 +168,11 @@ def test_burst_arrives_complete_in_order_and_counted(xlab, model, tmp_path, repo
     qmp = Qmp(qmp_path)
     before = counters(lab.machine)
     t0 = time.monotonic()
-    got = burst_blast(qmp, left, right, FRAMES, lambda i: frame(i, dst, src))
+    # The 82599's queues drop what finds no descriptor (SRRCTL.DROP_EN)
+    # where virtio-net leaves it in the tap: its bursts must fit the ring
+    # (512 descriptors, one always empty).
+    burst = 256 if model == nic_models.IXGBE else 512
+    got = burst_blast(qmp, left, right, FRAMES, lambda i: frame(i, dst, src), burst=burst)
     elapsed = time.monotonic() - t0
     if len(got) != FRAMES:
         c = counters(lab.machine)
@@ -182,7 +188,7 @@ def test_burst_arrives_complete_in_order_and_counted(xlab, model, tmp_path, repo
     assert d("eth0", "rx-error") == 0 and d("eth0", "rx-no-buf") == 0
     tx_bells, rx_bells = d("eth1", "tx-doorbells"), d("eth0", "rx-doorbells")
     report(f"xconnect burst ({model}): {FRAMES} frames in {elapsed:.1f}s ({FRAMES / elapsed:,.0f} frames/s, TCG, "
-           f"bursts of 512), tx doorbells {tx_bells} ({tx_bells / FRAMES:.4f}/packet), rx doorbells {rx_bells}, "
+           f"bursts of {burst}), tx doorbells {tx_bells} ({tx_bells / FRAMES:.4f}/packet), rx doorbells {rx_bells}, "
            f"rx batches {d('eth0', 'rx-batches')}")
     assert tx_bells * 16 <= FRAMES, f"{tx_bells} tx doorbells for {FRAMES} packets"
     # At most one doorbell a TX burst (one queue here), and RX bursts of
