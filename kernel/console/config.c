@@ -46,6 +46,26 @@ int config_parse_u32(const char *s, unsigned long max, unsigned long *out)
     return 0;
 }
 
+static int hex_digit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    c = (char)(c | 32);
+    return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int config_parse_mac(const char *s, uint8_t mac[6])
+{
+    for (int i = 0; i < 6; i++) {
+        int hi = hex_digit(s[0]), lo = hi < 0 ? -1 : hex_digit(s[1]);
+        if (lo < 0 || s[2] != (i < 5 ? ':' : '\0'))
+            return -1;
+        mac[i] = (uint8_t)(hi << 4 | lo);
+        s += 3;
+    }
+    return 0;
+}
+
 static int is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 /* Splits line in place; returns the word count or -1 when there are too many. */

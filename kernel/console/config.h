@@ -7,6 +7,7 @@
 #define KERNEL_CONFIG_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define CONFIG_MAX_WORDS 16
 #define CONFIG_MAX_LINE 256
@@ -32,5 +33,7 @@ int config_apply_only(const char *text, size_t len, const char *keyword, config_
 
 /* Helpers for statement handlers. */
 int config_parse_u32(const char *s, unsigned long max, unsigned long *out);
+/* "52:54:00:12:34:56" (either case): 0, or -1. */
+int config_parse_mac(const char *s, uint8_t mac[6]);
 
 #endif

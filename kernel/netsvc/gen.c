@@ -303,26 +303,6 @@ void gen_trial_result(struct gen_result *r)
 
 /* ---- configuration ---- */
 
-static bool parse_mac(const char *s, uint8_t mac[6])
-{
-    for (int i = 0; i < 6; i++) {
-        unsigned v = 0;
-        for (int k = 0; k < 2; k++, s++) {
-            char c = *s;
-            unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
-                         : (c | 32) >= 'a' && (c | 32) <= 'f' ? (unsigned)((c | 32) - 'a' + 10) : 16u;
-            if (d > 15)
-                return false;
-            v = v * 16 + d;
-        }
-        mac[i] = (uint8_t)v;
-        if (*s != (i < 5 ? ':' : '\0'))
-            return false;
-        s++;
-    }
-    return true;
-}
-
 static bool parse_ip4(const char *s, uint8_t out[16])
 {
     uint32_t host;
@@ -357,7 +337,7 @@ static int stmt_gen(int argc, char **argv, char *err, size_t errlen)
     bool mac = false, src = false, dst = false;
     for (int i = 4; i + 1 < argc; i += 2) {
         unsigned long v;
-        if (strcmp(argv[i], "dst-mac") == 0 && parse_mac(argv[i + 1], f.dst_mac))
+        if (strcmp(argv[i], "dst-mac") == 0 && config_parse_mac(argv[i + 1], f.dst_mac) == 0)
             mac = true;
         else if (strcmp(argv[i], "src") == 0 && parse_ip4(argv[i + 1], f.src))
             src = true;

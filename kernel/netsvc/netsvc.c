@@ -71,6 +71,7 @@ static struct netsvc_core *core_setup(unsigned cpu)
     fwd_sync(&rc->fwd, &rc->stack);
     netsvc6_core_setup(rc);
     netsvc_neigh_share(rc);
+    netsvc_arp_static(rc);
     app_start_all(&rc->stack, cpu);
     return rc;
 }
@@ -143,6 +144,7 @@ void netsvc_init(void)
     netsvc_route_init();
     netsvc_tcp_init();
     netsvc_cmds_init();
+    netsvc_neigh_init();
     xconnect_init();
     gen_init();
 }

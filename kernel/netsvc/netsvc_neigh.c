@@ -24,11 +24,15 @@
  * messages use too. */
 #include "netsvc_impl.h"
 
+#include "kernel/console/config.h"
+#include "kernel/console/console.h"
 #include "kernel/msg.h"
 #include "kernel/platform/percpu.h"
 #include "kernel/time.h"
 #include "kernel/lib.h"
+#include "lib/fmt.h"
 #include "net/link/link.h"
+#include "net/route/route.h"
 
 #define ARP_NOTES_PER_S 20000
 #define ARP_NOTES_BURST 32 /* no more than a message ring holds */
@@ -107,3 +111,53 @@ void netsvc_neigh_share(struct netsvc_core *rc)
         net_set_nd6_seen(&rc->stack, seen6, rc);
     }
 }
+
+/* `arp A.B.C.D MAC`: static entries, as a router facing a traffic tester
+ * is given (the tester's ports may not answer ARP). Each core's stack
+ * gets them on the port whose subnet holds the address, at start. */
+#define ARP_STATIC_MAX 64
+static struct {
+    uint32_t ip_be;
+    uint8_t mac[6];
+} arp_static[ARP_STATIC_MAX];
+static unsigned arp_statics;
+
+static int stmt_arp(int argc, char **argv, char *err, size_t errlen)
+{
+    uint32_t host;
+    uint8_t mac[6];
+    if (argc != 3 || !route4_parse_addr(argv[1], strlen(argv[1]), &host) || config_parse_mac(argv[2], mac) != 0) {
+        fmt_snprintf(err, errlen, "usage: arp A.B.C.D MAC");
+        return -1;
+    }
+    if (arp_statics == ARP_STATIC_MAX) {
+        fmt_snprintf(err, errlen, "arp: at most %u static entries", ARP_STATIC_MAX);
+        return -1;
+    }
+    arp_static[arp_statics].ip_be = net_htonl(host);
+    memcpy(arp_static[arp_statics++].mac, mac, 6);
+    return 0;
+}
+
+void netsvc_arp_static(struct netsvc_core *rc)
+{
+    for (unsigned i = 0; i < arp_statics; i++) {
+        int port = -1;
+        for (int p = 0; p < NET_MAX_PORTS && port < 0; p++) {
+            uint8_t len = netsvc.addr[p].prefix_len;
+            uint32_t mask = len ? net_htonl(~0u << (32 - len)) : 0;
+            if (netsvc.addr[p].addr_be && ((arp_static[i].ip_be ^ netsvc.addr[p].addr_be) & mask) == 0)
+                port = p;
+        }
+        if (port >= 0 && rc->stack.iface[port].dev && arp_add_static(&rc->stack, (uint16_t)port, arp_static[i].ip_be,
+                                                                      arp_static[i].mac) == 0)
+            continue;
+        if (rc->cpu == 0) {
+            char ip[16];
+            fmt_ip(ip, sizeof ip, arp_static[i].ip_be);
+            kprintf("router: arp %s: %s\n", ip, port < 0 ? "no port's subnet holds it" : "its ARP set is full");
+        }
+    }
+}
+
+void netsvc_neigh_init(void) { config_register("arp", stmt_arp); }

@@ -27,7 +27,8 @@ static struct arp_entry *find(struct net_iface *ifc, uint32_t ip_be)
 }
 
 /* A slot for ip_be: a free one, else the stale, else the reachable entry
- * closest to expiry. Entries with waiting packets are never evicted. */
+ * closest to expiry. Entries with waiting packets and static ones are
+ * never evicted. */
 static struct arp_entry *make(struct net_iface *ifc, uint32_t ip_be)
 {
     struct arp_entry *set = &ifc->arp.e[set_of(ip_be) * ARP_WAYS], *victim = NULL;
@@ -37,7 +38,7 @@ static struct arp_entry *make(struct net_iface *ifc, uint32_t ip_be)
             victim = e;
             break;
         }
-        if (e->state == ARP_INCOMPLETE)
+        if (e->state == ARP_INCOMPLETE || e->state == ARP_STATIC)
             continue;
         if (victim == NULL || e->state > victim->state ||
             (e->state == victim->state && e->expire_ns < victim->expire_ns))
@@ -103,7 +104,7 @@ static bool usable(struct net_stack *s, struct net_iface *ifc, struct arp_entry 
     }
     if (e->state == ARP_STALE)
         refresh(s, ifc, e, now_ns);
-    return e->state == ARP_REACHABLE || e->state == ARP_STALE;
+    return e->state == ARP_REACHABLE || e->state == ARP_STALE || e->state == ARP_STATIC;
 }
 
 static void mcast_mac(uint32_t ip_be, uint8_t *mac)
@@ -257,7 +258,7 @@ void arp_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64
         if (e == NULL)
             s->ctr.arp_cache_full++; /* answered all the same */
     }
-    if (e)
+    if (e && e->state != ARP_STATIC)
         learn(s, ifc, e, a->sha, now_ns);
     if ((e || for_us) && a->spa_be && s->arp_seen)
         s->arp_seen(s->arp_seen_ctx, ifc->port, a->spa_be, a->sha);
@@ -288,7 +289,7 @@ void arp_learn_remote(struct net_stack *s, uint16_t port, uint32_t ip_be, const 
 {
     struct net_iface *ifc = net_iface_get(s, port);
     struct arp_entry *e = ifc && ifc->addr_be ? find(ifc, ip_be) : NULL;
-    if (e == NULL || eth_is_mcast(mac))
+    if (e == NULL || e->state == ARP_STATIC || eth_is_mcast(mac))
         return;
     s->ctr.arp_learned_remote++;
     learn(s, ifc, e, mac, now_ns);
@@ -298,6 +299,24 @@ void arp_announce(struct net_stack *s, struct net_iface *ifc)
 {
     if (ifc->addr_be)
         send_request(s, ifc, ifc->addr_be);
+}
+
+int arp_add_static(struct net_stack *s, uint16_t port, uint32_t ip_be, const uint8_t mac[6])
+{
+    struct net_iface *ifc = net_iface_get(s, port);
+    if (ifc == NULL || ifc->addr_be == 0)
+        return -1;
+    struct arp_entry *e = find(ifc, ip_be);
+    if (e == NULL && (e = make(ifc, ip_be)) == NULL)
+        return -1;
+    net_memcpy(e->mac, mac, ETH_ALEN);
+    e->state = ARP_STATIC;
+    e->tries = 0;
+    e->req_sent = false;
+    e->expire_ns = UINT64_MAX;
+    s->arp_queued -= e->q.len;
+    eth_output_list(s, ifc, e->mac, ETH_TYPE_IP4, pkt_queue_take(&e->q));
+    return 0;
 }
 
 static void forget(struct net_stack *s, struct net_iface *ifc, struct arp_entry *e)
@@ -390,6 +409,6 @@ bool arp_entry_next(const struct net_stack *s, uint16_t port, uint32_t *idx, str
 
 const char *arp_state_name(uint8_t state)
 {
-    static const char *const names[] = {"free", "incomplete", "reachable", "stale"};
-    return state < 4 ? names[state] : "?";
+    static const char *const names[] = {"free", "incomplete", "reachable", "stale", "static"};
+    return state < 5 ? names[state] : "?";
 }

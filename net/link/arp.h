@@ -26,7 +26,9 @@
 #define ARP_REACHABLE_NS 30000000000ull
 #define ARP_STALE_NS 60000000000ull /* a stale entry is forgotten after this */
 
-enum arp_state { ARP_FREE, ARP_INCOMPLETE, ARP_REACHABLE, ARP_STALE };
+/* STATIC: configured (`arp ADDR MAC`): never expires, refreshed,
+ * replaced by what ARP packets say, or evicted. */
+enum arp_state { ARP_FREE, ARP_INCOMPLETE, ARP_REACHABLE, ARP_STALE, ARP_STATIC };
 
 struct arp_entry {
     uint32_t ip_be;
@@ -81,6 +83,10 @@ void arp_learn_remote(struct net_stack *s, uint16_t port, uint32_t ip_be, const 
 
 /* Broadcast a gratuitous ARP request for the port's address (link up). */
 void arp_announce(struct net_stack *s, struct net_iface *ifc);
+/* A static entry for ip_be on port (what waited on it is sent); -1 when
+ * the port has no IPv4 interface or the entry's set holds only static and
+ * incomplete entries. */
+int arp_add_static(struct net_stack *s, uint16_t port, uint32_t ip_be, const uint8_t mac[6]);
 
 /* Retries, expiry, giving up. Returns the next deadline (UINT64_MAX: none). */
 uint64_t arp_timer(struct net_stack *s, struct net_iface *ifc, uint64_t now_ns);

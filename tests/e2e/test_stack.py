@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -133,3 +134,42 @@ def test_udp_echo_ipv6(host):
     assert c["udp-tx"] - before.get("udp-tx", 0) >= 8
     assert c["udp-bad-checksum"] == before.get("udp-bad-checksum", 0)
 
+
+
+def test_static_arp(mkiso, request):
+    """`arp ADDR MAC` (a router facing a tester that answers no ARP): the
+    entry is there as configured on every core, traffic to the address
+    leaves to that MAC with no request for it, and an address in no
+    port's subnet is named at boot."""
+    conf = ("hostname s1\ninterface eth0 address 10.5.0.1/24\narp 10.5.0.9 02:00:00:00:05:09\n"
+            "arp 192.0.2.9 02:00:00:00:05:10\n")
+    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.5.0.2/24"])], iso=mkiso(conf), smp=2, queues=2)
+    try:
+        lab.start()
+        peer, m = lab.peers[0], lab.machine
+        assert "router: arp 192.0.2.9: no port's subnet holds it" in m.log, m.tail()
+        entries = m.json("show arp json")["entries"]
+        statics = [(e["core"], e["mac"], e["state"]) for e in entries if e["address"] == "10.5.0.9"]
+        assert statics == [(0, "02:00:00:00:05:09", "static"), (1, "02:00:00:00:05:09", "static")], entries
+        # The peer takes 10.5.0.9 (with another MAC) and pings from it:
+        # hayate answers to the configured MAC, so the echo replies never
+        # reach the peer, and it asks nothing about the address.
+        peer.ip(f"addr add 10.5.0.9/24 dev {peer.tap}")
+        cap = peer.popen(f"tcpdump -l -ni {peer.tap} -e arp or icmp", stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+        try:
+            time.sleep(1)  # tcpdump listening
+            r = peer.run("ping -c 2 -W 1 -I 10.5.0.9 10.5.0.1", check=False, timeout=10)
+            time.sleep(0.5)
+        finally:
+            cap.terminate()
+        out = cap.communicate(timeout=10)[0]
+        assert r.returncode != 0, r.stdout
+        assert re.search(r"> 02:00:00:00:05:09, .*10\.5\.0\.1 > 10\.5\.0\.9: ICMP echo reply", out), out
+        assert "who-has 10.5.0.9" not in out, out
+        ifs = {i["name"]: i for i in m.json("show interfaces json")["interfaces"]}
+        assert ifs["eth0"]["counters"]["tx-packets"] >= 2, ifs["eth0"]
+        entries = m.json("show arp json")["entries"]
+        assert [e["mac"] for e in entries if e["address"] == "10.5.0.9"] == ["02:00:00:00:05:09"] * 2, entries
+    finally:
+        lab.close()

@@ -61,6 +61,17 @@ TEST(config_rejects_long_lines_nul_and_too_many_words)
     CHECK_EQ(reported[2], 3);
 }
 
+TEST(config_parse_mac_forms)
+{
+    uint8_t m[6];
+    CHECK_EQ(config_parse_mac("52:54:00:aB:Cd:ef", m), 0);
+    CHECK(m[0] == 0x52 && m[3] == 0xab && m[4] == 0xcd && m[5] == 0xef);
+    const char *bad[] = {"", "52:54:00:ab:cd", "52:54:00:ab:cd:ef:", "52-54-00-ab-cd-ef", "5:54:00:ab:cd:ef",
+                         "52:54:00:ab:cd:eg", "52:54:00:ab:cd:ef0"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK_EQ(config_parse_mac(bad[i], m), -1);
+}
+
 TEST(config_parse_u32_bounds)
 {
     unsigned long v;

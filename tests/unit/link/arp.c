@@ -348,3 +348,42 @@ TEST(arp_cache_bounded)
     CHECK(fake_net_all_free(&fn));
     fake_net_free(&fn);
 }
+
+TEST(arp_static_entry_sends_waiting_frames_and_never_changes)
+{
+    struct fake_net fn;
+    fake_net_init(&fn, 64);
+    net_iface_add(fn.s, &fn.nd[0].dev, 0, FAKE_ADDR0, 16); /* room for many hosts */
+    send_udp(&fn, HOST_B, 2); /* waits on a request */
+    fake_net_all_free(&fn);
+    CHECK_EQ(arp_add_static(fn.s, 0, HOST_B, mac_b), 0);
+    net_flush(fn.s);
+    CHECK_EQ(fn.nd[0].nsent, 2); /* what waited is sent to the configured MAC */
+    for (uint32_t i = 0; i < fn.nd[0].nsent; i++)
+        CHECK(memcmp(fn.nd[0].sent[i]->data, mac_b, 6) == 0);
+    fake_net_all_free(&fn);
+    CHECK_EQ(entry(&fn, HOST_B)->state, ARP_STATIC);
+    CHECK(strcmp(arp_state_name(ARP_STATIC), "static") == 0);
+    /* A reply claiming another MAC, hours of time, a flood of other hosts
+     * in the same cache: the entry stays as configured. */
+    uint8_t f[64];
+    static const uint8_t other[6] = {0x02, 0, 0, 0, 0, 0xcc};
+    fake_net_input(&fn, 0, f, arp_frame(f, fake_mac0, ARP_OP_REPLY, other, HOST_B, fake_mac0, FAKE_ADDR0));
+    net_poll(fn.s, fn.now_ns + 10 * ARP_STALE_NS);
+    for (uint32_t i = 0; i < 3000; i++) {
+        uint8_t mac[6] = {0x02, 1, 0, 0, (uint8_t)(i >> 8), (uint8_t)i};
+        uint32_t ip = NET_IP4(10, 0, 1 + i / 250, 1 + i % 250);
+        fake_net_input(&fn, 0, f, arp_frame(f, eth_bcast_addr, ARP_OP_REQUEST, mac, ip, zero_mac, FAKE_ADDR0));
+        fake_net_all_free(&fn);
+    }
+    const struct arp_info *e = entry(&fn, HOST_B);
+    CHECK(e != NULL && e->state == ARP_STATIC && memcmp(e->mac, mac_b, 6) == 0);
+    fn.now_ns += 10 * ARP_STALE_NS;
+    send_udp(&fn, HOST_B, 1); /* straight out, no refresh request */
+    CHECK_EQ(fn.nd[0].nsent, 1);
+    CHECK(fn.nd[0].nsent == 1 && memcmp(fn.nd[0].sent[0]->data, mac_b, 6) == 0);
+    fake_net_all_free(&fn);
+    CHECK_EQ(arp_add_static(fn.s, 5, HOST_B, mac_b), -1); /* no such interface */
+    CHECK(fake_net_all_free(&fn));
+    fake_net_free(&fn);
+}
