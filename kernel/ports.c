@@ -53,6 +53,31 @@ static const char *holder[PORTS_MAX];
 const char *ports_holder(const struct netdev *dev) { return holder[dev->index]; }
 void ports_claim(const struct netdev *dev, const char *who) { holder[dev->index] = who; }
 
+int ports_claim_pair(const char *who, const char *holder_name, const char *a, const char *b, struct netdev **pa,
+                     struct netdev **pb, char *err, size_t errlen)
+{
+    struct netdev *da = ports_find(a), *db = ports_find(b);
+    if (!da || !db || da == db) {
+        fmt_snprintf(err, errlen, "%s: no such port pair '%s' '%s'", who, a, b);
+        return -1;
+    }
+    const char *ha = ports_holder(da), *hb = ports_holder(db);
+    if (ha || hb) {
+        fmt_snprintf(err, errlen, "%s: %s is %s's", who, ha ? da->name : db->name, ha ? ha : hb);
+        return -1;
+    }
+    ports_claim(da, holder_name);
+    ports_claim(db, holder_name);
+    struct netdev *ends[2] = {da, db};
+    for (int i = 0; i < 2; i++)
+        if (!netdev_promiscuous(ends[i]))
+            kprintf("%s: %s (%s) takes only frames to its own MAC: others will not cross\n", who, ends[i]->name,
+                    ends[i]->driver);
+    *pa = da;
+    *pb = db;
+    return 0;
+}
+
 void ports_totals(const struct netdev *dev, struct netdev_qstats *sum)
 {
     memset(sum, 0, sizeof *sum);

@@ -28,6 +28,12 @@ struct netdev *ports_find(const char *name);
  * ports_claim gave, or NULL while the port is free. */
 const char *ports_holder(const struct netdev *dev);
 void ports_claim(const struct netdev *dev, const char *who);
+/* Two distinct free ports named a and b claimed as holder ("an
+ * xconnect"), both made promiscuous (a port that cannot be is named on
+ * the console); who begins the messages ("xconnect"). 0, or -1 with why
+ * in err. */
+int ports_claim_pair(const char *who, const char *holder, const char *a, const char *b, struct netdev **pa,
+                     struct netdev **pb, char *err, size_t errlen);
 /* Starts the link/status poll; on core 0, before its loop runs. */
 void ports_start_status_polling(uint64_t now_ns);
 /* Who owns a port's addresses (the router) says what to show for them in

@@ -323,16 +323,6 @@ static int stmt_gen(int argc, char **argv, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "gen: one generator only");
         return -1;
     }
-    struct netdev *tx = ports_find(argv[2]), *rx = ports_find(argv[3]);
-    if (!tx || !rx || tx == rx) {
-        fmt_snprintf(err, errlen, "gen: no such port pair '%s' '%s'", argv[2], argv[3]);
-        return -1;
-    }
-    const char *held = ports_holder(tx) ? ports_holder(tx) : ports_holder(rx);
-    if (held) {
-        fmt_snprintf(err, errlen, "gen: %s is %s's", ports_holder(tx) ? tx->name : rx->name, held);
-        return -1;
-    }
     struct gen_flow_spec f = {.flows = 256, .seed = 1};
     bool mac = false, src = false, dst = false;
     for (int i = 4; i + 1 < argc; i += 2) {
@@ -354,12 +344,10 @@ static int stmt_gen(int argc, char **argv, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "gen: dst-mac, src and dst are needed");
         return -1;
     }
+    struct netdev *tx, *rx;
+    if (ports_claim_pair("gen", "the generator", argv[2], argv[3], &tx, &rx, err, errlen) != 0)
+        return -1;
     __builtin_memcpy(f.src_mac, tx->mac, 6);
-    ports_claim(tx, "the generator");
-    ports_claim(rx, "the generator");
-    for (int i = 0; i < 2; i++)
-        if (!netdev_promiscuous(i ? rx : tx))
-            kprintf("gen: %s (%s) takes only frames to its own MAC\n", (i ? rx : tx)->name, (i ? rx : tx)->driver);
     gen.tx = tx;
     gen.rx = rx;
     gen.flow = f;

@@ -66,23 +66,9 @@ static int stmt_xconnect(int argc, char **argv, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "usage: xconnect PORT PORT");
         return -1;
     }
-    struct netdev *a = ports_find(argv[1]), *b = ports_find(argv[2]);
-    if (!a || !b || a == b) {
-        fmt_snprintf(err, errlen, "xconnect: no such port pair '%s' '%s'", argv[1], argv[2]);
+    struct netdev *a, *b;
+    if (ports_claim_pair("xconnect", "an xconnect", argv[1], argv[2], &a, &b, err, errlen) != 0)
         return -1;
-    }
-    const char *ha = ports_holder(a), *hb = ports_holder(b);
-    if (ha || hb) {
-        fmt_snprintf(err, errlen, "xconnect: %s is %s's", ha ? a->name : b->name, ha ? ha : hb);
-        return -1;
-    }
-    ports_claim(a, "an xconnect");
-    ports_claim(b, "an xconnect");
-    struct netdev *ends[2] = {a, b};
-    for (int i = 0; i < 2; i++)
-        if (!netdev_promiscuous(ends[i]))
-            kprintf("xconnect: %s (%s) takes only frames to its own MAC: others will not cross\n", ends[i]->name,
-                    ends[i]->driver);
     uint16_t lanes = a->nqueues < b->nqueues ? a->nqueues : b->nqueues;
     if (a->nqueues != b->nqueues)
         kprintf("xconnect: %s has %u queues, %s %u: using %u\n", a->name, a->nqueues, b->name, b->nqueues, lanes);
