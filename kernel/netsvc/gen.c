@@ -301,6 +301,33 @@ void gen_trial_result(struct gen_result *r)
     r->tx_ns = last > first && first != UINT64_MAX ? time_tsc_to_ns(last - first) : 0;
 }
 
+/* What /metrics serves of the generator (the http app, any core): plain
+ * sums of every core's counts, read where they lie. */
+bool gen_metric(uint32_t idx, const char **name, uint64_t *value)
+{
+    static const char *const names[] = {"gen-sent", "gen-received", "gen-lost", "gen-duplicated",
+                                        "gen-reordered", "gen-stale", "gen-other"};
+    if (!gen.tx || idx >= sizeof names / sizeof names[0])
+        return false;
+    uint64_t v[7] = {0};
+    for (unsigned c = 0; c < gen.lanes; c++) {
+        const struct gen_core *gc = gen.core[c];
+        v[0] += gc->sent;
+        v[5] += gc->stale;
+        v[6] += gc->other;
+        for (unsigned st = 0; st < gen.lanes; st++) {
+            v[1] += gc->rx[st].rx;
+            v[3] += gc->rx[st].dup;
+            v[4] += gc->rx[st].reordered;
+        }
+    }
+    /* Lost so far: sent less arrived once, never below 0 while in flight. */
+    v[2] = v[0] > v[1] - v[3] ? v[0] - (v[1] - v[3]) : 0;
+    *name = names[idx];
+    *value = v[idx];
+    return true;
+}
+
 /* ---- configuration ---- */
 
 static bool parse_ip4(const char *s, uint8_t out[16])

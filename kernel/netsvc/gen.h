@@ -37,6 +37,10 @@ int gen_trial_state(void);
 /* The last trial's counts, summed over the cores (also while it runs). */
 void gen_trial_result(struct gen_result *r);
 
+/* The idx-th of the generator's counters for /metrics; false past the last
+ * or with no generator. */
+bool gen_metric(uint32_t idx, const char **name, uint64_t *value);
+
 struct json;
 /* A histogram as min, mean, P50, P90, P99, P99.9 and max in ns. */
 void gen_json_latency(struct json *j, const char *key, const struct lat_hist *h);

@@ -7,6 +7,8 @@
  * itself, asked through kernel/msg.h. */
 #include "netsvc_impl.h"
 
+#include "gen.h"
+
 #include "kernel/console/cli.h"
 #include "kernel/console/console.h"
 #include "kernel/lib.h"
@@ -114,7 +116,10 @@ bool netsvc_metric(void *ctx, struct net_stack *s, uint32_t idx, const char **na
 {
     const struct net_counter_desc *d = net_counter_at(idx);
     bool fwd = d == NULL;
-    if (fwd && (d = fwd_counter_at(idx - sizeof(struct net_counters) / 8)) == NULL)
+    uint32_t nnet = sizeof(struct net_counters) / 8, nfwd = sizeof(struct fwd_counters) / 8;
+    if (fwd && idx >= nnet + nfwd)
+        return gen_metric(idx - nnet - nfwd, name, value);
+    if (fwd && (d = fwd_counter_at(idx - nnet)) == NULL)
         return false;
     uint64_t v = 0;
     for (unsigned c = 0; c < netsvc.ncores; c++) {

@@ -5,7 +5,8 @@ its two ports (linkmodel.py: two taps and a thread that drops, duplicates,
 swaps or delays known frames). What the generator reports must be
 exactly what the link did; a delay it adds is never under-reported; IMIX
 is 7:4:1 on the wire; the generator answers ARP for its addresses, so a
-router under test can reach it."""
+router under test can reach it; /metrics of the http app on another
+port carries its counts."""
 import os
 import sys
 import time
@@ -21,12 +22,16 @@ pytestmark = pytest.mark.skipif(netlab.unavailable() is not None, reason=str(net
 # eth1's MAC as tools/qemu.py gives it: frames go to the receiving port.
 CONF = """hostname gen
 gen ports eth0 eth1 dst-mac 52:54:00:68:79:01 src 198.18.0.2 dst 198.19.0.2 flows 16
+interface eth2 address 10.7.0.1/24
+app http port 80
 """
 
 
 @pytest.fixture
 def genlab(mkiso, request, record_ready):
-    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["198.18.0.1/24"]), netlab.Peer()], iso=mkiso(CONF))
+    # eth2: a management port, where /metrics is scraped during a run.
+    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["198.18.0.1/24"]), netlab.Peer(),
+                                         netlab.Peer(addrs=["10.7.0.2/24"])], iso=mkiso(CONF))
     try:
         lab.start(ready=False)
         record_ready(lab.machine)
@@ -48,7 +53,7 @@ def run_trial(m, args, timeout=60):
 
 
 def link(lab, **kw):
-    a, b = lab.peers
+    a, b = lab.peers[:2]
     return LinkModel(a.ns, a.tap, b.ns, b.tap, **kw)
 
 
@@ -74,6 +79,11 @@ def test_gen_reports_exactly_what_the_link_did(genlab, report):
     report(f"gen through a link model (TCG, 1,000 frames/s for 2 s): sent {g['sent']}, lost {g['lost']}, "
            f"duplicated {g['duplicated']}, reordered {g['reordered']}, as the link did; "
            f"latency p50 {lat['p50_ns'] / 1e6:.2f} ms, p99 {lat['p99_ns'] / 1e6:.2f} ms")
+    # /metrics on the management port says the same.
+    metrics = genlab.peers[2].run("curl -s --max-time 10 http://10.7.0.1/metrics").stdout
+    got = dict(line.split() for line in metrics.splitlines() if line.startswith("hayate_gen_"))
+    assert (int(got["hayate_gen_sent"]), int(got["hayate_gen_lost"]), int(got["hayate_gen_duplicated"])) == \
+        (g["sent"], g["lost"], g["duplicated"]), metrics
     # The next trial starts from zero: nothing of this one is counted in it.
     lm = link(genlab)
     try:
