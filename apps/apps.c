@@ -9,10 +9,13 @@
 #include "tcp_echo.h"
 #include "udp_echo.h"
 
-/* /metrics serves the whole system's counters, whichever core answers. */
+/* /metrics serves the whole system's counters, whichever core answers;
+ * /gen and /rfc2544 the traffic tester's reports, for a remote script. */
 static int http_app_start(struct net_stack *s, uint16_t port)
 {
     http_set_metrics(app_metric, NULL);
+    http_add_document("/gen", "application/json", app_gen_json, NULL);
+    http_add_document("/rfc2544", "application/json", app_rfc2544_json, NULL);
     return http_start(s, port);
 }
 

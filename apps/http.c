@@ -225,6 +225,84 @@ static void send_metrics(struct tcp_conn *c, struct http_conn *h, bool head, uin
     }
 }
 
+struct http_doc {
+    const char *path, *type;
+    size_t plen;
+    http_doc_fn fn;
+    void *ctx;
+};
+static struct http_doc docs[HTTP_MAX_DOCS];
+static unsigned ndocs;
+
+int http_add_document(const char *path, const char *content_type, http_doc_fn fn, void *ctx)
+{
+    for (unsigned i = 0; i < ndocs; i++)
+        if (docs[i].fn == fn && docs[i].ctx == ctx)
+            return 0; /* every core's start adds it again */
+    if (ndocs == HTTP_MAX_DOCS)
+        return -1;
+    size_t n = 0;
+    while (path[n])
+        n++;
+    docs[ndocs++] = (struct http_doc){.path = path, .type = content_type, .plen = n, .fn = fn, .ctx = ctx};
+    return 0;
+}
+
+/* Where a document's characters go: segments of the stack's buffers, an
+ * MSS each, chained until sent. */
+struct doc_sink {
+    struct net_stack *s;
+    struct pkt *first, *last;
+    uint32_t room;
+    uint64_t total;
+    bool short_of_buffers;
+};
+
+static void doc_put(void *ctx, char ch)
+{
+    struct doc_sink *d = ctx;
+    if (d->short_of_buffers)
+        return;
+    if (d->last == NULL || d->last->len == d->room) {
+        struct pkt *p = pkt_alloc(d->s->pool);
+        if (p == NULL) {
+            d->short_of_buffers = true;
+            return;
+        }
+        p->next = NULL;
+        if (d->last)
+            d->last->next = p;
+        else
+            d->first = p;
+        d->last = p;
+    }
+    d->last->data[d->last->len++] = (uint8_t)ch;
+    d->total++;
+}
+
+static void send_document(struct tcp_conn *c, struct http_conn *h, unsigned i, bool head, uint64_t now_ns)
+{
+    struct doc_sink d = {.s = tcp_conn_stack(c), .room = tcp_mss(c)};
+    docs[i].fn(docs[i].ctx, doc_put, &d);
+    if (d.short_of_buffers) {
+        for (struct pkt *p = d.first, *next; p; p = next) {
+            next = p->next;
+            pkt_free(p);
+        }
+        h->st->responses_4xx++;
+        send_text(c, h, "503 Service Unavailable", "text/plain", "no buffers\n", 11, head, NULL, now_ns);
+        return;
+    }
+    h->st->responses_2xx++;
+    send_head(c, h, "200 OK", docs[i].type, d.total, NULL, now_ns);
+    for (struct pkt *p = d.first, *next; p; p = next) {
+        next = p->next;
+        p->next = NULL;
+        if (head || tcp_send(c, p, now_ns) < 0)
+            pkt_free(p);
+    }
+}
+
 static void send_status(struct tcp_conn *c, struct http_conn *h, bool head, uint64_t now_ns)
 {
     char body[512];
@@ -343,6 +421,15 @@ static bool starts(const char *s, size_t n, const char *p)
     return n >= k && net_memcmp(s, p, k) == 0;
 }
 
+/* The document served at path, or -1. */
+static int document(const char *path, size_t plen)
+{
+    for (unsigned i = 0; i < ndocs; i++)
+        if (docs[i].plen == plen && starts(path, plen, docs[i].path))
+            return (int)i;
+    return -1;
+}
+
 /* A 4xx after which the connection ends (where the next request would
  * start is unsure): status and a line of text. */
 static void refuse(struct tcp_conn *c, struct http_conn *h, const char *status, const char *text, uint64_t now_ns)
@@ -457,6 +544,8 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
     } else if (plen == 8 && starts(path, 8, "/metrics")) {
         h->st->responses_2xx++;
         send_metrics(c, h, head, now_ns);
+    } else if (plen > 1 && document(path, plen) >= 0) {
+        send_document(c, h, (unsigned)document(path, plen), head, now_ns);
     } else if (plen > 7 && starts(path, 7, "/bytes/")) {
         uint64_t n = 0;
         size_t i = 7;

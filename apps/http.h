@@ -6,6 +6,7 @@
  *   GET /bytes/N     N bytes of body, byte i being i % 251 (sent zero-copy
  *                    from buffers filled for the purpose); one Range honoured
  *   GET /metrics     every counter, Prometheus text format (each a counter)
+ *   GET PATH         a document the embedder added (http_add_document)
  *
  * HEAD works for each. Connections are kept alive (HTTP/1.1 default, or
  * "Connection: keep-alive" in 1.0) and requests may be pipelined. A
@@ -36,6 +37,13 @@ int http_start(struct net_stack *s, uint16_t port);
  * by default the counters of the serving core's stack (net/core/counter.h).
  * Set before http_start; fn NULL restores it. */
 void http_set_metrics(http_metric_fn fn, void *ctx);
+
+/* A document served at a path of its own (GET PATH, HEAD too): fn
+ * writes its body a character at a time into sink(sink_ctx, c), fresh
+ * for each request. At most HTTP_MAX_DOCS; 0, or -1 when full. */
+typedef void (*http_doc_fn)(void *ctx, void (*sink)(void *sink_ctx, char c), void *sink_ctx);
+#define HTTP_MAX_DOCS 4
+int http_add_document(const char *path, const char *content_type, http_doc_fn fn, void *ctx);
 
 #define HTTP_MAX_CORES 64
 

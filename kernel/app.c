@@ -13,6 +13,7 @@
 #include "kernel/mem/kalloc.h"
 #include "kernel/lib.h"
 #include "kernel/loop.h"
+#include "kernel/netsvc/gen.h"
 #include "kernel/netsvc/netsvc.h"
 #include "lib/fmt.h"
 #include "net/tcp/tcp.h"
@@ -132,4 +133,18 @@ void *app_alloc(size_t size) { return kalloc(size); }
 bool app_metric(void *ctx, struct net_stack *s, uint32_t idx, const char **name, uint64_t *value)
 {
     return netsvc_metric(ctx, s, idx, name, value);
+}
+
+void app_gen_json(void *ctx, void (*sink)(void *sink_ctx, char c), void *sink_ctx)
+{
+    struct json j;
+    json_init(&j, sink, sink_ctx);
+    gen_json(&j);
+}
+
+void app_rfc2544_json(void *ctx, void (*sink)(void *sink_ctx, char c), void *sink_ctx)
+{
+    struct json j;
+    json_init(&j, sink, sink_ctx);
+    rfc2544_json(&j);
 }

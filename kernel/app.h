@@ -76,4 +76,9 @@ void *app_alloc(size_t size);
  * http_metric_fn). */
 bool app_metric(void *ctx, struct net_stack *s, uint32_t idx, const char **name, uint64_t *value);
 
+/* The traffic tester's reports, `show gen json` and `show rfc2544 json`,
+ * written a character at a time to sink (apps/http.h's http_doc_fn). */
+void app_gen_json(void *ctx, void (*sink)(void *sink_ctx, char c), void *sink_ctx);
+void app_rfc2544_json(void *ctx, void (*sink)(void *sink_ctx, char c), void *sink_ctx);
+
 #endif

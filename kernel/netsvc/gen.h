@@ -44,6 +44,10 @@ bool gen_metric(uint32_t idx, const char **name, uint64_t *value);
 struct json;
 /* A histogram as min, mean, P50, P90, P99, P99.9 and max in ns. */
 void gen_json_latency(struct json *j, const char *key, const struct lat_hist *h);
+/* `show gen json` and `show rfc2544 json`'s objects, to any writer (the
+ * console, or the http app through kernel/app.h). */
+void gen_json(struct json *j);
+void rfc2544_json(struct json *j);
 void gen_cmds_init(void);
 void rfc2544_init(void);
 int rfc2544_start_polling(void); /* core 0, once the generator exists */

@@ -65,45 +65,51 @@ static void cmd_gen_run(const struct cli_args *a)
         kprintf("gen run: %s\n", err);
 }
 
-static void cmd_show_gen(const struct cli_args *a)
+void gen_json(struct json *j)
 {
     struct gen_result r;
     gen_trial_result(&r);
-    const char *state = state_names[gen_trial_state()];
-    uint64_t pps = r.tx_ns ? muldiv64(r.sent, 1000000000u, r.tx_ns) : 0;
-    if (!a->json) {
-        kprintf("generator: %s\n", gen_configured() ? state : "not configured");
-        kprintf("  sent %lu received %lu lost %ld duplicated %lu reordered %lu (late %lu), %lu frames/s\n", r.sent,
-                r.received, r.lost, r.dup, r.reordered, r.too_late, pps);
-        kprintf("  latency ns: min %lu mean %lu p50 %lu p90 %lu p99 %lu p99.9 %lu max %lu\n",
-                r.lat.count ? r.lat.min_ns : 0, lat_hist_mean(&r.lat), lat_hist_percentile(&r.lat, 500),
-                lat_hist_percentile(&r.lat, 900), lat_hist_percentile(&r.lat, 990), lat_hist_percentile(&r.lat, 999),
-                r.lat.max_ns);
-        kprintf("  stale %lu other %lu arp-replies %lu tx-full %lu no-buffer %lu\n", r.stale, r.other,
-                r.arp_replies, r.tx_full, r.no_buffer);
+    json_obj_begin(j, 0);
+    json_bool(j, "configured", gen_configured());
+    json_str(j, "state", state_names[gen_trial_state()]);
+    json_u64(j, "sent", r.sent);
+    json_u64(j, "received", r.received);
+    json_i64(j, "lost", r.lost);
+    json_u64(j, "duplicated", r.dup);
+    json_u64(j, "reordered", r.reordered);
+    json_u64(j, "late", r.too_late);
+    json_u64(j, "stale", r.stale);
+    json_u64(j, "other", r.other);
+    json_u64(j, "arp-replies", r.arp_replies);
+    json_u64(j, "tx-full", r.tx_full);
+    json_u64(j, "no-buffer", r.no_buffer);
+    json_u64(j, "tx-ns", r.tx_ns);
+    json_u64(j, "sent-pps", r.tx_ns ? muldiv64(r.sent, 1000000000u, r.tx_ns) : 0);
+    gen_json_latency(j, "latency", &r.lat);
+    json_obj_end(j);
+}
+
+static void cmd_show_gen(const struct cli_args *a)
+{
+    if (a->json) {
+        struct json j;
+        cli_json_begin(&j);
+        gen_json(&j);
+        cli_json_end(&j);
         return;
     }
-    struct json j;
-    cli_json_begin(&j);
-    json_obj_begin(&j, 0);
-    json_bool(&j, "configured", gen_configured());
-    json_str(&j, "state", state);
-    json_u64(&j, "sent", r.sent);
-    json_u64(&j, "received", r.received);
-    json_i64(&j, "lost", r.lost);
-    json_u64(&j, "duplicated", r.dup);
-    json_u64(&j, "reordered", r.reordered);
-    json_u64(&j, "late", r.too_late);
-    json_u64(&j, "stale", r.stale);
-    json_u64(&j, "other", r.other);
-    json_u64(&j, "arp-replies", r.arp_replies);
-    json_u64(&j, "tx-full", r.tx_full);
-    json_u64(&j, "no-buffer", r.no_buffer);
-    json_u64(&j, "tx-ns", r.tx_ns);
-    json_u64(&j, "sent-pps", pps);
-    gen_json_latency(&j, "latency", &r.lat);
-    json_obj_end(&j);
-    cli_json_end(&j);
+    struct gen_result r;
+    gen_trial_result(&r);
+    uint64_t pps = r.tx_ns ? muldiv64(r.sent, 1000000000u, r.tx_ns) : 0;
+    kprintf("generator: %s\n", gen_configured() ? state_names[gen_trial_state()] : "not configured");
+    kprintf("  sent %lu received %lu lost %ld duplicated %lu reordered %lu (late %lu), %lu frames/s\n", r.sent,
+            r.received, r.lost, r.dup, r.reordered, r.too_late, pps);
+    kprintf("  latency ns: min %lu mean %lu p50 %lu p90 %lu p99 %lu p99.9 %lu max %lu\n",
+            r.lat.count ? r.lat.min_ns : 0, lat_hist_mean(&r.lat), lat_hist_percentile(&r.lat, 500),
+            lat_hist_percentile(&r.lat, 900), lat_hist_percentile(&r.lat, 990), lat_hist_percentile(&r.lat, 999),
+            r.lat.max_ns);
+    kprintf("  stale %lu other %lu arp-replies %lu tx-full %lu no-buffer %lu\n", r.stale, r.other, r.arp_replies,
+            r.tx_full, r.no_buffer);
 }
 
 void gen_cmds_init(void)

@@ -319,81 +319,87 @@ static void json_size(struct json *j, uint16_t size)
         json_str(j, "size", "imix");
 }
 
-static void cmd_show_rfc2544(const struct cli_args *a)
+void rfc2544_json(struct json *j)
 {
     unsigned done = run.phase == PH_DONE ? run.nsizes : run.size_i;
-    if (!a->json) {
-        kprintf("rfc2544: %s, %u trials%s%s\n", phase_names[run.phase], run.trials, run.error[0] ? ": " : "",
-                run.error);
-        for (unsigned i = 0; i < done; i++) {
-            struct size_result *r = &run.res[i];
-            kprintf("  size %u: NDR %lu frames/s, PDR %lu (line %lu), back-to-back %lu frames\n", r->size,
-                    r->ndr_pps, r->pdr_pps, r->line_pps, r->b2b_frames);
-        }
-        return;
-    }
-    struct json j;
-    cli_json_begin(&j);
-    json_obj_begin(&j, 0);
-    json_str(&j, "state", phase_names[run.phase]);
-    json_str(&j, "error", run.error);
-    json_u64(&j, "trials", run.trials);
-    json_fixed(&j, "trial_s", run.trial_ns / MS, 3);
-    json_u64(&j, "line_mbps", run.line_bps / 1000000u);
-    json_arr_begin(&j, "throughput");
+    json_obj_begin(j, 0);
+    json_str(j, "state", phase_names[run.phase]);
+    json_str(j, "error", run.error);
+    json_u64(j, "trials", run.trials);
+    json_fixed(j, "trial_s", run.trial_ns / MS, 3);
+    json_u64(j, "line_mbps", run.line_bps / 1000000u);
+    json_arr_begin(j, "throughput");
     for (unsigned i = 0; i < done; i++) {
         struct size_result *r = &run.res[i];
         uint64_t bits = r->size ? (uint64_t)r->size * 8u : GEN_IMIX_MEAN_X12 * 8u / GEN_IMIX_PERIOD;
-        json_obj_begin(&j, 0);
-        json_size(&j, r->size);
-        json_u64(&j, "line_pps", r->line_pps);
-        json_u64(&j, "ndr_pps", r->ndr_pps);
-        json_fixed(&j, "ndr_mbps", r->ndr_pps * bits / 1000u, 3); /* frame bits, FCS included */
-        json_u64(&j, "pdr_pps", r->pdr_pps);
-        json_bool(&j, "tester_limited", r->tester_limited);
-        json_obj_end(&j);
+        json_obj_begin(j, 0);
+        json_size(j, r->size);
+        json_u64(j, "line_pps", r->line_pps);
+        json_u64(j, "ndr_pps", r->ndr_pps);
+        json_fixed(j, "ndr_mbps", r->ndr_pps * bits / 1000u, 3); /* frame bits, FCS included */
+        json_u64(j, "pdr_pps", r->pdr_pps);
+        json_bool(j, "tester_limited", r->tester_limited);
+        json_obj_end(j);
     }
-    json_arr_end(&j);
-    json_arr_begin(&j, "latency");
+    json_arr_end(j);
+    json_arr_begin(j, "latency");
     for (unsigned i = 0; i < done; i++)
         for (unsigned k = 0; k < LAT_LOADS; k++) {
             const struct lat_result *l = &run.res[i].lat[k];
             if (!l->run)
                 continue;
-            json_obj_begin(&j, 0);
-            json_size(&j, run.res[i].size);
-            json_u64(&j, "load_pct", l->pct);
+            json_obj_begin(j, 0);
+            json_size(j, run.res[i].size);
+            json_u64(j, "load_pct", l->pct);
             /* Nothing came back at that load: nothing measured, not 0 ns. */
             const char *keys[] = {"min_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns"};
             const uint64_t vals[] = {l->min, l->p50, l->p90, l->p99, l->p999, l->max};
             for (int v = 0; v < 6; v++)
                 if (l->samples)
-                    json_u64(&j, keys[v], vals[v]);
+                    json_u64(j, keys[v], vals[v]);
                 else
-                    json_null(&j, keys[v]);
-            json_obj_end(&j);
+                    json_null(j, keys[v]);
+            json_obj_end(j);
         }
-    json_arr_end(&j);
-    json_arr_begin(&j, "frame_loss");
+    json_arr_end(j);
+    json_arr_begin(j, "frame_loss");
     for (unsigned i = 0; i < done; i++)
         for (unsigned k = 0; k < run.res[i].nloss; k++) {
-            json_obj_begin(&j, 0);
-            json_size(&j, run.res[i].size);
-            json_u64(&j, "offered_pct", run.res[i].loss[k].pct);
-            json_fixed(&j, "loss_pct", run.res[i].loss[k].loss_ppm, 4);
-            json_obj_end(&j);
+            json_obj_begin(j, 0);
+            json_size(j, run.res[i].size);
+            json_u64(j, "offered_pct", run.res[i].loss[k].pct);
+            json_fixed(j, "loss_pct", run.res[i].loss[k].loss_ppm, 4);
+            json_obj_end(j);
         }
-    json_arr_end(&j);
-    json_arr_begin(&j, "back_to_back");
+    json_arr_end(j);
+    json_arr_begin(j, "back_to_back");
     for (unsigned i = 0; i < done; i++) {
-        json_obj_begin(&j, 0);
-        json_size(&j, run.res[i].size);
-        json_u64(&j, "frames", run.res[i].b2b_frames);
-        json_obj_end(&j);
+        json_obj_begin(j, 0);
+        json_size(j, run.res[i].size);
+        json_u64(j, "frames", run.res[i].b2b_frames);
+        json_obj_end(j);
     }
-    json_arr_end(&j);
-    json_obj_end(&j);
-    cli_json_end(&j);
+    json_arr_end(j);
+    json_obj_end(j);
+}
+
+static void cmd_show_rfc2544(const struct cli_args *a)
+{
+    if (a->json) {
+        struct json j;
+        cli_json_begin(&j);
+        rfc2544_json(&j);
+        cli_json_end(&j);
+        return;
+    }
+    unsigned done = run.phase == PH_DONE ? run.nsizes : run.size_i;
+    kprintf("rfc2544: %s, %u trials%s%s\n", phase_names[run.phase], run.trials, run.error[0] ? ": " : "",
+            run.error);
+    for (unsigned i = 0; i < done; i++) {
+        struct size_result *r = &run.res[i];
+        kprintf("  size %u: NDR %lu frames/s, PDR %lu (line %lu), back-to-back %lu frames\n", r->size, r->ndr_pps,
+                r->pdr_pps, r->line_pps, r->b2b_frames);
+    }
 }
 
 void rfc2544_init(void)

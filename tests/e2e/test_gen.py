@@ -7,6 +7,7 @@ exactly what the link did; a delay it adds is never under-reported; IMIX
 is 7:4:1 on the wire; the generator answers ARP for its addresses, so a
 router under test can reach it; /metrics of the http app on another
 port carries its counts."""
+import json
 import os
 import sys
 import time
@@ -84,6 +85,9 @@ def test_gen_reports_exactly_what_the_link_did(genlab, report):
     got = dict(line.split() for line in metrics.splitlines() if line.startswith("hayate_gen_"))
     assert (int(got["hayate_gen_sent"]), int(got["hayate_gen_lost"]), int(got["hayate_gen_duplicated"])) == \
         (g["sent"], g["lost"], g["duplicated"]), metrics
+    # /gen serves `show gen json` as it is.
+    doc = json.loads(genlab.peers[2].run("curl -s --max-time 10 http://10.7.0.1/gen").stdout)
+    assert doc == g, (doc, g)
     # The next trial starts from zero: nothing of this one is counted in it.
     lm = link(genlab)
     try:
@@ -154,6 +158,8 @@ def test_rfc2544_finds_a_known_capacity(genlab, report):
     finally:
         lm.close()
     assert r["error"] == "", r
+    # A remote script fetches the same from the http app.
+    assert json.loads(genlab.peers[2].run("curl -s --max-time 10 http://10.7.0.1/rfc2544").stdout) == r
     (t,) = r["throughput"]
     assert t["size"] == 64 and t["line_pps"] == 1488, t
     step = 1488 * 2 // 100

@@ -477,3 +477,40 @@ TEST(tcp_http_tiny_segments_held_take_few_buffers)
     CHECK(tl_free(l));
     free(cl);
 }
+
+/* A document of 5,000 characters (several segments), the same bytes on
+ * every request. */
+static void big_doc(void *ctx, void (*sink)(void *, char), void *sink_ctx)
+{
+    (*(int *)ctx)++;
+    for (int i = 0; i < 5000; i++)
+        sink(sink_ctx, (char)('a' + i % 26));
+}
+
+TEST(tcp_http_documents_added_by_the_embedder)
+{
+    static int calls;
+    CHECK_EQ(http_add_document("/doc", "application/json", big_doc, &calls), 0);
+    CHECK_EQ(http_add_document("/doc", "application/json", big_doc, &calls), 0); /* again: once */
+    struct client *cl = calloc(1, sizeof(*cl));
+    struct tl *l = http_pair(cl);
+    size_t off = 0, body, blen;
+    request(l, cl, "GET /doc HTTP/1.1\r\nHost: x\r\n\r\n");
+    size_t head_at = off;
+    CHECK_EQ(response(cl, &off, &body, &blen), 200);
+    CHECK_EQ(blen, 5000);
+    CHECK(find(cl->buf + head_at, body - head_at, "Content-Type: application/json\r\n", 32) != NULL);
+    int bad = 0;
+    for (size_t i = 0; i < blen; i++)
+        bad += cl->buf[body + i] != (uint8_t)('a' + i % 26);
+    CHECK_EQ(bad, 0);
+    request(l, cl, "HEAD /doc HTTP/1.1\r\nHost: x\r\n\r\nGET /doc/x HTTP/1.1\r\nHost: x\r\n\r\n");
+    CHECK_EQ(response(cl, &off, &body, &blen), 200);
+    CHECK_EQ(blen, 5000);
+    off = body; /* HEAD: no body follows */
+    CHECK_EQ(response(cl, &off, &body, &blen), 404);
+    CHECK_EQ(cl->a.rx_bytes, off);
+    CHECK_EQ(calls, 2);
+    client_done(l, cl);
+    CHECK(tl_free(l));
+}
