@@ -13,7 +13,7 @@
  * trial still in flight are told apart by the trial number in the stamp's
  * stream field and counted stale. The generator answers ARP for its two
  * addresses, as a tester's emulated hosts do, so a router under test can
- * resolve them. */
+ * resolve them (and neighbour solicitations, with IPv6 addresses). */
 #include "gen.h"
 
 #include "kernel/arch/x86_64/cpu.h"
@@ -145,7 +145,7 @@ static bool answer_arp(struct gen_core *gc, struct netdev *dev, struct pkt *p)
         return false;
     uint32_t mine;
     __builtin_memcpy(&mine, dev == gen.tx ? gen.flow.src : gen.flow.dst, 4);
-    if (a->tpa_be != mine)
+    if (gen.flow.ip6 || a->tpa_be != mine)
         return false;
     __builtin_memcpy(e->dst, a->sha, ETH_ALEN);
     __builtin_memcpy(e->src, dev->mac, ETH_ALEN);
@@ -154,6 +154,50 @@ static bool answer_arp(struct gen_core *gc, struct netdev *dev, struct pkt *p)
     __builtin_memcpy(a->sha, dev->mac, ETH_ALEN);
     a->spa_be = mine;
     a->op_be = net_htons(ARP_OP_REPLY);
+    if (netdev_tx_burst(dev, gc->queue, &p, 1) == 1)
+        gc->arp_replies++;
+    else
+        pkt_free(p);
+    return true;
+}
+
+/* A neighbour solicitation for one of our IPv6 addresses (RFC 4861 7.1.1:
+ * hop limit 255, code 0, from a unicast source: a duplicate address
+ * probe from :: is not answered), answered in its own buffer with a
+ * solicited advertisement carrying our MAC (7.2.4); true when it was. */
+static bool answer_ns(struct gen_core *gc, struct netdev *dev, struct pkt *p)
+{
+    enum { L3 = ETH_HDR_LEN, L4 = ETH_HDR_LEN + IP6_HDR_LEN, NA_LEN = 4 + 4 + 16 + 8 };
+    if (!gen.flow.ip6 || p->len < L4 + 24)
+        return false;
+    struct eth_hdr *e = (struct eth_hdr *)p->data;
+    struct ip6_hdr *h = (struct ip6_hdr *)(p->data + L3);
+    uint8_t *icmp = p->data + L4;
+    const uint8_t *mine = dev == gen.tx ? gen.flow.src : gen.flow.dst;
+    static const uint8_t unspecified[16];
+    if (e->type_be != net_htons(ETH_TYPE_IP6) || h->next != IP6_PROTO_ICMP6 || h->hlim != 255 ||
+        icmp[0] != ND6_NS || icmp[1] != 0 || memcmp(icmp + 8, mine, 16) != 0 ||
+        memcmp(h->src, unspecified, 16) == 0)
+        return false;
+    __builtin_memcpy(e->dst, e->src, ETH_ALEN);
+    __builtin_memcpy(e->src, dev->mac, ETH_ALEN);
+    __builtin_memcpy(h->dst, h->src, 16);
+    __builtin_memcpy(h->src, mine, 16);
+    h->plen_be = net_htons(NA_LEN);
+    icmp[0] = ND6_NA;
+    icmp[2] = icmp[3] = 0;
+    icmp[4] = ND6_NA_SOLICITED | ND6_NA_OVERRIDE;
+    icmp[5] = icmp[6] = icmp[7] = 0;
+    /* target (icmp + 8) stays; then the target link-layer address option */
+    icmp[24] = ND6_OPT_TLLA;
+    icmp[25] = 1;
+    __builtin_memcpy(icmp + 26, dev->mac, ETH_ALEN);
+    uint32_t sum = csum_partial(h->src, 32, 0);
+    sum = csum_add(sum, net_htons(NA_LEN));
+    sum = csum_add(sum, net_htons(IP6_PROTO_ICMP6));
+    uint16_t c = csum_finish(csum_partial(icmp, NA_LEN, sum));
+    __builtin_memcpy(icmp + 2, &c, 2);
+    p->len = L4 + NA_LEN;
     if (netdev_tx_burst(dev, gc->queue, &p, 1) == 1)
         gc->arp_replies++;
     else
@@ -173,7 +217,7 @@ static void receive(struct gen_core *gc, struct netdev *dev, uint32_t trial)
         struct pkt *p = pkts[i];
         struct gen_stamp st;
         if (!gen_stamp_parse(p->data, p->len, &st)) {
-            if (!answer_arp(gc, dev, p)) {
+            if (!answer_arp(gc, dev, p) && !answer_ns(gc, dev, p)) {
                 gc->other++;
                 pkt_free(p);
             }
@@ -330,8 +374,12 @@ bool gen_metric(uint32_t idx, const char **name, uint64_t *value)
 
 /* ---- configuration ---- */
 
-static bool parse_ip4(const char *s, uint8_t out[16])
+/* An IPv4 or IPv6 address; *v6 says which. */
+static bool parse_ip(const char *s, uint8_t out[16], bool *v6)
 {
+    *v6 = strchr(s, ':') != NULL;
+    if (*v6)
+        return route6_parse_addr(s, strlen(s), out);
     uint32_t host;
     if (!route4_parse_addr(s, strlen(s), &host))
         return false;
@@ -351,14 +399,14 @@ static int stmt_gen(int argc, char **argv, char *err, size_t errlen)
         return -1;
     }
     struct gen_flow_spec f = {.flows = 256, .seed = 1};
-    bool mac = false, src = false, dst = false;
+    bool mac = false, src = false, dst = false, src6 = false, dst6 = false;
     for (int i = 4; i + 1 < argc; i += 2) {
         unsigned long v;
         if (strcmp(argv[i], "dst-mac") == 0 && config_parse_mac(argv[i + 1], f.dst_mac) == 0)
             mac = true;
-        else if (strcmp(argv[i], "src") == 0 && parse_ip4(argv[i + 1], f.src))
+        else if (strcmp(argv[i], "src") == 0 && parse_ip(argv[i + 1], f.src, &src6))
             src = true;
-        else if (strcmp(argv[i], "dst") == 0 && parse_ip4(argv[i + 1], f.dst))
+        else if (strcmp(argv[i], "dst") == 0 && parse_ip(argv[i + 1], f.dst, &dst6))
             dst = true;
         else if (strcmp(argv[i], "flows") == 0 && config_parse_u32(argv[i + 1], 65536, &v) == 0 && v)
             f.flows = (uint32_t)v;
@@ -367,10 +415,11 @@ static int stmt_gen(int argc, char **argv, char *err, size_t errlen)
             return -1;
         }
     }
-    if (!mac || !src || !dst || (argc - 4) % 2) {
-        fmt_snprintf(err, errlen, "gen: dst-mac, src and dst are needed");
+    if (!mac || !src || !dst || (argc - 4) % 2 || src6 != dst6) {
+        fmt_snprintf(err, errlen, "gen: dst-mac, src and dst (both IPv4 or both IPv6) are needed");
         return -1;
     }
+    f.ip6 = src6;
     struct netdev *tx, *rx;
     if (ports_claim_pair("gen", "the generator", argv[2], argv[3], &tx, &rx, err, errlen) != 0)
         return -1;

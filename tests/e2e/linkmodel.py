@@ -31,10 +31,13 @@ def _enter_netns(ns):
 
 
 def stamp(frame):
-    """(stream, seq) of a stamped IPv4 UDP frame, or None."""
-    if len(frame) < 14 + 20 + 8 + 16 or frame[12:14] != b"\x08\x00" or frame[23] != 17:
+    """(stream, seq) of a stamped IPv4 or IPv6 UDP frame, or None."""
+    if len(frame) >= 14 + 20 + 8 + 16 and frame[12:14] == b"\x08\x00" and frame[23] == 17:
+        off = 14 + (frame[14] & 15) * 4 + 8
+    elif len(frame) >= 14 + 40 + 8 + 16 and frame[12:14] == b"\x86\xdd" and frame[20] == 17:
+        off = 14 + 40 + 8
+    else:
         return None
-    off = 14 + (frame[14] & 15) * 4 + 8
     magic, stream, seq, _ = struct.unpack_from("<HHIQ", frame, off)
     return (stream, seq) if magic == MAGIC else None
 

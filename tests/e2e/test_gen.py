@@ -174,3 +174,34 @@ def test_rfc2544_finds_a_known_capacity(genlab, report):
     assert 75 - 2 * step <= b2b["frames"] <= 150, b2b
     report(f"rfc2544 through a 500 frames/s link (TCG, 1 Mbit/s line, 1 s trials): NDR {t['ndr_pps']}, "
            f"PDR {t['pdr_pps']} frames/s, back-to-back {b2b['frames']} frames, {r['trials']} trials")
+
+
+CONF6 = """hostname gen6
+gen ports eth0 eth1 dst-mac 52:54:00:68:79:01 src 2001:db8:18::2 dst 2001:db8:19::2 flows 16
+"""
+
+
+def test_gen_ipv6_and_neighbour_discovery(mkiso, request):
+    """IPv6 frames (82 bytes the smallest: the stamp after a 40-byte
+    header) counted back exactly, and a neighbour solicitation for the
+    generator's address answered with eth0's MAC."""
+    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["2001:db8:18::1/64"]), netlab.Peer()],
+                     iso=mkiso(CONF6))
+    try:
+        lab.start()
+        m = lab.machine
+        out = m.cmd("gen run size 64 rate 100 ms 500")
+        assert "frames of 64 bytes cannot be sent (82 to 1518)" in out, out
+        lm = link(lab)
+        try:
+            g = run_trial(m, "size 128 rate 500 ms 1000 drain-ms 1000")
+        finally:
+            lm.close()
+        assert g["sent"] == g["received"] == lm.seen and g["lost"] == 0 and g["sent"] >= 400, (g, vars(lm))
+        assert lm.sizes == {124: lm.seen}, lm.sizes
+        a = lab.peers[0]
+        a.run("ping -6 -c 1 -W 1 2001:db8:18::2", check=False)
+        neigh = a.run("ip -6 neigh show 2001:db8:18::2").stdout
+        assert "52:54:00:68:79:00" in neigh, neigh
+    finally:
+        lab.close()
