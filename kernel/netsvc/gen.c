@@ -313,22 +313,25 @@ int gen_trial_start(const struct gen_trial_spec *t, char *err, unsigned errlen)
 
 void gen_trial_result(struct gen_result *r)
 {
+    /* Read-only sums of every core's counts: the console and the http
+     * app (any core) may ask at once. */
     *r = (struct gen_result){0};
     lat_hist_clear(&r->lat);
-    static struct gen_rx_stream sum; /* core 0 only: the console and the runner */
     uint64_t first = UINT64_MAX, last = 0;
     for (unsigned s = 0; s < gen.lanes; s++) {
-        gen_rx_stream_clear(&sum);
-        for (unsigned c = 0; c < gen.lanes; c++)
-            gen_rx_merge(&sum, &gen.core[c]->rx[s]);
-        struct gen_core *tx = gen.core[s];
-        r->sent += tx->sent;
-        r->received += sum.rx;
-        r->dup += sum.dup;
-        r->reordered += sum.reordered;
-        r->too_late += sum.too_late;
-        r->lost += gen_rx_lost(tx->sent, &sum);
-        lat_hist_merge(&r->lat, &sum.lat);
+        uint64_t rx = 0, dup = 0;
+        for (unsigned c = 0; c < gen.lanes; c++) {
+            const struct gen_rx_stream *st = &gen.core[c]->rx[s];
+            rx += st->rx;
+            dup += st->dup;
+            r->reordered += st->reordered;
+            r->too_late += st->too_late;
+            lat_hist_merge(&r->lat, &st->lat);
+        }
+        r->sent += gen.core[s]->sent;
+        r->received += rx;
+        r->dup += dup;
+        r->lost += (int64_t)gen.core[s]->sent - (int64_t)(rx - dup);
     }
     for (unsigned c = 0; c < gen.lanes; c++) {
         struct gen_core *gc = gen.core[c];
