@@ -34,7 +34,7 @@ struct gen_stamp {
     uint16_t magic;
     uint16_t stream;
     uint32_t seq;
-    uint64_t ticks; /* the sender's clock: the TSC in the kernel */
+    uint64_t ticks; /* the sender's clock: ns since boot in the kernel (time_ns_at) */
 } __attribute__((packed));
 _Static_assert(sizeof(struct gen_stamp) == GEN_STAMP_LEN, "stamp size");
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* kernel/netsvc/gen.c: the traffic generator's service (gen.h).
  *
- * `gen ports TX RX dst-mac MAC src A.B.C.D dst A.B.C.D` claims both ports.
+ * `gen ports TX RX dst-mac MAC src ADDRESS dst ADDRESS` claims both ports.
  * Core c sends on TX's queue c and counts what arrives on queue c of
  * both ports, so no queue is shared and RSS spreads the returning flows;
  * its frames are stream c, numbered from 0 each trial. A trial:
