@@ -27,6 +27,24 @@ void rfc2544_search_start(struct rfc2544_search *s, uint64_t max, uint64_t step,
 
 uint64_t rfc2544_search_next(const struct rfc2544_search *s) { return s->trying; }
 
+/* Closes the bracket, or picks its middle to try next. */
+static void narrow(struct rfc2544_search *s)
+{
+    if (s->hi - s->lo <= s->step || s->lo == s->max) {
+        s->done = true;
+        return;
+    }
+    s->trying = s->lo + (s->hi - s->lo) / 2;
+}
+
+void rfc2544_search_floor(struct rfc2544_search *s, uint64_t lo)
+{
+    if (lo <= s->lo)
+        return;
+    s->lo = lo < s->max ? lo : s->max;
+    narrow(s);
+}
+
 void rfc2544_search_result(struct rfc2544_search *s, uint64_t sent, uint64_t received)
 {
     s->trials++;
@@ -36,11 +54,7 @@ void rfc2544_search_result(struct rfc2544_search *s, uint64_t sent, uint64_t rec
         s->lo = s->trying;
     else
         s->hi = s->trying;
-    if (s->hi - s->lo <= s->step || s->lo == s->max) {
-        s->done = true;
-        return;
-    }
-    s->trying = s->lo + (s->hi - s->lo) / 2;
+    narrow(s);
 }
 
 void rfc2544_loss_start(struct rfc2544_loss_curve *c) { *c = (struct rfc2544_loss_curve){.pct = 100}; }

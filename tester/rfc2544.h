@@ -38,6 +38,9 @@ struct rfc2544_search {
 /* A search over [0, max] to within step (at least 1), passing a trial
  * that lost at most tolerance_ppm. The first trial is max itself. */
 void rfc2544_search_start(struct rfc2544_search *s, uint64_t max, uint64_t step, uint32_t tolerance_ppm);
+/* Values up to lo are known to pass (a PDR search above the NDR): the
+ * search goes on above lo, or is done when nothing is left between. */
+void rfc2544_search_floor(struct rfc2544_search *s, uint64_t lo);
 /* The value to try next (s->trying); meaningless once done. */
 uint64_t rfc2544_search_next(const struct rfc2544_search *s);
 /* How the trial of s->trying went; sets done when the bracket is closed. */

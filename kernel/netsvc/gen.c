@@ -29,6 +29,7 @@
 #include "lib/fmt.h"
 #include "lib/muldiv.h"
 #include "net/core/core.h"
+#include "net/link/link.h"
 #include "net/route/route.h"
 #include "tester/gen_frame.h"
 
@@ -149,11 +150,7 @@ static bool answer_arp(struct gen_core *gc, struct netdev *dev, struct pkt *p)
         return false;
     __builtin_memcpy(e->dst, a->sha, ETH_ALEN);
     __builtin_memcpy(e->src, dev->mac, ETH_ALEN);
-    __builtin_memcpy(a->tha, a->sha, ETH_ALEN);
-    a->tpa_be = a->spa_be;
-    __builtin_memcpy(a->sha, dev->mac, ETH_ALEN);
-    a->spa_be = mine;
-    a->op_be = net_htons(ARP_OP_REPLY);
+    arp_make_reply(a, dev->mac, mine);
     if (netdev_tx_burst(dev, gc->queue, &p, 1) == 1)
         gc->arp_replies++;
     else

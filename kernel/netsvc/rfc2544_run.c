@@ -105,13 +105,12 @@ static void enter(enum phase ph)
         /* The NDR passed with no loss, so it passes any tolerance: the
          * search starts above it. */
         rfc2544_search_start(&run.search, r->line_pps, step, run.pdr_ppm);
-        run.search.lo = r->ndr_pps;
-        if (run.search.hi - run.search.lo <= run.search.step || r->ndr_pps == r->line_pps) {
-            r->pdr_pps = r->ndr_pps;
+        rfc2544_search_floor(&run.search, r->ndr_pps);
+        if (run.search.done) {
+            r->pdr_pps = rfc2544_search_answer(&run.search);
             enter(PH_LATENCY);
             return;
         }
-        run.search.trying = r->ndr_pps + (run.search.hi - r->ndr_pps) / 2;
         start_trial(rfc2544_search_next(&run.search), 0);
         return;
     case PH_LATENCY:

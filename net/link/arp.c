@@ -271,11 +271,7 @@ void arp_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64
         return;
     }
     /* Answer in place: the request becomes the reply. */
-    a->op_be = net_htons(ARP_OP_REPLY);
-    net_memcpy(a->tha, a->sha, ETH_ALEN);
-    a->tpa_be = a->spa_be;
-    net_memcpy(a->sha, ifc->dev->mac, ETH_ALEN);
-    a->spa_be = ifc->addr_be;
+    arp_make_reply(a, ifc->dev->mac, ifc->addr_be);
     p->len = ARP_LEN;
     p->flags = 0;
     s->ctr.arp_tx_reply++;
@@ -283,6 +279,15 @@ void arp_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64
     return;
 drop:
     pkt_free(p);
+}
+
+void arp_make_reply(struct arp_hdr *a, const uint8_t mac[6], uint32_t ip_be)
+{
+    a->op_be = net_htons(ARP_OP_REPLY);
+    net_memcpy(a->tha, a->sha, ETH_ALEN);
+    a->tpa_be = a->spa_be;
+    net_memcpy(a->sha, mac, ETH_ALEN);
+    a->spa_be = ip_be;
 }
 
 void arp_learn_remote(struct net_stack *s, uint16_t port, uint32_t ip_be, const uint8_t *mac, uint64_t now_ns)

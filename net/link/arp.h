@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "core/pkt.h"
+#include "core/wire.h"
 
 #define ARP_SETS 64
 #define ARP_WAYS 4
@@ -83,6 +84,9 @@ void arp_learn_remote(struct net_stack *s, uint16_t port, uint32_t ip_be, const 
 
 /* Broadcast a gratuitous ARP request for the port's address (link up). */
 void arp_announce(struct net_stack *s, struct net_iface *ifc);
+/* A request turned into our reply in place (RFC 826): its sender becomes
+ * the target, mac and ip_be the sender. */
+void arp_make_reply(struct arp_hdr *a, const uint8_t mac[6], uint32_t ip_be);
 /* A static entry for ip_be on port (what waited on it is sent); -1 when
  * the port has no IPv4 interface or the entry's set holds only static and
  * incomplete entries. */

@@ -99,3 +99,24 @@ TEST(rfc2544_loss_curve_stops_after_two_clean_steps)
     }
     CHECK_EQ(n, 10);
 }
+
+TEST(rfc2544_search_above_a_known_floor)
+{
+    /* A PDR search above an NDR of 590,000 on a line of 1,000,000: every
+     * trial lies above the floor, and the answer never falls below it. */
+    struct rfc2544_search s;
+    rfc2544_search_start(&s, 1000000, 100, 5000);
+    rfc2544_search_floor(&s, 590000);
+    CHECK(!s.done);
+    while (!s.done) {
+        uint64_t r = rfc2544_search_next(&s);
+        CHECK(r > 590000);
+        rfc2544_search_result(&s, r, r < 600000 ? r : 600000);
+    }
+    CHECK(rfc2544_search_answer(&s) >= 590000 && rfc2544_search_answer(&s) <= 603015);
+    /* A floor at the line rate leaves nothing to search. */
+    rfc2544_search_start(&s, 1000, 10, 0);
+    rfc2544_search_floor(&s, 1000);
+    CHECK(s.done);
+    CHECK_EQ(rfc2544_search_answer(&s), 1000);
+}
