@@ -229,6 +229,11 @@ static void cmd_show_interfaces(const struct cli_args *a)
         kprintf("  tx %lu packets %lu bytes, full %lu, error %lu\n", t.tx_packets, t.tx_bytes, t.tx_full, t.tx_error);
         kprintf("  doorbells rx %lu tx %lu (%lu per 1000 tx packets), batches rx %lu tx %lu\n", t.rx_doorbells,
                 t.tx_doorbells, per_mille(t.tx_doorbells, t.tx_packets), t.rx_batches, t.tx_batches);
+        for (uint16_t q = 0; q < d->nqueues && d->nqueues > 1; q++) { /* how RSS spreads the flows */
+            const struct netdev_qstats *s = &d->stats[q];
+            kprintf("  queue %u: rx %lu tx %lu, no-buf %lu, miss %lu, error %lu, full %lu\n", q, s->rx_packets,
+                    s->tx_packets, s->rx_no_buf, s->rx_miss, s->rx_error, s->tx_full);
+        }
     }
     if (nports == 0)
         kprintf("no network ports found\n");

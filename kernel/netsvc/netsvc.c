@@ -71,7 +71,7 @@ static struct netsvc_core *core_setup(unsigned cpu)
     fwd_sync(&rc->fwd, &rc->stack);
     netsvc6_core_setup(rc);
     netsvc_neigh_share(rc);
-    netsvc_arp_static(rc);
+    netsvc_neigh_static(rc);
     app_start_all(&rc->stack, cpu);
     return rc;
 }

@@ -244,7 +244,7 @@ static void take_nd6(void *arg)
 
 static const char *nd6_state_name(uint8_t state)
 {
-    return state == ND6_INCOMPLETE ? "incomplete" : state == ND6_REACHABLE ? "reachable" : "stale";
+    return state == ND6_INCOMPLETE ? "incomplete" : state == ND6_REACHABLE ? "reachable" : state == ND6_STATIC ? "static" : "stale";
 }
 
 /* Every core's IPv6 neighbour caches (like show arp). */

@@ -80,9 +80,9 @@ void netsvc_tcp_core(struct netsvc_core *rc);
 /* ARP and neighbour discovery learned on rc's core go to the other cores'
  * caches (netsvc_neigh.c). */
 void netsvc_neigh_share(struct netsvc_core *rc);
-/* The `arp ADDR MAC` statement, and its entries put in a core's stack. */
+/* The `arp` and `neighbor` statements, and their entries put in a core's stack. */
 void netsvc_neigh_init(void);
-void netsvc_arp_static(struct netsvc_core *rc);
+void netsvc_neigh_static(struct netsvc_core *rc);
 
 /* IPv6 (netsvc_route6.c): configuration statements' IPv6 forms, each core's
  * addresses and route hook, `show route` for IPv6. */

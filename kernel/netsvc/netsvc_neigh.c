@@ -112,52 +112,111 @@ void netsvc_neigh_share(struct netsvc_core *rc)
     }
 }
 
-/* `arp A.B.C.D MAC`: static entries, as a router facing a traffic tester
- * is given (the tester's ports may not answer ARP). Each core's stack
- * gets them on the port whose subnet holds the address, at start. */
-#define ARP_STATIC_MAX 64
+/* `arp A.B.C.D MAC` and `neighbor ADDR6 MAC [ethN]`: static entries, as
+ * a router facing a traffic tester is given (the tester's ports may not
+ * answer ARP or solicitations). Each core's stack gets them on the port
+ * whose subnet holds the address (a link-local one names its port), at
+ * start. */
+#define NEIGH_STATIC_MAX 64
 static struct {
-    uint32_t ip_be;
+    uint8_t ip[16]; /* IPv4 in the first 4 bytes, network order */
     uint8_t mac[6];
-} arp_static[ARP_STATIC_MAX];
-static unsigned arp_statics;
+    bool v6;
+    int8_t port;    /* named, or -1: the port whose subnet holds ip */
+} neigh_static[NEIGH_STATIC_MAX];
+static unsigned neigh_statics;
+
+static int add_static(const uint8_t *ip, size_t iplen, const uint8_t *mac, int port, char *err, size_t errlen)
+{
+    if (neigh_statics == NEIGH_STATIC_MAX) {
+        fmt_snprintf(err, errlen, "at most %u static ARP and neighbour entries", NEIGH_STATIC_MAX);
+        return -1;
+    }
+    memcpy(neigh_static[neigh_statics].ip, ip, iplen);
+    memcpy(neigh_static[neigh_statics].mac, mac, 6);
+    neigh_static[neigh_statics].v6 = iplen == 16;
+    neigh_static[neigh_statics++].port = (int8_t)port;
+    return 0;
+}
 
 static int stmt_arp(int argc, char **argv, char *err, size_t errlen)
 {
-    uint32_t host;
+    uint32_t host, ip_be;
     uint8_t mac[6];
     if (argc != 3 || !route4_parse_addr(argv[1], strlen(argv[1]), &host) || config_parse_mac(argv[2], mac) != 0) {
         fmt_snprintf(err, errlen, "usage: arp A.B.C.D MAC");
         return -1;
     }
-    if (arp_statics == ARP_STATIC_MAX) {
-        fmt_snprintf(err, errlen, "arp: at most %u static entries", ARP_STATIC_MAX);
+    ip_be = net_htonl(host);
+    return add_static((const uint8_t *)&ip_be, 4, mac, -1, err, errlen);
+}
+
+static int stmt_neighbor(int argc, char **argv, char *err, size_t errlen)
+{
+    uint8_t ip[16], mac[6];
+    unsigned long port = 0;
+    bool ok = (argc == 3 || argc == 4) && route6_parse_addr(argv[1], strlen(argv[1]), ip) && ip[0] != 0xff &&
+              config_parse_mac(argv[2], mac) == 0 && !(mac[0] & 1);
+    bool link_local = ok && ip[0] == 0xfe && (ip[1] & 0xc0) == 0x80;
+    if (ok && argc == 4)
+        ok = strncmp(argv[3], "eth", 3) == 0 && config_parse_u32(argv[3] + 3, NET_MAX_PORTS - 1, &port) == 0;
+    if (!ok || (link_local && argc != 4)) {
+        fmt_snprintf(err, errlen, "usage: neighbor ADDR6 MAC [ethN] (unicast; a link-local address names its port)");
         return -1;
     }
-    arp_static[arp_statics].ip_be = net_htonl(host);
-    memcpy(arp_static[arp_statics++].mac, mac, 6);
-    return 0;
+    return add_static(ip, 16, mac, argc == 4 ? (int)port : -1, err, errlen);
 }
 
-void netsvc_arp_static(struct netsvc_core *rc)
+/* The port whose subnet holds entry i's address, or -1. */
+static int static_port(unsigned i)
 {
-    for (unsigned i = 0; i < arp_statics; i++) {
-        int port = -1;
-        for (int p = 0; p < NET_MAX_PORTS && port < 0; p++) {
-            uint8_t len = netsvc.addr[p].prefix_len;
+    if (neigh_static[i].port >= 0)
+        return neigh_static[i].port;
+    for (int p = 0; p < NET_MAX_PORTS; p++) {
+        uint8_t a[16], len;
+        if (!neigh_static[i].v6) {
+            uint32_t ip_be;
+            memcpy(&ip_be, neigh_static[i].ip, 4);
+            len = netsvc.addr[p].prefix_len;
             uint32_t mask = len ? net_htonl(~0u << (32 - len)) : 0;
-            if (netsvc.addr[p].addr_be && ((arp_static[i].ip_be ^ netsvc.addr[p].addr_be) & mask) == 0)
-                port = p;
+            if (netsvc.addr[p].addr_be && ((ip_be ^ netsvc.addr[p].addr_be) & mask) == 0)
+                return p;
+        } else if (netsvc6_port_addr(p, a, &len)) {
+            bool in = true;
+            for (unsigned b = 0; b < len && in; b++)
+                in = ((a[b / 8] ^ neigh_static[i].ip[b / 8]) >> (7 - b % 8) & 1) == 0;
+            if (in)
+                return p;
         }
-        if (port >= 0 && rc->stack.iface[port].dev && arp_add_static(&rc->stack, (uint16_t)port, arp_static[i].ip_be,
-                                                                      arp_static[i].mac) == 0)
+    }
+    return -1;
+}
+
+void netsvc_neigh_static(struct netsvc_core *rc)
+{
+    for (unsigned i = 0; i < neigh_statics; i++) {
+        int port = static_port(i);
+        uint32_t ip_be;
+        memcpy(&ip_be, neigh_static[i].ip, 4);
+        if (port >= 0 && rc->stack.iface[port].dev &&
+            (neigh_static[i].v6 ? nd6_add_static(&rc->stack, (uint16_t)port, neigh_static[i].ip, neigh_static[i].mac,
+                                                 time_now_ns())
+                                : arp_add_static(&rc->stack, (uint16_t)port, ip_be, neigh_static[i].mac)) == 0)
             continue;
         if (rc->cpu == 0) {
-            char ip[16];
-            fmt_ip(ip, sizeof ip, arp_static[i].ip_be);
-            kprintf("router: arp %s: %s\n", ip, port < 0 ? "no port's subnet holds it" : "its ARP set is full");
+            char ip[48];
+            if (neigh_static[i].v6)
+                fmt_ip6(ip, sizeof ip, neigh_static[i].ip);
+            else
+                fmt_ip(ip, sizeof ip, ip_be);
+            kprintf("router: %s %s: %s\n", neigh_static[i].v6 ? "neighbor" : "arp", ip,
+                    port < 0 ? "no port's subnet holds it" : "no room in its cache set");
         }
     }
 }
 
-void netsvc_neigh_init(void) { config_register("arp", stmt_arp); }
+void netsvc_neigh_init(void)
+{
+    config_register("arp", stmt_arp);
+    config_register("neighbor", stmt_neighbor);
+}

@@ -166,8 +166,12 @@ static void resolved(struct net_stack *s, struct net_iface *ifc, struct nd6_entr
     e->state = state;
     e->tries = 0;
     e->probe_ns = now_ns;
-    expire_at(ifc, e, now_ns + (state == ND6_REACHABLE ? ND6_REACHABLE_NS : ND6_STALE_NS));
-    net_timer_at(s, e->expire_ns);
+    if (state == ND6_STATIC)
+        e->expire_ns = UINT64_MAX;
+    else {
+        expire_at(ifc, e, now_ns + (state == ND6_REACHABLE ? ND6_REACHABLE_NS : ND6_STALE_NS));
+        net_timer_at(s, e->expire_ns);
+    }
     s->arp_queued -= e->q.len;
     s->ctr.ip6_tx += eth_output_list(s, ifc, e->mac, ETH_TYPE_IP6, pkt_queue_take(&e->q));
 }
@@ -313,7 +317,8 @@ void nd6_input(struct net_stack *s, struct net_iface *ifc, const uint8_t src[16]
             struct nd6_entry *e = find(ifc, src);
             if (e == NULL && (e = make(s, ifc, src, false)) == NULL)
                 s->ctr.nd6_cache_full++;
-            if (e && (e->state == ND6_INCOMPLETE || e->state == ND6_FREE || net_memcmp(e->mac, mac, 6) != 0))
+            if (e && e->state != ND6_STATIC &&
+                (e->state == ND6_INCOMPLETE || e->state == ND6_FREE || net_memcmp(e->mac, mac, 6) != 0))
                 resolved(s, ifc, e, mac, ND6_STALE, now_ns);
             seen(s, ifc, src, mac);
         }
@@ -334,8 +339,8 @@ void nd6_input(struct net_stack *s, struct net_iface *ifc, const uint8_t src[16]
     if (lla) /* another core may be the one that asked */
         seen(s, ifc, target, mac);
     struct nd6_entry *e = find(ifc, target);
-    if (e == NULL)
-        return; /* 7.2.5: news about a stranger makes no entry */
+    if (e == NULL || e->state == ND6_STATIC)
+        return; /* 7.2.5: news about a stranger makes no entry; a configured one stays */
     bool solicited = icmp[4] & ND6_NA_SOLICITED, changed = lla && net_memcmp(e->mac, mac, ETH_ALEN) != 0;
     if (e->state == ND6_INCOMPLETE) {
         if (lla)
@@ -362,10 +367,22 @@ void nd6_learn_remote(struct net_stack *s, uint16_t port, const uint8_t ip[16], 
 {
     struct net_iface *ifc = net_iface_get(s, port);
     struct nd6_entry *e = ifc ? find(ifc, ip) : NULL;
-    if (e == NULL || eth_is_mcast(mac))
+    if (e == NULL || e->state == ND6_STATIC || eth_is_mcast(mac))
         return;
     s->ctr.nd6_learned_remote++;
     resolved(s, ifc, e, mac, ND6_REACHABLE, now_ns);
+}
+
+int nd6_add_static(struct net_stack *s, uint16_t port, const uint8_t ip[16], const uint8_t mac[6], uint64_t now_ns)
+{
+    struct net_iface *ifc = net_iface_get(s, port);
+    if (ifc == NULL || ip6_is_mcast(ip) || eth_is_mcast(mac))
+        return -1;
+    struct nd6_entry *e = find(ifc, ip);
+    if (e == NULL && (e = make(s, ifc, ip, false)) == NULL)
+        return -1;
+    resolved(s, ifc, e, mac, ND6_STATIC, now_ns);
+    return 0;
 }
 
 /* No answer (or a stale entry unused for long): forget it; each packet

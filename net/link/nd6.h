@@ -14,7 +14,9 @@
  * made by our own resolutions and by solicitations for our addresses that
  * carry the sender's link-layer address (7.2.3); an advertisement only updates an entry that
  * exists (7.2.5). Router advertisements, redirects and duplicate address
- * detection are not done: addresses are configured. */
+ * detection are not done: addresses are configured. A STATIC entry
+ * (nd6_add_static: a traffic tester's port, configured) is never probed,
+ * aged, evicted nor changed by what the wire says. */
 #ifndef NET_ND6_H
 #define NET_ND6_H
 
@@ -31,7 +33,7 @@
 #define ND6_STALE_NS 60000000000ull /* a stale entry is forgotten after this */
 #define ND6_DELAY_NS 5000000000ull  /* stale this long before use probes it (DELAY_FIRST_PROBE_TIME) */
 
-enum nd6_state { ND6_FREE, ND6_INCOMPLETE, ND6_REACHABLE, ND6_STALE };
+enum nd6_state { ND6_FREE, ND6_INCOMPLETE, ND6_REACHABLE, ND6_STALE, ND6_STATIC };
 
 struct nd6_entry {
     uint8_t ip[16];
@@ -75,6 +77,11 @@ void nd6_input(struct net_stack *s, struct net_iface *ifc, const uint8_t src[16]
  * incomplete one resolves and sends its queue), makes none. */
 void nd6_learn_remote(struct net_stack *s, uint16_t port, const uint8_t ip[16], const uint8_t mac[6],
                       uint64_t now_ns);
+
+/* A static entry for ip on port (made, or an existing one turned
+ * static): what waited on it is sent. -1 when the port has no interface
+ * or ip's set holds no free, stale or reachable way. */
+int nd6_add_static(struct net_stack *s, uint16_t port, const uint8_t ip[16], const uint8_t mac[6], uint64_t now_ns);
 
 /* An ICMPv6 message of len bytes at body (its checksum made here), from
  * src to dst with hop limit 255, framed to mac: neighbour discovery's

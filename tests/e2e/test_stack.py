@@ -136,40 +136,55 @@ def test_udp_echo_ipv6(host):
 
 
 
-def test_static_arp(mkiso, request):
-    """`arp ADDR MAC` (a router facing a tester that answers no ARP): the
-    entry is there as configured on every core, traffic to the address
-    leaves to that MAC with no request for it, and an address in no
-    port's subnet is named at boot."""
-    conf = ("hostname s1\ninterface eth0 address 10.5.0.1/24\narp 10.5.0.9 02:00:00:00:05:09\n"
-            "arp 192.0.2.9 02:00:00:00:05:10\n")
-    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.5.0.2/24"])], iso=mkiso(conf), smp=2, queues=2)
+def test_static_neighbours(mkiso, request):
+    """`arp ADDR MAC` and `neighbor ADDR6 MAC [ethN]` (a router facing a
+    tester that answers no ARP nor solicitation): the entries are there as
+    configured on every core, traffic to the address leaves to that MAC
+    with no request for it, and an address in no port's subnet is named at
+    boot."""
+    conf = ("hostname s1\ninterface eth0 address 10.5.0.1/24\ninterface eth0 address 2001:db8:5::1/64\n"
+            "arp 10.5.0.9 02:00:00:00:05:09\narp 192.0.2.9 02:00:00:00:05:10\n"
+            "neighbor 2001:db8:5::9 02:00:00:00:05:09\nneighbor fe80::9 02:00:00:00:05:11 eth0\n"
+            "neighbor 2001:db8:77::9 02:00:00:00:05:12\n")
+    lab = netlab.Lab(request.node.name, [netlab.Peer(addrs=["10.5.0.2/24", "2001:db8:5::2/64"])], iso=mkiso(conf),
+                     smp=2, queues=2)
     try:
         lab.start()
         peer, m = lab.peers[0], lab.machine
         assert "router: arp 192.0.2.9: no port's subnet holds it" in m.log, m.tail()
+        assert "router: neighbor 2001:db8:77::9: no port's subnet holds it" in m.log, m.tail()
         entries = m.json("show arp json")["entries"]
         statics = [(e["core"], e["mac"], e["state"]) for e in entries if e["address"] == "10.5.0.9"]
         assert statics == [(0, "02:00:00:00:05:09", "static"), (1, "02:00:00:00:05:09", "static")], entries
-        # The peer takes 10.5.0.9 (with another MAC) and pings from it:
-        # hayate answers to the configured MAC, so the echo replies never
-        # reach the peer, and it asks nothing about the address.
+        entries6 = m.json("show neighbors json")["entries"]
+        statics6 = sorted((e["address"], e["core"], e["mac"], e["state"]) for e in entries6 if e["state"] == "static")
+        assert statics6 == [(a, c, mac, "static") for a, mac in (("2001:db8:5::9", "02:00:00:00:05:09"),
+                                                                  ("fe80::9", "02:00:00:00:05:11")) for c in (0, 1)], \
+            entries6
+        # The peer takes the addresses (with another MAC) and pings from
+        # them: hayate answers to the configured MAC, so the echo replies
+        # never reach the peer, and it asks nothing about the addresses.
         peer.ip(f"addr add 10.5.0.9/24 dev {peer.tap}")
-        cap = peer.popen(f"tcpdump -l -ni {peer.tap} -e arp or icmp", stdout=subprocess.PIPE,
+        peer.ip(f"addr add 2001:db8:5::9/64 dev {peer.tap} nodad")
+        cap = peer.popen(f"tcpdump -l -ni {peer.tap} -e arp or icmp or icmp6", stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, text=True)
         try:
             time.sleep(1)  # tcpdump listening
             r = peer.run("ping -c 2 -W 1 -I 10.5.0.9 10.5.0.1", check=False, timeout=10)
+            r6 = peer.run("ping -6 -c 2 -W 1 -I 2001:db8:5::9 2001:db8:5::1", check=False, timeout=10)
             time.sleep(0.5)
         finally:
             cap.terminate()
         out = cap.communicate(timeout=10)[0]
-        assert r.returncode != 0, r.stdout
+        assert r.returncode != 0 and r6.returncode != 0, (r.stdout, r6.stdout)
         assert re.search(r"> 02:00:00:00:05:09, .*10\.5\.0\.1 > 10\.5\.0\.9: ICMP echo reply", out), out
-        assert "who-has 10.5.0.9" not in out, out
+        assert re.search(r"> 02:00:00:00:05:09, .*2001:db8:5::1 > 2001:db8:5::9: ICMP6, echo reply", out), out
+        assert "who-has 10.5.0.9" not in out and "who has 2001:db8:5::9" not in out, out
         ifs = {i["name"]: i for i in m.json("show interfaces json")["interfaces"]}
-        assert ifs["eth0"]["counters"]["tx-packets"] >= 2, ifs["eth0"]
+        assert ifs["eth0"]["counters"]["tx-packets"] >= 4, ifs["eth0"]
         entries = m.json("show arp json")["entries"]
         assert [e["mac"] for e in entries if e["address"] == "10.5.0.9"] == ["02:00:00:00:05:09"] * 2, entries
+        entries6 = m.json("show neighbors json")["entries"]
+        assert [e["mac"] for e in entries6 if e["address"] == "2001:db8:5::9"] == ["02:00:00:00:05:09"] * 2, entries6
     finally:
         lab.close()

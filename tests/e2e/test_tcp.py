@@ -5,6 +5,7 @@ curls at once all succeed, keep-alive and /metrics, nc is echoed by
 tcp-echo. Every test runs on virtio-net and on the 82599 model
 (nic_models)."""
 import os
+import re
 import subprocess
 import sys
 
@@ -133,6 +134,8 @@ def test_connections_on_every_core_with_rss(mkiso, request, model):
         nc.wait(timeout=20)
         per_queue = [q["rx-packets"] for q in m.json("show interfaces json")["interfaces"][0]["per-queue"]]
         assert min(per_queue) > 0, per_queue
+        text = [int(n) for n in re.findall(r"^  queue \d: rx (\d+) ", m.cmd("show interfaces"), re.M)]
+        assert len(text) == 2 and all(t >= p for t, p in zip(text, per_queue)), text  # the text view too
         c = counters(m)
         assert c["tcp-accepted"] >= 41 and c["arp-learned-remote"] > 0, c
         print(f"rss: RX per queue {per_queue}, arp-learned-remote {c['arp-learned-remote']}")

@@ -332,6 +332,41 @@ TEST(ip6_na_shared_and_confirms)
     fake_net_free(&fn);
 }
 
+/* A static entry (`neighbor ADDR6 MAC`, a tester's port): what waited is
+ * sent to it, and no advertisement, time nor probe changes it. */
+TEST(ip6_static_neighbour_stays)
+{
+    struct fake_net fn;
+    setup(&fn);
+    resolve_peer0(&fn);
+    fake_net_all_free(&fn);
+    uint8_t f[1600];
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, FAR, 64, 10)); /* waits on PEER1 */
+    fake_net_all_free(&fn);
+    CHECK_EQ(nd6_add_static(fn.s, 1, PEER1, peer1_mac, fn.now_ns), 0);
+    net_flush(fn.s);
+    CHECK_EQ(fn.nd[1].nsent, 1); /* what waited, to the configured MAC */
+    CHECK(fn.nd[1].nsent == 1 && memcmp(fn.nd[1].sent[0]->data, peer1_mac, 6) == 0);
+    fake_net_all_free(&fn);
+    CHECK_EQ(state_of(&fn, 1, PEER1), ND6_STATIC);
+    static const uint8_t other[6] = {0x02, 0, 0, 0, 0, 0xcc};
+    fake_net_input(&fn, 1, f, na(f, fake_mac1, other, PEER1, A1, PEER1, ND6_NA_SOLICITED | ND6_NA_OVERRIDE));
+    nd6_learn_remote(fn.s, 1, PEER1, other, fn.now_ns);
+    fn.now_ns += 10 * ND6_STALE_NS;
+    net_poll(fn.s, fn.now_ns);
+    fake_net_all_free(&fn);
+    fake_net_input(&fn, 0, f, echo(f, fake_mac0, PEER0, FAR, 64, 10));
+    CHECK_EQ(fn.nd[1].nsent, 1); /* straight out: no probe, the same MAC */
+    CHECK(fn.nd[1].nsent == 1 && memcmp(fn.nd[1].sent[0]->data, peer1_mac, 6) == 0);
+    CHECK_EQ(state_of(&fn, 1, PEER1), ND6_STATIC);
+    CHECK_EQ(fn.s->ctr.nd6_tx_ns, 1); /* the first packet's solicitation only */
+    CHECK_EQ(nd6_add_static(fn.s, 7, PEER1, peer1_mac, fn.now_ns), -1); /* no such interface */
+    fake_net_all_free(&fn);
+    nd6_release(fn.s, &fn.s->iface[1]);
+    CHECK(fake_net_all_free(&fn));
+    fake_net_free(&fn);
+}
+
 /* Packets to many addresses of a /64 (a scan) cannot push a reachable
  * neighbour out of the cache (RFC 6583): resolutions take at most all
  * but one way of a set and never a reachable entry. */
