@@ -68,3 +68,13 @@ void rfc2544_loss_result(struct rfc2544_loss_curve *c, uint64_t sent, uint64_t r
     }
     c->pct -= 10;
 }
+
+void rfc2544_tally_add(struct rfc2544_tally *t, uint64_t v)
+{
+    t->min = t->n == 0 || v < t->min ? v : t->min;
+    t->max = t->n == 0 || v > t->max ? v : t->max;
+    t->sum += v;
+    t->n++;
+}
+
+uint64_t rfc2544_tally_mean(const struct rfc2544_tally *t) { return t->n ? (t->sum + t->n / 2) / t->n : 0; }

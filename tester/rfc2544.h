@@ -10,7 +10,8 @@
  * - back-to-back (26.4): the same search over the length of a burst sent
  *   at line rate, for the longest with no loss;
  * - frame loss rate (26.3): from 100% of line rate down in 10% steps
- *   until two steps in a row lose nothing.
+ *   until two steps in a row lose nothing;
+ * - repetitions: each figure the mean of the runs that measured it.
  * Rates are frames a second; a frame's time on the wire is its size plus
  * 20 bytes of preamble and inter-frame gap (IEEE 802.3). */
 #ifndef TESTER_RFC2544_H
@@ -57,5 +58,16 @@ struct rfc2544_loss_curve {
 void rfc2544_loss_start(struct rfc2544_loss_curve *c);
 /* The step's result; done after two clean steps in a row or after 10%. */
 void rfc2544_loss_result(struct rfc2544_loss_curve *c, uint64_t sent, uint64_t received);
+
+/* A figure over repetitions of a test (26.2 and 26.4 ask for the mean
+ * of 20 and of 50): count, sum, least and most. */
+struct rfc2544_tally {
+    uint32_t n;
+    uint64_t sum, min, max;
+};
+
+void rfc2544_tally_add(struct rfc2544_tally *t, uint64_t v);
+/* The mean, rounded to nearest; 0 when empty. */
+uint64_t rfc2544_tally_mean(const struct rfc2544_tally *t);
 
 #endif

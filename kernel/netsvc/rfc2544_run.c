@@ -6,8 +6,9 @@
  * RFC 9004), latency at 10, 50, 90 and 100% of the NDR (26.2, from every
  * frame's stamp rather than one tagged frame a trial), the frame-loss
  * curve (26.3) and back-to-back bursts (26.4). The decisions are
- * tester/rfc2544.c's; trial length, precision and the tolerance are the
- * command's, with the RFC's 60 s trials as the default. */
+ * tester/rfc2544.c's; trial length, precision, the tolerance and how many
+ * times each size's tests repeat (each figure then the mean, as 26.2 and
+ * 26.4 ask) are the command's, with the RFC's 60 s trials as the default. */
 #include "gen.h"
 
 #include "kernel/console/cli.h"
@@ -32,12 +33,12 @@ static const char *const phase_names[] = {"idle", "throughput", "throughput-pdr"
                                           "back-to-back", "done"};
 
 struct lat_result {
-    uint32_t pct;
     uint64_t samples;
     uint64_t min, p50, p90, p99, p999, max;
     bool run;
 };
 
+/* One repetition of a size's tests. */
 struct size_result {
     uint16_t size; /* 0: IMIX */
     uint64_t line_pps, ndr_pps, pdr_pps, b2b_frames;
@@ -49,20 +50,33 @@ struct size_result {
     uint32_t nloss;
 };
 
+/* A size's figures over its repetitions. */
+#define LAT_FIGURES 6 /* min, P50, P90, P99, P99.9, max */
+struct size_total {
+    uint16_t size;
+    uint64_t line_pps;
+    bool tester_limited;
+    struct rfc2544_tally ndr, pdr, b2b;
+    struct rfc2544_tally lat[LAT_LOADS][LAT_FIGURES]; /* the repetitions that measured some */
+    bool lat_run[LAT_LOADS];
+    struct rfc2544_tally loss[LOSS_STEPS];            /* at 100, 90, ... 10% */
+};
+
 static struct {
     /* The command's settings. */
     uint16_t sizes[MAX_SIZES];
     unsigned nsizes;
     uint64_t trial_ns, drain_ns, line_bps, trial_rate;
-    uint32_t precision_ppm, pdr_ppm;
+    uint32_t precision_ppm, pdr_ppm, repeat;
     /* Where the run is. */
     enum phase phase;
-    unsigned size_i, lat_i;
+    unsigned size_i, lat_i, rep;
     bool trial_out;
     uint32_t trials;
     struct rfc2544_search search;
     struct rfc2544_loss_curve curve;
-    struct size_result res[MAX_SIZES];
+    struct size_result cur;          /* the size's repetition under way */
+    struct size_total res[MAX_SIZES]; /* the sizes done, and the one under way */
     char error[96];
 } run;
 
@@ -76,7 +90,7 @@ static uint64_t line_pps(uint16_t size)
 
 static void start_trial(uint64_t rate, uint64_t frames)
 {
-    struct size_result *r = &run.res[run.size_i];
+    struct size_result *r = &run.cur;
     struct gen_trial_spec t = {.size = r->size, .rate_pps = rate, .duration_ns = run.trial_ns,
                                .frames = frames, .drain_ns = run.drain_ns};
     if (frames) /* a burst at line rate: as long as it takes */
@@ -90,10 +104,28 @@ static void start_trial(uint64_t rate, uint64_t frames)
     run.trials++;
 }
 
-/* The next phase's first trial, or the next size's. */
+/* A repetition's figures into its size's. */
+static void fold(const struct size_result *r, struct size_total *t)
+{
+    t->tester_limited |= r->tester_limited;
+    rfc2544_tally_add(&t->ndr, r->ndr_pps);
+    rfc2544_tally_add(&t->pdr, r->pdr_pps);
+    rfc2544_tally_add(&t->b2b, r->b2b_frames);
+    for (unsigned k = 0; k < LAT_LOADS; k++) {
+        const struct lat_result *l = &r->lat[k];
+        const uint64_t v[LAT_FIGURES] = {l->min, l->p50, l->p90, l->p99, l->p999, l->max};
+        t->lat_run[k] |= l->run;
+        for (unsigned f = 0; l->samples && f < LAT_FIGURES; f++)
+            rfc2544_tally_add(&t->lat[k][f], v[f]);
+    }
+    for (unsigned k = 0; k < r->nloss; k++)
+        rfc2544_tally_add(&t->loss[(100u - r->loss[k].pct) / 10u], r->loss[k].loss_ppm);
+}
+
+/* The next phase's first trial, or the next repetition's, or the next size's. */
 static void enter(enum phase ph)
 {
-    struct size_result *r = &run.res[run.size_i];
+    struct size_result *r = &run.cur;
     run.phase = ph;
     uint64_t step = r->line_pps * run.precision_ppm / 1000000u;
     switch (ph) {
@@ -134,7 +166,13 @@ static void enter(enum phase ph)
         return;
     }
     case PH_DONE:
-        if (++run.size_i < run.nsizes) {
+        fold(r, &run.res[run.size_i]);
+        if (++run.rep == run.repeat) {
+            run.rep = 0;
+            run.size_i++;
+        }
+        if (run.size_i < run.nsizes) {
+            run.cur = (struct size_result){.size = run.res[run.size_i].size, .line_pps = run.res[run.size_i].line_pps};
             enter(PH_NDR);
             return;
         }
@@ -147,7 +185,7 @@ static void enter(enum phase ph)
 
 static void trial_done(const struct gen_result *g)
 {
-    struct size_result *r = &run.res[run.size_i];
+    struct size_result *r = &run.cur;
     uint64_t arrived = g->received - g->dup;
     /* A rate the generator did not reach was not offered: the trial
      * fails, whatever arrived (1% slack for the pacing's start and end). */
@@ -174,10 +212,10 @@ static void trial_done(const struct gen_result *g)
         return;
     case PH_LATENCY: {
         struct lat_result *l = &r->lat[run.lat_i];
-        *l = (struct lat_result){.pct = lat_loads[run.lat_i], .run = true, .samples = g->lat.count, .min = g->lat.count ? g->lat.min_ns : 0,
-                          .p50 = lat_hist_percentile(&g->lat, 500), .p90 = lat_hist_percentile(&g->lat, 900),
-                          .p99 = lat_hist_percentile(&g->lat, 990), .p999 = lat_hist_percentile(&g->lat, 999),
-                          .max = g->lat.max_ns};
+        *l = (struct lat_result){.run = true, .samples = g->lat.count, .min = g->lat.count ? g->lat.min_ns : 0,
+                                 .p50 = lat_hist_percentile(&g->lat, 500), .p90 = lat_hist_percentile(&g->lat, 900),
+                                 .p99 = lat_hist_percentile(&g->lat, 990), .p999 = lat_hist_percentile(&g->lat, 999),
+                                 .max = g->lat.max_ns};
         if (++run.lat_i < LAT_LOADS) {
             start_trial(r->ndr_pps * lat_loads[run.lat_i] / 100u, 0);
             return;
@@ -266,6 +304,7 @@ static void cmd_rfc2544_run(const struct cli_args *a)
     run.line_bps = 10000000000ull;
     run.precision_ppm = 10000;
     run.pdr_ppm = 5000;
+    run.repeat = 1;
     for (int i = 0; i + 1 < a->argc; i += 2) {
         char *k = a->argv[i], *v = a->argv[i + 1];
         unsigned long n = 0;
@@ -282,6 +321,8 @@ static void cmd_rfc2544_run(const struct cli_args *a)
             ok = parse_pct_ppm(v, &run.precision_ppm) && run.precision_ppm;
         else if (strcmp(k, "pdr-pct") == 0)
             ok = parse_pct_ppm(v, &run.pdr_ppm);
+        else if (strcmp(k, "repeat") == 0)
+            ok = config_parse_u32(v, 1000, &n) == 0 && n && (run.repeat = (uint32_t)n, true);
         else
             ok = false;
         if (!ok) {
@@ -292,7 +333,7 @@ static void cmd_rfc2544_run(const struct cli_args *a)
     }
     if (a->argc % 2) {
         kprintf("usage: rfc2544 run [sizes N,N,imix] [trial-ms N] [drain-ms N] [line-mbps N] [precision-pct P] "
-                "[pdr-pct P]\n");
+                "[pdr-pct P] [repeat N]\n");
         return;
     }
     if (!gen_configured()) {
@@ -305,8 +346,10 @@ static void cmd_rfc2544_run(const struct cli_args *a)
         run.res[i].line_pps = line_pps(run.sizes[i]);
     }
     run.size_i = 0;
+    run.rep = 0;
     run.trials = 0;
     run.error[0] = 0;
+    run.cur = (struct size_result){.size = run.sizes[0], .line_pps = run.res[0].line_pps};
     enter(PH_NDR);
 }
 
@@ -327,16 +370,20 @@ void rfc2544_json(struct json *j)
     json_u64(j, "trials", run.trials);
     json_fixed(j, "trial_s", run.trial_ns / MS, 3);
     json_u64(j, "line_mbps", run.line_bps / 1000000u);
+    json_u64(j, "repetitions", run.repeat);
     json_arr_begin(j, "throughput");
     for (unsigned i = 0; i < done; i++) {
-        struct size_result *r = &run.res[i];
+        const struct size_total *r = &run.res[i];
         uint64_t bits = r->size ? (uint64_t)r->size * 8u : GEN_IMIX_MEAN_X12 * 8u / GEN_IMIX_PERIOD;
+        uint64_t ndr = rfc2544_tally_mean(&r->ndr);
         json_obj_begin(j, 0);
         json_size(j, r->size);
         json_u64(j, "line_pps", r->line_pps);
-        json_u64(j, "ndr_pps", r->ndr_pps);
-        json_fixed(j, "ndr_mbps", r->ndr_pps * bits / 1000u, 3); /* frame bits, FCS included */
-        json_u64(j, "pdr_pps", r->pdr_pps);
+        json_u64(j, "ndr_pps", ndr);
+        json_u64(j, "ndr_pps_min", r->ndr.min);
+        json_u64(j, "ndr_pps_max", r->ndr.max);
+        json_fixed(j, "ndr_mbps", ndr * bits / 1000u, 3); /* frame bits, FCS included */
+        json_u64(j, "pdr_pps", rfc2544_tally_mean(&r->pdr));
         json_bool(j, "tester_limited", r->tester_limited);
         json_obj_end(j);
     }
@@ -344,30 +391,31 @@ void rfc2544_json(struct json *j)
     json_arr_begin(j, "latency");
     for (unsigned i = 0; i < done; i++)
         for (unsigned k = 0; k < LAT_LOADS; k++) {
-            const struct lat_result *l = &run.res[i].lat[k];
-            if (!l->run)
+            const struct size_total *r = &run.res[i];
+            if (!r->lat_run[k])
                 continue;
             json_obj_begin(j, 0);
-            json_size(j, run.res[i].size);
-            json_u64(j, "load_pct", l->pct);
+            json_size(j, r->size);
+            json_u64(j, "load_pct", lat_loads[k]);
             /* Nothing came back at that load: nothing measured, not 0 ns. */
-            const char *keys[] = {"min_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns"};
-            const uint64_t vals[] = {l->min, l->p50, l->p90, l->p99, l->p999, l->max};
-            for (int v = 0; v < 6; v++)
-                if (l->samples)
-                    json_u64(j, keys[v], vals[v]);
+            static const char *const keys[LAT_FIGURES] = {"min_ns", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns"};
+            for (int f = 0; f < LAT_FIGURES; f++)
+                if (r->lat[k][f].n)
+                    json_u64(j, keys[f], rfc2544_tally_mean(&r->lat[k][f]));
                 else
-                    json_null(j, keys[v]);
+                    json_null(j, keys[f]);
             json_obj_end(j);
         }
     json_arr_end(j);
     json_arr_begin(j, "frame_loss");
     for (unsigned i = 0; i < done; i++)
-        for (unsigned k = 0; k < run.res[i].nloss; k++) {
+        for (unsigned k = 0; k < LOSS_STEPS; k++) {
+            if (!run.res[i].loss[k].n)
+                continue;
             json_obj_begin(j, 0);
             json_size(j, run.res[i].size);
-            json_u64(j, "offered_pct", run.res[i].loss[k].pct);
-            json_fixed(j, "loss_pct", run.res[i].loss[k].loss_ppm, 4);
+            json_u64(j, "offered_pct", 100u - 10u * k);
+            json_fixed(j, "loss_pct", rfc2544_tally_mean(&run.res[i].loss[k]), 4);
             json_obj_end(j);
         }
     json_arr_end(j);
@@ -375,7 +423,9 @@ void rfc2544_json(struct json *j)
     for (unsigned i = 0; i < done; i++) {
         json_obj_begin(j, 0);
         json_size(j, run.res[i].size);
-        json_u64(j, "frames", run.res[i].b2b_frames);
+        json_u64(j, "frames", rfc2544_tally_mean(&run.res[i].b2b));
+        json_u64(j, "frames_min", run.res[i].b2b.min);
+        json_u64(j, "frames_max", run.res[i].b2b.max);
         json_obj_end(j);
     }
     json_arr_end(j);
@@ -395,16 +445,18 @@ static void cmd_show_rfc2544(const struct cli_args *a)
     kprintf("rfc2544: %s, %u trials%s%s\n", phase_names[run.phase], run.trials, run.error[0] ? ": " : "",
             run.error);
     for (unsigned i = 0; i < done; i++) {
-        struct size_result *r = &run.res[i];
-        kprintf("  size %u: NDR %lu frames/s, PDR %lu (line %lu), back-to-back %lu frames\n", r->size, r->ndr_pps,
-                r->pdr_pps, r->line_pps, r->b2b_frames);
+        const struct size_total *r = &run.res[i];
+        kprintf("  size %u: NDR %lu frames/s, PDR %lu (line %lu), back-to-back %lu frames%s\n", r->size,
+                rfc2544_tally_mean(&r->ndr), rfc2544_tally_mean(&r->pdr), r->line_pps, rfc2544_tally_mean(&r->b2b),
+                run.repeat > 1 ? " (means)" : "");
     }
 }
 
 void rfc2544_init(void)
 {
     cli_register("rfc2544 run",
-                 "rfc2544 run [sizes N,N,imix] [trial-ms N] [drain-ms N] [line-mbps N] [precision-pct P] [pdr-pct P]",
+                 "rfc2544 run [sizes N,N,imix] [trial-ms N] [drain-ms N] [line-mbps N] [precision-pct P] [pdr-pct P] "
+                 "[repeat N]",
                  "RFC 2544 throughput, latency, frame loss and back-to-back with the generator", cmd_rfc2544_run);
     cli_register("show rfc2544", "show rfc2544 [json]", "the RFC 2544 run's progress and results", cmd_show_rfc2544);
 }

@@ -176,6 +176,34 @@ def test_rfc2544_finds_a_known_capacity(genlab, report):
            f"PDR {t['pdr_pps']} frames/s, back-to-back {b2b['frames']} frames, {r['trials']} trials")
 
 
+def test_rfc2544_repetitions_are_averaged(genlab):
+    """`repeat 2`: each size's tests run twice and each figure is the mean
+    of the two, with the least and the most beside it; every repetition
+    found the link's capacity (500 frames a second and a 50-frame burst:
+    up to 666 a second over a 0.3 s trial)."""
+    m = genlab.machine
+    lm = link(genlab, capacity_pps=500, burst=50)
+    try:
+        out = m.cmd("rfc2544 run sizes 64 trial-ms 300 drain-ms 200 line-mbps 1 precision-pct 10 repeat 2")
+        assert "rfc2544" not in out, out
+        deadline = time.monotonic() + 240
+        while (r := m.json("show rfc2544 json"))["state"] != "done":
+            assert time.monotonic() < deadline, r
+            time.sleep(1)
+    finally:
+        lm.close()
+    assert r["error"] == "" and r["repetitions"] == 2, r
+    (t,) = r["throughput"]
+    step = 1488 * 10 // 100
+    assert 500 - 2 * step <= t["ndr_pps_min"] <= t["ndr_pps"] <= t["ndr_pps_max"] <= 666, t
+    assert t["ndr_pps"] in ((t["ndr_pps_min"] + t["ndr_pps_max"]) // 2, (t["ndr_pps_min"] + t["ndr_pps_max"] + 1) // 2)
+    (b2b,) = r["back_to_back"]
+    assert b2b["frames_min"] <= b2b["frames"] <= b2b["frames_max"], b2b
+    assert [l["load_pct"] for l in r["latency"]] == [10, 50, 90, 100], r["latency"]
+    losses = [(f["offered_pct"], f["loss_pct"]) for f in r["frame_loss"]]
+    assert losses[0][0] == 100 and losses[0][1] > 50 and losses[-1][1] == 0, losses
+
+
 CONF6 = """hostname gen6
 gen ports eth0 eth1 dst-mac 52:54:00:68:79:01 src 2001:db8:18::2 dst 2001:db8:19::2 flows 16
 """

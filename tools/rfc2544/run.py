@@ -44,7 +44,7 @@ def run_one(dut_cls, args, wires, out_dir):
         say(f"{dut.name}: DUT up in {time.monotonic() - t0:.1f}s")
         tester.start(dut.name)
         line = suite_command(args.sizes, args.trial_ms, args.line_mbps, args.precision_pct,
-                             args.pdr_pct, args.drain_ms)
+                             args.pdr_pct, args.drain_ms, args.repeat)
         say(f"{dut.name}: tester> {line}")
         res = tester.run_suite(line, timeout=args.timeout, progress=lambda m: say(f"{dut.name}: {m}"))
         say(f"{dut.name}: suite done in {time.monotonic() - t0:.1f}s")
@@ -91,6 +91,7 @@ def parse_args(argv):
     ap.add_argument("--precision-pct", type=float, default=1)
     ap.add_argument("--pdr-pct", type=float, default=0.5)
     ap.add_argument("--drain-ms", type=int, help="counting on after each trial (tester's default: 200)")
+    ap.add_argument("--repeat", type=int, default=1, help="each size's tests this many times, figures averaged")
     ap.add_argument("--tester-smp", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=1800, help="seconds for one DUT's suite")
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "rfc2544"))

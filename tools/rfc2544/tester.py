@@ -32,12 +32,12 @@ class TesterError(RuntimeError):
 
 
 def suite_command(sizes=SIZES, trial_ms=500, line_mbps=1000, precision_pct=1, pdr_pct=0.5,
-                  drain_ms=None):
+                  drain_ms=None, repeat=1):
     """The console line that starts the suite (drain-ms: the tester's
     default unless given)."""
     return (f"rfc2544 run sizes {','.join(str(s) for s in sizes)} trial-ms {trial_ms} "
             + (f"drain-ms {drain_ms} " if drain_ms is not None else "")
-            + f"line-mbps {line_mbps} precision-pct {precision_pct:g} pdr-pct {pdr_pct:g}")
+            + f"line-mbps {line_mbps} precision-pct {precision_pct:g} pdr-pct {pdr_pct:g} repeat {repeat}")
 
 
 class HayateTester:

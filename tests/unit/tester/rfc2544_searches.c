@@ -120,3 +120,17 @@ TEST(rfc2544_search_above_a_known_floor)
     CHECK(s.done);
     CHECK_EQ(rfc2544_search_answer(&s), 1000);
 }
+
+TEST(rfc2544_repetitions_tallied)
+{
+    struct rfc2544_tally t = {0};
+    CHECK_EQ(rfc2544_tally_mean(&t), 0);
+    rfc2544_tally_add(&t, 500);
+    CHECK(t.n == 1 && t.min == 500 && t.max == 500 && rfc2544_tally_mean(&t) == 500);
+    rfc2544_tally_add(&t, 470);
+    rfc2544_tally_add(&t, 531);
+    CHECK(t.n == 3 && t.min == 470 && t.max == 531);
+    CHECK_EQ(rfc2544_tally_mean(&t), 500); /* 1501 / 3, rounded */
+    rfc2544_tally_add(&t, 0); /* a repetition that passed nothing counts */
+    CHECK(t.min == 0 && rfc2544_tally_mean(&t) == 375);
+}
