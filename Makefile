@@ -29,7 +29,7 @@ ASM_SRCS     := $(sort $(wildcard boot/*.asm kernel/arch/x86_64/*.asm))
 # Kernel and driver files with no hardware in them, also built into the
 # host tests.
 KERNEL_PORTABLE := $(LIB_SRCS) kernel/console/config.c kernel/console/cli_parse.c kernel/platform/acpi_madt.c drivers/virtio/virtqueue.c \
-           drivers/virtio/virtqueue_packed.c drivers/pci/pci_window.c drivers/sff/sff8472.c
+           drivers/virtio/virtqueue_packed.c drivers/pci/pci_window.c drivers/sff/sff8472.c drivers/mlx5/mlx5_enc.c
 
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Wno-unused-parameter -Wvla
@@ -180,6 +180,11 @@ $(BUILD)/unit/tests: $(UNIT_OBJS) $(call host_deps,unit)
 unit: $(BUILD)/unit/tests
 	$(BUILD)/unit/tests
 
+# The mlx5 driver's command encoders, one command a run, as hex
+# (tests/e2e/test_mlx5_encodings.py compares them with a real card's trace).
+$(BUILD)/unit/mlx5-encode: $(call host_objs,unit,tools/mlx5/encode.c) $(call host_deps,unit)
+	$(CC) $(HOSTCFLAGS) -o $@ $(call host_objs,unit,tools/mlx5/encode.c) $(call host_libs,unit)
+
 # The TCP soak's hunt over a range of seeds (the fixed seeds are a unit
 # test): make soak SOAK=FROM:COUNT[:v] [SOAK_MIN_WRITE=N].
 SOAK ?= 1000:160
@@ -278,7 +283,7 @@ run: deps-build
 # The tests boot our QEMU build's device models too (make qemu: minutes
 # the first time, seconds after).
 test: deps-test
-	@$(MAKE) --no-print-directory all iso $(BUILD)/unit/tests qemu
+	@$(MAKE) --no-print-directory all iso $(BUILD)/unit/tests $(BUILD)/unit/mlx5-encode qemu
 	@$(PYTHON) tests/run_all.py
 
 bench: deps-build

@@ -8,6 +8,7 @@
 #include "drivers/intel/igbvf.h"
 #include "drivers/intel/ixgbe.h"
 #include "drivers/intel/ixgbevf.h"
+#include "drivers/mlx5/mlx5.h"
 #include "drivers/virtio/virtio_net.h"
 
 const struct nic_driver *const nic_drivers[] = {
@@ -16,5 +17,6 @@ const struct nic_driver *const nic_drivers[] = {
     &igbvf_driver,
     &ixgbe_driver,
     &ixgbevf_driver,
+    &mlx5_driver,
 };
 const int nic_driver_count = (int)(sizeof nic_drivers / sizeof nic_drivers[0]);

@@ -11,6 +11,7 @@
 #include "kernel/console/console.h"
 #include "kernel/lib.h"
 #include "kernel/mem/vm.h"
+#include "kernel/time.h"
 
 struct mcfg_alloc {
     uint64_t base;
@@ -264,6 +265,21 @@ void pci_enable(struct pci_dev *d)
 {
     uint16_t cmd = pci_read16(d, PCI_COMMAND);
     pci_write16(d, PCI_COMMAND, (uint16_t)(cmd | PCI_CMD_MEMORY | PCI_CMD_IO | PCI_CMD_BUS_MASTER | PCI_CMD_INTX_DISABLE));
+}
+
+bool pci_flr(struct pci_dev *d)
+{
+    uint8_t cap = pci_find_cap(d, 0x10, 0); /* PCI Express */
+    if (!cap || !(pci_read32(d, (uint16_t)(cap + 4)) & (1u << 28)))
+        return false;
+    uint32_t saved[16];
+    for (int i = 0; i < 16; i++)
+        saved[i] = pci_read32(d, (uint16_t)(4 * i));
+    pci_write16(d, (uint16_t)(cap + 8), (uint16_t)(pci_read16(d, (uint16_t)(cap + 8)) | 0x8000)); /* Initiate FLR */
+    time_delay_us(100000); /* 6.6.2: 100 ms before the function is touched again */
+    for (int i = 15; i >= 1; i--) /* the command register last */
+        pci_write32(d, (uint16_t)(4 * i), saved[i]);
+    return true;
 }
 
 void *pci_map_bar(struct pci_dev *d, int i)

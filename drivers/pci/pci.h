@@ -134,6 +134,10 @@ struct pci_dev *pci_add(const struct pci_dev *d);
 int pci_sriov_enable(struct pci_dev *pf, int nvfs, struct pci_dev **out);
 /* Memory decoding and bus mastering on, INTx off (hayate polls). */
 void pci_enable(struct pci_dev *d);
+/* Function-level reset (PCIe Base 6.6.2): the config header saved,
+ * Initiate FLR, 100 ms, the header restored. false when the function does
+ * not advertise FLR (Device Capabilities bit 28): nothing done. */
+bool pci_flr(struct pci_dev *d);
 /* Maps a memory BAR (uncached); returns its virtual address or NULL. */
 void *pci_map_bar(struct pci_dev *d, int bar);
 
