@@ -54,6 +54,11 @@ struct nic_driver {
 /* .cmds and .ncmds of an entry, from an array. */
 #define NIC_DRIVER_CMDS(array) .cmds = (array), .ncmds = (int)(sizeof(array) / sizeof((array)[0]))
 
+/* Symmetric Toeplitz key (0x6d5a repeated): both directions of a flow hash
+ * alike, so a forwarded flow and its replies meet on one core. Every
+ * driver with RSS programs it. */
+extern const uint8_t nic_rss_key[NETDEV_RSS_KEY_LEN];
+
 /* drivers/nic_drivers.c: every driver, in the order they are asked. */
 extern const struct nic_driver *const nic_drivers[];
 extern const int nic_driver_count;

@@ -400,20 +400,12 @@ bool igb_wait_reg(struct igb *g, uint32_t reg, uint32_t mask, uint32_t want, uin
     return (igb_rd32(g, reg) & mask) == want;
 }
 
-/* Symmetric Toeplitz key (0x6d5a repeated): both directions of a flow hash
- * alike, so a forwarded flow and its replies meet on one core. */
-static const uint8_t rss_key[NETDEV_RSS_KEY_LEN] = {
-    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-};
-
 void igb_rss_fill(struct igb *g, uint32_t rssrk0, uint32_t reta0)
 {
     struct netdev *dev = &g->dev;
-    memcpy(dev->rss_key, rss_key, NETDEV_RSS_KEY_LEN);
+    memcpy(dev->rss_key, nic_rss_key, NETDEV_RSS_KEY_LEN);
     for (uint32_t i = 0; i < NETDEV_RSS_KEY_LEN / 4; i++) {
-        const uint8_t *k = rss_key + 4 * i; /* key byte 0 in RSSRK0's low byte */
+        const uint8_t *k = nic_rss_key + 4 * i; /* key byte 0 in RSSRK0's low byte */
         igb_wr32(g, rssrk0 + 4 * i, (uint32_t)k[0] | (uint32_t)k[1] << 8 | (uint32_t)k[2] << 16 | (uint32_t)k[3] << 24);
     }
     for (uint32_t i = 0; i < NETDEV_RSS_RETA_LEN / 4; i++) {

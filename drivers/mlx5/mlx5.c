@@ -14,8 +14,9 @@
  *   domain and a transport domain; the NIC vport's MAC, MTU and minimal
  *   inline mode; the vport's state.
  *
- * The queues, RSS and the data path come next (issue 31); until then a
- * function brought up is reported on the console and left without a port. */
+ * Then the TIS, a queue pair a core (mlx5_rxtx.c) and the receive steering
+ * (mlx5_steer.c). The status poll serves the event queue, follows the
+ * vport's state and watches the firmware's health. */
 #include "drivers/mlx5/mlx5_dev.h"
 
 #include "kernel/console/console.h"
@@ -91,6 +92,8 @@ static bool give_pages(struct mlx5 *m, uint32_t n)
             }
             void *p = kalloc_pages_try(1, 1);
             if (!p) {
+                while (i) /* kept for a later request */
+                    m->page_free[m->pages_free++] = batch[--i];
                 mlx5_log(m, "mlx5: out of memory for the firmware's pages (%lu given)\n", m->pages_given);
                 mlx5_enc_manage_pages(m->in, MLX5_PAGES_CANT_GIVE, 0, NULL);
                 mlx5_cmd(m, 0x10, 0x10);
@@ -180,6 +183,7 @@ void mlx5_poll_events(struct mlx5 *m)
         } else if (e[MLX5_EQE_TYPE] == MLX5_EVENT_PORT_CHANGE) {
             m->port_events++;
             query_vport_state(m);
+            mlx5_port_speed(m);
         }
         m->eq_cc++;
     }
@@ -238,6 +242,12 @@ static bool query_caps(struct mlx5 *m)
         mlx5_log(m, "mlx5: port type %u, not Ethernet (InfiniBand ports are not driven)\n", m->port_type);
         return false;
     }
+    /* What the queues and steering need (mlx5_rxtx.c, mlx5_steer.c). */
+    if (m->log_max_rqt_size < 7 || m->log_max_wq_sz < 8 || !(c[MLX5_HCA_NIC_FLOW_TABLE] & 0x02)) {
+        mlx5_log(m, "mlx5: too small for this driver: RQT 2^%u, WQ 2^%u, NIC flow table %s\n", m->log_max_rqt_size,
+                 m->log_max_wq_sz, c[MLX5_HCA_NIC_FLOW_TABLE] & 0x02 ? "yes" : "no");
+        return false;
+    }
     if (!eth)
         return true;
     if (mlx5_cmd(m, mlx5_enc_query_hca_cap(m->in, MLX5_CAP_ETHERNET, MLX5_CAP_CUR), 0x10 + MLX5_CAP_LEN) != 0)
@@ -251,17 +261,33 @@ static bool query_caps(struct mlx5 *m)
     return true;
 }
 
+/* Mailboxes are sent unsigned: the command interface's checksums must be
+ * off (cmdif_checksum 0, as Linux sets it), turned off where found on. */
+static bool checksums_off(struct mlx5 *m)
+{
+    if (mlx5_cmd(m, mlx5_enc_query_hca_cap(m->in, MLX5_CAP_GENERAL, MLX5_CAP_CUR), 0x10 + MLX5_CAP_LEN) != 0)
+        return false;
+    if (!(m->out[MLX5_OUT_CAP + MLX5_HCA_CMDIF_CHECKSUM] & 0xc0))
+        return true;
+    static uint8_t cap[MLX5_CAP_LEN];
+    memcpy(cap, m->out + MLX5_OUT_CAP, MLX5_CAP_LEN);
+    cap[MLX5_HCA_CMDIF_CHECKSUM] &= 0x3f;
+    return mlx5_cmd(m, mlx5_enc_set_hca_cap(m->in, MLX5_CAP_GENERAL, cap), 0x10) == 0;
+}
+
 static bool bring_up(struct mlx5 *m)
 {
     if (!reset_and_attach(m) || mlx5_cmd(m, mlx5_enc_enable_hca(m->in), 0x10) != 0)
         return false;
-    /* ISSI 1 where offered (PRM "QUERY_ISSI"): the layouts of this driver. */
-    if (mlx5_cmd(m, mlx5_enc_query_issi(m->in), MLX5_QUERY_ISSI_OUT_LEN) == 0 &&
-        (mlx5_get32(m->out, MLX5_OUT_ISSI_SUPPORTED) & 2)) {
-        if (mlx5_cmd(m, mlx5_enc_set_issi(m->in, 1), 0x10) != 0)
-            return false;
-        m->issi = 1;
+    /* ISSI 1 (PRM "QUERY_ISSI"): the queue, TIR and flow commands exist from it on. */
+    if (mlx5_cmd(m, mlx5_enc_query_issi(m->in), MLX5_QUERY_ISSI_OUT_LEN) != 0 ||
+        !(mlx5_get32(m->out, MLX5_OUT_ISSI_SUPPORTED) & 2)) {
+        mlx5_log(m, "mlx5: the firmware offers no ISSI 1: too old for this driver\n");
+        return false;
     }
+    if (mlx5_cmd(m, mlx5_enc_set_issi(m->in, 1), 0x10) != 0)
+        return false;
+    m->issi = 1;
     if (!satisfy_pages(m, MLX5_PAGES_BOOT, &m->pages_boot))
         return false;
     /* HOST_ENDIANNESS (PRM "Host Endianness Register"): little-endian host, as zeros say. */
@@ -269,8 +295,8 @@ static bool bring_up(struct mlx5 *m)
     if (!m->vf && mlx5_cmd(m, mlx5_enc_access_reg(m->in, 0x7004, 1, host_endianness, 16), 0x20) != 0)
         return false;
     if (mlx5_cmd(m, mlx5_enc_query_hca_cap(m->in, MLX5_CAP_GENERAL, MLX5_CAP_MAX), 0x10 + MLX5_CAP_LEN) != 0 ||
-        !satisfy_pages(m, MLX5_PAGES_INIT, &m->pages_init) || mlx5_cmd(m, mlx5_enc_init_hca(m->in), 0x10) != 0 ||
-        !query_caps(m))
+        !checksums_off(m) || !satisfy_pages(m, MLX5_PAGES_INIT, &m->pages_init) ||
+        mlx5_cmd(m, mlx5_enc_init_hca(m->in), 0x10) != 0 || !query_caps(m))
         return false;
     if (mlx5_cmd(m, mlx5_enc_query_adapter(m->in), MLX5_QUERY_ADAPTER_OUT_LEN) == 0) {
         memcpy(m->psid, m->out + MLX5_OUT_ADAPTER + MLX5_ADAPTER_PSID, 16);
@@ -301,6 +327,43 @@ static bool bring_up(struct mlx5 *m)
     return true;
 }
 
+/* Core 0, every STATUS period: the firmware's events, its health, the link. */
+static void mlx5_poll_status(struct netdev *dev)
+{
+    struct mlx5 *m = dev->priv;
+    mlx5_poll_events(m);
+    uint8_t synd = m->bar[MLX5_ISEG_HEALTH_SYND];
+    if (synd != m->health_synd) {
+        m->health_synd = synd;
+        mlx5_log(m, "mlx5: firmware health syndrome 0x%x%s\n", synd, synd ? ": the device needs a reset" : " (cleared)");
+    }
+    netdev_set_link(dev, m->vport_state == MLX5_VPORT_UP && !synd);
+}
+
+static void mlx5_info(const struct netdev *dev, struct netdev_info *out)
+{
+    const struct mlx5 *m = dev->priv;
+    out->note = m->vf ? " (VF)" : "";
+    out->nfields = 2;
+    out->field[0].key = "model";
+    out->field[0].str = m->model;
+    out->field[1].key = "cqe-errors";
+    uint64_t errors = 0;
+    for (int i = 0; i < MLX5_CQE_SYNDROMES; i++)
+        errors += m->cqe_errors[i];
+    out->field[1].num = errors;
+}
+
+static const struct netdev_ops mlx5_ops = {
+    .rx_burst = mlx5_rx_burst,
+    .tx_burst = mlx5_tx_burst,
+    .poll_status = mlx5_poll_status,
+    .limit_queues = mlx5_limit_queues,
+    .info = mlx5_info,
+    .join_group = mlx5_join_group,
+    .promiscuous = mlx5_promiscuous,
+};
+
 static struct netdev *mlx5_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)
 {
     struct mlx5 *m = kalloc(sizeof *m);
@@ -315,23 +378,38 @@ static struct netdev *mlx5_probe(struct pci_dev *pci, uint16_t max_pairs, struct
         return NULL;
     }
     pci_enable(pci);
-    if (!bring_up(m)) {
+    struct netdev *dev = &m->dev;
+    uint16_t pairs = max_pairs < MLX5_MAX_PAIRS ? max_pairs : MLX5_MAX_PAIRS;
+    bool ok = bring_up(m) && mlx5_port_setup(m, 1500) && mlx5_steer_create(m);
+    for (uint16_t qi = 0; ok && qi < pairs; qi++) {
+        ok = mlx5_queue_create(m, qi, pools[qi]);
+        mlx5_poll_events(m); /* pages the firmware asks for while its objects are made */
+    }
+    dev->nqueues = pairs;
+    dev->priv = m;
+    if (!ok || !mlx5_steer_rx(m)) {
         mlx5_log(m, "mlx5: %s%s bring-up failed; not a port\n", m->model, m->vf ? " VF" : "");
         return NULL;
     }
-    mlx5_log(m, "mlx5: %s%s firmware %u.%u.%u, cmdif %u, ISSI %u, pages %lu boot %lu init, "
-                "%02x:%02x:%02x:%02x:%02x:%02x, inline %s, vport %s; queues not yet driven: not a port\n",
+    dev->driver = "mlx5";
+    dev->ops = &mlx5_ops;
+    dev->mtu = 1500;
+    dev->offloads = (m->csum_cap ? NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM : 0) |
+                    (m->csum_cap && m->max_lso_log >= 16 ? NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6 : 0) | (pairs > 1 ? NETDEV_OFF_RSS | NETDEV_OFF_RSS_TCP6 : 0);
+    for (uint16_t qi = 0; qi < pairs; qi++)
+        dev->rx_pool[qi] = pools[qi];
+    dev->link_up = m->vport_state == MLX5_VPORT_UP;
+    mlx5_log(m, "mlx5: %s%s firmware %u.%u.%u, cmdif %u, ISSI %u, pages %lu boot %lu init, inline %s, %u Mbit/s\n",
              m->model, m->vf ? " VF" : "", m->fw_major, m->fw_minor, m->fw_sub, m->cmdif_rev, m->issi, m->pages_boot,
-             m->pages_init, m->dev.mac[0], m->dev.mac[1], m->dev.mac[2], m->dev.mac[3], m->dev.mac[4], m->dev.mac[5],
-             mlx5_inline_name(m->min_inline), m->vport_state ? "up" : "down");
-    (void)max_pairs;
-    (void)pools;
+             m->pages_init, mlx5_inline_name(m->min_inline), m->speed_mbps);
+    mlx5_show_add(m);
     (void)nvfs;
-    return NULL;
+    return dev;
 }
 
 const struct nic_driver mlx5_driver = {
     .name = "mlx5",
     .match = mlx5_match,
     .probe = mlx5_probe,
+    NIC_DRIVER_CMDS(mlx5_cmd_table),
 };

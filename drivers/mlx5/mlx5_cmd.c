@@ -75,6 +75,10 @@ int mlx5_cmd(struct mlx5 *m, size_t inlen, size_t outlen)
 {
     uint16_t op = mlx5_get16(m->in, 0);
     int nin = blocks(inlen), nout = blocks(outlen);
+    if (m->cmd_dead) {
+        failed(m, op, 0, 0, 0, true);
+        return -1;
+    }
     if (nin > MLX5_MB_BLOCKS || nout > MLX5_MB_BLOCKS || outlen < MLX5_INLINE_LEN) {
         mlx5_log(m, "mlx5: %s: %u bytes in, %u out: more than the mailboxes hold\n", mlx5_cmd_name(op),
                  (unsigned)inlen, (unsigned)outlen);
@@ -108,21 +112,26 @@ int mlx5_cmd(struct mlx5 *m, size_t inlen, size_t outlen)
     e[MLX5_ENT_STATUS] = 1; /* the device's */
     e[MLX5_ENT_SIG] = mlx5_entry_signature(e);
     m->cmds++;
-    wr32(m, MLX5_ISEG_CMD_DBELL, 1u << 0); /* entry 0 (the UC write follows the stores above) */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* x86 keeps the stores in order; the compiler must too */
+    wr32(m, MLX5_ISEG_CMD_DBELL, 1u << 0);   /* entry 0 */
     uint64_t deadline = time_now_ns() + CMD_TIMEOUT_NS;
-    while (*(volatile uint8_t *)&e[MLX5_ENT_STATUS] & 1) {
-        if (time_now_ns() > deadline) {
-            m->cmd_timeouts++;
-            failed(m, op, 0, 0, 0, true);
-            return -1;
-        }
+    bool timed_out = false;
+    while (*(volatile uint8_t *)&e[MLX5_ENT_STATUS] & 1 && !timed_out) {
+        timed_out = time_now_ns() > deadline;
         __builtin_ia32_pause();
     }
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     /* Restore the chains' links for the next command. */
     if (nin && nin < MLX5_MB_BLOCKS)
         mlx5_put64(m->mb_in[nin - 1], MLX5_MB_NEXT, virt_to_phys(m->mb_in[nin]));
     if (nout && nout < MLX5_MB_BLOCKS)
         mlx5_put64(m->mb_out[nout - 1], MLX5_MB_NEXT, virt_to_phys(m->mb_out[nout]));
+    if (timed_out) { /* the device may still own the entry: no further command */
+        m->cmd_timeouts++;
+        m->cmd_dead = true;
+        failed(m, op, 0, 0, 0, true);
+        return -1;
+    }
     uint8_t delivery = e[MLX5_ENT_STATUS] >> 1;
     memcpy(m->out, e + MLX5_ENT_OUT_INLINE, MLX5_INLINE_LEN);
     for (int i = 0; i < nout; i++) {

@@ -15,6 +15,43 @@
 #define MLX5_CMD_MAX (MLX5_INLINE_LEN + MLX5_MB_BLOCKS * MLX5_MB_DATA)
 #define MLX5_EQ_LOG_SIZE 6  /* 64 events of 64 bytes: one page */
 
+#define MLX5_MAX_PAIRS 8
+#define MLX5_CQE_SYNDROMES 0x30 /* completion error syndromes counted by value */
+
+/* A doorbell-record line (PRM "Doorbell Record"): the RQ's receive counter
+ * at word 0, the SQ's record at words 2-3 (its send counter at 3), each
+ * CQ's consumer counter (and arm word) at 4-5 and 6-7. */
+enum { MLX5_DBR_RQ = 0, MLX5_DBR_SQ_REC = 2, MLX5_DBR_SQ = 3, MLX5_DBR_RCQ = 4, MLX5_DBR_SCQ = 6 };
+
+struct mlx5_cq {
+    uint8_t *cqe;
+    volatile uint32_t *dbr;
+    uint32_t num, cc;
+};
+
+/* The send path's offload counters, named as igb's and ixgbe's in the canary. */
+struct mlx5_txstats {
+    uint64_t csum_offload;  /* tx-csum-offload: frames whose checksums the device fills */
+    uint64_t tso_frames;    /* tx-tso-frames: LSO WQEs */
+    uint64_t tso_segments;  /* tx-tso-segments: what the device cuts them into */
+    uint64_t offload_bad;   /* tx-offload-bad: dropped, no WQE can carry them */
+};
+
+/* One queue pair; its core's alone. */
+struct mlx5_queue {
+    uint8_t *rq, *sq;           /* the work queues */
+    struct pkt **rx_slot, **tx_slot;
+    volatile uint32_t *dbr;     /* the doorbell records (MLX5_DBR_*) */
+    volatile uint64_t *doorbell; /* this pair's UAR doorbell register */
+    struct mlx5_cq rcq, scq;
+    struct pkt_pool *pool;
+    uint32_t rqn, sqn, uar, lkey;
+    uint8_t min_inline;         /* MLX5_MIN_INLINE_*: headers each send WQE inlines */
+    uint32_t rq_pc, rq_cc, rcq_seen; /* posted, completed; the CQ counter last handed back */
+    uint16_t sq_pc, sq_cc;      /* WQEs posted, completed */
+    struct mlx5_txstats tx;
+};
+
 /* What failed last, for the canary. */
 struct mlx5_cmd_error {
     uint16_t opcode;
@@ -35,6 +72,7 @@ struct mlx5 {
     uint8_t *cmdq;
     uint8_t *mb_in[MLX5_MB_BLOCKS], *mb_out[MLX5_MB_BLOCKS];
     uint8_t token;
+    bool cmd_dead;         /* a command timed out: the entry is the device's, none may follow */
     uint8_t in[MLX5_CMD_MAX], out[MLX5_CMD_MAX]; /* a command's input and reply */
     uint64_t cmds, cmd_failed, cmd_timeouts;
     struct mlx5_cmd_error last_error;
@@ -58,8 +96,16 @@ struct mlx5 {
     uint8_t *eq;          /* 2^MLX5_EQ_LOG_SIZE entries */
     uint32_t eq_cc;       /* consumer counter */
     uint64_t events, port_events;
+    /* Queues and steering (mlx5_rxtx.c, mlx5_steer.c). */
+    struct mlx5_queue *q[MLX5_MAX_PAIRS];
+    uint32_t tisn, rqtn, tir[6], table[2];
+    uint32_t group_mac, group_any, mac_entries;
+    bool promisc;
+    uint64_t cqe_errors[MLX5_CQE_SYNDROMES]; /* by syndrome (PRM "Completion Error Syndromes") */
     uint16_t vport_mtu;
     uint8_t vport_state;  /* QUERY_VPORT_STATE: oper 3:0 */
+    uint16_t port_max_mtu;          /* PMTU: the largest frame */
+    uint32_t eth_proto_cap, eth_proto_oper, speed_mbps; /* PTYS */
     uint8_t health_synd;
 };
 
@@ -74,8 +120,25 @@ void mlx5_log(const struct mlx5 *m, const char *fmt, ...);
 /* mlx5.c: the firmware's events (page requests, port changes), served from the status poll. */
 void mlx5_poll_events(struct mlx5 *m);
 
+/* mlx5_port.c: the port's MTU and admin state (a PF's), its speed. */
+bool mlx5_port_setup(struct mlx5 *m, uint16_t mtu);
+void mlx5_port_speed(struct mlx5 *m);
+
+/* mlx5_rxtx.c: queue pair qi's objects, RX posted; the data path. */
+bool mlx5_queue_create(struct mlx5 *m, uint16_t qi, struct pkt_pool *pool);
+uint16_t mlx5_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n);
+uint16_t mlx5_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n);
+
+/* mlx5_steer.c: the TIS, the RQT over the pairs, the TIRs and the flow
+ * tables that lead frames for the port's addresses to them. */
+bool mlx5_steer_create(struct mlx5 *m); /* the TIS, before the SQs */
+bool mlx5_steer_rx(struct mlx5 *m);     /* the rest, once the RQs exist */
+int mlx5_limit_queues(struct netdev *dev, uint16_t n);
+void mlx5_join_group(struct netdev *dev, const uint8_t mac[6]);
+bool mlx5_promiscuous(struct netdev *dev);
+
 /* mlx5_cmds.c: `show mlx5 [json]`. */
-extern const struct nic_driver_cmd mlx5_cmds[];
-extern const int mlx5_ncmds;
+void mlx5_show_add(struct mlx5 *m);
+extern const struct nic_driver_cmd mlx5_cmd_table[1];
 
 #endif

@@ -31,6 +31,7 @@ static const struct {
     {MLX5_CMD_ALLOC_TRANSPORT_DOMAIN, "ALLOC_TRANSPORT_DOMAIN"}, {MLX5_CMD_CREATE_TIR, "CREATE_TIR"},
     {MLX5_CMD_CREATE_SQ, "CREATE_SQ"}, {MLX5_CMD_MODIFY_SQ, "MODIFY_SQ"}, {MLX5_CMD_CREATE_RQ, "CREATE_RQ"},
     {MLX5_CMD_MODIFY_RQ, "MODIFY_RQ"}, {MLX5_CMD_CREATE_TIS, "CREATE_TIS"}, {MLX5_CMD_CREATE_RQT, "CREATE_RQT"},
+    {MLX5_CMD_MODIFY_RQT, "MODIFY_RQT"},
     {MLX5_CMD_SET_FLOW_TABLE_ROOT, "SET_FLOW_TABLE_ROOT"}, {MLX5_CMD_CREATE_FLOW_TABLE, "CREATE_FLOW_TABLE"},
     {MLX5_CMD_CREATE_FLOW_GROUP, "CREATE_FLOW_GROUP"}, {MLX5_CMD_SET_FLOW_TABLE_ENTRY, "SET_FLOW_TABLE_ENTRY"},
 };
@@ -126,6 +127,13 @@ size_t mlx5_enc_query_hca_cap(uint8_t *in, unsigned type, unsigned cur)
     return header(in, 0x10, MLX5_CMD_QUERY_HCA_CAP, (uint16_t)(type << 1 | cur));
 }
 
+size_t mlx5_enc_set_hca_cap(uint8_t *in, unsigned type, const uint8_t *cap)
+{
+    size_t len = header(in, 0x10 + MLX5_CAP_LEN, MLX5_CMD_SET_HCA_CAP, (uint16_t)(type << 1));
+    net_memcpy(in + 0x10, cap, MLX5_CAP_LEN);
+    return len;
+}
+
 size_t mlx5_enc_init_hca(uint8_t *in) { return header(in, 0x10, MLX5_CMD_INIT_HCA, 0); }
 size_t mlx5_enc_teardown_hca(uint8_t *in) { return header(in, 0x10, MLX5_CMD_TEARDOWN_HCA, 0); }
 size_t mlx5_enc_query_adapter(uint8_t *in) { return header(in, 0x10, MLX5_CMD_QUERY_ADAPTER, 0); }
@@ -159,4 +167,183 @@ size_t mlx5_enc_access_reg(uint8_t *in, uint16_t id, int write, const uint8_t *d
     if (data)
         net_memcpy(in + 0x10, data, len);
     return n;
+}
+
+/* ---- queues (PRM "Completion Queues", "Send Queue", "Receive Queue"):
+ * every buffer one physically contiguous run of 4 KB pages, its
+ * addresses from 0x110 ---- */
+
+static void put_pas(uint8_t *in, uint64_t buf, unsigned npages)
+{
+    for (unsigned i = 0; i < npages; i++)
+        mlx5_put64(in, 0x110 + 8u * i, buf + (uint64_t)i * MLX5_PAGE_SIZE);
+}
+
+size_t mlx5_enc_create_cq(uint8_t *in, const struct mlx5_cq_params *p)
+{
+    size_t len = header(in, 0x110 + 8u * p->npages, MLX5_CMD_CREATE_CQ, 0);
+    size_t c = 0x10; /* cqc */
+    mlx5_putbits(in, c + 0x0c, 24, 5, p->log_size); /* log_cq_size; cqe_sz 0: 64-byte CQEs */
+    mlx5_putbits(in, c + 0x0c, 0, 24, p->uar);
+    mlx5_put32(in, c + 0x14, p->eqn);               /* c_eqn: events, were it armed (hayate polls) */
+    mlx5_put64(in, c + 0x38, p->dbr);
+    put_pas(in, p->buf, p->npages);
+    return len;
+}
+
+/* The work queue inside an SQ's or RQ's context (PRM "Work Queue Format"), at w. */
+static void put_wq(uint8_t *in, size_t w, const struct mlx5_wq_params *p, unsigned log_stride)
+{
+    mlx5_putbits(in, w + 0x00, 28, 4, MLX5_WQ_TYPE_CYCLIC);
+    mlx5_putbits(in, w + 0x08, 0, 24, p->pd);
+    mlx5_putbits(in, w + 0x0c, 0, 24, p->uar);
+    mlx5_put64(in, w + 0x10, p->dbr);
+    mlx5_putbits(in, w + 0x20, 16, 4, log_stride); /* log_wq_stride */
+    mlx5_putbits(in, w + 0x20, 8, 5, 0);           /* log_wq_pg_sz: 4 KB pages */
+    mlx5_putbits(in, w + 0x20, 0, 5, p->log_size); /* log_wq_sz */
+    put_pas(in, p->buf, p->npages);
+}
+
+size_t mlx5_enc_create_sq(uint8_t *in, const struct mlx5_wq_params *p, uint32_t tisn, uint8_t min_inline)
+{
+    size_t len = header(in, 0x110 + 8u * p->npages, MLX5_CMD_CREATE_SQ, 0);
+    size_t s = 0x20; /* sqc */
+    mlx5_putbits(in, s, 28, 1, 1);           /* flush_in_error_en */
+    mlx5_putbits(in, s, 24, 3, min_inline);  /* min_wqe_inline_mode */
+    mlx5_putbits(in, s, 20, 4, MLX5_QUEUE_RST);
+    mlx5_putbits(in, s + 0x08, 0, 24, p->cqn);
+    mlx5_putbits(in, s + 0x20, 16, 16, 1);   /* tis_lst_sz */
+    mlx5_putbits(in, s + 0x2c, 0, 24, tisn); /* tis_num_0 */
+    put_wq(in, s + 0x30, p, 6);              /* 64-byte basic blocks */
+    return len;
+}
+
+size_t mlx5_enc_create_rq(uint8_t *in, const struct mlx5_wq_params *p)
+{
+    size_t len = header(in, 0x110 + 8u * p->npages, MLX5_CMD_CREATE_RQ, 0);
+    size_t r = 0x20; /* rqc */
+    mlx5_putbits(in, r, 28, 1, 1);           /* vsd: VLAN tags stay in the frame */
+    mlx5_putbits(in, r, 18, 1, 1);           /* flush_in_error_en */
+    mlx5_putbits(in, r, 20, 4, MLX5_QUEUE_RST);
+    mlx5_putbits(in, r + 0x08, 0, 24, p->cqn);
+    put_wq(in, r + 0x30, p, 4);              /* a WQE: one 16-byte data segment */
+    return len;
+}
+
+/* MODIFY_SQ / MODIFY_RQ: from state `from` to `to` (the context's state). */
+size_t mlx5_enc_modify_queue(uint8_t *in, uint16_t opcode, uint32_t num, unsigned from, unsigned to)
+{
+    size_t len = header(in, 0x110, opcode, 0);
+    mlx5_putbits(in, 0x08, 28, 4, from);
+    mlx5_putbits(in, 0x08, 0, 24, num);
+    mlx5_putbits(in, 0x20, 20, 4, to);
+    return len;
+}
+
+size_t mlx5_enc_create_tis(uint8_t *in, uint32_t td)
+{
+    size_t len = header(in, 0xc0, MLX5_CMD_CREATE_TIS, 0);
+    mlx5_putbits(in, 0x20 + 0x24, 0, 24, td);
+    return len;
+}
+
+/* ---- steering (PRM "Transport Interface Receive", "Flow Table") ---- */
+
+size_t mlx5_enc_rqt(uint8_t *in, uint32_t rqtn, const uint32_t *rqn, unsigned n)
+{
+    size_t len = header(in, 0x110 + 4u * n, rqtn ? MLX5_CMD_MODIFY_RQT : MLX5_CMD_CREATE_RQT, 0);
+    if (rqtn) {
+        mlx5_putbits(in, 0x08, 0, 24, rqtn);
+        mlx5_putbits(in, 0x14, 0, 1, 1);     /* bitmask.rqn_list */
+    }
+    mlx5_putbits(in, 0x20 + 0x14, 0, 16, n); /* rqt_max_size */
+    mlx5_putbits(in, 0x20 + 0x18, 0, 16, n); /* rqt_actual_size */
+    for (unsigned i = 0; i < n; i++)
+        mlx5_putbits(in, 0x110 + 4u * i, 0, 24, rqn[i]);
+    return len;
+}
+
+size_t mlx5_enc_create_tir(uint8_t *in, const struct mlx5_tir_params *p)
+{
+    size_t len = header(in, 0x110, MLX5_CMD_CREATE_TIR, 0);
+    size_t t = 0x20; /* tirc */
+    mlx5_putbits(in, t + 0x24, 0, 24, p->td);
+    if (!p->rqt) { /* direct: one RQ */
+        mlx5_putbits(in, t + 0x1c, 0, 24, p->rqn);
+        return len;
+    }
+    mlx5_putbits(in, t + 0x04, 28, 4, MLX5_TIR_INDIRECT);
+    mlx5_putbits(in, t + 0x20, 0, 24, p->rqt);
+    mlx5_putbits(in, t + 0x24, 28, 4, MLX5_HASH_TOEPLITZ);
+    net_memcpy(in + t + 0x28, p->key, 40);
+    mlx5_put32(in, t + 0x50, (uint32_t)p->l3_ipv6 << 31 | (uint32_t)p->l4_udp << 30 | p->fields);
+    return len;
+}
+
+size_t mlx5_enc_create_flow_table(uint8_t *in, unsigned level, unsigned log_size)
+{
+    size_t len = header(in, 0x40, MLX5_CMD_CREATE_FLOW_TABLE, 0);
+    in[0x10] = MLX5_TABLE_NIC_RX;
+    mlx5_putbits(in, 0x18, 16, 8, level);
+    mlx5_putbits(in, 0x18, 0, 8, log_size);
+    return len;
+}
+
+/* The outer headers' fields a group matches on, or an entry's values, in
+ * an fte_match_param at m. */
+static void put_match(uint8_t *in, size_t m, const struct mlx5_match *v)
+{
+    mlx5_putbits(in, m + 0x04, 0, 16, v->ethertype);
+    net_memcpy(in + m + 0x08, v->dmac, 4); /* dmac_47_16 */
+    net_memcpy(in + m + 0x0c, v->dmac + 4, 2);
+    in[m + 0x10] = v->ip_protocol;
+}
+
+size_t mlx5_enc_create_flow_group(uint8_t *in, uint32_t table, uint32_t first, uint32_t last,
+                                  const struct mlx5_match *mask)
+{
+    size_t len = header(in, 0x400, MLX5_CMD_CREATE_FLOW_GROUP, 0);
+    in[0x10] = MLX5_TABLE_NIC_RX;
+    mlx5_putbits(in, 0x14, 0, 24, table);
+    mlx5_put32(in, 0x1c, first);
+    mlx5_put32(in, 0x24, last);
+    if (mask) {
+        in[0x3f] = MLX5_MATCH_OUTER;
+        put_match(in, 0x40, mask);
+    }
+    return len;
+}
+
+size_t mlx5_enc_set_fte(uint8_t *in, uint32_t table, uint32_t index, uint32_t group, const struct mlx5_match *value,
+                        unsigned dest_type, uint32_t dest)
+{
+    size_t len = header(in, 0x340 + 8, MLX5_CMD_SET_FLOW_TABLE_ENTRY, 0); /* the destinations after flow_context */
+    in[0x10] = MLX5_TABLE_NIC_RX;
+    mlx5_putbits(in, 0x14, 0, 24, table);
+    mlx5_put32(in, 0x20, index);
+    mlx5_put32(in, 0x40 + 0x04, group);
+    mlx5_putbits(in, 0x40 + 0x0c, 0, 16, MLX5_ACTION_FWD_DEST);
+    mlx5_putbits(in, 0x40 + 0x10, 0, 24, 1); /* destination_list_size */
+    if (value)
+        put_match(in, 0x40 + 0x40, value);
+    in[0x340] = (uint8_t)dest_type;
+    mlx5_putbits(in, 0x340, 0, 24, dest);
+    return len;
+}
+
+size_t mlx5_enc_set_flow_table_root(uint8_t *in, uint32_t table)
+{
+    size_t len = header(in, 0x40, MLX5_CMD_SET_FLOW_TABLE_ROOT, 0);
+    in[0x10] = MLX5_TABLE_NIC_RX;
+    mlx5_putbits(in, 0x14, 0, 24, table);
+    return len;
+}
+
+/* MODIFY_NIC_VPORT_CONTEXT: every unicast and multicast frame (promiscuous). */
+size_t mlx5_enc_vport_promisc(uint8_t *in)
+{
+    size_t len = header(in, 0x200, MLX5_CMD_MODIFY_NIC_VPORT_CONTEXT, 0);
+    mlx5_putbits(in, 0x0c, 4, 1, 1);              /* field_select.promisc */
+    mlx5_putbits(in, 0x100 + 0xf0, 30, 2, 3);     /* promisc_uc, promisc_mc */
+    return len;
 }

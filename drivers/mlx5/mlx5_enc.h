@@ -8,6 +8,7 @@
 #ifndef DRIVERS_MLX5_ENC_H
 #define DRIVERS_MLX5_ENC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,6 +67,8 @@ size_t mlx5_enc_query_pages(uint8_t *in, uint16_t op_mod);
 /* MANAGE_PAGES giving (or, n 0 and pages NULL, asking back) n pages. */
 size_t mlx5_enc_manage_pages(uint8_t *in, uint16_t op_mod, uint32_t n, const uint64_t *pages);
 size_t mlx5_enc_query_hca_cap(uint8_t *in, unsigned type, unsigned cur);
+/* SET_HCA_CAP of capability type: MLX5_CAP_LEN bytes at cap. */
+size_t mlx5_enc_set_hca_cap(uint8_t *in, unsigned type, const uint8_t *cap);
 size_t mlx5_enc_init_hca(uint8_t *in);
 size_t mlx5_enc_teardown_hca(uint8_t *in);
 size_t mlx5_enc_query_adapter(uint8_t *in);
@@ -82,6 +85,53 @@ size_t mlx5_enc_query_vport_state(uint8_t *in);
 /* ACCESS_REG of register id: write (1) or read (0) len bytes of data. */
 size_t mlx5_enc_access_reg(uint8_t *in, uint16_t id, int write, const uint8_t *data, size_t len);
 
+/* Queues: each buffer one run of npages 4 KB pages from physical buf;
+ * dbr the physical address of its doorbell record. */
+struct mlx5_cq_params {
+    uint32_t uar, eqn;
+    unsigned log_size, npages;
+    uint64_t buf, dbr;
+};
+struct mlx5_wq_params {
+    uint32_t pd, uar, cqn;
+    unsigned log_size, npages;
+    uint64_t buf, dbr;
+};
+size_t mlx5_enc_create_cq(uint8_t *in, const struct mlx5_cq_params *p);
+size_t mlx5_enc_create_sq(uint8_t *in, const struct mlx5_wq_params *p, uint32_t tisn, uint8_t min_inline);
+size_t mlx5_enc_create_rq(uint8_t *in, const struct mlx5_wq_params *p);
+size_t mlx5_enc_modify_queue(uint8_t *in, uint16_t opcode, uint32_t num, unsigned from, unsigned to);
+size_t mlx5_enc_create_tis(uint8_t *in, uint32_t td);
+
+/* Steering. A TIR is direct (rqt 0: all to rqn) or spreads by a Toeplitz
+ * hash of fields (MLX5_HASH_*) over the RQT. */
+struct mlx5_tir_params {
+    uint32_t td, rqn, rqt;
+    const uint8_t *key; /* 40 bytes */
+    bool l3_ipv6, l4_udp;
+    uint32_t fields;
+};
+/* What a flow group matches on (a mask) or an entry's values: the outer
+ * Ethernet destination, ethertype, IP protocol. */
+struct mlx5_match {
+    uint8_t dmac[6];
+    uint16_t ethertype;
+    uint8_t ip_protocol;
+};
+/* CREATE_RQT (rqtn 0) or MODIFY_RQT of rqtn: n entries, rqn[i] each. */
+size_t mlx5_enc_rqt(uint8_t *in, uint32_t rqtn, const uint32_t *rqn, unsigned n);
+size_t mlx5_enc_create_tir(uint8_t *in, const struct mlx5_tir_params *p);
+size_t mlx5_enc_create_flow_table(uint8_t *in, unsigned level, unsigned log_size);
+/* A group of entries first..last matching on mask's fields (NULL: on nothing). */
+size_t mlx5_enc_create_flow_group(uint8_t *in, uint32_t table, uint32_t first, uint32_t last,
+                                  const struct mlx5_match *mask);
+/* Entry index of group: frames with value's fields (NULL: any) go to dest
+ * (MLX5_DEST_TIR or MLX5_DEST_TABLE). */
+size_t mlx5_enc_set_fte(uint8_t *in, uint32_t table, uint32_t index, uint32_t group, const struct mlx5_match *value,
+                        unsigned dest_type, uint32_t dest);
+size_t mlx5_enc_set_flow_table_root(uint8_t *in, uint32_t table);
+size_t mlx5_enc_vport_promisc(uint8_t *in);
+
 /* Reply fields, by the reply's byte offsets. */
 #define MLX5_OUT_STATUS 0x00
 #define MLX5_OUT_SYNDROME 0x04
@@ -97,12 +147,13 @@ size_t mlx5_enc_access_reg(uint8_t *in, uint16_t id, int write, const uint8_t *d
 #define MLX5_OUT_VPORT_CTX 0x10          /* QUERY_NIC_VPORT_CONTEXT: nic_vport_context */
 #define MLX5_QUERY_NIC_VPORT_OUT_LEN 0x110
 #define MLX5_VPORT_CTX_MIN_INLINE 0x00   /* bits 26:24 */
-#define MLX5_VPORT_CTX_MTU 0x24          /* 15:0 */
+#define MLX5_VPORT_CTX_MTU 0x26          /* 16 bits */
 #define MLX5_VPORT_CTX_PERM_ADDR 0xf6    /* 6 bytes */
-#define MLX5_OUT_VPORT_STATE 0x0c        /* QUERY_VPORT_STATE: admin 7:4, oper 3:0 */
+#define MLX5_OUT_VPORT_STATE 0x0f        /* QUERY_VPORT_STATE: admin 7:4, oper 3:0 */
 #define MLX5_OUT_ADAPTER 0x10            /* QUERY_ADAPTER: query_adapter_param_block */
 #define MLX5_QUERY_ADAPTER_OUT_LEN 0x110
 #define MLX5_ADAPTER_PSID 0xf0           /* 16 bytes of text */
 #define MLX5_OUT_REG 0x10                /* ACCESS_REG: the register */
+#define MLX5_OUT_FLOW_GROUP 0x08         /* CREATE_FLOW_GROUP: 32 bits */
 
 #endif

@@ -80,6 +80,7 @@ enum {
     MLX5_CMD_MODIFY_RQ = 0x909,
     MLX5_CMD_CREATE_TIS = 0x912,
     MLX5_CMD_CREATE_RQT = 0x916,
+    MLX5_CMD_MODIFY_RQT = 0x917,
     MLX5_CMD_SET_FLOW_TABLE_ROOT = 0x92f,
     MLX5_CMD_CREATE_FLOW_TABLE = 0x930,
     MLX5_CMD_CREATE_FLOW_GROUP = 0x933,
@@ -110,6 +111,7 @@ enum { MLX5_CAP_MAX = 0, MLX5_CAP_CUR = 1 };
 #define MLX5_HCA_LOG_MAX_WQ_SZ   0x7b /* bits 4:0 */
 #define MLX5_HCA_LOG_MAX_RQT_SIZE 0x72 /* bits 4:0 */
 #define MLX5_HCA_VPORT_GROUP_MANAGER 0x34 /* bit 7 */
+#define MLX5_HCA_NIC_FLOW_TABLE  0x34 /* bit 1 */
 #define MLX5_PORT_TYPE_ETH 1
 
 /* The Ethernet offload capabilities (PRM "Per Protocol Networking Offload Capabilities"), dword 0. */
@@ -127,6 +129,38 @@ enum { MLX5_MIN_INLINE_NONE = 0, MLX5_MIN_INLINE_L2 = 1, MLX5_MIN_INLINE_IP = 2,
 #define MLX5_EQE_OWNER 0x3f /* bit 0 */
 enum { MLX5_EVENT_PORT_CHANGE = 0x09, MLX5_EVENT_PAGE_REQUEST = 0x0b };
 #define MLX5_UAR_EQ_CI_NOARM 0x48 /* the UAR's EQ consumer index, no re-arm: eqn 31:24, ci 23:0 */
+#define MLX5_VPORT_UP 1 /* QUERY_VPORT_STATE's state */
+
+/* Queues and steering objects (PRM "Work Queue Format", "TIR Context", "Flow Table"). */
+#define MLX5_WQ_TYPE_CYCLIC 1
+enum { MLX5_QUEUE_RST = 0, MLX5_QUEUE_RDY = 1, MLX5_QUEUE_ERR = 3 };
+#define MLX5_TIR_INDIRECT 1
+#define MLX5_HASH_TOEPLITZ 2
+enum { MLX5_HASH_SRC_IP = 1u << 0, MLX5_HASH_DST_IP = 1u << 1, MLX5_HASH_SPORT = 1u << 2, MLX5_HASH_DPORT = 1u << 3 };
+#define MLX5_TABLE_NIC_RX 0
+#define MLX5_MATCH_OUTER 1
+#define MLX5_ACTION_FWD_DEST 0x4
+enum { MLX5_DEST_TABLE = 1, MLX5_DEST_TIR = 2 };
+
+/* Work queue entries and completions (PRM "Send WQE Format", "Completion Queue Entry"). */
+#define MLX5_OPCODE_SEND 0x0a
+#define MLX5_OPCODE_LSO 0x0e
+#define MLX5_WQE_MAX_DS 63          /* the control segment's 6-bit count of 16-byte units */
+#define MLX5_WQE_CQ_UPDATE 0x08      /* the control segment's fm_ce_se: a CQE for this WQE */
+#define MLX5_ETH_L3_CSUM 0x40        /* the Ethernet segment's cs_flags */
+#define MLX5_ETH_L4_CSUM 0x80
+#define MLX5_UAR_BF 0x800            /* a UAR's doorbell (BlueFlame) register */
+#define MLX5_CQE_SIZE 64
+#define MLX5_CQE_RSS_HASH 0x0c
+#define MLX5_CQE_RSS_HASH_TYPE 0x10
+#define MLX5_CQE_HDS_IP_EXT 0x1c     /* bit 1 L3 ok, bit 2 L4 ok */
+#define MLX5_CQE_L3_OK 0x02
+#define MLX5_CQE_L4_OK 0x04
+#define MLX5_CQE_BYTE_CNT 0x2c
+#define MLX5_CQE_SYNDROME 0x37       /* an error CQE's */
+#define MLX5_CQE_WQE_COUNTER 0x3c
+#define MLX5_CQE_OP_OWN 0x3f         /* opcode 7:4, owner 0 */
+enum { MLX5_CQE_REQ = 0, MLX5_CQE_RESP_SEND = 2, MLX5_CQE_REQ_ERR = 13, MLX5_CQE_RESP_ERR = 14, MLX5_CQE_INVALID = 15 };
 
 /* Registers by ACCESS_REG (PRM "Access Registers"): ids. */
 enum { MLX5_REG_PMTU = 0x5003, MLX5_REG_PTYS = 0x5004, MLX5_REG_PAOS = 0x5006 };

@@ -27,14 +27,6 @@ static const uint64_t wanted_features = VIRTIO_F_VERSION_1 | VIRTIO_F_ACCESS_PLA
                                         VIRTIO_F_RING_PACKED | F_CSUM | F_GUEST_CSUM | F_MTU | F_MAC | F_HOST_TSO4 |
                                         F_HOST_TSO6 | F_MRG_RXBUF | F_STATUS | F_CTRL_VQ | F_MQ | F_RSS;
 
-/* Symmetric Toeplitz key (0x6d5a repeated): both directions of a flow hash
- * alike, so a forwarded flow and its replies meet on one core. */
-static const uint8_t rss_key[NETDEV_RSS_KEY_LEN] = {
-    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-    0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a, 0x6d, 0x5a,
-};
-
 static bool virtio_net_match(const struct pci_dev *pci)
 {
     return pci->vendor == VIRTIO_VENDOR &&
@@ -191,8 +183,8 @@ static int rss_config(struct vnet *v, uint16_t pairs)
     p += 2 * NETDEV_RSS_RETA_LEN;
     memcpy(p, &max_tx, 2);
     p[2] = NETDEV_RSS_KEY_LEN;
-    memcpy(p + 3, rss_key, NETDEV_RSS_KEY_LEN);
-    memcpy(v->dev.rss_key, rss_key, NETDEV_RSS_KEY_LEN);
+    memcpy(p + 3, nic_rss_key, NETDEV_RSS_KEY_LEN);
+    memcpy(v->dev.rss_key, nic_rss_key, NETDEV_RSS_KEY_LEN);
     return ctrl_cmd(v, CTRL_MQ, CTRL_MQ_RSS_CONFIG, cmd, sizeof cmd);
 }
 

@@ -32,7 +32,10 @@ DIFFERENCES = {
 
 def args_for(c):
     """The encoder's command line for trace command c, or None when hayate
-    does not issue that command."""
+    does not issue that command as Linux did. SET_HCA_CAP is not compared:
+    Linux sets capabilities of its own choosing; hayate sends the current
+    ones back with only the command checksums off, and only when they are
+    on (the recorded card had them off)."""
     i = c.inp
     simple = {0x104: "enable_hca", 0x10a: "query_issi", 0x102: "init_hca", 0x103: "teardown_hca",
               0x101: "query_adapter", 0x802: "alloc_uar", 0x203: "query_special_contexts", 0x800: "alloc_pd",
@@ -90,5 +93,5 @@ def test_encodings_match_linux_on_a_real_connectx4(report):
             documented += 1
     assert compared >= 40, compared
     report(f"mlx5 encodings vs Linux on a real ConnectX-4: {compared} commands compared, {identical} identical, "
-           f"{documented} with documented differences; not issued by hayate: "
+           f"{documented} with documented differences; not compared: "
            f"{', '.join(hex(o) for o in sorted(skipped_ops))}")

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* drivers/mlx5/mlx5_steer.c: where received frames go (PRM "Transport
+ * Interface Receive", "RQ Table", "Flow Table").
+ *
+ *   root table (level 0): destination MAC -> the type table
+ *     entries: the port's MAC, broadcast, all-nodes, all-routers, IPv4
+ *     all-hosts, then the groups the stack joins (solicited-node);
+ *     one wildcard entry when the port is made promiscuous
+ *   type table (level 1): ethertype and IP protocol -> a TIR
+ *     IPv4/TCP, IPv6/TCP: Toeplitz over addresses and ports;
+ *     IPv4, IPv6: over addresses; anything else (ARP): to queue 0
+ *   each hashing TIR -> the RQT of NETDEV_RSS_RETA_LEN entries, entry i
+ *     the RQ of queue dev->rss_reta[i], with the drivers' symmetric key,
+ *     so that software predicts the queue as for every other driver. */
+#include "drivers/mlx5/mlx5_dev.h"
+
+#include "kernel/lib.h"
+
+enum { TIR_DIRECT, TIR_V4, TIR_V6, TIR_V4_TCP, TIR_V6_TCP, TIRS };
+#define ROOT_LOG 4       /* 16 entries */
+#define MAC_ENTRIES 14   /* 0..13: MACs; 14: the wildcard */
+#define WILDCARD 14
+#define TYPE_LOG 3       /* 8 entries */
+
+static const struct mlx5_match dmac_mask = {.dmac = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff}};
+static const struct mlx5_match l4_mask = {.ethertype = 0xffff, .ip_protocol = 0xff};
+static const struct mlx5_match l3_mask = {.ethertype = 0xffff};
+
+static bool object(struct mlx5 *m, size_t inlen, uint32_t *num)
+{
+    if (mlx5_cmd(m, inlen, 0x10) != 0)
+        return false;
+    *num = mlx5_get32(m->out, MLX5_OUT_OBJECT) & 0xffffff;
+    return true;
+}
+
+static bool group(struct mlx5 *m, uint32_t table, uint32_t first, uint32_t last, const struct mlx5_match *mask,
+                  uint32_t *id)
+{
+    if (mlx5_cmd(m, mlx5_enc_create_flow_group(m->in, table, first, last, mask), 0x10) != 0)
+        return false;
+    *id = mlx5_get32(m->out, MLX5_OUT_FLOW_GROUP) & 0xffffff;
+    return true;
+}
+
+static bool entry(struct mlx5 *m, uint32_t table, uint32_t index, uint32_t grp, const struct mlx5_match *v,
+                  unsigned dest_type, uint32_t dest)
+{
+    return mlx5_cmd(m, mlx5_enc_set_fte(m->in, table, index, grp, v, dest_type, dest), 0x10) == 0;
+}
+
+/* The RQT over the pairs in use, as dev->rss_reta says. */
+static bool set_rqt(struct mlx5 *m, uint32_t rqtn)
+{
+    uint32_t rqn[NETDEV_RSS_RETA_LEN];
+    for (unsigned i = 0; i < NETDEV_RSS_RETA_LEN; i++) {
+        m->dev.rss_reta[i] = (uint16_t)(i % m->dev.nqueues);
+        rqn[i] = m->q[m->dev.rss_reta[i]]->rqn;
+    }
+    if (mlx5_cmd(m, mlx5_enc_rqt(m->in, rqtn, rqn, NETDEV_RSS_RETA_LEN), 0x10) != 0)
+        return false;
+    if (!rqtn)
+        m->rqtn = mlx5_get32(m->out, MLX5_OUT_OBJECT) & 0xffffff;
+    return true;
+}
+
+static bool add_mac(struct mlx5 *m, const uint8_t mac[6])
+{
+    if (m->mac_entries == MAC_ENTRIES) {
+        mlx5_log(m, "mlx5: no room for another multicast group (%u)\n", MAC_ENTRIES);
+        return false;
+    }
+    struct mlx5_match v = {0};
+    memcpy(v.dmac, mac, 6);
+    if (!entry(m, m->table[0], m->mac_entries, m->group_mac, &v, MLX5_DEST_TABLE, m->table[1]))
+        return false;
+    m->mac_entries++;
+    return true;
+}
+
+bool mlx5_steer_create(struct mlx5 *m)
+{
+    if (!object(m, mlx5_enc_create_tis(m->in, m->td), &m->tisn))
+        return false;
+    return true;
+}
+
+/* After the queues: the RQT, the TIRs and the tables. */
+bool mlx5_steer_rx(struct mlx5 *m)
+{
+    memcpy(m->dev.rss_key, nic_rss_key, NETDEV_RSS_KEY_LEN);
+    if (!set_rqt(m, 0))
+        return false;
+    const struct mlx5_tir_params tirs[TIRS] = {
+        [TIR_DIRECT] = {.td = m->td, .rqn = m->q[0]->rqn},
+        [TIR_V4] = {.td = m->td, .rqt = m->rqtn, .key = nic_rss_key, .fields = MLX5_HASH_SRC_IP | MLX5_HASH_DST_IP},
+        [TIR_V6] = {.td = m->td, .rqt = m->rqtn, .key = nic_rss_key, .l3_ipv6 = true,
+                    .fields = MLX5_HASH_SRC_IP | MLX5_HASH_DST_IP},
+        [TIR_V4_TCP] = {.td = m->td, .rqt = m->rqtn, .key = nic_rss_key,
+                        .fields = MLX5_HASH_SRC_IP | MLX5_HASH_DST_IP | MLX5_HASH_SPORT | MLX5_HASH_DPORT},
+        [TIR_V6_TCP] = {.td = m->td, .rqt = m->rqtn, .key = nic_rss_key, .l3_ipv6 = true,
+                        .fields = MLX5_HASH_SRC_IP | MLX5_HASH_DST_IP | MLX5_HASH_SPORT | MLX5_HASH_DPORT},
+    };
+    for (int i = 0; i < TIRS; i++)
+        if (!object(m, mlx5_enc_create_tir(m->in, &tirs[i]), &m->tir[i]))
+            return false;
+    /* The type table first: the root's entries lead to it. */
+    uint32_t g_l4, g_l3, g_rest;
+    if (!object(m, mlx5_enc_create_flow_table(m->in, 1, TYPE_LOG), &m->table[1]) ||
+        !group(m, m->table[1], 0, 1, &l4_mask, &g_l4) || !group(m, m->table[1], 2, 3, &l3_mask, &g_l3) ||
+        !group(m, m->table[1], 4, 4, NULL, &g_rest))
+        return false;
+    const struct mlx5_match v4_tcp = {.ethertype = 0x0800, .ip_protocol = 6},
+                            v6_tcp = {.ethertype = 0x86dd, .ip_protocol = 6}, v4 = {.ethertype = 0x0800},
+                            v6 = {.ethertype = 0x86dd};
+    if (!entry(m, m->table[1], 0, g_l4, &v4_tcp, MLX5_DEST_TIR, m->tir[TIR_V4_TCP]) ||
+        !entry(m, m->table[1], 1, g_l4, &v6_tcp, MLX5_DEST_TIR, m->tir[TIR_V6_TCP]) ||
+        !entry(m, m->table[1], 2, g_l3, &v4, MLX5_DEST_TIR, m->tir[TIR_V4]) ||
+        !entry(m, m->table[1], 3, g_l3, &v6, MLX5_DEST_TIR, m->tir[TIR_V6]) ||
+        !entry(m, m->table[1], 4, g_rest, NULL, MLX5_DEST_TIR, m->tir[TIR_DIRECT]))
+        return false;
+    if (!object(m, mlx5_enc_create_flow_table(m->in, 0, ROOT_LOG), &m->table[0]) ||
+        !group(m, m->table[0], 0, MAC_ENTRIES - 1, &dmac_mask, &m->group_mac) ||
+        !group(m, m->table[0], WILDCARD, WILDCARD, NULL, &m->group_any))
+        return false;
+    static const uint8_t groups[4][6] = {
+        {0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, /* broadcast */
+        {0x33, 0x33, 0, 0, 0, 0x01},          /* IPv6 all-nodes */
+        {0x33, 0x33, 0, 0, 0, 0x02},          /* IPv6 all-routers */
+        {0x01, 0x00, 0x5e, 0, 0, 0x01},       /* IPv4 all-hosts */
+    };
+    if (!add_mac(m, m->dev.mac))
+        return false;
+    for (int i = 0; i < 4; i++)
+        if (!add_mac(m, groups[i]))
+            return false;
+    return mlx5_cmd(m, mlx5_enc_set_flow_table_root(m->in, m->table[0]), 0x10) == 0;
+}
+
+int mlx5_limit_queues(struct netdev *dev, uint16_t n)
+{
+    struct mlx5 *m = dev->priv;
+    if (n == 0 || n > dev->nqueues)
+        return -1;
+    uint16_t was = dev->nqueues;
+    dev->nqueues = n;
+    if (n != was && !set_rqt(m, m->rqtn)) {
+        dev->nqueues = was;
+        return -1;
+    }
+    return 0;
+}
+
+void mlx5_join_group(struct netdev *dev, const uint8_t mac[6]) { add_mac(dev->priv, mac); }
+
+/* Every frame: the wildcard entry, and the vport's promiscuous bits (the
+ * PF's own MAC filter before the flow tables). */
+bool mlx5_promiscuous(struct netdev *dev)
+{
+    struct mlx5 *m = dev->priv;
+    if (m->promisc)
+        return true;
+    if (mlx5_cmd(m, mlx5_enc_vport_promisc(m->in), 0x10) != 0 ||
+        !entry(m, m->table[0], WILDCARD, m->group_any, NULL, MLX5_DEST_TABLE, m->table[1]))
+        return false;
+    m->promisc = true;
+    return true;
+}
