@@ -85,6 +85,12 @@ static bool give_pages(struct mlx5 *m, uint32_t n)
     static uint64_t batch[PAGES_PER_CMD];
     while (n) {
         uint32_t k = n < PAGES_PER_CMD ? n : PAGES_PER_CMD;
+        if (m->pages_out + k > m->pages_cap) {
+            mlx5_log(m, "mlx5: the firmware asks for more than %u pages\n", m->pages_cap);
+            mlx5_enc_manage_pages(m->in, MLX5_PAGES_CANT_GIVE, 0, NULL);
+            mlx5_cmd(m, 0x10, 0x10);
+            return false;
+        }
         for (uint32_t i = 0; i < k; i++) {
             if (m->pages_free) {
                 batch[i] = m->page_free[--m->pages_free];
@@ -101,8 +107,13 @@ static bool give_pages(struct mlx5 *m, uint32_t n)
             }
             batch[i] = virt_to_phys(p);
         }
-        if (mlx5_cmd(m, mlx5_enc_manage_pages(m->in, MLX5_PAGES_GIVE, k, batch), 0x10) != 0)
+        if (mlx5_cmd(m, mlx5_enc_manage_pages(m->in, MLX5_PAGES_GIVE, k, batch), 0x10) != 0) {
+            while (k) /* kept for a later request */
+                m->page_free[m->pages_free++] = batch[--k];
             return false;
+        }
+        for (uint32_t i = 0; i < k; i++)
+            m->page_given[m->pages_out++] = batch[i];
         m->pages_given += k;
         n -= k;
     }
@@ -119,9 +130,16 @@ static void take_pages(struct mlx5 *m, uint32_t n)
             return;
         uint32_t got = mlx5_get32(m->out, MLX5_OUT_MANAGE_PAGES_N);
         for (uint32_t i = 0; i < got && i < k; i++) {
-            if (m->pages_free == m->pages_cap)
-                break; /* more than were ever given: not ours to keep */
-            m->page_free[m->pages_free++] = mlx5_get64(m->out, 0x10 + 8u * i);
+            uint64_t page = mlx5_get64(m->out, 0x10 + 8u * i);
+            uint32_t j = m->pages_out;
+            while (j && m->page_given[j - 1] != page)
+                j--;
+            if (!j) { /* never given: not ours to keep */
+                m->pages_foreign++;
+                continue;
+            }
+            m->page_given[j - 1] = m->page_given[--m->pages_out];
+            m->page_free[m->pages_free++] = page;
         }
         m->pages_taken += got;
         if (got < k)
@@ -144,7 +162,9 @@ static bool satisfy_pages(struct mlx5 *m, uint16_t op_mod, uint64_t *count)
 
 static bool create_eq(struct mlx5 *m)
 {
-    m->eq = kalloc_pages(1, 1);
+    if (!m->eq)
+        m->eq = kalloc_pages(1, 1);
+    m->eq_cc = 0;
     for (unsigned i = 0; i < 1u << MLX5_EQ_LOG_SIZE; i++)
         m->eq[i * MLX5_EQE_SIZE + MLX5_EQE_OWNER] = 1; /* the device's until it writes one */
     uint64_t page = virt_to_phys(m->eq);
@@ -327,6 +347,63 @@ static bool bring_up(struct mlx5 *m)
     return true;
 }
 
+/* The queues and the receive steering, on a function brought up. */
+static bool start_port(struct mlx5 *m, uint16_t pairs, struct pkt_pool **pools)
+{
+    bool ok = mlx5_port_setup(m, 1500) && mlx5_steer_create(m);
+    for (uint16_t qi = 0; ok && qi < pairs; qi++) {
+        ok = mlx5_queue_create(m, qi, pools[qi]);
+        mlx5_poll_events(m); /* pages the firmware asks for while its objects are made */
+    }
+    return ok && mlx5_steer_rx(m);
+}
+
+/* Start over: every buffer back, a function-level reset (the firmware
+ * forgets the objects and releases its pages), the bring-up again on the
+ * same memory, the groups joined and promiscuity as they were. Core 0 only,
+ * on a port of one queue pair (no other core is in its rings). */
+static bool reset_port(struct mlx5 *m)
+{
+    struct pkt_pool *pools[MLX5_MAX_PAIRS];
+    uint16_t pairs = m->dev.nqueues;
+    for (uint16_t qi = 0; qi < pairs; qi++) {
+        mlx5_queue_drain(m, qi);
+        pools[qi] = m->q[qi]->pool;
+    }
+    while (m->pages_out)
+        m->page_free[m->pages_free++] = m->page_given[--m->pages_out];
+    bool promisc = m->promisc;
+    m->promisc = false;
+    m->mac_entries = 0;
+    m->resets++;
+    if (!bring_up(m) || !start_port(m, pairs, pools))
+        return false;
+    for (uint8_t i = 0; i < m->njoined; i++)
+        mlx5_join_group(&m->dev, m->joined[i]);
+    return !promisc || mlx5_promiscuous(&m->dev);
+}
+
+static void after_reset(struct mlx5 *m, bool ok)
+{
+    if (!ok) {
+        mlx5_log(m, "mlx5: reset failed; the port stays down\n");
+        netdev_set_link(&m->dev, false);
+        return;
+    }
+    netdev_set_link(&m->dev, m->vport_state == MLX5_VPORT_UP);
+    kprintf("%s: reset, link %s\n", m->dev.name, m->dev.link_up ? "up" : "down");
+}
+
+/* `debug mlx5-reset PORT`: what the health watch does, on demand. */
+static bool cmd_debug_reset(struct netdev *dev, const struct cli_args *a)
+{
+    struct mlx5 *m = dev->priv;
+    if (dev->nqueues != 1)
+        return false;
+    after_reset(m, reset_port(m));
+    return true;
+}
+
 /* Core 0, every STATUS period: the firmware's events, its health, the link. */
 static void mlx5_poll_status(struct netdev *dev)
 {
@@ -336,6 +413,10 @@ static void mlx5_poll_status(struct netdev *dev)
     if (synd != m->health_synd) {
         m->health_synd = synd;
         mlx5_log(m, "mlx5: firmware health syndrome 0x%x%s\n", synd, synd ? ": the device needs a reset" : " (cleared)");
+        if (synd && dev->nqueues == 1) { /* with more pairs, other cores are in the rings: down until rebooted */
+            after_reset(m, reset_port(m));
+            return;
+        }
     }
     netdev_set_link(dev, m->vport_state == MLX5_VPORT_UP && !synd);
 }
@@ -373,6 +454,7 @@ static struct netdev *mlx5_probe(struct pci_dev *pci, uint16_t max_pairs, struct
     m->bar = pci_map_bar(pci, 0);
     m->pages_cap = 1u << 16; /* pages the driver can hold back for the firmware: 256 MB */
     m->page_free = kalloc(m->pages_cap * sizeof *m->page_free);
+    m->page_given = kalloc(m->pages_cap * sizeof *m->page_given);
     if (!m->bar) {
         mlx5_log(m, "mlx5: BAR0 not mapped\n");
         return NULL;
@@ -380,14 +462,9 @@ static struct netdev *mlx5_probe(struct pci_dev *pci, uint16_t max_pairs, struct
     pci_enable(pci);
     struct netdev *dev = &m->dev;
     uint16_t pairs = max_pairs < MLX5_MAX_PAIRS ? max_pairs : MLX5_MAX_PAIRS;
-    bool ok = bring_up(m) && mlx5_port_setup(m, 1500) && mlx5_steer_create(m);
-    for (uint16_t qi = 0; ok && qi < pairs; qi++) {
-        ok = mlx5_queue_create(m, qi, pools[qi]);
-        mlx5_poll_events(m); /* pages the firmware asks for while its objects are made */
-    }
     dev->nqueues = pairs;
     dev->priv = m;
-    if (!ok || !mlx5_steer_rx(m)) {
+    if (!bring_up(m) || !start_port(m, pairs, pools)) {
         mlx5_log(m, "mlx5: %s%s bring-up failed; not a port\n", m->model, m->vf ? " VF" : "");
         return NULL;
     }
@@ -395,7 +472,8 @@ static struct netdev *mlx5_probe(struct pci_dev *pci, uint16_t max_pairs, struct
     dev->ops = &mlx5_ops;
     dev->mtu = 1500;
     dev->offloads = (m->csum_cap ? NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM : 0) |
-                    (m->csum_cap && m->max_lso_log >= 16 ? NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6 : 0) | (pairs > 1 ? NETDEV_OFF_RSS | NETDEV_OFF_RSS_TCP6 : 0);
+                    (m->csum_cap && m->max_lso_log >= 16 ? NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6 : 0) |
+                    (pairs > 1 ? NETDEV_OFF_RSS | NETDEV_OFF_RSS_TCP6 : 0);
     for (uint16_t qi = 0; qi < pairs; qi++)
         dev->rx_pool[qi] = pools[qi];
     dev->link_up = m->vport_state == MLX5_VPORT_UP;
@@ -407,9 +485,18 @@ static struct netdev *mlx5_probe(struct pci_dev *pci, uint16_t max_pairs, struct
     return dev;
 }
 
+static const struct nic_driver_cmd mlx5_cmds[] = {
+    {.words = "show mlx5", .usage = "show mlx5 [json]",
+     .help = "ConnectX ports: model, firmware, capabilities, pages, events, command and completion errors",
+     .fn = mlx5_cmd_show},
+    {.words = "debug mlx5-reset", .usage = "debug mlx5-reset PORT",
+     .help = "reset a ConnectX port with one queue pair and bring it up again, as after a firmware error",
+     .port_fn = cmd_debug_reset, .port_hint = "an mlx5 port with one queue pair"},
+};
+
 const struct nic_driver mlx5_driver = {
     .name = "mlx5",
     .match = mlx5_match,
     .probe = mlx5_probe,
-    NIC_DRIVER_CMDS(mlx5_cmd_table),
+    NIC_DRIVER_CMDS(mlx5_cmds),
 };

@@ -43,6 +43,9 @@ static void chain(uint8_t **mb, int n)
 
 bool mlx5_cmd_init(struct mlx5 *m)
 {
+    m->cmd_dead = false;
+    if (m->cmdq) /* a reset: the same memory again */
+        return true;
     m->cmdq = kalloc_pages(1, 1);
     uint8_t *pages = kalloc_pages(2 * MLX5_MB_BLOCKS * MLX5_MB_ALIGN / 4096, 1);
     for (int i = 0; i < MLX5_MB_BLOCKS; i++) {

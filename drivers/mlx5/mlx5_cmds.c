@@ -66,6 +66,7 @@ static void show_json(void)
         json_u64(&j, "given", m->pages_given);
         json_u64(&j, "taken", m->pages_taken);
         json_u64(&j, "held", m->pages_free);
+        json_u64(&j, "foreign", m->pages_foreign);
         json_u64(&j, "requests", m->page_requests);
         json_obj_end(&j);
         json_u64(&j, "events", m->events);
@@ -77,6 +78,7 @@ static void show_json(void)
         json_u64(&j, "eth_proto_oper", m->eth_proto_oper);
         json_u64(&j, "speed_mbps", m->speed_mbps);
         json_u64(&j, "health_syndrome", m->health_synd);
+        json_u64(&j, "resets", m->resets);
         json_u64(&j, "commands", m->cmds);
         json_u64(&j, "command_errors", m->cmd_failed);
         json_u64(&j, "command_timeouts", m->cmd_timeouts);
@@ -117,7 +119,7 @@ static void show_json(void)
     cli_json_end(&j);
 }
 
-static void cmd_show(const struct cli_args *a)
+void mlx5_cmd_show(const struct cli_args *a)
 {
     if (a->json) {
         show_json();
@@ -143,9 +145,3 @@ static void cmd_show(const struct cli_args *a)
                     m->last_error.status, m->last_error.syndrome);
     }
 }
-
-const struct nic_driver_cmd mlx5_cmd_table[1] = {
-    {.words = "show mlx5", .usage = "show mlx5 [json]",
-     .help = "ConnectX ports: model, firmware, capabilities, pages, events, command and completion errors",
-     .fn = cmd_show},
-};

@@ -78,7 +78,9 @@ struct mlx5 {
     struct mlx5_cmd_error last_error;
     /* The firmware's pages (PRM "Firmware Pages"): given and taken back. */
     uint64_t *page_free; /* physical addresses of pages the driver holds for it */
-    uint32_t pages_free, pages_cap;
+    uint64_t *page_given; /* ... and of those the firmware has: back to page_free at a reset */
+    uint32_t pages_free, pages_out, pages_cap;
+    uint64_t pages_foreign; /* returned by the firmware, never given: not kept */
     uint64_t pages_boot, pages_init, pages_given, pages_taken, page_requests;
     /* What the device said. */
     uint16_t fw_major, fw_minor, fw_sub, cmdif_rev;
@@ -98,9 +100,12 @@ struct mlx5 {
     uint64_t events, port_events;
     /* Queues and steering (mlx5_rxtx.c, mlx5_steer.c). */
     struct mlx5_queue *q[MLX5_MAX_PAIRS];
-    uint32_t tisn, rqtn, tir[6], table[2];
+    uint32_t tisn, rqtn, tir[7], table[2];
     uint32_t group_mac, group_any, mac_entries;
+    uint8_t joined[8][6];  /* the groups the stack joined, again after a reset */
+    uint8_t njoined;
     bool promisc;
+    uint64_t resets;
     uint64_t cqe_errors[MLX5_CQE_SYNDROMES]; /* by syndrome (PRM "Completion Error Syndromes") */
     uint16_t vport_mtu;
     uint8_t vport_state;  /* QUERY_VPORT_STATE: oper 3:0 */
@@ -126,6 +131,7 @@ void mlx5_port_speed(struct mlx5 *m);
 
 /* mlx5_rxtx.c: queue pair qi's objects, RX posted; the data path. */
 bool mlx5_queue_create(struct mlx5 *m, uint16_t qi, struct pkt_pool *pool);
+void mlx5_queue_drain(struct mlx5 *m, uint16_t qi);
 uint16_t mlx5_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n);
 uint16_t mlx5_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n);
 
@@ -139,6 +145,6 @@ bool mlx5_promiscuous(struct netdev *dev);
 
 /* mlx5_cmds.c: `show mlx5 [json]`. */
 void mlx5_show_add(struct mlx5 *m);
-extern const struct nic_driver_cmd mlx5_cmd_table[1];
+void mlx5_cmd_show(const struct cli_args *a);
 
 #endif

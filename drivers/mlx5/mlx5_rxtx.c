@@ -35,7 +35,9 @@ static struct mlx5 *to_mlx5(struct netdev *dev) { return dev->priv; }
 /* A CQ's buffer, every CQE invalid and the device's (owner 1) until written. */
 static bool create_cq(struct mlx5 *m, struct mlx5_cq *cq, volatile uint32_t *dbr, uint32_t uar)
 {
-    cq->cqe = kalloc_pages(CQ_SIZE * MLX5_CQE_SIZE / MLX5_PAGE_SIZE, 1);
+    if (!cq->cqe)
+        cq->cqe = kalloc_pages(CQ_SIZE * MLX5_CQE_SIZE / MLX5_PAGE_SIZE, 1);
+    cq->cc = 0;
     for (unsigned i = 0; i < CQ_SIZE; i++)
         cq->cqe[i * MLX5_CQE_SIZE + MLX5_CQE_OP_OWN] = MLX5_CQE_INVALID << 4 | 1;
     cq->dbr = dbr;
@@ -80,18 +82,43 @@ static void rx_refill(struct mlx5_queue *q, struct netdev_qstats *st)
     }
 }
 
+/* Every buffer the pair holds back to its pool (a reset: the device has
+ * forgotten the queues). */
+void mlx5_queue_drain(struct mlx5 *m, uint16_t qi)
+{
+    struct mlx5_queue *q = m->q[qi];
+    for (; q->rq_cc != q->rq_pc; q->rq_cc++) {
+        uint32_t k = q->rq_cc & (RQ_SIZE - 1);
+        if (q->rx_slot[k])
+            pkt_free(q->rx_slot[k]);
+        q->rx_slot[k] = NULL;
+    }
+    for (; q->sq_cc != q->sq_pc; q->sq_cc++) {
+        uint32_t k = q->sq_cc & (SQ_SIZE - 1);
+        if (q->tx_slot[k])
+            pkt_free_frame(q->tx_slot[k]);
+        q->tx_slot[k] = NULL;
+    }
+}
+
 bool mlx5_queue_create(struct mlx5 *m, uint16_t qi, struct pkt_pool *pool)
 {
-    struct mlx5_queue *q = kalloc(sizeof *q);
+    struct mlx5_queue *q = m->q[qi];
+    if (!q) { /* else a reset: the same memory, drained */
+        q = kalloc(sizeof *q);
+        q->dbr = kalloc(64); /* the RQ's, the SQ's and the two CQs' records, one cache line */
+        q->rq = kalloc_pages(1, 1);
+        q->sq = kalloc_pages(SQ_SIZE * 64 / MLX5_PAGE_SIZE, 1);
+        q->rx_slot = kalloc(RQ_SIZE * sizeof *q->rx_slot);
+        q->tx_slot = kalloc(SQ_SIZE * sizeof *q->tx_slot);
+        m->q[qi] = q;
+    }
     q->pool = pool;
     q->lkey = m->resd_lkey;
     q->min_inline = m->min_inline;
-    q->dbr = kalloc(64); /* the RQ's, the SQ's and the two CQs' records, one cache line */
-    q->rq = kalloc_pages(1, 1);
-    q->sq = kalloc_pages(SQ_SIZE * 64 / MLX5_PAGE_SIZE, 1);
-    q->rx_slot = kalloc(RQ_SIZE * sizeof *q->rx_slot);
-    q->tx_slot = kalloc(SQ_SIZE * sizeof *q->tx_slot);
-    m->q[qi] = q;
+    q->rq_pc = q->rq_cc = q->rcq_seen = 0;
+    q->sq_pc = q->sq_cc = 0;
+    memset((void *)q->dbr, 0, 64);
     if (mlx5_cmd(m, mlx5_enc_alloc_uar(m->in), 0x10) != 0)
         return false;
     q->uar = mlx5_get32(m->out, MLX5_OUT_OBJECT) & 0xffffff;
@@ -153,6 +180,8 @@ uint16_t mlx5_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint1
             continue;
         }
         p->len = (uint16_t)len;
+        p->port = dev->index;
+        p->queue = qi;
         p->flags = 0;
         uint8_t ok = c[MLX5_CQE_HDS_IP_EXT];
         if (ok & MLX5_CQE_L4_OK)

@@ -7,8 +7,8 @@
  *     all-hosts, then the groups the stack joins (solicited-node);
  *     one wildcard entry when the port is made promiscuous
  *   type table (level 1): ethertype and IP protocol -> a TIR
- *     IPv4/TCP, IPv6/TCP: Toeplitz over addresses and ports;
- *     IPv4, IPv6: over addresses; anything else (ARP): to queue 0
+ *     IPv4 and IPv6 TCP and UDP: Toeplitz over addresses and ports;
+ *     other IPv4, IPv6: over addresses; anything else (ARP): to queue 0
  *   each hashing TIR -> the RQT of NETDEV_RSS_RETA_LEN entries, entry i
  *     the RQ of queue dev->rss_reta[i], with the drivers' symmetric key,
  *     so that software predicts the queue as for every other driver. */
@@ -16,7 +16,7 @@
 
 #include "kernel/lib.h"
 
-enum { TIR_DIRECT, TIR_V4, TIR_V6, TIR_V4_TCP, TIR_V6_TCP, TIRS };
+enum { TIR_DIRECT, TIR_V4, TIR_V6, TIR_V4_TCP, TIR_V6_TCP, TIR_V4_UDP, TIR_V6_UDP, TIRS };
 #define ROOT_LOG 4       /* 16 entries */
 #define MAC_ENTRIES 14   /* 0..13: MACs; 14: the wildcard */
 #define WILDCARD 14
@@ -100,6 +100,10 @@ bool mlx5_steer_rx(struct mlx5 *m)
                         .fields = MLX5_HASH_SRC_IP | MLX5_HASH_DST_IP | MLX5_HASH_SPORT | MLX5_HASH_DPORT},
         [TIR_V6_TCP] = {.td = m->td, .rqt = m->rqtn, .key = nic_rss_key, .l3_ipv6 = true,
                         .fields = MLX5_HASH_SRC_IP | MLX5_HASH_DST_IP | MLX5_HASH_SPORT | MLX5_HASH_DPORT},
+        [TIR_V4_UDP] = {.td = m->td, .rqt = m->rqtn, .key = nic_rss_key, .l4_udp = true,
+                        .fields = MLX5_HASH_SRC_IP | MLX5_HASH_DST_IP | MLX5_HASH_SPORT | MLX5_HASH_DPORT},
+        [TIR_V6_UDP] = {.td = m->td, .rqt = m->rqtn, .key = nic_rss_key, .l3_ipv6 = true, .l4_udp = true,
+                        .fields = MLX5_HASH_SRC_IP | MLX5_HASH_DST_IP | MLX5_HASH_SPORT | MLX5_HASH_DPORT},
     };
     for (int i = 0; i < TIRS; i++)
         if (!object(m, mlx5_enc_create_tir(m->in, &tirs[i]), &m->tir[i]))
@@ -107,17 +111,21 @@ bool mlx5_steer_rx(struct mlx5 *m)
     /* The type table first: the root's entries lead to it. */
     uint32_t g_l4, g_l3, g_rest;
     if (!object(m, mlx5_enc_create_flow_table(m->in, 1, TYPE_LOG), &m->table[1]) ||
-        !group(m, m->table[1], 0, 1, &l4_mask, &g_l4) || !group(m, m->table[1], 2, 3, &l3_mask, &g_l3) ||
-        !group(m, m->table[1], 4, 4, NULL, &g_rest))
+        !group(m, m->table[1], 0, 3, &l4_mask, &g_l4) || !group(m, m->table[1], 4, 5, &l3_mask, &g_l3) ||
+        !group(m, m->table[1], 6, 6, NULL, &g_rest))
         return false;
-    const struct mlx5_match v4_tcp = {.ethertype = 0x0800, .ip_protocol = 6},
-                            v6_tcp = {.ethertype = 0x86dd, .ip_protocol = 6}, v4 = {.ethertype = 0x0800},
-                            v6 = {.ethertype = 0x86dd};
-    if (!entry(m, m->table[1], 0, g_l4, &v4_tcp, MLX5_DEST_TIR, m->tir[TIR_V4_TCP]) ||
-        !entry(m, m->table[1], 1, g_l4, &v6_tcp, MLX5_DEST_TIR, m->tir[TIR_V6_TCP]) ||
-        !entry(m, m->table[1], 2, g_l3, &v4, MLX5_DEST_TIR, m->tir[TIR_V4]) ||
-        !entry(m, m->table[1], 3, g_l3, &v6, MLX5_DEST_TIR, m->tir[TIR_V6]) ||
-        !entry(m, m->table[1], 4, g_rest, NULL, MLX5_DEST_TIR, m->tir[TIR_DIRECT]))
+    static const struct {
+        struct mlx5_match v;
+        int tir;
+    } types[] = {
+        {{.ethertype = 0x0800, .ip_protocol = 6}, TIR_V4_TCP},  {{.ethertype = 0x86dd, .ip_protocol = 6}, TIR_V6_TCP},
+        {{.ethertype = 0x0800, .ip_protocol = 17}, TIR_V4_UDP}, {{.ethertype = 0x86dd, .ip_protocol = 17}, TIR_V6_UDP},
+        {{.ethertype = 0x0800}, TIR_V4},                         {{.ethertype = 0x86dd}, TIR_V6},
+    };
+    for (uint32_t i = 0; i < 6; i++)
+        if (!entry(m, m->table[1], i, i < 4 ? g_l4 : g_l3, &types[i].v, MLX5_DEST_TIR, m->tir[types[i].tir]))
+            return false;
+    if (!entry(m, m->table[1], 6, g_rest, NULL, MLX5_DEST_TIR, m->tir[TIR_DIRECT]))
         return false;
     if (!object(m, mlx5_enc_create_flow_table(m->in, 0, ROOT_LOG), &m->table[0]) ||
         !group(m, m->table[0], 0, MAC_ENTRIES - 1, &dmac_mask, &m->group_mac) ||
@@ -151,7 +159,16 @@ int mlx5_limit_queues(struct netdev *dev, uint16_t n)
     return 0;
 }
 
-void mlx5_join_group(struct netdev *dev, const uint8_t mac[6]) { add_mac(dev->priv, mac); }
+void mlx5_join_group(struct netdev *dev, const uint8_t mac[6])
+{
+    struct mlx5 *m = dev->priv;
+    bool known = false;
+    for (uint8_t i = 0; i < m->njoined; i++)
+        known |= memcmp(m->joined[i], mac, 6) == 0;
+    if (!known && m->njoined < sizeof m->joined / sizeof m->joined[0])
+        memcpy(m->joined[m->njoined++], mac, 6);
+    add_mac(m, mac);
+}
 
 /* Every frame: the wildcard entry, and the vport's promiscuous bits (the
  * PF's own MAC filter before the flow tables). */
