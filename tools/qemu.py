@@ -54,7 +54,7 @@ class Nic:
 
 # Our own QEMU build (make qemu), for the NIC models Debian's lacks.
 OWN_QEMU = os.path.join(ROOT, "build", "qemu", "qemu-system-x86_64")
-OWN_MODELS = ("ixgbe",)
+OWN_MODELS = ("ixgbe", "mlx5")
 
 
 def own_qemu_missing():
@@ -95,7 +95,7 @@ def nic_args(i, nic, topology="flat"):
     if nic.netdev:
         netdev = f"{nic.netdev},id=n{i}"
     # romfile= : no iPXE option ROM (we boot from CD; it only costs time).
-    dev = f"{nic.model},netdev=n{i},mac={nic.mac},romfile="
+    dev = f"{nic.model},id=nic{i},netdev=n{i},mac={nic.mac},romfile="
     port = []
     if topology in ("root-port", "switch"):
         # Slot and chassis: unique per port (PCIe slot numbering, hotplug).

@@ -27,6 +27,7 @@ struct mlx5_cq {
     uint8_t *cqe;
     volatile uint32_t *dbr;
     uint32_t num, cc;
+    uint8_t log;     /* 2^log CQEs */
 };
 
 /* The send path's offload counters, named as igb's and ixgbe's in the canary. */

@@ -18,12 +18,12 @@
 #include "kernel/mem/kalloc.h"
 #include "kernel/mem/memmap.h"
 
-#define RQ_LOG 8  /* 256 WQEs of 16 bytes: one page */
+#define RQ_LOG 10 /* 1024 WQEs of 16 bytes: four pages (a burst at 10G and more) */
 #define SQ_LOG 8  /* 256 WQEs of 64 bytes: four pages */
-#define CQ_LOG 8  /* 256 CQEs of 64 bytes: four pages, for either */
+#define RCQ_LOG RQ_LOG /* a CQE for every WQE the RQ may complete */
+#define SCQ_LOG 8      /* 256 CQEs: at most one a send WQE */
 #define RQ_SIZE (1u << RQ_LOG)
 #define SQ_SIZE (1u << SQ_LOG)
-#define CQ_SIZE (1u << CQ_LOG)
 #define INLINE_HDR 18 /* destination, source, type and room for a VLAN tag */
 _Static_assert(SQ_SIZE <= 65536 && (SQ_SIZE & (SQ_SIZE - 1)) == 0, "WQE counters are 16 bits");
 
@@ -35,14 +35,15 @@ static struct mlx5 *to_mlx5(struct netdev *dev) { return dev->priv; }
 /* A CQ's buffer, every CQE invalid and the device's (owner 1) until written. */
 static bool create_cq(struct mlx5 *m, struct mlx5_cq *cq, volatile uint32_t *dbr, uint32_t uar)
 {
+    unsigned size = 1u << cq->log;
     if (!cq->cqe)
-        cq->cqe = kalloc_pages(CQ_SIZE * MLX5_CQE_SIZE / MLX5_PAGE_SIZE, 1);
+        cq->cqe = kalloc_pages(size * MLX5_CQE_SIZE / MLX5_PAGE_SIZE, 1);
     cq->cc = 0;
-    for (unsigned i = 0; i < CQ_SIZE; i++)
+    for (unsigned i = 0; i < size; i++)
         cq->cqe[i * MLX5_CQE_SIZE + MLX5_CQE_OP_OWN] = MLX5_CQE_INVALID << 4 | 1;
     cq->dbr = dbr;
-    struct mlx5_cq_params p = {.uar = uar, .eqn = m->eqn, .log_size = CQ_LOG,
-                               .npages = CQ_SIZE * MLX5_CQE_SIZE / MLX5_PAGE_SIZE,
+    struct mlx5_cq_params p = {.uar = uar, .eqn = m->eqn, .log_size = cq->log,
+                               .npages = size * MLX5_CQE_SIZE / MLX5_PAGE_SIZE,
                                .buf = virt_to_phys(cq->cqe), .dbr = virt_to_phys((const void *)dbr)};
     if (mlx5_cmd(m, mlx5_enc_create_cq(m->in, &p), 0x10) != 0)
         return false;
@@ -107,7 +108,9 @@ bool mlx5_queue_create(struct mlx5 *m, uint16_t qi, struct pkt_pool *pool)
     if (!q) { /* else a reset: the same memory, drained */
         q = kalloc(sizeof *q);
         q->dbr = kalloc(64); /* the RQ's, the SQ's and the two CQs' records, one cache line */
-        q->rq = kalloc_pages(1, 1);
+        q->rq = kalloc_pages(RQ_SIZE * 16 / MLX5_PAGE_SIZE, 1);
+        q->rcq.log = RCQ_LOG;
+        q->scq.log = SCQ_LOG;
         q->sq = kalloc_pages(SQ_SIZE * 64 / MLX5_PAGE_SIZE, 1);
         q->rx_slot = kalloc(RQ_SIZE * sizeof *q->rx_slot);
         q->tx_slot = kalloc(SQ_SIZE * sizeof *q->tx_slot);
@@ -125,7 +128,8 @@ bool mlx5_queue_create(struct mlx5 *m, uint16_t qi, struct pkt_pool *pool)
     q->doorbell = (volatile uint64_t *)(m->bar + (uint64_t)q->uar * MLX5_PAGE_SIZE + MLX5_UAR_BF);
     if (!create_cq(m, &q->rcq, q->dbr + MLX5_DBR_RCQ, q->uar) || !create_cq(m, &q->scq, q->dbr + MLX5_DBR_SCQ, q->uar))
         return false;
-    struct mlx5_wq_params rp = {.pd = m->pd, .uar = q->uar, .cqn = q->rcq.num, .log_size = RQ_LOG, .npages = 1,
+    struct mlx5_wq_params rp = {.pd = m->pd, .uar = q->uar, .cqn = q->rcq.num, .log_size = RQ_LOG,
+                                .npages = RQ_SIZE * 16 / MLX5_PAGE_SIZE,
                                 .buf = virt_to_phys(q->rq), .dbr = virt_to_phys((const void *)(q->dbr + MLX5_DBR_RQ))};
     if (mlx5_cmd(m, mlx5_enc_create_rq(m->in, &rp), 0x10) != 0)
         return false;
@@ -147,15 +151,41 @@ bool mlx5_queue_create(struct mlx5 *m, uint16_t qi, struct pkt_pool *pool)
  * pass of the ring wrote it. */
 static const uint8_t *cqe_at(struct mlx5_cq *cq)
 {
-    const uint8_t *c = cq->cqe + (cq->cc & (CQ_SIZE - 1)) * MLX5_CQE_SIZE;
+    const uint8_t *c = cq->cqe + (cq->cc & ((1u << cq->log) - 1)) * MLX5_CQE_SIZE;
     uint8_t op_own = *(volatile const uint8_t *)&c[MLX5_CQE_OP_OWN];
-    if ((op_own & 1) != ((cq->cc >> CQ_LOG) & 1) || op_own >> 4 == MLX5_CQE_INVALID)
+    if ((op_own & 1) != ((cq->cc >> cq->log) & 1) || op_own >> 4 == MLX5_CQE_INVALID)
         return NULL;
     dma_rmb();
     return c;
 }
 
 static void cq_done(struct mlx5_cq *cq) { *cq->dbr = __builtin_bswap32(cq->cc & 0xffffff); }
+
+/* Send completions: the CQE names the last WQE it covers (only a burst's
+ * last asks for one); every WQE up to it is done. */
+static void tx_reclaim(struct mlx5 *m, struct mlx5_queue *q, struct netdev_qstats *st)
+{
+    const uint8_t *c;
+    bool seen = false;
+    while ((c = cqe_at(&q->scq)) != NULL) {
+        q->scq.cc++;
+        seen = true;
+        unsigned op = c[MLX5_CQE_OP_OWN] >> 4;
+        if (op == MLX5_CQE_REQ_ERR) {
+            m->cqe_errors[c[MLX5_CQE_SYNDROME] < MLX5_CQE_SYNDROMES ? c[MLX5_CQE_SYNDROME] : 0]++;
+            st->tx_error++;
+        }
+        uint16_t last = mlx5_get16(c, MLX5_CQE_WQE_COUNTER);
+        while (q->sq_cc != (uint16_t)(last + 1) && q->sq_cc != q->sq_pc) {
+            uint32_t k = q->sq_cc++ & (SQ_SIZE - 1);
+            if (q->tx_slot[k])
+                pkt_free_frame(q->tx_slot[k]);
+            q->tx_slot[k] = NULL;
+        }
+    }
+    if (seen)
+        cq_done(&q->scq);
+}
 
 uint16_t mlx5_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)
 {
@@ -200,34 +230,10 @@ uint16_t mlx5_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint1
         cq_done(&q->rcq);
         rx_refill(q, st);
     }
+    if (got == 0 && q->sq_cc != q->sq_pc)
+        tx_reclaim(m, q, st); /* idle: finished send buffers back to the pool */
     netdev_count_rx(st, got, bytes);
     return got;
-}
-
-/* Send completions: the CQE names the last WQE it covers (only a burst's
- * last asks for one); every WQE up to it is done. */
-static void tx_reclaim(struct mlx5 *m, struct mlx5_queue *q, struct netdev_qstats *st)
-{
-    const uint8_t *c;
-    bool seen = false;
-    while ((c = cqe_at(&q->scq)) != NULL) {
-        q->scq.cc++;
-        seen = true;
-        unsigned op = c[MLX5_CQE_OP_OWN] >> 4;
-        if (op == MLX5_CQE_REQ_ERR) {
-            m->cqe_errors[c[MLX5_CQE_SYNDROME] < MLX5_CQE_SYNDROMES ? c[MLX5_CQE_SYNDROME] : 0]++;
-            st->tx_error++;
-        }
-        uint16_t last = mlx5_get16(c, MLX5_CQE_WQE_COUNTER);
-        while (q->sq_cc != (uint16_t)(last + 1) && q->sq_cc != q->sq_pc) {
-            uint32_t k = q->sq_cc++ & (SQ_SIZE - 1);
-            if (q->tx_slot[k])
-                pkt_free_frame(q->tx_slot[k]);
-            q->tx_slot[k] = NULL;
-        }
-    }
-    if (seen)
-        cq_done(&q->scq);
 }
 
 /* A WQE's 16-byte segments, in ring order: a WQE may run past the

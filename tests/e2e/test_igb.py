@@ -45,7 +45,7 @@ app udp-echo port 7
 """
 RX_RING = 512  # drivers/intel/igb_dev.h IGB_RX_RING: each RX queue holds RX_RING - 1 buffers when full
 MAX_QUEUES = 8  # drivers/intel/igb.c IGB_MAX_PAIRS: one pair a core
-RX_HELD = {"mlx5": 256}  # drivers/mlx5/mlx5_rxtx.c RQ_SIZE: an RQ holds a buffer in each WQE
+RX_HELD = {"mlx5": 1024}  # drivers/mlx5/mlx5_rxtx.c RQ_SIZE: an RQ holds a buffer in each WQE
 
 
 @pytest.fixture
@@ -259,6 +259,18 @@ def run_router(lab, tmp_path, report, smp, driver="igb"):
     return m
 
 
+def spread_flows(m, left, addr):
+    """16 TCP flows from left to the router's addr: RSS spreads them over
+    both queue pairs of eth0. Returns eth0's RX packets per queue."""
+    for port in range(20000, 20016):
+        r = left.run(["bash", "-c", f"curl -sS --local-port {port} --max-time 20 http://{addr}/bytes/1000 | wc -c"],
+                     timeout=30)
+        assert r.stdout.strip() == "1000"
+    per_queue = [q["rx-packets"] for q in interfaces(m)[0]["per-queue"]]
+    assert len(per_queue) == 2 and min(per_queue) > 0, per_queue
+    return per_queue
+
+
 def test_igb_router(igb_lab, tmp_path, report):
     lab = igb_lab()
     run_router(lab, tmp_path, report, smp=1)
@@ -270,14 +282,7 @@ def test_igb_router_smp2(igb_lab, tmp_path, report):
     (core 0 passes what it learns on: kernel/netsvc/netsvc_neigh.c)."""
     lab = igb_lab(smp=2)
     m = run_router(lab, tmp_path, report, smp=2)
-    left, right = lab.peers
-    for port in range(20000, 20016):  # 16 TCP flows: RSS spreads them
-        r = left.run(["bash", "-c", f"curl -sS --local-port {port} --max-time 20 http://10.0.1.1/bytes/1000 | wc -c"],
-                     timeout=30)
-        assert r.stdout.strip() == "1000"
-    eth0 = interfaces(m)[0]
-    per_queue = [q["rx-packets"] for q in eth0["per-queue"]]
-    assert len(per_queue) == 2 and min(per_queue) > 0, per_queue
+    per_queue = spread_flows(m, lab.peers[0], "10.0.1.1")
     c = m.json("show stats json")["counters"]
     assert c["arp-learned-remote"] > 0, c
     report(f"igb -smp 2: eth0 RX per queue {per_queue}, {c['arp-learned-remote']} ARP entries learned "

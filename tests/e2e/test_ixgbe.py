@@ -20,7 +20,8 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import netlab  # noqa: E402
 from netlab import qemu  # noqa: E402  (tools/qemu.py, as netlab has it)
-from test_igb import forward_burst, igb_lab, interfaces, run_router  # noqa: E402,F401  (igb_lab: the fixture)
+from test_igb import (forward_burst, igb_lab, interfaces, run_router,  # noqa: E402,F401  (igb_lab: the fixture)
+                      spread_flows)
 
 pytestmark = [pytest.mark.skipif(netlab.unavailable() is not None, reason=str(netlab.unavailable())),
               pytest.mark.skipif(qemu.own_qemu_missing() is not None, reason=str(qemu.own_qemu_missing()))]
@@ -63,13 +64,7 @@ def test_ixgbe_router_smp2(igb_lab, tmp_path, report):
     """Two cores, two queue pairs, RSS on the 82599's MRQC/RETA/RSSRK."""
     lab, log = ixgbe_lab(igb_lab, tmp_path, smp=2)
     m = run_router(lab, tmp_path, report, smp=2, driver="ixgbe")
-    left = lab.peers[0]
-    for port in range(20000, 20016):
-        r = left.run(["bash", "-c", f"curl -sS --local-port {port} --max-time 20 http://10.0.0.1/bytes/1000 | wc -c"],
-                     timeout=30)
-        assert r.stdout.strip() == "1000"
-    per_queue = [q["rx-packets"] for q in interfaces(m)[0]["per-queue"]]
-    assert len(per_queue) == 2 and min(per_queue) > 0, per_queue
+    per_queue = spread_flows(m, lab.peers[0], "10.0.0.1")
     check_canary(m, log)
     report(f"ixgbe -smp 2: eth0 RX per queue {per_queue}")
 

@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools", "mlx5"))
 import trace as mlx5_trace  # noqa: E402
 
-TRACE = os.path.join(os.path.dirname(ROOT), "shared", "data", "mlx5", "trace-mlx5_core-cx4-fw14.12.1220.txt.gz")
+TRACE = mlx5_trace.DEFAULT_TRACE
 ENCODE = os.path.join(ROOT, "build", "unit", "mlx5-encode")
 
 # (opcode, first byte, last byte + 1): where hayate differs from Linux, and why.
