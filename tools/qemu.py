@@ -123,7 +123,7 @@ def command(iso=ISO, smp=1, memory="512M", nics=(), extra=(), accel=None, topolo
     NICs sit (TOPOLOGIES)."""
     accel = accel or accel_default()
     binary = "qemu-system-x86_64"
-    if any(n.model in OWN_MODELS for n in nics):
+    if any(n.model.split(",")[0] in OWN_MODELS for n in nics):  # "mlx5,vf=on": the model's name, its options
         binary = OWN_QEMU
         if topology == "flat":
             topology = "root-port"  # the issue's topology for the models we check from outside

@@ -17,6 +17,7 @@
 
 #define MLX5_MAX_PAIRS 8
 #define MLX5_CQE_SYNDROMES 0x30 /* completion error syndromes counted by value */
+#define MLX5_MAC_ENTRIES 14     /* the root flow table's MAC entries (mlx5_steer.c) */
 
 /* A doorbell-record line (PRM "Doorbell Record"): the RQ's receive counter
  * at word 0, the SQ's record at words 2-3 (its send counter at 3), each
@@ -103,6 +104,7 @@ struct mlx5 {
     struct mlx5_queue *q[MLX5_MAX_PAIRS];
     uint32_t tisn, rqtn, tir[7], table[2];
     uint32_t group_mac, group_any, mac_entries;
+    uint8_t table_mac[MLX5_MAC_ENTRIES][6]; /* the root table's MACs, in entry order */
     uint8_t joined[8][6];  /* the groups the stack joined, again after a reset */
     uint8_t njoined;
     bool promisc;

@@ -339,6 +339,20 @@ size_t mlx5_enc_set_flow_table_root(uint8_t *in, uint32_t table)
     return len;
 }
 
+/* MODIFY_NIC_VPORT_CONTEXT: the multicast MACs the vport may receive (a
+ * VF's: the eswitch in front of it passes those only), the list after the
+ * context (PRM "NIC_Vport Context": allowed_list_type 1, multicast). */
+size_t mlx5_enc_vport_mc_list(uint8_t *in, const uint8_t (*mac)[6], unsigned n)
+{
+    size_t len = header(in, 0x200 + 8u * n, MLX5_CMD_MODIFY_NIC_VPORT_CONTEXT, 0);
+    mlx5_putbits(in, 0x0c, 2, 1, 1);              /* field_select.addresses_list */
+    mlx5_putbits(in, 0x100 + 0xf0, 24, 3, 1);     /* allowed_list_type: multicast */
+    mlx5_putbits(in, 0x100 + 0xf0, 0, 12, n);     /* allowed_list_size */
+    for (unsigned i = 0; i < n; i++)
+        net_memcpy(in + 0x200 + 8u * i + 2, mac[i], 6);
+    return len;
+}
+
 /* MODIFY_NIC_VPORT_CONTEXT: every unicast and multicast frame (promiscuous). */
 size_t mlx5_enc_vport_promisc(uint8_t *in)
 {

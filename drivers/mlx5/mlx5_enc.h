@@ -131,6 +131,7 @@ size_t mlx5_enc_set_fte(uint8_t *in, uint32_t table, uint32_t index, uint32_t gr
                         unsigned dest_type, uint32_t dest);
 size_t mlx5_enc_set_flow_table_root(uint8_t *in, uint32_t table);
 size_t mlx5_enc_vport_promisc(uint8_t *in);
+size_t mlx5_enc_vport_mc_list(uint8_t *in, const uint8_t (*mac)[6], unsigned n);
 
 /* Reply fields, by the reply's byte offsets. */
 #define MLX5_OUT_STATUS 0x00

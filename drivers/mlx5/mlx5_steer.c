@@ -18,7 +18,7 @@
 
 enum { TIR_DIRECT, TIR_V4, TIR_V6, TIR_V4_TCP, TIR_V6_TCP, TIR_V4_UDP, TIR_V6_UDP, TIRS };
 #define ROOT_LOG 4       /* 16 entries */
-#define MAC_ENTRIES 14   /* 0..13: MACs; 14: the wildcard */
+#define MAC_ENTRIES MLX5_MAC_ENTRIES /* 0..13: MACs; 14: the wildcard */
 #define WILDCARD 14
 #define TYPE_LOG 3       /* 8 entries */
 
@@ -64,6 +64,18 @@ static bool set_rqt(struct mlx5 *m, uint32_t rqtn)
     return true;
 }
 
+/* A VF's eswitch passes it the multicast MACs of its vport's list only:
+ * the list is every group of the root table's. */
+static bool sync_mc_list(struct mlx5 *m)
+{
+    uint8_t mc[MAC_ENTRIES][6];
+    unsigned n = 0;
+    for (uint32_t i = 0; i < m->mac_entries; i++)
+        if ((m->table_mac[i][0] & 1) && memcmp(m->table_mac[i], "\xff\xff\xff\xff\xff\xff", 6) != 0)
+            memcpy(mc[n++], m->table_mac[i], 6);
+    return mlx5_cmd(m, mlx5_enc_vport_mc_list(m->in, mc, n), 0x10) == 0;
+}
+
 static bool add_mac(struct mlx5 *m, const uint8_t mac[6])
 {
     if (m->mac_entries == MAC_ENTRIES) {
@@ -74,8 +86,8 @@ static bool add_mac(struct mlx5 *m, const uint8_t mac[6])
     memcpy(v.dmac, mac, 6);
     if (!entry(m, m->table[0], m->mac_entries, m->group_mac, &v, MLX5_DEST_TABLE, m->table[1]))
         return false;
-    m->mac_entries++;
-    return true;
+    memcpy(m->table_mac[m->mac_entries++], mac, 6);
+    return !m->vf || !(mac[0] & 1) || sync_mc_list(m);
 }
 
 bool mlx5_steer_create(struct mlx5 *m)

@@ -30,24 +30,26 @@ pytestmark = [pytest.mark.skipif(netlab.unavailable() is not None, reason=str(ne
               pytest.mark.skipif(qemu.own_qemu_missing() is not None, reason=str(qemu.own_qemu_missing()))]
 
 
-def mlx5_lab(igb_lab, tmp_path, smp):
+def mlx5_lab(igb_lab, tmp_path, smp, model="mlx5"):
     log, sock = tmp_path / "qemu-guest-errors.log", str(tmp_path / "qmp.sock")
-    lab = igb_lab(smp=smp, model="mlx5", extra=["-d", "guest_errors", "-D", str(log),
-                                                "-qmp", f"unix:{sock},server=on,wait=off"])
+    lab = igb_lab(smp=smp, model=model, extra=["-d", "guest_errors", "-D", str(log),
+                                               "-qmp", f"unix:{sock},server=on,wait=off"])
     return lab, log, sock
 
 
-def check_canary(m, log):
+def check_canary(m, log, vf=False):
     """The boot line and `show mlx5 json` say what the model answered,
-    which is what the recorded ConnectX-4 answered; nothing failed."""
-    assert re.search(r"mlx5 0[12]:00\.0: mlx5: ConnectX-4 firmware 14\.12\.1220, cmdif 5, ISSI 1", m.log) or \
-        re.search(r"eth0: mlx5: ConnectX-4 firmware 14\.12\.1220, cmdif 5, ISSI 1", m.log), m.tail()
+    which is what the recorded ConnectX-4 answered (a VF: the model's own
+    page counts); nothing failed."""
+    kind = "ConnectX-4 VF" if vf else "ConnectX-4"
+    assert re.search(rf"mlx5 0[12]:00\.0: mlx5: {kind} firmware 14\.12\.1220, cmdif 5, ISSI 1", m.log), m.tail()
     ports = m.json("show mlx5 json")["ports"]
     assert [p["name"] for p in ports] == ["eth0", "eth1"], ports
     for p in ports:
-        assert p["model"] == "ConnectX-4" and p["pci_id"] == "15b3:1013" and p["firmware"] == "14.12.1220", p
+        assert p["model"] == "ConnectX-4" and p["vf"] is vf and p["firmware"] == "14.12.1220", p
+        assert p["pci_id"] == ("15b3:1014" if vf else "15b3:1013"), p
         assert p["cmdif_rev"] == 5 and p["issi"] == 1 and p["caps"]["port_type"] == 1, p
-        assert p["pages"]["boot"] == 6 and p["pages"]["init"] == 12868, p["pages"]
+        assert (p["pages"]["boot"], p["pages"]["init"]) == ((4, 1024) if vf else (6, 12868)), p["pages"]
         assert p["command_errors"] == 0 and p["command_timeouts"] == 0 and p["cqe_errors"] == 0, p
         assert p["health_syndrome"] == 0 and p["vport_state"] == 1, p
     strict = [line for line in log.read_text().splitlines() if line.startswith("mlx5")] if log.exists() else []
@@ -100,3 +102,30 @@ def test_mlx5_page_requests_while_traffic_flows(igb_lab, tmp_path, report):
         qmp.sock.close()
     check_canary(m, log)
     report(f"mlx5 page requests under traffic: +300 given, 200 taken back, {after['held']} held for the firmware")
+
+
+def test_mlx5_vf_router(igb_lab, tmp_path, report):
+    """hayate as a guest on two ConnectX-4 VFs (the model's VF mode, its
+    host's trust not given): the same router pass. A VF has no port
+    registers (the driver asks none) and its eswitch passes it only the
+    multicast MACs of its vport's list, so neighbour discovery works only
+    because the driver lists every group it joins."""
+    lab, log, _ = mlx5_lab(igb_lab, tmp_path, smp=1, model="mlx5,vf=on")
+    m = run_router(lab, tmp_path, report, smp=1, driver="mlx5")
+    check_canary(m, log, vf=True)
+    for p in m.json("show mlx5 json")["ports"]:
+        assert p["speed_mbps"] == 0 and p["port_max_mtu"] == 0, p  # no PTYS nor PMTU on a VF
+
+
+def test_mlx5_vf_untrusted_refuses_promiscuous(igb_lab, mkiso, request, tmp_path):
+    """An xconnect needs promiscuous ports; an untrusted VF's host refuses
+    that: the port is named at boot, and the canary keeps the refusal."""
+    lab = netlab.Lab(request.node.name, [netlab.Peer(), netlab.Peer()], iso=mkiso("hostname x1\nxconnect eth0 eth1\n"),
+                     model="mlx5,vf=on")
+    try:
+        m = lab.start()
+        assert "eth0 (mlx5) takes only frames to its own MAC: others will not cross" in m.log, m.tail()
+        p = m.json("show mlx5 json")["ports"][0]
+        assert p["last_error"]["command"] == "MODIFY_NIC_VPORT_CONTEXT" and p["last_error"]["status"] == 3, p
+    finally:
+        lab.close()

@@ -6,6 +6,10 @@ test_mlx5_model_qtest: qemu/tests/mlx5_check.py, no guest: the real card's
 trace replayed through the model, every reply compared byte for byte, each
 strict rule broken once, the page-request hook, a frame sent and received.
 
+test_mlx5_model_vf_qtest: qemu/tests/mlx5_vf_check.py, the VF mode (vf=on):
+its device ID, page counts and caps, port registers refused, promisc
+refused unless trusted=on, the multicast allowed list filtering frames.
+
 test_mlx5_model_linux: Debian's Linux 6.1 (tools/linux_guest, when its
 kernel is cached) with its own mlx5_core as an independent driver: probe,
 link, ping the slirp gateway, 1 MiB of TCP each way with the host (through
@@ -56,6 +60,13 @@ sleep 1
 @pytest.mark.skipif(not os.path.exists(TRACE), reason=f"no mlx5 trace at {TRACE}")
 def test_mlx5_model_qtest():
     r = subprocess.run([sys.executable, os.path.join(ROOT, "qemu", "tests", "mlx5_check.py"), qemu.OWN_QEMU],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "all passed" in r.stdout, r.stdout + r.stderr
+
+
+def test_mlx5_model_vf_qtest():
+    """qemu/tests/mlx5_vf_check.py: -device mlx5,vf=on (and trusted=on)."""
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "qemu", "tests", "mlx5_vf_check.py"), qemu.OWN_QEMU],
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "all passed" in r.stdout, r.stdout + r.stderr
 

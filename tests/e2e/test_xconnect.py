@@ -294,7 +294,7 @@ def test_device_reset_recovers_and_keeps_every_buffer(xlab, model, pairs):
     the RSS command again (309 bytes, which once overran the control
     buffer into the next port's netdev)."""
     if model != nic_models.VIRTIO and pairs > 1:
-        pytest.skip(f"debug {model}-reset resets a port of one queue pair")
+        pytest.skip(f"debug {nic_models.driver(model)}-reset resets a port of one queue pair")
     lab = xlab(smp=pairs, queues=pairs, rss=pairs > 1)
     left, right = lab.peers
     m = lab.machine
@@ -306,7 +306,7 @@ def test_device_reset_recovers_and_keeps_every_buffer(xlab, model, pairs):
             m.wait_for(rf"{port}: device restarted", timeout=10)
             m.wait_for(rf"{port}: link up", timeout=10)
         else:
-            assert f"{port}: reset, link up" in m.cmd(f"debug {model}-reset {port}", timeout=60)
+            assert f"{port}: reset, link up" in m.cmd(f"debug {nic_models.driver(model)}-reset {port}", timeout=60)
         left.run("ping -c 3 -i 0.2 -W 2 10.9.0.2", timeout=20)
     time.sleep(0.3)
     # The RX rings hold the same number of buffers as before; none leaked.

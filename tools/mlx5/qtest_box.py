@@ -27,7 +27,7 @@ BLOCK = 576
 
 
 class Box:
-    def __init__(self, qemu, extra=(), netdev=("-netdev", "user,id=n1")):
+    def __init__(self, qemu, extra=(), netdev=("-netdev", "user,id=n1"), dev_opts=""):
         self.dir = tempfile.mkdtemp(prefix="mlx5-check-")
         sock = os.path.join(self.dir, "qmp.sock")
         self.log = os.path.join(self.dir, "guest-errors.log")
@@ -37,7 +37,7 @@ class Box:
              "-qmp", f"unix:{sock},server=on,wait=off",
              "-d", "guest_errors", "-D", self.log, *netdev,
              "-device", f"pcie-root-port,id=rp1,slot=1,chassis=1,addr={RP}",
-             "-device", "mlx5,id=nic0,bus=rp1,addr=0,romfile=,netdev=n1,mac=52:54:00:12:34:56",
+             "-device", "mlx5,id=nic0,bus=rp1,addr=0,romfile=,netdev=n1,mac=52:54:00:12:34:56" + dev_opts,
              *extra],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True)

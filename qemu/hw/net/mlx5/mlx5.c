@@ -259,6 +259,12 @@ static void add_props(Mlx5State *s)
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint32_ptr(OBJECT(s), "tx-packets", &s->tx_packets,
                                    OBJ_PROP_FLAG_READ);
+    object_property_add_uint32_ptr(OBJECT(s), "vf-port-register-refused",
+                                   &s->vf_port_reg_refused, OBJ_PROP_FLAG_READ);
+    object_property_add_uint32_ptr(OBJECT(s), "vf-promisc-refused",
+                                   &s->vf_promisc_refused, OBJ_PROP_FLAG_READ);
+    object_property_add_uint32_ptr(OBJECT(s), "vf-mc-filtered",
+                                   &s->vf_mc_filtered, OBJ_PROP_FLAG_READ);
     object_property_add(OBJECT(s), "page-request", "int32", get_page_request,
                         set_page_request, NULL, NULL);
 }
@@ -279,7 +285,13 @@ static void mlx5_realize(PCIDevice *d, Error **errp)
                    "0x101d (6 Dx)", s->device_id);
         return;
     }
-    pci_config_set_device_id(d->config, s->device_id);
+    if (s->trusted && !s->vf) {
+        error_setg(errp, "mlx5: trusted=on is a VF's (vf=on)");
+        return;
+    }
+    /* a VF (mlx5_vf.c): the PF's device ID + 1 (0x1014 for the
+     * ConnectX-4), no SR-IOV capability, FLR, the same BAR0 */
+    pci_config_set_device_id(d->config, s->device_id + (s->vf ? 1 : 0));
     d->config[PCI_CACHE_LINE_SIZE] = 0x10;
     pci_config_set_interrupt_pin(d->config, 1);
 
@@ -334,6 +346,8 @@ static const VMStateDescription mlx5_vmstate = {
 static const Property mlx5_properties[] = {
     DEFINE_NIC_PROPERTIES(Mlx5State, conf),
     DEFINE_PROP_UINT32("device-id", Mlx5State, device_id, MLX5_DEV_CX4),
+    DEFINE_PROP_BOOL("vf", Mlx5State, vf, false),
+    DEFINE_PROP_BOOL("trusted", Mlx5State, trusted, false),
 };
 
 static void mlx5_class_init(ObjectClass *klass, void *data)

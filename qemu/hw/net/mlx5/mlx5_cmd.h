@@ -39,12 +39,20 @@ typedef struct Mlx5CmdDesc {
 #define SYND_NO_REPLY   0x6d350008  /* op_mod/register not modelled */
 #define SYND_CQ_SIZE    0x6d350009  /* CQ smaller than its queue needs */
 #define SYND_BAD_STATE  0x6d35000a  /* object in the wrong state */
+#define SYND_VF_PORT    0x6d35000b  /* a VF: no port register (BAD_OP) */
+#define SYND_VF_PROMISC 0x6d35000c  /* untrusted VF: no promisc (BAD_PARAM) */
 
 int cmd_fail(Mlx5State *s, Mlx5Cmd *c, uint32_t *counter, int status,
              uint32_t syndrome, const char *fmt, ...) G_GNUC_PRINTF(6, 7);
 
 /* mlx5_reg.c */
 int mlx5_access_reg(Mlx5State *s, Mlx5Cmd *c);
+
+/* mlx5_vf.c */
+int mlx5_vf_access_reg(Mlx5State *s, Mlx5Cmd *c);
+int mlx5_vf_promisc(Mlx5State *s, Mlx5Cmd *c, uint8_t bits);
+int mlx5_vport_set_list(Mlx5State *s, Mlx5Cmd *c, const uint8_t *v);
+void mlx5_vport_get_list(Mlx5State *s, Mlx5Cmd *c, uint8_t *v);
 
 /* mlx5_obj.c */
 extern const Mlx5CmdDesc mlx5_object_cmds[];

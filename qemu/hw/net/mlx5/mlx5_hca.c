@@ -50,12 +50,13 @@ void mlx5_hca_reset(Mlx5State *s)
     s->issi = 0;
     s->npages = 0;
     s->regular_pages = 0;
-    s->boot_pages = fw_pages(PAGES_BOOT);
-    s->init_pages = fw_pages(PAGES_INIT);
+    s->boot_pages = s->vf ? mlx5_vf_pages(s, PAGES_BOOT) : fw_pages(PAGES_BOOT);
+    s->init_pages = s->vf ? mlx5_vf_pages(s, PAGES_INIT) : fw_pages(PAGES_INIT);
     memset(s->cur_cap_general, 0, sizeof(s->cur_cap_general));
     if (r && r->len > 16) {
         memcpy(s->cur_cap_general, r->data + 16, MIN(r->len - 16, 4096));
     }
+    mlx5_vf_patch_cap(s, s->cur_cap_general, sizeof(s->cur_cap_general));
     memset(s->uar_alloc, 0, sizeof(s->uar_alloc));
     memset(s->eq, 0, sizeof(s->eq));
     s->host_endianness = 0;
@@ -119,6 +120,10 @@ static int cmd_query_pages(Mlx5State *s, Mlx5Cmd *c)
 {
     if (c->op_mod == PAGES_REGULAR) {
         stl_be_p(c->out + 0x0c, s->regular_pages);
+        return ST_OK;
+    }
+    if (s->vf && (c->op_mod == PAGES_BOOT || c->op_mod == PAGES_INIT)) {
+        stl_be_p(c->out + 0x0c, mlx5_vf_pages(s, c->op_mod));  /* fn 0 */
         return ST_OK;
     }
     return fw_reply(s, c, 0);
@@ -187,6 +192,8 @@ static int cmd_manage_pages(Mlx5State *s, Mlx5Cmd *c)
  * the e-switch flow table caps, 8) answers all zeros: nothing supported */
 static int cmd_query_hca_cap(Mlx5State *s, Mlx5Cmd *c)
 {
+    int st;
+
     if (c->op_mod == 1) {
         if (c->out_len > 16) {
             memcpy(c->out + 16, s->cur_cap_general,
@@ -200,7 +207,11 @@ static int cmd_query_hca_cap(Mlx5State *s, Mlx5Cmd *c)
                       c->op_mod & 1 ? "current" : "max");
         return ST_OK;
     }
-    return fw_reply(s, c, 0);
+    st = fw_reply(s, c, 0);
+    if (st == ST_OK && c->op_mod == 0 && c->out_len > 16) { /* general max */
+        mlx5_vf_patch_cap(s, c->out + 16, c->out_len - 16);
+    }
+    return st;
 }
 
 /* PRM "SET_HCA_CAP": only before INIT_HCA, only the general caps here */
@@ -215,6 +226,7 @@ static int cmd_set_hca_cap(Mlx5State *s, Mlx5Cmd *c)
                         SYND_LENGTH, "SET_HCA_CAP input %u bytes", c->in_len);
     }
     memcpy(s->cur_cap_general, c->in + 16, sizeof(s->cur_cap_general));
+    mlx5_vf_patch_cap(s, s->cur_cap_general, sizeof(s->cur_cap_general));
     return fw_reply(s, c, 0);
 }
 

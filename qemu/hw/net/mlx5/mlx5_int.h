@@ -120,6 +120,7 @@ enum {
 #define EQ_FIRST            0x10    /* first EQN handed out, as the card */
 #define MAX_EQ              32
 #define MAX_PAS             1024    /* pages of one queue buffer */
+#define MAX_MC_LIST         4096    /* vport allowed multicast list, kept */
 
 /* Objects the Ethernet driver creates (mlx5_obj.c, mlx5_steer.c): numbers
  * are base + slot, each kind its own base so that a number of one kind
@@ -275,6 +276,8 @@ struct Mlx5State {
     NICState *nic;
     NICConf conf;
     uint32_t device_id;
+    bool vf;                    /* vf=on: a ConnectX VF (mlx5_vf.c) */
+    bool trusted;               /* trusted=on: the VF may go promiscuous */
 
     /* initialization segment */
     uint64_t cmdq_addr;
@@ -315,6 +318,9 @@ struct Mlx5State {
     int32_t root_ft;            /* SET_FLOW_TABLE_ROOT, -1 none */
     uint8_t promisc;            /* nic_vport_context promisc_uc/mc/all 7:5 */
     uint16_t vport_mtu;
+    uint32_t mc_list_len;       /* the vport's allowed multicast list */
+    uint8_t mc_list[MAX_MC_LIST][6];
+    uint32_t vf_port_reg_refused, vf_promisc_refused, vf_mc_filtered;
     uint32_t rx_out_of_buffer;  /* PRM "rx_out_of_buffer" counter */
     uint32_t rx_steer_miss;     /* no flow entry took the frame */
     uint32_t rx_packets, tx_packets;
@@ -347,6 +353,11 @@ void mlx5_hca_reset(Mlx5State *s);
 
 /* mlx5_reg.c */
 void mlx5_port_event(Mlx5State *s);
+
+/* mlx5_vf.c */
+void mlx5_vf_patch_cap(Mlx5State *s, uint8_t *cap, size_t len);
+uint32_t mlx5_vf_pages(Mlx5State *s, int op_mod);
+bool mlx5_vf_rx_allowed(Mlx5State *s, const uint8_t *buf, size_t size);
 
 /* mlx5_obj.c */
 void mlx5_objects_reset(Mlx5State *s);

@@ -38,6 +38,7 @@ void mlx5_objects_reset(Mlx5State *s)
     s->root_ft = -1;
     s->promisc = 0;
     s->vport_mtu = 1500 + 14 + 4 + 4;
+    s->mc_list_len = 0;
 }
 
 /* slot of object `num` in a table of `valid` flags, or -1 */
@@ -462,11 +463,13 @@ static int cmd_query_nic_vport(Mlx5State *s, Mlx5Cmd *c)
     v[0xf0] = s->promisc << 5;
     stw_be_p(v + 0xf6, mac[0] << 8 | mac[1]);
     stl_be_p(v + 0xf8, ldl_be_p(mac + 2));
+    mlx5_vport_get_list(s, c, v);
     return ST_OK;
 }
 
-/* PRM "MODIFY_NIC_VPORT_CONTEXT": field_select at 0x0c (bit 4 promisc,
- * bit 6 mtu; others accepted, not kept), the context at 0x100 */
+/* PRM "MODIFY_NIC_VPORT_CONTEXT": field_select at 0x0c (bit 2 addresses
+ * list, bit 4 promisc, bit 6 mtu; others accepted, not kept), the context
+ * at 0x100, its address list at 0x200 */
 static int cmd_modify_nic_vport(Mlx5State *s, Mlx5Cmd *c)
 {
     uint32_t sel = be32(c->in + 0x0c);
@@ -485,8 +488,14 @@ static int cmd_modify_nic_vport(Mlx5State *s, Mlx5Cmd *c)
         }
         s->vport_mtu = mtu;
     }
-    if (sel & (1u << 4)) {
-        s->promisc = v[0xf0] >> 5;
+    if (sel & (1u << 2)) {      /* addresses_list (mlx5_vf.c) */
+        int st = mlx5_vport_set_list(s, c, v);
+        if (st != ST_OK) {
+            return st;
+        }
+    }
+    if (sel & (1u << 4)) {      /* a VF's only when trusted (mlx5_vf.c) */
+        return mlx5_vf_promisc(s, c, v[0xf0] >> 5);
     }
     return ST_OK;
 }

@@ -82,6 +82,9 @@ int mlx5_access_reg(Mlx5State *s, Mlx5Cmd *c)
     int n = reg_size(id);
     uint8_t port = r[1];
 
+    if (s->vf) {                /* no physical port: mlx5_vf.c */
+        return mlx5_vf_access_reg(s, c);
+    }
     if (!n || c->op_mod > 1) {
         return cmd_fail(s, c, &s->strict.bad_param, ST_BAD_PARAM,
                         SYND_NO_REPLY, "ACCESS_REG register %#x op_mod %#x "

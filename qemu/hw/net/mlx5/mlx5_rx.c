@@ -203,6 +203,9 @@ ssize_t mlx5_receive(NetClientState *nc, const uint8_t *buf, size_t size)
     if (s->hca != HCA_INITIALIZED || s->paos_admin == 2) {
         return size;
     }
+    if (!mlx5_vf_rx_allowed(s, buf, size)) {
+        return size;            /* the e-switch's multicast filter */
+    }
     parse(buf, size, &r);
     ti = mlx5_steer_tir(s, r.hdr);
     if (ti < 0) {
