@@ -5,9 +5,11 @@
  * and a send queue (SQ) of 64-byte WQEs, each with its completion queue
  * (CQ), and a UAR page of its own for the send doorbell (PRM "Send
  * Queue", "Receive Queue", "Completion Queues", "Doorbells"). A send WQE
- * is control, Ethernet (with the first 18 bytes of the frame inline, as a
- * ConnectX-4's wqe_inline_mode asks) and one pointer to the rest: one
- * 64-byte basic block. A burst writes its WQEs, asks a completion for the
+ * is control, Ethernet (checksum flags, for LSO the MSS; the first 18
+ * bytes of the frame inline, as a ConnectX-4's wqe_inline_mode asks, or
+ * more where the vport asks, every header for LSO) and a pointer a
+ * buffer: one 64-byte basic block for a plain frame, a WQE may run past
+ * the ring's end. A burst writes its WQEs, asks a completion for the
  * last only, sets the SQ's doorbell record once and writes the last
  * WQE's first 8 bytes to the UAR's doorbell register once. The receive
  * side reads CQEs by their owner bit, posts the buffers back and sets the

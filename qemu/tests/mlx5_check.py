@@ -36,7 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools", "mlx5"))
 import trace as mlx5trace  # noqa: E402
 import prm  # noqa: E402
-from qtest_box import Box, CMDQ, EQ_BASE  # noqa: E402
+from qtest_box import Box, CMDQ, EQ_BASE, Checks  # noqa: E402
 
 OP_MANAGE_PAGES, OP_ACCESS_REG, OP_CREATE_EQ = 0x108, 0x805, 0x301
 
@@ -49,17 +49,6 @@ def sig_rule(e):
         if i not in (0x3d, 0x3f) and not 0x28 <= i < 0x2c:
             x ^= v
     return x ^ (e[0x3f] & 0xfe)
-
-
-class Checks:
-    def __init__(self):
-        self.fails = []
-
-    def ok(self, cond, what):
-        print(f"{'ok  ' if cond else 'FAIL'} {what}")
-        if not cond:
-            self.fails.append(what)
-        return cond
 
 
 def replay(b, chk):

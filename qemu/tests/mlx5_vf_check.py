@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools", "mlx5"))
 import prm  # noqa: E402
-from qtest_box import Box, EQ_BASE  # noqa: E402
+from qtest_box import Box, EQ_BASE, Checks  # noqa: E402
 
 MAC = bytes.fromhex("525400123456")
 PEER = bytes.fromhex("02000000aa01")
@@ -36,17 +36,6 @@ DBR, CQBUF, RQBUF, RXDATA = MEM, MEM + 0x10000, MEM + 0x20000, MEM + 0x40000
 PAGES = 0x8000000
 MDNS = bytes.fromhex("01005e0000fb")
 V6ALL = bytes.fromhex("333300000001")
-
-
-class Checks:
-    def __init__(self):
-        self.fails = []
-
-    def ok(self, cond, what):
-        print(f"{'ok  ' if cond else 'FAIL'} {what}")
-        if not cond:
-            self.fails.append(what)
-        return cond
 
 
 def status(out):

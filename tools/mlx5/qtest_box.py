@@ -26,6 +26,19 @@ EQ_BASE = 0x1000000
 BLOCK = 576
 
 
+class Checks:
+    """Named checks: each printed, the failures kept."""
+
+    def __init__(self):
+        self.fails = []
+
+    def ok(self, cond, what):
+        print(f"{'ok  ' if cond else 'FAIL'} {what}")
+        if not cond:
+            self.fails.append(what)
+        return cond
+
+
 class Box:
     def __init__(self, qemu, extra=(), netdev=("-netdev", "user,id=n1"), dev_opts=""):
         self.dir = tempfile.mkdtemp(prefix="mlx5-check-")
