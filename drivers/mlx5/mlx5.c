@@ -6,7 +6,8 @@
  *   function-level reset; `initializing` awaited (bounded), the command
  *   interface revision and the health syndrome checked; the command queue
  *   placed; ENABLE_HCA; QUERY_ISSI and SET_ISSI; the boot pages; the host
- *   endianness register; the capabilities; the init pages; INIT_HCA; the
+ *   endianness register (a PF's); the command checksums off; the init
+ *   pages; INIT_HCA; the
  *   current capabilities (Ethernet port, wqe_inline_mode); QUERY_ADAPTER
  *   (the PSID, for the canary); a UAR and an event queue for the
  *   firmware's page requests and port changes, served from the status
@@ -14,9 +15,11 @@
  *   domain and a transport domain; the NIC vport's MAC, MTU and minimal
  *   inline mode; the vport's state.
  *
- * Then the TIS, a queue pair a core (mlx5_rxtx.c) and the receive steering
- * (mlx5_steer.c). The status poll serves the event queue, follows the
- * vport's state and watches the firmware's health. */
+ * Then the port's registers (mlx5_port.c), the TIS, a queue pair a core
+ * (mlx5_rxtx.c) and the receive steering (mlx5_steer.c). The status poll
+ * serves the event queue, follows the vport's state and watches the
+ * firmware's health: a syndrome resets a port of one queue pair and brings
+ * it up again on the same memory (as `debug mlx5-reset` does). */
 #include "drivers/mlx5/mlx5_dev.h"
 
 #include "kernel/console/console.h"
@@ -312,10 +315,9 @@ static bool bring_up(struct mlx5 *m)
         return false;
     /* HOST_ENDIANNESS (PRM "Host Endianness Register"): little-endian host, as zeros say. */
     static const uint8_t host_endianness[16];
-    if (!m->vf && mlx5_cmd(m, mlx5_enc_access_reg(m->in, 0x7004, 1, host_endianness, 16), 0x20) != 0)
+    if (!m->vf && mlx5_cmd(m, mlx5_enc_access_reg(m->in, MLX5_REG_HOST_ENDIANNESS, 1, host_endianness, 16), 0x20) != 0)
         return false;
-    if (mlx5_cmd(m, mlx5_enc_query_hca_cap(m->in, MLX5_CAP_GENERAL, MLX5_CAP_MAX), 0x10 + MLX5_CAP_LEN) != 0 ||
-        !checksums_off(m) || !satisfy_pages(m, MLX5_PAGES_INIT, &m->pages_init) ||
+    if (!checksums_off(m) || !satisfy_pages(m, MLX5_PAGES_INIT, &m->pages_init) ||
         mlx5_cmd(m, mlx5_enc_init_hca(m->in), 0x10) != 0 || !query_caps(m))
         return false;
     if (mlx5_cmd(m, mlx5_enc_query_adapter(m->in), MLX5_QUERY_ADAPTER_OUT_LEN) == 0) {
@@ -323,19 +325,15 @@ static bool bring_up(struct mlx5 *m)
         for (int i = 0; i < 16; i++)
             m->psid[i] = m->psid[i] >= 0x20 && m->psid[i] < 0x7f ? m->psid[i] : 0;
     }
-    if (mlx5_cmd(m, mlx5_enc_alloc_uar(m->in), 0x10) != 0)
+    if (mlx5_cmd_object(m, mlx5_enc_alloc_uar(m->in), &m->uar) != 0)
         return false;
-    m->uar = mlx5_get32(m->out, MLX5_OUT_OBJECT) & 0xffffff;
     m->uar_page = m->bar + (uint64_t)m->uar * MLX5_PAGE_SIZE;
     if (!create_eq(m) || mlx5_cmd(m, mlx5_enc_query_special_contexts(m->in), MLX5_QUERY_SPECIAL_OUT_LEN) != 0)
         return false;
     m->resd_lkey = mlx5_get32(m->out, MLX5_OUT_RESD_LKEY);
-    if (mlx5_cmd(m, mlx5_enc_alloc_pd(m->in), 0x10) != 0)
+    if (mlx5_cmd_object(m, mlx5_enc_alloc_pd(m->in), &m->pd) != 0 ||
+        mlx5_cmd_object(m, mlx5_enc_alloc_transport_domain(m->in), &m->td) != 0)
         return false;
-    m->pd = mlx5_get32(m->out, MLX5_OUT_OBJECT) & 0xffffff;
-    if (mlx5_cmd(m, mlx5_enc_alloc_transport_domain(m->in), 0x10) != 0)
-        return false;
-    m->td = mlx5_get32(m->out, MLX5_OUT_OBJECT) & 0xffffff;
     if (mlx5_cmd(m, mlx5_enc_query_nic_vport_context(m->in), MLX5_QUERY_NIC_VPORT_OUT_LEN) != 0)
         return false;
     const uint8_t *v = m->out + MLX5_OUT_VPORT_CTX;
@@ -350,7 +348,7 @@ static bool bring_up(struct mlx5 *m)
 /* The queues and the receive steering, on a function brought up. */
 static bool start_port(struct mlx5 *m, uint16_t pairs, struct pkt_pool **pools)
 {
-    bool ok = mlx5_port_setup(m, 1500) && mlx5_steer_create(m);
+    bool ok = mlx5_port_setup(m, 1500) && mlx5_create_tis(m);
     for (uint16_t qi = 0; ok && qi < pairs; qi++) {
         ok = mlx5_queue_create(m, qi, pools[qi]);
         mlx5_poll_events(m); /* pages the firmware asks for while its objects are made */
@@ -429,10 +427,7 @@ static void mlx5_info(const struct netdev *dev, struct netdev_info *out)
     out->field[0].key = "model";
     out->field[0].str = m->model;
     out->field[1].key = "cqe-errors";
-    uint64_t errors = 0;
-    for (int i = 0; i < MLX5_CQE_SYNDROMES; i++)
-        errors += m->cqe_errors[i];
-    out->field[1].num = errors;
+    out->field[1].num = mlx5_cqe_errors(m);
 }
 
 static const struct netdev_ops mlx5_ops = {
@@ -459,7 +454,6 @@ static struct netdev *mlx5_probe(struct pci_dev *pci, uint16_t max_pairs, struct
         mlx5_log(m, "mlx5: BAR0 not mapped\n");
         return NULL;
     }
-    pci_enable(pci);
     struct netdev *dev = &m->dev;
     uint16_t pairs = max_pairs < MLX5_MAX_PAIRS ? max_pairs : MLX5_MAX_PAIRS;
     dev->nqueues = pairs;

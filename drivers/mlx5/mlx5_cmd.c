@@ -74,6 +74,14 @@ static void failed(struct mlx5 *m, uint16_t op, uint8_t delivery, uint8_t status
                  mlx5_status_name(status), status, syndrome);
 }
 
+int mlx5_cmd_object(struct mlx5 *m, size_t inlen, uint32_t *num)
+{
+    if (mlx5_cmd(m, inlen, 0x10) != 0)
+        return -1;
+    *num = mlx5_get32(m->out, MLX5_OUT_OBJECT) & 0xffffff;
+    return 0;
+}
+
 int mlx5_cmd(struct mlx5 *m, size_t inlen, size_t outlen)
 {
     uint16_t op = mlx5_get16(m->in, 0);

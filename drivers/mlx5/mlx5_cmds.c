@@ -22,7 +22,7 @@ void mlx5_show_add(struct mlx5 *m)
         ports[nports++] = m;
 }
 
-static uint64_t cqe_errors(const struct mlx5 *m)
+uint64_t mlx5_cqe_errors(const struct mlx5 *m)
 {
     uint64_t n = 0;
     for (int i = 0; i < MLX5_CQE_SYNDROMES; i++)
@@ -104,7 +104,7 @@ static void show_json(void)
         json_u64(&j, "tx-context-descriptors", 0); /* offloads ride in each WQE's Ethernet segment */
         json_u64(&j, "tx-offload-bad", t.offload_bad);
         json_obj_end(&j);
-        json_u64(&j, "cqe_errors", cqe_errors(m));
+        json_u64(&j, "cqe_errors", mlx5_cqe_errors(m));
         json_obj_begin(&j, "cqe_syndromes");
         for (int k = 0; k < MLX5_CQE_SYNDROMES; k++)
             if (m->cqe_errors[k]) {
@@ -138,7 +138,7 @@ void mlx5_cmd_show(const struct cli_args *a)
                 m->events);
         kprintf("  vport %s, %u Mbit/s (PTYS oper 0x%x), health syndrome 0x%x; commands %lu, failed %lu, timed out %lu, CQE errors %lu\n",
                 m->vport_state == MLX5_VPORT_UP ? "up" : "down", m->speed_mbps, m->eth_proto_oper, m->health_synd, m->cmds, m->cmd_failed,
-                m->cmd_timeouts, cqe_errors(m));
+                m->cmd_timeouts, mlx5_cqe_errors(m));
         if (m->cmd_failed)
             kprintf("  last failed: %s (0x%x) delivery 0x%x status 0x%x syndrome 0x%08x\n",
                     mlx5_cmd_name(m->last_error.opcode), m->last_error.opcode, m->last_error.delivery,

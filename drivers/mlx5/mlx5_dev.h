@@ -123,6 +123,8 @@ bool mlx5_cmd_init(struct mlx5 *m);
  * in m->out. 0 when delivered and answered ok; else -1, reported with the
  * opcode's name, the status and the syndrome, and kept in last_error. */
 int mlx5_cmd(struct mlx5 *m, size_t inlen, size_t outlen);
+/* A command that makes an object (ALLOC_*, CREATE_*): its number, 23:0 of the reply's 0x08. */
+int mlx5_cmd_object(struct mlx5 *m, size_t inlen, uint32_t *num);
 void mlx5_log(const struct mlx5 *m, const char *fmt, ...);
 
 /* mlx5.c: the firmware's events (page requests, port changes), served from the status poll. */
@@ -140,7 +142,7 @@ uint16_t mlx5_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint1
 
 /* mlx5_steer.c: the TIS, the RQT over the pairs, the TIRs and the flow
  * tables that lead frames for the port's addresses to them. */
-bool mlx5_steer_create(struct mlx5 *m); /* the TIS, before the SQs */
+bool mlx5_create_tis(struct mlx5 *m);   /* before the SQs */
 bool mlx5_steer_rx(struct mlx5 *m);     /* the rest, once the RQs exist */
 int mlx5_limit_queues(struct netdev *dev, uint16_t n);
 void mlx5_join_group(struct netdev *dev, const uint8_t mac[6]);
@@ -148,6 +150,7 @@ bool mlx5_promiscuous(struct netdev *dev);
 
 /* mlx5_cmds.c: `show mlx5 [json]`. */
 void mlx5_show_add(struct mlx5 *m);
+uint64_t mlx5_cqe_errors(const struct mlx5 *m); /* completion errors, every syndrome */
 void mlx5_cmd_show(const struct cli_args *a);
 
 #endif

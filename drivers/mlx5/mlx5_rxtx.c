@@ -47,10 +47,7 @@ static bool create_cq(struct mlx5 *m, struct mlx5_cq *cq, volatile uint32_t *dbr
     struct mlx5_cq_params p = {.uar = uar, .eqn = m->eqn, .log_size = cq->log,
                                .npages = size * MLX5_CQE_SIZE / MLX5_PAGE_SIZE,
                                .buf = virt_to_phys(cq->cqe), .dbr = virt_to_phys((const void *)dbr)};
-    if (mlx5_cmd(m, mlx5_enc_create_cq(m->in, &p), 0x10) != 0)
-        return false;
-    cq->num = mlx5_get32(m->out, MLX5_OUT_OBJECT) & 0xffffff;
-    return true;
+    return mlx5_cmd_object(m, mlx5_enc_create_cq(m->in, &p), &cq->num) == 0;
 }
 
 static bool ready(struct mlx5 *m, uint16_t opcode, uint32_t num)
@@ -124,25 +121,23 @@ bool mlx5_queue_create(struct mlx5 *m, uint16_t qi, struct pkt_pool *pool)
     q->rq_pc = q->rq_cc = q->rcq_seen = 0;
     q->sq_pc = q->sq_cc = 0;
     memset((void *)q->dbr, 0, 64);
-    if (mlx5_cmd(m, mlx5_enc_alloc_uar(m->in), 0x10) != 0)
+    if (mlx5_cmd_object(m, mlx5_enc_alloc_uar(m->in), &q->uar) != 0)
         return false;
-    q->uar = mlx5_get32(m->out, MLX5_OUT_OBJECT) & 0xffffff;
     q->doorbell = (volatile uint64_t *)(m->bar + (uint64_t)q->uar * MLX5_PAGE_SIZE + MLX5_UAR_BF);
     if (!create_cq(m, &q->rcq, q->dbr + MLX5_DBR_RCQ, q->uar) || !create_cq(m, &q->scq, q->dbr + MLX5_DBR_SCQ, q->uar))
         return false;
     struct mlx5_wq_params rp = {.pd = m->pd, .uar = q->uar, .cqn = q->rcq.num, .log_size = RQ_LOG,
                                 .npages = RQ_SIZE * 16 / MLX5_PAGE_SIZE,
                                 .buf = virt_to_phys(q->rq), .dbr = virt_to_phys((const void *)(q->dbr + MLX5_DBR_RQ))};
-    if (mlx5_cmd(m, mlx5_enc_create_rq(m->in, &rp), 0x10) != 0)
+    if (mlx5_cmd_object(m, mlx5_enc_create_rq(m->in, &rp), &q->rqn) != 0)
         return false;
-    q->rqn = mlx5_get32(m->out, MLX5_OUT_OBJECT) & 0xffffff;
     struct mlx5_wq_params sp = {.pd = m->pd, .uar = q->uar, .cqn = q->scq.num, .log_size = SQ_LOG,
                                 .npages = SQ_SIZE * 64 / MLX5_PAGE_SIZE, .buf = virt_to_phys(q->sq),
                                 .dbr = virt_to_phys((const void *)(q->dbr + MLX5_DBR_SQ_REC))};
     /* The SQ's own minimal inline mode only where the vport decides it. */
-    if (mlx5_cmd(m, mlx5_enc_create_sq(m->in, &sp, m->tisn, m->inline_from_vport ? m->min_inline : 0), 0x10) != 0)
+    if (mlx5_cmd_object(m, mlx5_enc_create_sq(m->in, &sp, m->tisn, m->inline_from_vport ? m->min_inline : 0),
+                        &q->sqn) != 0)
         return false;
-    q->sqn = mlx5_get32(m->out, MLX5_OUT_OBJECT) & 0xffffff;
     if (!ready(m, MLX5_CMD_MODIFY_RQ, q->rqn) || !ready(m, MLX5_CMD_MODIFY_SQ, q->sqn))
         return false;
     rx_refill(q, &m->dev.stats[qi]);

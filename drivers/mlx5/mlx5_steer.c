@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* drivers/mlx5/mlx5_steer.c: where received frames go (PRM "Transport
- * Interface Receive", "RQ Table", "Flow Table").
+ * Interface Receive", "RQ Table", "Flow Table"), and the one TIS every SQ
+ * sends through.
  *
  *   root table (level 0): destination MAC -> the type table
  *     entries: the port's MAC, broadcast, all-nodes, all-routers, IPv4
@@ -26,14 +27,6 @@ static const struct mlx5_match dmac_mask = {.dmac = {0xff, 0xff, 0xff, 0xff, 0xf
 static const struct mlx5_match l4_mask = {.ethertype = 0xffff, .ip_protocol = 0xff};
 static const struct mlx5_match l3_mask = {.ethertype = 0xffff};
 
-static bool object(struct mlx5 *m, size_t inlen, uint32_t *num)
-{
-    if (mlx5_cmd(m, inlen, 0x10) != 0)
-        return false;
-    *num = mlx5_get32(m->out, MLX5_OUT_OBJECT) & 0xffffff;
-    return true;
-}
-
 static bool group(struct mlx5 *m, uint32_t table, uint32_t first, uint32_t last, const struct mlx5_match *mask,
                   uint32_t *id)
 {
@@ -57,11 +50,8 @@ static bool set_rqt(struct mlx5 *m, uint32_t rqtn)
         m->dev.rss_reta[i] = (uint16_t)(i % m->dev.nqueues);
         rqn[i] = m->q[m->dev.rss_reta[i]]->rqn;
     }
-    if (mlx5_cmd(m, mlx5_enc_rqt(m->in, rqtn, rqn, NETDEV_RSS_RETA_LEN), 0x10) != 0)
-        return false;
-    if (!rqtn)
-        m->rqtn = mlx5_get32(m->out, MLX5_OUT_OBJECT) & 0xffffff;
-    return true;
+    size_t len = mlx5_enc_rqt(m->in, rqtn, rqn, NETDEV_RSS_RETA_LEN);
+    return (rqtn ? mlx5_cmd(m, len, 0x10) : mlx5_cmd_object(m, len, &m->rqtn)) == 0;
 }
 
 /* A VF's eswitch passes it the multicast MACs of its vport's list only:
@@ -90,12 +80,7 @@ static bool add_mac(struct mlx5 *m, const uint8_t mac[6])
     return !m->vf || !(mac[0] & 1) || sync_mc_list(m);
 }
 
-bool mlx5_steer_create(struct mlx5 *m)
-{
-    if (!object(m, mlx5_enc_create_tis(m->in, m->td), &m->tisn))
-        return false;
-    return true;
-}
+bool mlx5_create_tis(struct mlx5 *m) { return mlx5_cmd_object(m, mlx5_enc_create_tis(m->in, m->td), &m->tisn) == 0; }
 
 /* After the queues: the RQT, the TIRs and the tables. */
 bool mlx5_steer_rx(struct mlx5 *m)
@@ -118,11 +103,11 @@ bool mlx5_steer_rx(struct mlx5 *m)
                         .fields = MLX5_HASH_SRC_IP | MLX5_HASH_DST_IP | MLX5_HASH_SPORT | MLX5_HASH_DPORT},
     };
     for (int i = 0; i < TIRS; i++)
-        if (!object(m, mlx5_enc_create_tir(m->in, &tirs[i]), &m->tir[i]))
+        if (mlx5_cmd_object(m, mlx5_enc_create_tir(m->in, &tirs[i]), &m->tir[i]))
             return false;
     /* The type table first: the root's entries lead to it. */
     uint32_t g_l4, g_l3, g_rest;
-    if (!object(m, mlx5_enc_create_flow_table(m->in, 1, TYPE_LOG), &m->table[1]) ||
+    if (mlx5_cmd_object(m, mlx5_enc_create_flow_table(m->in, 1, TYPE_LOG), &m->table[1]) ||
         !group(m, m->table[1], 0, 3, &l4_mask, &g_l4) || !group(m, m->table[1], 4, 5, &l3_mask, &g_l3) ||
         !group(m, m->table[1], 6, 6, NULL, &g_rest))
         return false;
@@ -139,7 +124,7 @@ bool mlx5_steer_rx(struct mlx5 *m)
             return false;
     if (!entry(m, m->table[1], 6, g_rest, NULL, MLX5_DEST_TIR, m->tir[TIR_DIRECT]))
         return false;
-    if (!object(m, mlx5_enc_create_flow_table(m->in, 0, ROOT_LOG), &m->table[0]) ||
+    if (mlx5_cmd_object(m, mlx5_enc_create_flow_table(m->in, 0, ROOT_LOG), &m->table[0]) ||
         !group(m, m->table[0], 0, MAC_ENTRIES - 1, &dmac_mask, &m->group_mac) ||
         !group(m, m->table[0], WILDCARD, WILDCARD, NULL, &m->group_any))
         return false;

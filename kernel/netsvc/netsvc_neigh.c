@@ -31,6 +31,7 @@
 #include "kernel/time.h"
 #include "kernel/lib.h"
 #include "lib/fmt.h"
+#include "net/ip/ip.h"
 #include "net/link/link.h"
 #include "net/route/route.h"
 
@@ -181,12 +182,8 @@ static int static_port(unsigned i)
             uint32_t mask = len ? net_htonl(~0u << (32 - len)) : 0;
             if (netsvc.addr[p].addr_be && ((ip_be ^ netsvc.addr[p].addr_be) & mask) == 0)
                 return p;
-        } else if (netsvc6_port_addr(p, a, &len)) {
-            bool in = true;
-            for (unsigned b = 0; b < len && in; b++)
-                in = ((a[b / 8] ^ neigh_static[i].ip[b / 8]) >> (7 - b % 8) & 1) == 0;
-            if (in)
-                return p;
+        } else if (netsvc6_port_addr(p, a, &len) && ip6_prefix_eq(a, neigh_static[i].ip, len)) {
+            return p;
         }
     }
     return -1;

@@ -36,7 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools", "mlx5"))
 import trace as mlx5trace  # noqa: E402
 import prm  # noqa: E402
-from qtest_box import Box, CMDQ, EQ_BASE, Checks  # noqa: E402
+from qtest_box import CMDQ, EQ_BASE, Checks, socket_box  # noqa: E402
 
 OP_MANAGE_PAGES, OP_ACCESS_REG, OP_CREATE_EQ = 0x108, 0x805, 0x301
 
@@ -516,15 +516,7 @@ def teardown(b, chk):
 def main():
     qemu = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "qemu", "qemu-system-x86_64")
     chk = Checks()
-    peer = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    peer.bind(("127.0.0.1", 0))
-    qport = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    qport.bind(("127.0.0.1", 0))
-    qemu_port = qport.getsockname()[1]
-    qport.close()
-    peer.connect(("127.0.0.1", qemu_port))
-    b = Box(qemu, netdev=("-netdev", f"socket,id=n1,udp=127.0.0.1:{peer.getsockname()[1]},"
-                                     f"localaddr=127.0.0.1:{qemu_port}"))
+    b, peer = socket_box(qemu)
     pci(b, chk, qemu)
     fw = b.mmio_read(0x0)
     cmdif = b.mmio_read(0x4)

@@ -27,7 +27,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools", "mlx5"))
 import prm  # noqa: E402
-from qtest_box import Box, EQ_BASE, Checks  # noqa: E402
+from qtest_box import Box, EQ_BASE, Checks, socket_box  # noqa: E402
 
 MAC = bytes.fromhex("525400123456")
 PEER = bytes.fromhex("02000000aa01")
@@ -214,16 +214,7 @@ def multicast(b, chk, peer, trusted):
 
 
 def run_vf(qemu, chk, trusted):
-    peer = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    peer.bind(("127.0.0.1", 0))
-    qport = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    qport.bind(("127.0.0.1", 0))
-    qemu_port = qport.getsockname()[1]
-    qport.close()
-    peer.connect(("127.0.0.1", qemu_port))
-    b = Box(qemu, netdev=("-netdev", f"socket,id=n1,udp=127.0.0.1:{peer.getsockname()[1]},"
-                                     f"localaddr=127.0.0.1:{qemu_port}"),
-            dev_opts=",vf=on" + (",trusted=on" if trusted else ""))
+    b, peer = socket_box(qemu, dev_opts=",vf=on" + (",trusted=on" if trusted else ""))
     print(f"--- vf=on{',trusted=on' if trusted else ''}")
     try:
         if not trusted:

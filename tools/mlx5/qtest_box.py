@@ -39,6 +39,21 @@ class Checks:
         return cond
 
 
+def socket_box(qemu, dev_opts=""):
+    """A Box whose NIC is wired to a UDP socket here (-netdev socket):
+    (the box, the peer socket, connected to the NIC's end)."""
+    peer = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    peer.bind(("127.0.0.1", 0))
+    qport = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    qport.bind(("127.0.0.1", 0))
+    qemu_port = qport.getsockname()[1]
+    qport.close()
+    peer.connect(("127.0.0.1", qemu_port))
+    box = Box(qemu, netdev=("-netdev", f"socket,id=n1,udp=127.0.0.1:{peer.getsockname()[1]},"
+                                       f"localaddr=127.0.0.1:{qemu_port}"), dev_opts=dev_opts)
+    return box, peer
+
+
 class Box:
     def __init__(self, qemu, extra=(), netdev=("-netdev", "user,id=n1"), dev_opts=""):
         self.dir = tempfile.mkdtemp(prefix="mlx5-check-")
