@@ -11,9 +11,10 @@ its device ID, page counts and caps, port registers refused, promisc
 refused unless trusted=on, the multicast allowed list filtering frames.
 
 test_mlx5_model_linux: Debian's Linux 6.1 (tools/linux_guest, when its
-kernel is cached) with its own mlx5_core as an independent driver: probe,
-link, ping the slirp gateway, 1 MiB of TCP each way with the host (through
-slirp, SHA-256 checked), and no strict rule broken (-d guest_errors).
+kernel is cached) with its own mlx5_core as an independent driver, on the
+PF and on the VF mode (untrusted and trusted): probe, link, ping the slirp
+gateway, 1 MiB of TCP each way with the host (through slirp, SHA-256
+checked), and no strict rule broken (-d guest_errors).
 
 Skip until `make qemu` has built build/qemu/qemu-system-x86_64. No root."""
 import hashlib
@@ -102,7 +103,8 @@ def _tcp_peers():
     return tx.getsockname()[1], rx.getsockname()[1], f"{len(data)} {hashlib.sha256(data).hexdigest()}", got
 
 
-def test_mlx5_model_linux():
+@pytest.mark.parametrize("mode", ["", ",vf=on", ",vf=on,trusted=on"])
+def test_mlx5_model_linux(mode):
     import linux_guest as lg
     kernels = lg.cached()
     if not kernels:
@@ -116,7 +118,7 @@ def test_mlx5_model_linux():
         argv = lg.qemu_args(kernels[0], initrd, (), qemu_bin=qemu.OWN_QEMU) + [
             "-device", "pcie-root-port,id=rp1,slot=1,chassis=1",
             "-netdev", "user,id=n1",
-            "-device", "mlx5,id=nic0,bus=rp1,addr=0,romfile=,netdev=n1,mac=52:54:00:12:34:56",
+            "-device", "mlx5,id=nic0,bus=rp1,addr=0,romfile=,netdev=n1,mac=52:54:00:12:34:56" + mode,
             "-d", "guest_errors", "-D", log]
         r = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=240)
         results, values, done = lg.parse(r.stdout)
