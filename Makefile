@@ -25,6 +25,7 @@ LIB_SRCS     := $(sort $(wildcard lib/*.c))
 DRIVER_SRCS  := $(sort $(wildcard drivers/*/*.c drivers/*.c))
 APP_SRCS     := $(sort $(wildcard apps/*/*.c apps/*.c))
 TESTER_SRCS  := $(sort $(wildcard tester/*.c))
+BGP_SRCS     := $(sort $(wildcard bgp/*.c))
 ASM_SRCS     := $(sort $(wildcard boot/*.asm kernel/arch/x86_64/*.asm))
 # Kernel and driver files with no hardware in them, also built into the
 # host tests.
@@ -44,7 +45,7 @@ HOSTCFLAGS := -std=c11 -D_DEFAULT_SOURCE -g -O1 -fno-omit-frame-pointer \
            -fsanitize=address,undefined -fno-sanitize-recover=undefined $(WARN) \
            -Wno-missing-prototypes -I. -Inet
 
-KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KERNEL_SRCS) $(LIB_SRCS) $(DRIVER_SRCS) $(APP_SRCS) $(TESTER_SRCS) $(NET_SRCS)) \
+KOBJS := $(patsubst %.c,$(BUILD)/k/%.o,$(KERNEL_SRCS) $(LIB_SRCS) $(DRIVER_SRCS) $(APP_SRCS) $(TESTER_SRCS) $(BGP_SRCS) $(NET_SRCS)) \
          $(patsubst %.asm,$(BUILD)/k/%.o,$(ASM_SRCS))
 
 .PHONY: all iso run test unit soak fuzz fuzz-bins cov-bins route-diff bench-bins bench clean deps-build qemu \
@@ -88,7 +89,7 @@ iso: $(BUILD)/hayate.iso
 # and the benchmarks all link these; none lists sources of its own.
 APP_PORTABLE := apps/udp_echo.c apps/tcp_echo.c apps/http.c apps/pingpong.c \
            apps/iperf3_proto.c
-HOST_SRCS    := $(NET_SRCS) $(KERNEL_PORTABLE) $(APP_PORTABLE) $(TESTER_SRCS)
+HOST_SRCS    := $(NET_SRCS) $(KERNEL_PORTABLE) $(APP_PORTABLE) $(TESTER_SRCS) $(BGP_SRCS)
 SUPPORT_SRCS := $(sort $(wildcard tests/support/*.c))
 
 HOST_WARN := $(WARN) -Wno-missing-prototypes
@@ -184,6 +185,11 @@ unit: $(BUILD)/unit/tests
 # (tests/e2e/test_mlx5_encodings.py compares them with a real card's trace).
 $(BUILD)/unit/mlx5-encode: $(call host_objs,unit,tools/mlx5/encode.c) $(call host_deps,unit)
 	$(CC) $(HOSTCFLAGS) -o $@ $(call host_objs,unit,tools/mlx5/encode.c) $(call host_libs,unit)
+
+# hayate's BGP session and codec on a host socket, against a real daemon
+# (tests/e2e/test_bgp_codec.py).
+$(BUILD)/unit/bgp-probe: $(call host_objs,unit,tools/bgp/probe.c) $(call host_deps,unit)
+	$(CC) $(HOSTCFLAGS) -o $@ $(call host_objs,unit,tools/bgp/probe.c) $(call host_libs,unit)
 
 # The TCP soak's hunt over a range of seeds (the fixed seeds are a unit
 # test): make soak SOAK=FROM:COUNT[:v] [SOAK_MIN_WRITE=N].
@@ -283,7 +289,7 @@ run: deps-build
 # The tests boot our QEMU build's device models too (make qemu: minutes
 # the first time, seconds after).
 test: deps-test
-	@$(MAKE) --no-print-directory all iso $(BUILD)/unit/tests $(BUILD)/unit/mlx5-encode qemu
+	@$(MAKE) --no-print-directory all iso $(BUILD)/unit/tests $(BUILD)/unit/mlx5-encode $(BUILD)/unit/bgp-probe qemu
 	@$(PYTHON) tests/run_all.py
 
 bench: deps-build

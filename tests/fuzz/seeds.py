@@ -367,12 +367,57 @@ def gen_seeds():
     return {"v4": v4, "v6": v6, "seqs": seqs}
 
 
+def bgp_seeds():
+    """BGP messages as speakers send them (RFC 4271 4, RFC 4760, RFC 5492),
+    each alone and all of them as one stream."""
+    def msg(typ, body):
+        return b"\xff" * 16 + struct.pack("!HB", 19 + len(body), typ) + body
+
+    def attr(flags, typ, val):
+        if len(val) > 255:
+            return struct.pack("!BBH", flags | 0x10, typ, len(val)) + val
+        return struct.pack("!BBB", flags, typ, len(val)) + val
+
+    def update(attrs, nlri=b"", wd=b""):
+        return msg(2, struct.pack("!H", len(wd)) + wd + struct.pack("!H", len(attrs)) + attrs + nlri)
+
+    caps = (bytes([1, 4, 0, 1, 0, 1]) + bytes([1, 4, 0, 2, 0, 1]) + bytes([2, 0])
+            + bytes([65, 4]) + struct.pack("!I", 4200000001))
+    open_ = msg(1, struct.pack("!BHHIBBB", 4, 23456, 90, 0xc0000201, len(caps) + 2, 2, len(caps)) + caps)
+    keepalive = msg(4, b"")
+    origin = attr(0x40, 1, b"\x00")
+    path4 = attr(0x40, 2, bytes([2, 2]) + struct.pack("!II", 65000, 4200000001))
+    path2 = attr(0x40, 2, bytes([2, 3]) + struct.pack("!HHH", 65000, 23456, 64512))
+    as4path = attr(0xc0, 17, bytes([2, 2]) + struct.pack("!II", 4200000001, 64512))
+    v4 = update(origin + path4 + attr(0x40, 3, bytes([192, 0, 2, 1])) + attr(0x80, 4, struct.pack("!I", 100))
+                + attr(0x40, 5, struct.pack("!I", 200)) + attr(0xc0, 7, struct.pack("!I", 65000) + bytes(4))
+                + attr(0xc0, 8, struct.pack("!HHHH", 65000, 1, 65000, 2)) + attr(0xe0, 99, b"xy"),
+                nlri=bytes([24, 198, 51, 100, 16, 10, 1, 0]), wd=bytes([32, 203, 0, 113, 9]))
+    v4_old = update(origin + path2 + attr(0x40, 3, bytes([10, 0, 0, 1])) + as4path
+                    + attr(0xc0, 7, struct.pack("!H", 23456) + bytes(4))
+                    + attr(0xc0, 18, struct.pack("!I", 4200000009) + bytes(4)), nlri=bytes([8, 10]))
+    nh6 = bytes.fromhex("20010db8000000000000000000000001") + bytes.fromhex("fe800000000000000000000000000001")
+    nlri6 = bytes([48]) + bytes.fromhex("20010db80001") + bytes([64]) + bytes.fromhex("20010db800020000")
+    mp_reach = attr(0x80, 14, struct.pack("!HBB", 2, 1, 32) + nh6 + b"\x00" + nlri6)
+    v6 = update(mp_reach + origin + path4 + attr(0x40, 6, b""))
+    mp_unreach = update(attr(0x80, 15, struct.pack("!HB", 2, 1) + nlri6))
+    eor6 = update(attr(0x80, 15, struct.pack("!HB", 2, 1)))
+    notification = msg(3, bytes([6, 2, 4]) + b"bye!")
+    refresh = msg(5, struct.pack("!HBB", 2, 0, 1))
+    seeds = {"open": open_, "keepalive": keepalive, "update_v4": v4, "update_v4_old_speaker": v4_old,
+             "update_v6_mp_reach": v6, "update_mp_unreach": mp_unreach, "eor_v6": eor6, "eor_v4": update(b""),
+             "notification": notification, "route_refresh": refresh}
+    seeds["stream"] = open_ + keepalive + v4 + v6 + mp_unreach + refresh + notification
+    return seeds
+
+
 def main():
     name, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     seeds = {"fuzz_frame": frame_seeds, "fuzz_reasm": reasm_seeds, "fuzz_tcp": tcp_seeds,
              "fuzz_tcp_conn": tcp_conn_seeds, "fuzz_iperf3": iperf3_seeds, "fuzz_http": http_seeds,
-             "fuzz_http_pipe": http_pipe_seeds, "fuzz_gen": gen_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
+             "fuzz_http_pipe": http_pipe_seeds, "fuzz_gen": gen_seeds,
+             "fuzz_bgp": bgp_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
     for k, v in seeds.items():
         with open(os.path.join(out, "seed_" + k), "wb") as f:
             f.write(v)
