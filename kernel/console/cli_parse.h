@@ -10,7 +10,7 @@
 
 #define CLI_MAX_WORDS 16
 #define CLI_MAX_LINE 256
-#define CLI_MAX_CMDS 64
+#define CLI_MAX_CMDS 96
 #define CLI_HISTORY 16
 
 /* argv holds the words after the command's own words; json is set when the

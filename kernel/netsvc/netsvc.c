@@ -12,6 +12,7 @@
  * to the forwarding path (net/fwd/fwd.h: lookup, rewrite, one TX burst per
  * output port; to-us traffic into the core's stack), then lets the stack
  * run its timers. */
+#include "netsvc_bgp.h"
 #include "netsvc_impl.h"
 
 #include "kernel/app_runner.h"
@@ -137,6 +138,7 @@ void netsvc_start(void)
     }
     netsvc_route_start();
     netsvc.started = true;
+    netsvc_bgp_start();
 }
 
 void netsvc_init(void)
@@ -147,4 +149,5 @@ void netsvc_init(void)
     netsvc_neigh_init();
     xconnect_init();
     gen_init();
+    netsvc_bgp_init();
 }

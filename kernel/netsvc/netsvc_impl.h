@@ -92,6 +92,12 @@ int netsvc6_interface(int port, const char *addr_len, char *err, size_t errlen);
 void netsvc6_ra(int port); /* `interface ethN ra` */
 int netsvc6_route(const char *prefix, const char *via, char *err, size_t errlen);
 int netsvc6_route_del(const char *prefix, char *err, size_t errlen);
+/* The same from bytes (a: prefix, gw: gateway); port -1: the one whose
+ * prefix holds gw, else gw is on-link there (a link-local next hop). */
+int netsvc6_route_set(const uint8_t *a, unsigned len, const uint8_t *gw, int port, char *err, size_t errlen);
+int netsvc6_route_unset(const uint8_t *a, unsigned len, char *err, size_t errlen);
+/* The port whose IPv6 prefix holds gw (the longest), or -1. */
+int netsvc6_port_for_gateway(const uint8_t *gw);
 /* What IPv6 may free once every core has passed a quiescent point from
  * now on (netsvc_route.c's schedule_reclaim: the route table's epoch, the
  * next-hop stamp), and freeing it then (netsvc_reclaim). */
@@ -112,6 +118,9 @@ bool netsvc6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16
 /* Routes (core 0 only). 0, or a negative ROUTE_E* / -1 with a message. */
 int netsvc_route_add(uint32_t addr, unsigned len, uint32_t gw_be, char *err, size_t errlen);
 int netsvc_route_del(uint32_t addr, unsigned len, char *err, size_t errlen);
+/* The port whose connected subnet holds gw_be, the longest if subnets
+ * nest (as the table would choose), or -1. */
+int netsvc_port_for_gateway(uint32_t gw_be);
 /* The same from the console for either family ("A.B.C.D/LEN" or
  * "X:X::/LEN"; via: the gateway, NULL to delete). */
 int netsvc_route_change(const char *prefix, const char *via, char *err, size_t errlen);

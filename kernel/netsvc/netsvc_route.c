@@ -54,9 +54,7 @@ static int port_index(const char *name)
     return d && d->index < NET_MAX_PORTS ? d->index : -1;
 }
 
-/* The port whose connected subnet holds gw_be, the longest if subnets
- * nest (as the table would choose), or -1. */
-static int port_for_gateway(uint32_t gw_be)
+int netsvc_port_for_gateway(uint32_t gw_be)
 {
     int best = -1;
     for (int p = 0; p < NET_MAX_PORTS; p++) {
@@ -84,7 +82,7 @@ static int connected_port(uint32_t addr, unsigned len)
 /* A next hop via gw_be, shared by every route through it. */
 static uint32_t nexthop_for(uint32_t gw_be, char *err, size_t errlen)
 {
-    int port = port_for_gateway(gw_be);
+    int port = netsvc_port_for_gateway(gw_be);
     if (port < 0) {
         fmt_snprintf(err, errlen, "no interface's subnet holds the gateway");
         return 0;

@@ -75,11 +75,7 @@ static uint32_t nexthop6_on(int port, const uint8_t *gw, char *err, size_t errle
 
 static uint32_t nexthop6_for(const uint8_t *gw, char *err, size_t errlen)
 {
-    int port = -1; /* the longest prefix if they nest, as netsvc_route.c's port_for_gateway */
-    for (int p = 0; p < NET_MAX_PORTS; p++)
-        if (addr6[p].set && ip6_prefix_eq(addr6[p].addr, gw, addr6[p].plen) &&
-            (port < 0 || addr6[p].plen > addr6[port].plen))
-            port = p;
+    int port = netsvc6_port_for_gateway(gw);
     if (port < 0) {
         fmt_snprintf(err, errlen, "no interface's prefix holds the gateway");
         return 0;
@@ -161,14 +157,43 @@ int netsvc6_route(const char *prefix, const char *via, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "bad prefix '%s' (host bits must be zero)", prefix);
         return -1;
     }
-    if (connected6_refused(a, len, err, errlen) || !parse_gw(via, gw, err, errlen))
+    if (!parse_gw(via, gw, err, errlen))
         return -1;
-    uint32_t nh = nexthop6_for(gw, err, errlen);
+    return netsvc6_route_set(a, len, gw, -1, err, errlen);
+}
+
+int netsvc6_port_for_gateway(const uint8_t *gw)
+{
+    int port = -1; /* the longest prefix if they nest, as netsvc_route.c's port_for_gateway */
+    for (int p = 0; p < NET_MAX_PORTS; p++)
+        if (addr6[p].set && ip6_prefix_eq(addr6[p].addr, gw, addr6[p].plen) &&
+            (port < 0 || addr6[p].plen > addr6[port].plen))
+            port = p;
+    return port;
+}
+
+int netsvc6_route_set(const uint8_t *a, unsigned len, const uint8_t *gw, int port, char *err, size_t errlen)
+{
+    if (connected6_refused(a, len, err, errlen))
+        return -1;
+    uint32_t nh = port >= 0 ? nexthop6_on(port, gw, err, errlen) : nexthop6_for(gw, err, errlen);
     if (!nh)
         return -1;
     int rc = nexthop_ref_route6(&nh6_refs, rt6, a, len, nh);
     if (rc != ROUTE_OK) {
         fmt_snprintf(err, errlen, "%s", rc == ROUTE_ENOMEM ? "out of memory" : "could not add the route");
+        return -1;
+    }
+    return 0;
+}
+
+int netsvc6_route_unset(const uint8_t *a, unsigned len, char *err, size_t errlen)
+{
+    if (connected6_refused(a, len, err, errlen))
+        return -1;
+    int rc = nexthop_ref_route6(&nh6_refs, rt6, a, len, ROUTE_NH_NONE);
+    if (rc != ROUTE_OK) {
+        fmt_snprintf(err, errlen, "%s", rc == ROUTE_ENOENT ? "no such route" : "could not delete the route");
         return -1;
     }
     return 0;
@@ -182,14 +207,7 @@ int netsvc6_route_del(const char *prefix, char *err, size_t errlen)
         fmt_snprintf(err, errlen, "bad prefix '%s' (host bits must be zero)", prefix);
         return -1;
     }
-    if (connected6_refused(a, len, err, errlen))
-        return -1;
-    int rc = nexthop_ref_route6(&nh6_refs, rt6, a, len, ROUTE_NH_NONE);
-    if (rc != ROUTE_OK) {
-        fmt_snprintf(err, errlen, "%s", rc == ROUTE_ENOENT ? "no such route" : "could not delete the route");
-        return -1;
-    }
-    return 0;
+    return netsvc6_route_unset(a, len, err, errlen);
 }
 
 struct netsvc6_mark netsvc6_reclaim_mark(void)

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* kernel/netsvc/netsvc_bgp.h: what the BGP service's two files share
+ * (netsvc_bgp.c runs the sessions on core 0 and feeds the route tables;
+ * netsvc_bgp_cmds.c holds the `bgp` statements and the console). The
+ * speaker's parts are bgp/'s. */
+#ifndef KERNEL_NETSVC_BGP_H
+#define KERNEL_NETSVC_BGP_H
+
+#include "bgp/bgp_fsm.h"
+#include "bgp/bgp_rib.h"
+#include "netsvc_impl.h"
+
+#define BGP_SVC_PEERS 32      /* neighbours (RIB peers 1..32) */
+#define BGP_SVC_NETWORKS 64   /* `bgp network` prefixes */
+#define BGP_EXPORT_QUEUE 4096 /* prefixes waiting to go to one peer; past it, the whole table again */
+
+/* Counters of a neighbour the speaker keeps beside its session's. */
+struct bgp_svc_counts {
+    uint64_t updates_in, updates_out, prefixes_out, withdrawals_out;
+    uint64_t import_denied;      /* prefixes not taken: no import policy (RFC 8212) */
+    uint64_t nexthop_self;       /* UPDATEs whose next hop was ours: not taken */
+    uint64_t max_prefix_hits;    /* sessions ended for max-prefix (RFC 4486 Cease 1) */
+    uint64_t rib_nomem;          /* announcements the RIB had no memory for */
+    uint64_t export_resyncs;     /* export queue overflowed: the table again */
+};
+
+struct bgp_export_msg;
+
+struct bgp_svc_peer {
+    bool v6;                     /* the session's address family */
+    uint8_t addr[16];            /* IPv4 in [0..3] */
+    uint32_t as;
+    uint16_t hold_s;
+    bool passive;
+    int8_t import_cfg, export_cfg; /* as configured: 1 all, 0 none, -1 not said */
+    bool import_all, export_all; /* in force: RFC 8212 defaults eBGP none, iBGP all */
+    uint32_t max_prefix;         /* 0: no limit */
+    uint16_t rib_peer;           /* 1..BGP_SVC_PEERS */
+    int port;                    /* the port facing it (-1: none yet) */
+    uint8_t self4[4], self6[16], self6_ll[16]; /* our next hops towards it */
+    struct bgp_fsm fsm;
+    struct bgp_svc_counts n;
+    /* the export queue: prefixes whose best changed, sent when TCP has room */
+    uint32_t q_head, q_tail;
+    bool resync;                 /* the whole table to send (new session, queue overflow, route refresh) */
+    struct bgp_prefix *q;        /* BGP_EXPORT_QUEUE entries */
+    uint32_t walk_done;          /* resync: the walk's cursor, IPv4 slots then IPv6's */
+    struct bgp_export_msg *xm;   /* the UPDATE being built for it */
+    struct tcp_conn *pending;    /* our open, until it connects or fails */
+};
+
+struct bgp_svc {
+    bool configured, started;
+    uint32_t as, router_id;      /* router_id host order; 0: the lowest IPv4 address */
+    unsigned npeers, nnetworks;
+    struct bgp_svc_peer peer[BGP_SVC_PEERS];
+    struct bgp_prefix network[BGP_SVC_NETWORKS];
+    struct bgp_rib rib;
+    uint64_t fib_adds, fib_dels, fib_errors;
+};
+
+extern struct bgp_svc bgp_svc;
+
+/* netsvc_bgp.c */
+void netsvc_bgp_start(void);                       /* core 0, once the stacks run */
+void netsvc_bgp_clear(struct bgp_svc_peer *p);    /* `clear bgp ADDR`: Cease, then up again */
+/* netsvc_bgp_cmds.c */
+void netsvc_bgp_init(void);                        /* the statements and commands */
+struct bgp_svc_peer *netsvc_bgp_peer_by_addr(bool v6, const uint8_t *addr);
+
+#endif
