@@ -263,67 +263,17 @@ static void export_step(struct bgp_svc_peer *p, uint64_t now)
 
 static struct bgp_svc_peer *peer_of(void *ctx) { return ctx; }
 
-static bool own_address(const struct bgp_svc_peer *p, uint8_t afi, const uint8_t *nh)
-{
-    return afi == BGP_AFI_IPV4 ? memcmp(nh, p->self4, 4) == 0 : memcmp(nh, p->self6, 16) == 0;
-}
-
-static void import_field(struct bgp_svc_peer *p, const uint8_t *f, uint16_t len, uint8_t afi,
-                         const struct bgp_aset *set)
-{
-    const uint8_t *end = f + len;
-    struct bgp_prefix x;
-    while (f && bgp_nlri_next(&f, end, afi, &x)) {
-        if (!set) {
-            bgp_rib_withdraw(&bgp_svc.rib, p->rib_peer, &x);
-        } else if (bgp_rib_announce(&bgp_svc.rib, p->rib_peer, &x, set) != 0) {
-            p->n.rib_nomem++;
-        }
-    }
-}
-
-static uint32_t count_field(const uint8_t *f, uint16_t len, uint8_t afi)
-{
-    const uint8_t *end = f + len;
-    struct bgp_prefix x;
-    uint32_t n = 0;
-    while (f && bgp_nlri_next(&f, end, afi, &x))
-        n++;
-    return n;
-}
-
 static void on_update(void *ctx, const struct bgp_update *u)
 {
     struct bgp_svc_peer *p = peer_of(ctx);
     p->n.updates_in++;
-    import_field(p, u->wd4, u->wd4_len, BGP_AFI_IPV4, NULL);
-    if (u->mp_unreach_afi)
-        import_field(p, u->mp_unreach_nlri, u->mp_unreach_len, u->mp_unreach_afi, NULL);
-    const struct bgp_attrs *a = &u->attrs;
-    bool take = u->verdict == BGP_UPD_OK && p->import_all;
-    if (u->verdict == BGP_UPD_OK && !p->import_all) /* RFC 8212 */
-        p->n.import_denied += count_field(u->nlri4, u->nlri4_len, BGP_AFI_IPV4) +
-                              (u->mp_reach_afi ? count_field(u->mp_reach_nlri, u->mp_reach_len, u->mp_reach_afi) : 0);
-    bool self4 = (a->has & (BGP_HAS_NEXT_HOP | BGP_HAS_MP_NH4)) && own_address(p, BGP_AFI_IPV4, a->nh4);
-    bool self6 = (a->has & BGP_HAS_MP_NH6) && own_address(p, BGP_AFI_IPV6, a->nh6);
-    p->n.nexthop_self += take && (self4 || self6);
-    const struct bgp_aset *set = take ? bgp_aset_intern(&bgp_svc.rib, a) : NULL;
-    if (take && !set)
-        p->n.rib_nomem++;
-    /* treat-as-withdraw (RFC 7606 2), no policy, or a next hop of ours:
-     * what the UPDATE announces is withdrawn */
-    import_field(p, u->nlri4, u->nlri4_len, BGP_AFI_IPV4, self4 ? NULL : set);
-    if (u->mp_reach_afi)
-        import_field(p, u->mp_reach_nlri, u->mp_reach_len, u->mp_reach_afi,
-                     (u->mp_reach_afi == BGP_AFI_IPV4 ? self4 : self6) ? NULL : set);
-    if (set)
-        bgp_aset_put(&bgp_svc.rib, set);
+    bgp_import(&bgp_svc.rib, p->rib_peer, u, p->import_all, p->self4, p->self6, &p->n.in);
     struct bgp_rib_peer_counts c;
     bgp_rib_peer_counts(&bgp_svc.rib, p->rib_peer, &c);
     if (p->max_prefix && c.received > p->max_prefix) { /* RFC 4486 4: Cease, Maximum Number of Prefixes Reached */
         p->n.max_prefix_hits++;
-        kprintf("bgp: neighbor %u prefixes past max-prefix %u: session stopped (clear bgp to start it)\n",
-                c.received, p->max_prefix);
+        kprintf("bgp: neighbor AS%u: %u prefixes, past max-prefix %u: session stopped (clear bgp starts it)\n",
+                p->as, c.received, p->max_prefix);
         bgp_fsm_stop(&p->fsm, 1, time_now_ns());
     }
 }

@@ -7,6 +7,7 @@
 #define KERNEL_NETSVC_BGP_H
 
 #include "bgp/bgp_fsm.h"
+#include "bgp/bgp_import.h"
 #include "bgp/bgp_rib.h"
 #include "netsvc_impl.h"
 
@@ -17,10 +18,8 @@
 /* Counters of a neighbour the speaker keeps beside its session's. */
 struct bgp_svc_counts {
     uint64_t updates_in, updates_out, prefixes_out, withdrawals_out;
-    uint64_t import_denied;      /* prefixes not taken: no import policy (RFC 8212) */
-    uint64_t nexthop_self;       /* UPDATEs whose next hop was ours: not taken */
+    struct bgp_import_counts in; /* prefixes announced, withdrawn, denied (RFC 8212), ... */
     uint64_t max_prefix_hits;    /* sessions ended for max-prefix (RFC 4486 Cease 1) */
-    uint64_t rib_nomem;          /* announcements the RIB had no memory for */
     uint64_t export_resyncs;     /* export queue overflowed: the table again */
 };
 

@@ -225,15 +225,11 @@ static void peer_json(struct json *j, const struct bgp_svc_peer *p, bool detail)
         json_u64(j, "prefixes_out", p->n.prefixes_out);
         json_u64(j, "withdrawals_out", p->n.withdrawals_out);
         json_obj_begin(j, "errors");
-        static const struct { const char *name; size_t off; } named[] = {
-            {"import_denied", __builtin_offsetof(struct bgp_svc_counts, import_denied)},
-            {"nexthop_self", __builtin_offsetof(struct bgp_svc_counts, nexthop_self)},
-            {"max_prefix_hits", __builtin_offsetof(struct bgp_svc_counts, max_prefix_hits)},
-            {"rib_nomem", __builtin_offsetof(struct bgp_svc_counts, rib_nomem)},
-            {"export_resyncs", __builtin_offsetof(struct bgp_svc_counts, export_resyncs)},
-        };
-        for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
-            json_u64(j, named[i].name, *(const uint64_t *)((const char *)&p->n + named[i].off));
+        json_u64(j, "import_denied", p->n.in.denied);
+        json_u64(j, "nexthop_self", p->n.in.nexthop_self);
+        json_u64(j, "rib_nomem", p->n.in.nomem);
+        json_u64(j, "max_prefix_hits", p->n.max_prefix_hits);
+        json_u64(j, "export_resyncs", p->n.export_resyncs);
         json_u64(j, "hold_expired", s->hold_expired);
         json_u64(j, "notifications_in", s->notifications_in);
         json_u64(j, "notifications_out", s->notifications_out);

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/* bgp/bgp_import.c: an UPDATE into the RIB (bgp_import.h). */
+#include "bgp_import.h"
+
+/* Every prefix of an NLRI field: announced with set, or withdrawn (set
+ * NULL). Returns how many. */
+static uint64_t apply(struct bgp_rib *r, uint16_t peer, const uint8_t *f, uint16_t len, uint8_t afi,
+                      const struct bgp_aset *set, struct bgp_import_counts *n)
+{
+    const uint8_t *end = f + len;
+    struct bgp_prefix x;
+    uint64_t k = 0;
+    while (f && bgp_nlri_next(&f, end, afi, &x)) {
+        k++;
+        if (!set)
+            bgp_rib_withdraw(r, peer, &x);
+        else if (bgp_rib_announce(r, peer, &x, set) != 0)
+            n->nomem++;
+    }
+    return k;
+}
+
+void bgp_import(struct bgp_rib *r, uint16_t peer, const struct bgp_update *u, bool take, const uint8_t *self4,
+                const uint8_t *self6, struct bgp_import_counts *n)
+{
+    n->withdrawn += apply(r, peer, u->wd4, u->wd4_len, BGP_AFI_IPV4, NULL, n);
+    if (u->mp_unreach_afi)
+        n->withdrawn += apply(r, peer, u->mp_unreach_nlri, u->mp_unreach_len, u->mp_unreach_afi, NULL, n);
+    const struct bgp_attrs *a = &u->attrs;
+    bool ok = u->verdict == BGP_UPD_OK;
+    bool loop4 = (a->has & (BGP_HAS_NEXT_HOP | BGP_HAS_MP_NH4)) && __builtin_memcmp(a->nh4, self4, 4) == 0;
+    bool loop6 = (a->has & BGP_HAS_MP_NH6) && __builtin_memcmp(a->nh6, self6, 16) == 0;
+    const struct bgp_aset *set = ok && take ? bgp_aset_intern(r, a) : 0;
+    if (ok && take && !set)
+        n->nomem++;
+    uint64_t k = apply(r, peer, u->nlri4, u->nlri4_len, BGP_AFI_IPV4, loop4 ? 0 : set, n);
+    if (ok && !take)
+        n->denied += k;
+    else if (set && loop4)
+        n->nexthop_self += k;
+    else if (set)
+        n->announced += k;
+    if (u->mp_reach_afi) {
+        bool loop = u->mp_reach_afi == BGP_AFI_IPV4 ? loop4 : loop6;
+        k = apply(r, peer, u->mp_reach_nlri, u->mp_reach_len, u->mp_reach_afi, loop ? 0 : set, n);
+        if (ok && !take)
+            n->denied += k;
+        else if (set && loop)
+            n->nexthop_self += k;
+        else if (set)
+            n->announced += k;
+    }
+    if (set)
+        bgp_aset_put(r, set);
+}

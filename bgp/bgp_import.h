@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* bgp/bgp_import.h: an UPDATE, parsed and past RFC 7606's verdicts,
+ * applied to the RIB for one peer: what it withdraws, then what it
+ * announces where the import policy takes it (RFC 8212) and the next hop
+ * is not ours; a treat-as-withdraw UPDATE withdraws what it announced
+ * (RFC 7606 2). The kernel's speaker and the ingest benchmark share it. */
+#ifndef BGP_BGP_IMPORT_H
+#define BGP_BGP_IMPORT_H
+
+#include "bgp_msg.h"
+#include "bgp_rib.h"
+
+struct bgp_import_counts {
+    uint64_t announced, withdrawn; /* prefixes of each kind applied */
+    uint64_t denied;               /* announced, not taken: no import policy */
+    uint64_t nexthop_self;         /* announced with our own address as next hop: withdrawn instead */
+    uint64_t nomem;                /* announcements the RIB had no memory for */
+};
+
+/* take: the peer's import policy takes its routes; self4, self6: our
+ * addresses on its link (a next hop of ours is a loop). */
+void bgp_import(struct bgp_rib *r, uint16_t peer, const struct bgp_update *u, bool take, const uint8_t *self4,
+                const uint8_t *self6, struct bgp_import_counts *n);
+
+#endif
