@@ -85,6 +85,15 @@ static void queue_export(struct bgp_svc_peer *p, const struct bgp_prefix *x)
 
 static bool exporting(const struct bgp_svc_peer *p) { return p->export_all && p->fsm.state == BGP_ESTABLISHED; }
 
+/* Whether p may be told of best at all: not the peer it came from (it
+ * has it), and no iBGP route to an iBGP peer (RFC 4271 9.2). */
+static bool exportable(const struct bgp_svc_peer *p, const struct bgp_path *best)
+{
+    if (!best || best->peer == p->rib_peer)
+        return false;
+    return p->as != bgp_svc.as || best->peer == 0 || bgp_svc.peer[best->peer - 1].fsm.ebgp;
+}
+
 static void best_changed(void *ctx, const struct bgp_route *r, const struct bgp_path *best,
                          const struct bgp_path *old)
 {
@@ -92,9 +101,12 @@ static void best_changed(void *ctx, const struct bgp_route *r, const struct bgp_
         fib_set(r, best);
     else if (old && old->peer != 0)
         fib_del(r);
-    for (unsigned i = 0; i < bgp_svc.npeers; i++)
-        if (exporting(&bgp_svc.peer[i]))
-            queue_export(&bgp_svc.peer[i], &r->p);
+    /* a peer hears of it when it was told the old path or may be told the new */
+    for (unsigned i = 0; i < bgp_svc.npeers; i++) {
+        struct bgp_svc_peer *p = &bgp_svc.peer[i];
+        if (exporting(p) && (exportable(p, best) || exportable(p, old)))
+            queue_export(p, &r->p);
+    }
 }
 
 /* A next hop is ours to use when a connected subnet holds it. (Static
@@ -113,11 +125,9 @@ static bool resolve(void *ctx, uint8_t afi, const uint8_t *nh, uint32_t *cost)
 /* What p is told of route r's best path: RFC 4271 5.1 and 9.1.3. */
 static bool export_attrs(const struct bgp_svc_peer *p, const struct bgp_path *best, struct bgp_attrs *a)
 {
-    if (best->peer == p->rib_peer)
-        return false; /* back to where it came from: it has it */
+    if (!exportable(p, best))
+        return false;
     bool ebgp = p->as != bgp_svc.as;
-    if (best->peer != 0 && !ebgp && !bgp_svc.peer[best->peer - 1].fsm.ebgp)
-        return false; /* 9.2: iBGP routes are not passed between iBGP peers */
     bgp_aset_get_attrs(best->a, a);
     a->has &= ~(uint32_t)(BGP_HAS_NEXT_HOP | BGP_HAS_MP_NH4 | BGP_HAS_MP_NH6 | BGP_HAS_MP_NH6_LL);
     if (ebgp) {
@@ -205,7 +215,9 @@ static void export_one(struct bgp_svc_peer *p, const struct bgp_prefix *x, const
     }
 }
 
-static void export_route(struct bgp_svc_peer *p, const struct bgp_prefix *x, const struct bgp_route *r,
+/* x's best path to p, or its withdrawal (not in a walk of the whole
+ * table: nothing was said of it before). */
+static void export_route(struct bgp_svc_peer *p, const struct bgp_prefix *x, const struct bgp_route *r, bool walk,
                          uint64_t now)
 {
     static struct bgp_attrs a;
@@ -213,7 +225,7 @@ static void export_route(struct bgp_svc_peer *p, const struct bgp_prefix *x, con
         return;
     if (r && r->best && export_attrs(p, r->best, &a))
         export_one(p, x, r->best->a, &a, now);
-    else
+    else if (!walk)
         export_one(p, x, NULL, NULL, now);
 }
 
@@ -232,7 +244,7 @@ static void export_step(struct bgp_svc_peer *p, uint64_t now)
             const struct bgp_route *r = bgp_rib_next(&bgp_svc.rib, afis[f], &cur);
             p->walk_done = f ? cur + s4 : cur;
             if (r && r->best)
-                export_route(p, &r->p, r, now);
+                export_route(p, &r->p, r, true, now);
             if (!r && f == 1) {
                 p->resync = false;
                 p->q_head = p->q_tail = 0;
@@ -253,7 +265,7 @@ static void export_step(struct bgp_svc_peer *p, uint64_t now)
             break;
         const struct bgp_prefix *x = &p->q[p->q_head];
         p->q_head = (p->q_head + 1) % BGP_EXPORT_QUEUE;
-        export_route(p, x, bgp_rib_find(&bgp_svc.rib, x), now);
+        export_route(p, x, bgp_rib_find(&bgp_svc.rib, x), false, now);
     }
     if (bgp_fsm_can_send(&p->fsm))
         flush_msg(p, now);
