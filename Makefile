@@ -258,10 +258,13 @@ $(eval $(call bench_program,fwd_bench_kflags,bench-kernel,$(FWD_BENCH_SRCS),,$$(
 $(eval $(call bench_program,gen_bench,bench,$(GEN_BENCH_SRCS)))
 $(eval $(call bench_program,gen_bench_kflags,bench-kernel,$(GEN_BENCH_SRCS)))
 $(eval $(call bench_program,tcp_bench,bench-tcp,tools/bench/tcp/tcp_bench.c,$(LWIP_OBJS)))
+# BGP UPDATE ingest, a recorded session replayed (BIRD beside it: tools/bench/bgp_ref.py)
+$(eval $(call bench_program,bgp_bench,bench,tools/bench/bgp_bench.c))
+$(eval $(call bench_program,bgp_bench_kflags,bench-kernel,tools/bench/bgp_bench.c))
 $(LWIP_OBJS) &: tools/bench/tcp/bench_tcp.py tools/bench/tcp/lwip_side.c tools/bench/tcp/lwipopts.h
 	CC=$(CC) $(PYTHON) tools/bench/tcp/bench_tcp.py $(BUILD)/bench
 BENCH_BINS := $(addprefix $(BUILD)/bench/,route_bench route_bench_kflags fwd_bench fwd_bench_kflags \
-           gen_bench gen_bench_kflags tcp_bench)
+           gen_bench gen_bench_kflags tcp_bench bgp_bench bgp_bench_kflags)
 bench-bins: $(BENCH_BINS)
 
 -include $(HOST_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(SOAK_OBJS:.o=.d) $(ROUTE_DIFF_OBJS:.o=.d)

@@ -11,7 +11,7 @@ program from the host library, build/host/bench*/: `make bench-bins`) and
 a run step; the run
 prints one JSON object a line (tools/bench/bench_util.h, bench_emit) and
 anything else on stderr. To add one, append a Bench. BENCH=NAME[,NAME]
-runs only those (route, fwd, tcp, gen); the table starts with the CPU.
+runs only those (route, fwd, tcp, gen, bgp); the table starts with the CPU.
 
 The machine is shared and noisy: each program repeats, interleaves the two
 sides and reports medians; as root the programs run at nice -10, and big
@@ -104,13 +104,28 @@ def gen_runs(huge):
                                                                  "--tag", ", kernel flags"]]
 
 
+def build_bgp_bench():
+    """BGP UPDATE ingest (bgp_bench, replaying a session bgp-probe records)
+    beside BIRD taking the same table from another BIRD: tools/bench/
+    bgp_ref.py runs both, as root (namespaces), with bird2 installed."""
+    if os.geteuid() != 0 or shutil.which("bird") is None:
+        raise RuntimeError("needs root and bird (bird2)")
+    make("bgp_bench", "bgp_bench_kflags")
+    sh(["make", "--no-print-directory", "build/unit/bgp-probe"])
+
+
+def bgp_runs(huge):
+    return [[sys.executable, os.path.join(ROOT, "tools", "bench", "bgp_ref.py"), DATA, BUILD, "--reps", REPS]
+            + (["--huge"] if huge else [])]
+
+
 sys.path.insert(0, os.path.join(ROOT, "tools", "bench", "tcp"))
 import bench_tcp  # noqa: E402 (tools/bench/tcp/bench_tcp.py: hayate's TCP beside lwIP)
 
 BENCHES = [Bench("route", build_route_bench, route_runs), Bench("fwd", build_fwd_bench, fwd_runs),
            Bench("tcp", lambda: bench_tcp.build(ROOT, CC), lambda huge: bench_tcp.runs(BUILD, REPS),
                  needs_data=False),
-           Bench("gen", build_gen_bench, gen_runs, needs_data=False)]
+           Bench("gen", build_gen_bench, gen_runs, needs_data=False), Bench("bgp", build_bgp_bench, bgp_runs)]
 
 
 def reserve_hugepages():

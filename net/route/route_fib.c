@@ -90,12 +90,19 @@ static int retire_view(struct route_fib *f, const struct fib_view *v)
 }
 
 /* The one next hop the whole region below RIB node rn (at depth, inheriting
- * v) maps to, or FIB_NONUNIFORM. */
+ * v) maps to, or FIB_NONUNIFORM. The node's summary answers (route_rib.h)
+ * unless the prefixes below disagree: then the walk, since a prefix may
+ * be hidden under more specific ones that cover it. */
 static uint32_t rib_uniform(const struct route_rib *r, uint32_t rn, uint32_t v,
                             unsigned depth, unsigned key_bits)
 {
     if (depth == key_bits)
         return v;
+    uint32_t sub = r->n[rn].sub, nh = route_rib_sub_nh(sub);
+    if (nh == ROUTE_NH_NONE || nh == v)
+        return v;              /* nothing below, or all of it v as around it */
+    if (nh != ROUTE_RIB_MIXED) /* all below one other next hop: uniform only if it covers the region */
+        return (sub & ROUTE_RIB_COVERED) ? nh : FIB_NONUNIFORM;
     uint32_t first = v;
     for (unsigned b = 0; b < 2; b++) {
         uint32_t c = r->n[rn].child[b], cv = v;

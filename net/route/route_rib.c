@@ -65,29 +65,75 @@ static uint32_t rib_new_node(struct route_rib *r)
     }
     r->n[i].child[0] = r->n[i].child[1] = 0;
     r->n[i].nh = ROUTE_NH_NONE;
+    r->n[i].sub = ROUTE_NH_NONE;
     r->used++;
     return i;
+}
+
+/* Two next-hop summaries as one. */
+static uint32_t sub_join(uint32_t a, uint32_t b)
+{
+    if (a == ROUTE_NH_NONE)
+        return b;
+    if (b == ROUTE_NH_NONE || a == b)
+        return a;
+    return ROUTE_RIB_MIXED;
+}
+
+/* Node i's summary again from its children's; false when unchanged (the
+ * ones above it then are too). */
+static bool sub_update(struct route_rib *r, uint32_t i)
+{
+    uint32_t nh = ROUTE_NH_NONE, covered = ROUTE_RIB_COVERED;
+    for (unsigned b = 0; b < 2; b++) {
+        uint32_t c = r->n[i].child[b];
+        if (c == 0) {
+            covered = 0;
+            continue;
+        }
+        nh = sub_join(nh, sub_join(r->n[c].nh, route_rib_sub_nh(r->n[c].sub)));
+        if (r->n[c].nh == ROUTE_NH_NONE && !(r->n[c].sub & ROUTE_RIB_COVERED))
+            covered = 0;
+    }
+    uint32_t sub = nh | covered;
+    if (sub == r->n[i].sub)
+        return false;
+    r->n[i].sub = sub;
+    return true;
+}
+
+/* After a change at path[depth]: the summaries above it, bottom up. */
+static void sub_path(struct route_rib *r, const uint32_t *path, unsigned depth)
+{
+    while (depth-- > 0 && sub_update(r, path[depth])) {
+    }
 }
 
 int route_rib_set(struct route_rib *r, const struct route_key *k, unsigned len,
                   uint32_t nh, uint32_t *old_nh)
 {
+    uint32_t path[129];
     uint32_t cur = ROUTE_RIB_ROOT;
+    path[0] = cur;
     for (unsigned d = 0; d < len; d++) {
         unsigned b = route_key_bit(k, d);
         uint32_t next = r->n[cur].child[b];
         if (next == 0) {
             next = rib_new_node(r); /* may move r->n: index again below */
-            if (next == 0)
+            if (next == 0) {
+                sub_path(r, path, d + 1); /* the nodes made so far are empty: harmless, counted right */
                 return ROUTE_ENOMEM;
+            }
             r->n[cur].child[b] = next;
         }
         cur = next;
+        path[d + 1] = cur;
     }
     *old_nh = r->n[cur].nh;
     if (*old_nh == ROUTE_NH_NONE)
         r->prefixes++;
     r->n[cur].nh = nh;
+    sub_path(r, path, len);
     return ROUTE_OK;
 }
 
@@ -121,6 +167,10 @@ int route_rib_del(struct route_rib *r, const struct route_key *k, unsigned len,
         r->free_head = path[d];
         r->used--;
     }
+    /* the summaries above, bottom up: all of them (a parent that lost an
+     * empty child is covered no more, though no next hop changed) */
+    for (unsigned d = depth; d-- > 0;)
+        sub_update(r, path[d]);
     return *old_nh != ROUTE_NH_NONE ? ROUTE_OK : ROUTE_ENOENT;
 }
 

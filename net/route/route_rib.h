@@ -21,8 +21,19 @@ struct route_key {
 /* Node 0 is "none"; node 1 is the root (the zero-length prefix). */
 struct route_rib_node {
     uint32_t child[2];
-    uint32_t nh; /* ROUTE_NH_NONE: no prefix ends here */
+    uint32_t nh;  /* ROUTE_NH_NONE: no prefix ends here */
+    uint32_t sub; /* what lies strictly below: route_rib_sub_nh, ROUTE_RIB_COVERED */
 };
+
+/* A node's summary of the prefixes strictly below it, kept by set and del,
+ * so that the FIB learns whether a region maps to one next hop without
+ * walking it (a table whose routes share one next hop would make every
+ * update walk whole subtrees): the next hop they all have (ROUTE_NH_NONE:
+ * no prefix below; ROUTE_RIB_MIXED: not all the same), and whether they
+ * cover the node's whole region. */
+#define ROUTE_RIB_MIXED 0x7fffffffu
+#define ROUTE_RIB_COVERED 0x80000000u
+static inline uint32_t route_rib_sub_nh(uint32_t sub) { return sub & ~ROUTE_RIB_COVERED; }
 
 struct route_rib {
     struct route_alloc alloc;

@@ -11,7 +11,9 @@
  * prefixes announced (those whose AS_PATH holds LOCAL_AS apart, as
  * loops) and withdrawn by family, every non-zero RFC 7606 reason, the
  * messages sent, what ended it. No kernel: tests/e2e/test_bgp_codec.py
- * runs it against BIRD, FRR, GoBGP and OpenBGPD. */
+ * runs it against BIRD, FRR, GoBGP and OpenBGPD. With BGP_PROBE_RECORD=FILE
+ * it writes every byte the daemon sent to FILE: a recorded session, which
+ * tools/bench/bgp_bench.c replays. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -174,6 +176,8 @@ int main(int argc, char **argv)
     uint64_t end = now_ns() + (uint64_t)seconds * 1000000000ull;
     bgp_fsm_start(&f, now_ns());
     static uint8_t buf[65536];
+    const char *rec_path = getenv("BGP_PROBE_RECORD");
+    FILE *rec = rec_path ? fopen(rec_path, "wb") : NULL;
     bool told = false;
     while (now_ns() < end) {
         if (up && ((eor4 && eor6) || pfx[0] + pfx[1] >= expect) && !told) {
@@ -217,6 +221,8 @@ int main(int argc, char **argv)
                 bgp_fsm_closed(&f, &fd, now_ns());
                 continue;
             }
+            if (rec)
+                fwrite(buf, 1, (size_t)n, rec);
             bgp_fsm_input(&f, &fd, buf, (uint32_t)n, now_ns());
         }
     }
@@ -237,5 +243,7 @@ int main(int argc, char **argv)
         }
     printf("}}\n");
     bgp_fsm_stop(&f, 0, now_ns());
+    if (rec)
+        fclose(rec);
     return f.st.established ? 0 : 1;
 }

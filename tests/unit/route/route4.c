@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "net/route/route4.h"
+#include "net/route/route_rib.h"
 #include "tests/unit/check.h"
 #include "tests/support/route_alloc.h"
 
@@ -135,6 +136,73 @@ TEST(route4_basic)
     route4_reclaim(t, route4_epoch(t));
     route4_stats(t, &st);
     CHECK_EQ(st.retired_bytes, 0);
+    route4_destroy(t);
+    CHECK_EQ(al.live_bytes, 0);
+}
+
+/* The RIB's subtree summaries (route_rib.h) against a recount. */
+static uint32_t summary_of(const struct route_rib *r, uint32_t i, bool *covered)
+{
+    uint32_t nh = 0;
+    *covered = r->n[i].child[0] && r->n[i].child[1];
+    for (unsigned b = 0; b < 2; b++) {
+        uint32_t c = r->n[i].child[b];
+        if (!c)
+            continue;
+        bool cc;
+        uint32_t below = summary_of(r, c, &cc), mine = r->n[c].nh;
+        uint32_t all = !mine ? below : !below || below == mine ? mine : ROUTE_RIB_MIXED;
+        nh = !nh ? all : !all || all == nh ? nh : ROUTE_RIB_MIXED;
+        if (!mine && !cc)
+            *covered = false;
+    }
+    return nh;
+}
+
+static int summaries_wrong(const struct route_rib *r, uint32_t i)
+{
+    bool cov;
+    uint32_t nh = summary_of(r, i, &cov);
+    int bad = r->n[i].sub != (nh | (cov ? ROUTE_RIB_COVERED : 0));
+    for (unsigned b = 0; b < 2; b++)
+        if (r->n[i].child[b])
+            bad += summaries_wrong(r, r->n[i].child[b]);
+    return bad;
+}
+
+/* Few next hops, many the same: regions the FIB finds uniform from the
+ * summaries alone, and the summaries right after every add and delete. */
+TEST(route_rib_summaries_under_churn)
+{
+    struct test_alloc al;
+    struct route_cfg cfg = test_route_cfg(&al);
+    struct route4 *t = route4_create(&cfg);
+    struct route_rib rib; /* the same prefixes, for its summaries */
+    CHECK_EQ(route_rib_init(&rib, &cfg.alloc), ROUTE_OK);
+    static struct ref4 r;
+    r.n = 0;
+    uint64_t s = 7;
+    for (unsigned i = 0; i < 3000; i++) {
+        uint32_t a, old;
+        unsigned l;
+        rand_prefix4(&s, &a, &l);
+        uint32_t nh = (uint32_t)(test_rand(&s) % 4); /* 0: delete; 1 half the time */
+        nh = nh > 2 ? 1 : nh;
+        struct route_key k = {(uint64_t)a << 32, 0};
+        if (nh) {
+            CHECK_EQ(route4_add(t, a, l, nh), ROUTE_OK);
+            CHECK_EQ(route_rib_set(&rib, &k, l, nh, &old), ROUTE_OK);
+        } else {
+            (void)route4_del(t, a, l);
+            (void)route_rib_del(&rib, &k, l, &old);
+        }
+        ref4_set(&r, a, l, nh);
+        if (i % 100 == 0)
+            CHECK_EQ(summaries_wrong(&rib, ROUTE_RIB_ROOT), 0);
+    }
+    CHECK_EQ(summaries_wrong(&rib, ROUTE_RIB_ROOT), 0);
+    CHECK_EQ(check_against(t, &r, &s, 8192), 0);
+    route_rib_fini(&rib);
     route4_destroy(t);
     CHECK_EQ(al.live_bytes, 0);
 }
