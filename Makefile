@@ -298,6 +298,13 @@ test: deps-test
 bench: deps-build
 	@$(PYTHON) tools/bench.py
 
+# make bgp-table: the whole Internet table (rib-v4-2024, rib-v6-2024) from
+# BIRD into hayate over BGP under QEMU, 10,000 lookups checked
+# (tests/e2e/test_bgp_table.py at full size; make test runs a part of it).
+.PHONY: bgp-table
+bgp-table: deps-test iso
+	BGP_TABLE_V4=1000000 BGP_TABLE_V6=200000 BGP_TABLE_CHECKS=10000 $(PYTHON) -m pytest -q -s tests/e2e/test_bgp_table.py
+
 # make rfc2544: hayate as the RFC 2544 tester against hayate, then the
 # Linux guest, as the router under test (tools/rfc2544, docs/rfc2544.md);
 # build/rfc2544/report.{json,html} and PNGs. RFC2544_ARGS: the driver's

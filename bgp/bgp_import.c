@@ -53,3 +53,21 @@ void bgp_import(struct bgp_rib *r, uint16_t peer, const struct bgp_update *u, bo
     if (set)
         bgp_aset_put(r, set);
 }
+
+enum bgp_fib_act bgp_fib_pace(struct bgp_fib_pace *p, uint64_t changes, uint64_t deferred, uint64_t prefixes)
+{
+    uint64_t n = changes - p->seen;
+    p->seen = changes;
+    if (!p->deferring) {
+        if (n < BGP_FIB_BURST)
+            return BGP_FIB_KEEP;
+        p->deferring = true;
+        p->idle = 0;
+        return BGP_FIB_DEFER;
+    }
+    p->idle = n ? 0 : p->idle + 1;
+    if (p->idle < BGP_FIB_IDLE && deferred < (prefixes > BGP_FIB_BURST ? prefixes : BGP_FIB_BURST))
+        return BGP_FIB_KEEP;
+    p->deferring = false;
+    return BGP_FIB_REBUILD;
+}

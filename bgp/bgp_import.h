@@ -22,4 +22,22 @@ struct bgp_import_counts {
 void bgp_import(struct bgp_rib *r, uint16_t peer, const struct bgp_update *u, bool take, const uint8_t *self4,
                 const uint8_t *self6, struct bgp_import_counts *n);
 
+/* Pacing the FIB (net/route's route4_defer, route6_defer): a burst of
+ * best-path changes, BGP_FIB_BURST in one tick, starts deferring, so the
+ * table takes them into its RIB only; deferring ends with one rebuild
+ * when BGP_FIB_IDLE ticks bring none, or when as many changes wait as the
+ * table holds prefixes (all the rebuilds of a growing table then cost
+ * about twice the last). Lookups lag by at most that. */
+#define BGP_FIB_BURST 1000
+#define BGP_FIB_IDLE 10
+struct bgp_fib_pace {
+    bool deferring;
+    uint32_t idle;
+    uint64_t seen; /* changes counted at the last tick */
+};
+enum bgp_fib_act { BGP_FIB_KEEP, BGP_FIB_DEFER, BGP_FIB_REBUILD };
+/* Once a tick: changes, the running count of changes made; deferred,
+ * those the table holds back; prefixes, its size. */
+enum bgp_fib_act bgp_fib_pace(struct bgp_fib_pace *p, uint64_t changes, uint64_t deferred, uint64_t prefixes);
+
 #endif

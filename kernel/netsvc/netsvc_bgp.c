@@ -56,6 +56,7 @@ static void fib_set(const struct bgp_route *r, const struct bgp_path *best)
     if (rc != 0 && bgp_svc.fib_errors++ < 8)
         kprintf("bgp: a route not installed: %s\n", err);
     bgp_svc.fib_adds += rc == 0;
+    bgp_svc.fib_changes++;
 }
 
 static void fib_del(const struct bgp_route *r)
@@ -64,6 +65,27 @@ static void fib_del(const struct bgp_route *r)
     int rc = r->p.afi == BGP_AFI_IPV4 ? netsvc_route_del(be32(r->p.addr), r->p.len, err, sizeof err)
                                       : netsvc6_route_unset(r->p.addr, r->p.len, err, sizeof err);
     bgp_svc.fib_dels += rc == 0;
+    bgp_svc.fib_changes++;
+}
+
+/* Once a tick: a burst of changes defers the FIB's lookups and ends with
+ * one rebuild (bgp_fib_pace). */
+static void pace_fib(void)
+{
+    struct bgp_rib_stats st;
+    bgp_rib_stats(&bgp_svc.rib, &st);
+    switch (bgp_fib_pace(&bgp_svc.pace, bgp_svc.fib_changes, netsvc_route_deferred(), st.prefixes)) {
+    case BGP_FIB_DEFER:
+        netsvc_route_defer(true);
+        break;
+    case BGP_FIB_REBUILD:
+        if (netsvc_route_defer(false) != 0)
+            kprintf("bgp: the route tables could not be rebuilt (memory): lookups lag\n");
+        bgp_svc.fib_rebuilds++;
+        break;
+    default:
+        break;
+    }
 }
 
 /* ---- export ---- */
@@ -429,6 +451,7 @@ static void f_close(void *ctx, void *conn) { tcp_close(conn, time_now_ns()); }
 
 static void tick_fn(void *arg, uint64_t now)
 {
+    pace_fib();
     for (unsigned i = 0; i < bgp_svc.npeers; i++) {
         struct bgp_svc_peer *p = &bgp_svc.peer[i];
         bgp_fsm_poll(&p->fsm, now);

@@ -55,7 +55,8 @@ struct bgp_svc {
     struct bgp_svc_peer peer[BGP_SVC_PEERS];
     struct bgp_prefix network[BGP_SVC_NETWORKS];
     struct bgp_rib rib;
-    uint64_t fib_adds, fib_dels, fib_errors;
+    uint64_t fib_adds, fib_dels, fib_errors, fib_changes, fib_rebuilds;
+    struct bgp_fib_pace pace;    /* bursts into the FIB (bgp/bgp_import.h) */
 };
 
 extern struct bgp_svc bgp_svc;

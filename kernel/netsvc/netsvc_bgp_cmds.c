@@ -267,6 +267,8 @@ static void show_peers(const struct cli_args *a, bool detail)
             json_u64(&j, "fib_adds", bgp_svc.fib_adds);
             json_u64(&j, "fib_dels", bgp_svc.fib_dels);
             json_u64(&j, "fib_errors", bgp_svc.fib_errors);
+            json_u64(&j, "fib_rebuilds", bgp_svc.fib_rebuilds);
+            json_u64(&j, "fib_deferred", netsvc_route_deferred());
         }
         json_arr_begin(&j, "peers");
         for (unsigned i = 0; i < bgp_svc.npeers; i++)

@@ -121,6 +121,13 @@ int netsvc_route_del(uint32_t addr, unsigned len, char *err, size_t errlen);
 /* The port whose connected subnet holds gw_be, the longest if subnets
  * nest (as the table would choose), or -1. */
 int netsvc_port_for_gateway(uint32_t gw_be);
+/* Both route tables deferring their lookups' updates, or (off) rebuilt
+ * with what changed meanwhile (route4_defer): for a routing protocol's
+ * bursts. How many changes wait. */
+int netsvc_route_defer(bool on);
+uint32_t netsvc_route_deferred(void);
+int netsvc6_defer(bool on);
+uint32_t netsvc6_deferred(void);
 /* The same from the console for either family ("A.B.C.D/LEN" or
  * "X:X::/LEN"; via: the gateway, NULL to delete). */
 int netsvc_route_change(const char *prefix, const char *via, char *err, size_t errlen);

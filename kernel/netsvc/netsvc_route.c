@@ -180,6 +180,16 @@ int netsvc_route_del(uint32_t addr, unsigned len, char *err, size_t errlen)
     return 0;
 }
 
+int netsvc_route_defer(bool on)
+{
+    int rc4 = route4_defer(netsvc.rt4, on), rc6 = netsvc6_defer(on);
+    if (!on)
+        schedule_reclaim(); /* what the rebuilds replaced */
+    return rc4 ? rc4 : rc6;
+}
+
+uint32_t netsvc_route_deferred(void) { return route4_deferred(netsvc.rt4) + netsvc6_deferred(); }
+
 int netsvc_route_change(const char *prefix, const char *via, char *err, size_t errlen)
 {
     if (strchr(prefix, ':')) {

@@ -210,6 +210,9 @@ int netsvc6_route_del(const char *prefix, char *err, size_t errlen)
     return netsvc6_route_unset(a, len, err, errlen);
 }
 
+int netsvc6_defer(bool on) { return route6_defer(rt6, on); }
+uint32_t netsvc6_deferred(void) { return route6_deferred(rt6); }
+
 struct netsvc6_mark netsvc6_reclaim_mark(void)
 {
     return (struct netsvc6_mark){route6_epoch(rt6), nexthop_ref_seal(&nh6_refs)};

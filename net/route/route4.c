@@ -355,3 +355,6 @@ void route4_lookup_burst(const struct route4 *t, const uint32_t *addr, uint32_t 
     else
         r4_burst_soft(r, addr, nh, n);
 }
+
+int route4_defer(struct route4 *t, bool on) { return route_fib_defer(&t->fib, on); }
+uint32_t route4_deferred(const struct route4 *t) { return t->fib.deferred; }

@@ -33,6 +33,12 @@ void route4_destroy(struct route4 *t);
 int route4_add(struct route4 *t, uint32_t addr, unsigned len, uint32_t nh);
 /* Remove addr/len; ROUTE_ENOENT if it is not there. */
 int route4_del(struct route4 *t, uint32_t addr, unsigned len);
+/* Deferring (on): add and del change the table's RIB only (route4_get
+ * and route4_match see them), lookups the table as it was; off rebuilds
+ * once (route_fib.h's route_fib_defer). A routing protocol's burst of
+ * thousands of changes costs a rebuild, not an update each. */
+int route4_defer(struct route4 *t, bool on);
+uint32_t route4_deferred(const struct route4 *t); /* changes not in lookups yet */
 /* Add many at once with one rebuild at the end (far faster than route4_add
  * each). Invalid entries are skipped and counted in *bad (may be NULL). */
 int route4_add_bulk(struct route4 *t, const struct route4_prefix *p, size_t n, uint32_t *bad);

@@ -423,3 +423,6 @@ void route6_lookup_burst(const struct route6 *t, const uint8_t (*addr)[16], uint
     else
         r6_burst_soft(r, addr, nh, n);
 }
+
+int route6_defer(struct route6 *t, bool on) { return route_fib_defer(&t->fib, on); }
+uint32_t route6_deferred(const struct route6 *t) { return t->fib.deferred; }

@@ -28,6 +28,8 @@ void route6_destroy(struct route6 *t);
 /* As route4_add and friends (route4.h). */
 int route6_add(struct route6 *t, const uint8_t addr[16], unsigned len, uint32_t nh);
 int route6_del(struct route6 *t, const uint8_t addr[16], unsigned len);
+int route6_defer(struct route6 *t, bool on);
+uint32_t route6_deferred(const struct route6 *t);
 int route6_add_bulk(struct route6 *t, const struct route6_prefix *p, size_t n, uint32_t *bad);
 /* One "prefix/len" a line (RFC 4291 text form, RFC 5952 or not). */
 int route6_load_text(struct route6 *t, const char *text, size_t text_len, uint32_t nh,

@@ -544,6 +544,10 @@ int route_fib_change(struct route_fib *f, struct route_rib *rib, const struct ro
     }
     if (old == nh)
         return ROUTE_OK;
+    if (f->defer) {
+        f->deferred++;
+        return ROUTE_OK;
+    }
     err = route_fib_update(f, k, len);
     if (err == ROUTE_OK)
         return ROUTE_OK;
@@ -552,5 +556,16 @@ int route_fib_change(struct route_fib *f, struct route_rib *rib, const struct ro
         (void)route_rib_set(rib, k, len, old, &undo);
     else
         (void)route_rib_del(rib, k, len, &undo);
+    return err;
+}
+
+int route_fib_defer(struct route_fib *f, bool on)
+{
+    f->defer = on;
+    if (on || f->deferred == 0)
+        return ROUTE_OK;
+    int err = route_fib_rebuild(f);
+    if (err == ROUTE_OK)
+        f->deferred = 0;
     return err;
 }

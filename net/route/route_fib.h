@@ -128,6 +128,8 @@ struct route_fib {
     struct route_fib_log fresh;            /* this update's allocations */
     size_t retired_bytes;
     struct route_fib_slots scratch[ROUTE_FIB_MAX_LEVELS];
+    bool defer;                            /* route_fib_defer: changes reach the RIB only */
+    uint32_t deferred;                     /* changes since, not in the structure yet */
 };
 
 /* l1_bits: 0 for a flat direct array, else the two-level split;
@@ -147,6 +149,11 @@ int route_fib_update(struct route_fib *f, const struct route_key *k, unsigned le
  * failure both are as they were. */
 int route_fib_change(struct route_fib *f, struct route_rib *rib, const struct route_key *k,
                      unsigned len, uint32_t nh);
+/* While deferring, route_fib_change changes the RIB only: lookups keep
+ * the structure as it was (exact-match reads of the RIB see the change).
+ * Ending it rebuilds once when anything changed: many changes at once (a
+ * routing protocol's whole table) cost one rebuild, not an update each. */
+int route_fib_defer(struct route_fib *f, bool on);
 uint64_t route_fib_epoch(const struct route_fib *f);
 /* Free what was retired in epochs <= safe_epoch. */
 void route_fib_reclaim(struct route_fib *f, uint64_t safe_epoch);

@@ -37,6 +37,26 @@ static void best_changed(void *ctx, const struct bgp_route *r, const struct bgp_
         best ? route6_add(fib6, r->p.addr, r->p.len, 1) : route6_del(fib6, r->p.addr, r->p.len);
 }
 
+static void pace_fib(struct bgp_fib_pace *pace)
+{
+    struct route_stats s4, s6;
+    route4_stats(fib4, &s4);
+    route6_stats(fib6, &s6);
+    uint32_t deferred = route4_deferred(fib4) + route6_deferred(fib6);
+    switch (bgp_fib_pace(pace, fib_ops, deferred, (uint64_t)s4.prefixes + s6.prefixes)) {
+    case BGP_FIB_DEFER:
+        route4_defer(fib4, true);
+        route6_defer(fib6, true);
+        break;
+    case BGP_FIB_REBUILD:
+        route4_defer(fib4, false);
+        route6_defer(fib6, false);
+        break;
+    default:
+        break;
+    }
+}
+
 /* One replay on fresh tables: seconds, and the prefixes it carried. */
 static double replay(const uint8_t *s, size_t len, uint64_t *prefixes, uint64_t *updates)
 {
@@ -54,8 +74,14 @@ static double replay(const uint8_t *s, size_t len, uint64_t *prefixes, uint64_t 
     struct bgp_import_counts n = {0};
     static const uint8_t self4[4], self6[16];
     *updates = 0;
+    struct bgp_fib_pace pace = {0};
+    size_t next_tick = 0;
     double t0 = bench_now();
     for (size_t off = 0; off < len;) {
+        if (off >= next_tick) { /* the kernel paces the FIB once a tick (10 ms): here every 256 KB */
+            next_tick = off + (256u << 10);
+            pace_fib(&pace);
+        }
         uint16_t mlen;
         uint8_t type;
         struct bgp_error err;
@@ -68,8 +94,21 @@ static double replay(const uint8_t *s, size_t len, uint64_t *prefixes, uint64_t 
         }
         off += mlen;
     }
+    route4_defer(fib4, false); /* the stream has ended: what waits goes in */
+    route6_defer(fib6, false);
     double t = bench_now() - t0;
     *prefixes = n.announced + n.withdrawn;
+    /* every best path in the FIB, and lookups see it (not only the RIB) */
+    struct route_stats s4, s6;
+    struct bgp_rib_stats rs;
+    route4_stats(fib4, &s4);
+    route6_stats(fib6, &s6);
+    bgp_rib_stats(&rib, &rs);
+    if ((uint64_t)s4.prefixes + s6.prefixes != rs.prefixes || route4_deferred(fib4) || route6_deferred(fib6)) {
+        fprintf(stderr, "bgp_bench: the FIB holds %u + %u prefixes, the RIB %llu\n", s4.prefixes, s6.prefixes,
+                (unsigned long long)rs.prefixes);
+        exit(1);
+    }
     bgp_rib_fini(&rib);
     route4_destroy(fib4);
     route6_destroy(fib6);

@@ -418,3 +418,46 @@ TEST(route4_concurrent_readers)
     route4_destroy(t);
     CHECK_EQ(al.live_bytes, 0);
 }
+
+/* route4_defer: changes reach lookups only when deferring ends, all at
+ * once, and then exactly as if each had been made alone. */
+TEST(route4_defer_then_rebuild)
+{
+    struct test_alloc al;
+    struct route_cfg cfg = test_route_cfg(&al);
+    struct route4 *t = route4_create(&cfg);
+    static struct ref4 r;
+    r.n = 0;
+    uint64_t s = 11;
+    for (unsigned i = 0; i < 500; i++) { /* a table before */
+        uint32_t a;
+        unsigned l;
+        rand_prefix4(&s, &a, &l);
+        CHECK_EQ(route4_add(t, a, l, 1 + i % 3), ROUTE_OK);
+        ref4_set(&r, a, l, 1 + i % 3);
+    }
+    CHECK_EQ(route4_defer(t, true), ROUTE_OK);
+    CHECK_EQ(route4_add(t, 0xc6120000u, 24, 7), ROUTE_OK); /* 198.18.0.0/24 */
+    CHECK_EQ(route4_get(t, 0xc6120000u, 24), 7);            /* the RIB has it */
+    CHECK(route4_lookup(t, 0xc6120001u) != 7);              /* lookups not yet */
+    ref4_set(&r, 0xc6120000u, 24, 7);
+    for (unsigned i = 0; i < 2000; i++) {
+        uint32_t a;
+        unsigned l;
+        rand_prefix4(&s, &a, &l);
+        uint32_t nh = (uint32_t)(test_rand(&s) % 4);
+        if (nh)
+            CHECK_EQ(route4_add(t, a, l, nh), ROUTE_OK);
+        else
+            (void)route4_del(t, a, l);
+        ref4_set(&r, a, l, nh);
+    }
+    CHECK(route4_deferred(t) > 1000);
+    CHECK_EQ(route4_defer(t, false), ROUTE_OK);
+    CHECK_EQ(route4_deferred(t), 0);
+    CHECK_EQ(route4_lookup(t, 0xc6120001u), 7);
+    CHECK_EQ(check_against(t, &r, &s, 8192), 0);
+    route4_reclaim(t, route4_epoch(t));
+    route4_destroy(t);
+    CHECK_EQ(al.live_bytes, 0);
+}
