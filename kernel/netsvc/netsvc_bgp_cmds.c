@@ -390,6 +390,42 @@ static void cmd_clear(const struct cli_args *a)
         netsvc_bgp_clear(p);
 }
 
+/* /metrics: the speaker's counters, summed over its neighbours. */
+static const char *const metric_names[] = {
+    "bgp-established", "bgp-prefixes", "bgp-paths", "bgp-updates-in", "bgp-updates-out",
+    "bgp-notifications-in", "bgp-notifications-out", "bgp-hold-expired", "bgp-update-errors",
+    "bgp-import-denied", "bgp-fib-rebuilds", "bgp-fib-errors"};
+
+uint32_t netsvc_bgp_metric_count(void)
+{
+    return bgp_svc.started ? sizeof metric_names / sizeof metric_names[0] : 0;
+}
+
+bool netsvc_bgp_metric(uint32_t idx, const char **name, uint64_t *value)
+{
+    if (idx >= netsvc_bgp_metric_count())
+        return false;
+    struct bgp_rib_stats st;
+    bgp_rib_stats(&bgp_svc.rib, &st);
+    uint64_t v[12] = {0, st.prefixes, st.paths, 0, 0, 0, 0, 0, 0, 0, bgp_svc.fib_rebuilds, bgp_svc.fib_errors};
+    for (unsigned i = 0; i < bgp_svc.npeers; i++) {
+        const struct bgp_svc_peer *p = &bgp_svc.peer[i];
+        const struct bgp_fsm_stats *f = &p->fsm.st;
+        v[0] += p->fsm.state == BGP_ESTABLISHED;
+        v[3] += p->n.updates_in;
+        v[4] += p->n.updates_out;
+        v[5] += f->notifications_in;
+        v[6] += f->notifications_out;
+        v[7] += f->hold_expired;
+        for (unsigned r = 1; r < BGP_R_COUNT; r++)
+            v[8] += f->reasons[r];
+        v[9] += p->n.in.denied;
+    }
+    *name = metric_names[idx];
+    *value = v[idx];
+    return true;
+}
+
 void netsvc_bgp_init(void)
 {
     config_register("bgp", stmt_bgp);

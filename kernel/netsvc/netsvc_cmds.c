@@ -117,8 +117,10 @@ bool netsvc_metric(void *ctx, struct net_stack *s, uint32_t idx, const char **na
     const struct net_counter_desc *d = net_counter_at(idx);
     bool fwd = d == NULL;
     uint32_t nnet = sizeof(struct net_counters) / 8, nfwd = sizeof(struct fwd_counters) / 8;
+    if (fwd && idx >= nnet + nfwd + netsvc_bgp_metric_count())
+        return gen_metric(idx - nnet - nfwd - netsvc_bgp_metric_count(), name, value);
     if (fwd && idx >= nnet + nfwd)
-        return gen_metric(idx - nnet - nfwd, name, value);
+        return netsvc_bgp_metric(idx - nnet - nfwd, name, value);
     if (fwd && (d = fwd_counter_at(idx - nnet)) == NULL)
         return false;
     uint64_t v = 0;

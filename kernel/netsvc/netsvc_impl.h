@@ -125,6 +125,9 @@ int netsvc_port_for_gateway(uint32_t gw_be);
  * with what changed meanwhile (route4_defer): for a routing protocol's
  * bursts. How many changes wait. */
 int netsvc_route_defer(bool on);
+/* /metrics' BGP counters (netsvc_bgp_cmds.c): how many, and the idx-th. */
+uint32_t netsvc_bgp_metric_count(void);
+bool netsvc_bgp_metric(uint32_t idx, const char **name, uint64_t *value);
 uint32_t netsvc_route_deferred(void);
 int netsvc6_defer(bool on);
 uint32_t netsvc6_deferred(void);

@@ -8,8 +8,8 @@ Checked, with BIRD 2 unless said:
   static prefixes land in hayate's FIB via BIRD's address, and `show bgp
   summary` counts them received, accepted and best, `show bgp route` shows
   the path's attributes; BIRD holds hayate's `bgp network` with hayate as
-  next hop, and hayate's own path to it stays best; a prefix BIRD stops
-  announcing leaves the FIB; `clear bgp` takes the session down (BIRD sees it
+  next hop, and hayate's own path to it stays best; /metrics counts the
+  session and the prefixes; a prefix BIRD stops announcing leaves the FIB; `clear bgp` takes the session down (BIRD sees it
   re-established at a new time) and it comes back with its routes.
 - RFC 8212 (test_bgp_bird_rfc8212_no_policy): an eBGP neighbour without
   `import all` / `export all` has its routes seen (received, or counted
@@ -62,9 +62,9 @@ HAVE_OPENBGPD = os.path.exists("/usr/sbin/bgpd") and os.path.exists("/usr/sbin/b
 needs_bird = pytest.mark.skipif(not HAVE_BIRD, reason="no bird/birdc (bird2)")
 
 
-def hayate_conf(ports, neighbors, networks=()):
+def hayate_conf(ports, neighbors, networks=(), extra=""):
     """ports: addresses, one a port ("10.0.0.1/24", or a list for IPv4 and
-    IPv6); neighbors: `bgp neighbor` arguments."""
+    IPv6); neighbors: `bgp neighbor` arguments; extra: more statements."""
     lines = ["hostname r1"]
     for i, addrs in enumerate(ports):
         for a in [addrs] if isinstance(addrs, str) else addrs:
@@ -72,7 +72,7 @@ def hayate_conf(ports, neighbors, networks=()):
     lines += [f"bgp as {HAYATE_AS}", "bgp router-id 10.0.0.1"]
     lines += [f"bgp neighbor {n}" for n in neighbors]
     lines += [f"bgp network {n}" for n in networks]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + extra
 
 
 # --- waiting ------------------------------------------------------------------
@@ -388,7 +388,8 @@ def daemon_learned(d, prefix, nexthop):
 def test_bgp_bird_ipv4(netlab, daemons, tmp_path):
     """BIRD (AS 65002) on eth0 announces 203.0.113.0/24 and 198.51.100.0/24
     (two static protocols); hayate (AS 65001) originates 10.99.0.0/24."""
-    m_conf = hayate_conf(["10.0.0.1/24"], [f"10.0.0.2 as {PEER_AS} import all export all"], [NETWORK4])
+    m_conf = hayate_conf(["10.0.0.1/24"], [f"10.0.0.2 as {PEER_AS} import all export all"], [NETWORK4],
+                         extra="app http port 8080\n")
     lab = netlab([nl.Peer(addrs=["10.0.0.2/24"])], config=m_conf)
     m, peer = lab.machine, lab.peers[0]
     bird = Bird(peer, tmp_path, "10.0.0.1")
@@ -413,6 +414,8 @@ def test_bgp_bird_ipv4(netlab, daemons, tmp_path):
         [("10.0.0.2", "65002", "10.0.0.2", "IGP", True)], r
     daemon_learned(bird, NETWORK4, "10.0.0.1")
     own_network_stays_local(m)
+    metrics = peer.run("curl -sS http://10.0.0.1:8080/metrics", timeout=20).stdout
+    assert "hayate_bgp_established 1\n" in metrics and "hayate_bgp_prefixes 3\n" in metrics, metrics
 
     # BIRD stops announcing one: hayate's FIB loses it, keeps the other.
     bird.birdc("disable s_b")
