@@ -20,7 +20,8 @@ Checked, with BIRD 2 unless said:
   `show bgp route` makes it best and says why, pings from a third port's
   host reach the address on the winner's side only (its ICMP echo count),
   and once the winner withdraws, the other path is best and the traffic
-  moves to it.
+  moves to it; the pings lost meanwhile give data-plane convergence
+  (RFC 7747), reported.
 - IPv6 (test_bgp_ipv6): IPv6 unicast over the IPv4 session (MP-BGP, RFC
   4760): BIRD's IPv6 prefix lands in hayate's IPv6 FIB via BIRD's IPv6
   address, and BIRD holds hayate's IPv6 `bgp network` via hayate's.
@@ -469,7 +470,7 @@ def test_bgp_bird_rfc8212_no_policy(netlab, daemons, tmp_path):
 
 
 @needs_bird
-def test_bgp_forwarding_follows_best_path(netlab, daemons, tmp_path):
+def test_bgp_forwarding_follows_best_path(netlab, daemons, tmp_path, report):
     """eth0: BIRD A (AS 65002, 10.0.0.2) announces 203.0.113.0/24 with
     AS_PATH 65002 65002 65002; eth1: BIRD B (AS 65003, 10.0.1.2) with
     AS_PATH 65003, and B loses every later tie-break (router ID, address).
@@ -515,13 +516,29 @@ def test_bgp_forwarding_follows_best_path(netlab, daemons, tmp_path):
         assert w >= 10 and lo == 0, f"echo requests: winner {w}, loser {lo}"
     pings_reach(b_ns, a_ns)
 
-    # B withdraws: A's longer path is best, and the traffic follows.
+    # B loses the destination and withdraws it: A's longer path is best,
+    # and the traffic follows. Data-plane convergence as RFC 7747 measures
+    # it, by loss: a ping every 10 ms through the change; the longest time
+    # between two answers bounds how long packets were lost.
+    stream = host.popen(["ping", "-D", "-i", "0.01", "-W", "1", "203.0.113.5"], stdout=subprocess.PIPE, text=True)
+    time.sleep(0.5)
+    b_ns.ip("addr del 203.0.113.5/32 dev lo")
     b.birdc("disable s_b")
     r = until("A's path alone and best",
               lambda: (r := m.json("show bgp route 203.0.113.0/24 json"))
               and [(p["peer"], p["best"]) for p in r.get("paths", [])] == [("10.0.0.2", True)] and r,
               diag=lambda: m.tail() + diag())
     fib_via(m, "203.0.113.5", "10.0.0.2", "eth0", diag)
+    a0 = icmp_echos_in(a_ns)
+    until("the ping stream reaches A's side", lambda: icmp_echos_in(a_ns) > a0 + 5, diag=diag)
+    stream.send_signal(2)
+    out = stream.communicate(timeout=10)[0]
+    sent, got = (int(x) for x in re.search(r"(\d+) packets transmitted, (\d+) received", out).groups())
+    stamps = [float(x) for x in re.findall(r"^\[(\d+\.\d+)\] \d+ bytes from", out, re.M)]
+    gap = max(b - a for a, b in zip(stamps, stamps[1:]))
+    report(f"BGP data-plane convergence after a withdrawal (the best path's peer loses the destination and "
+           f"withdraws it, hayate moves to the other peer's; TCG): {sent - got} of {sent} pings lost, the "
+           f"longest time between answers {gap * 1000:.0f} ms (pings every 10 ms)")
     pings_reach(a_ns, b_ns)
 
 
