@@ -20,6 +20,21 @@ static uint64_t apply(struct bgp_rib *r, uint16_t peer, const uint8_t *f, uint16
     return k;
 }
 
+/* An NLRI field of announcements: taken with set, or denied by policy
+ * (!take), or withdrawn (a treat-as-withdraw UPDATE, !ok; our own next
+ * hop, loop); counted as which. */
+static void announce(struct bgp_rib *r, uint16_t peer, const uint8_t *f, uint16_t len, uint8_t afi, bool ok,
+                     bool take, bool loop, const struct bgp_aset *set, struct bgp_import_counts *n)
+{
+    uint64_t k = apply(r, peer, f, len, afi, loop ? 0 : set, n);
+    if (ok && !take)
+        n->denied += k;
+    else if (set && loop)
+        n->nexthop_self += k;
+    else if (set)
+        n->announced += k;
+}
+
 void bgp_import(struct bgp_rib *r, uint16_t peer, const struct bgp_update *u, bool take, const uint8_t *self4,
                 const uint8_t *self6, struct bgp_import_counts *n)
 {
@@ -33,23 +48,10 @@ void bgp_import(struct bgp_rib *r, uint16_t peer, const struct bgp_update *u, bo
     const struct bgp_aset *set = ok && take ? bgp_aset_intern(r, a) : 0;
     if (ok && take && !set)
         n->nomem++;
-    uint64_t k = apply(r, peer, u->nlri4, u->nlri4_len, BGP_AFI_IPV4, loop4 ? 0 : set, n);
-    if (ok && !take)
-        n->denied += k;
-    else if (set && loop4)
-        n->nexthop_self += k;
-    else if (set)
-        n->announced += k;
-    if (u->mp_reach_afi) {
-        bool loop = u->mp_reach_afi == BGP_AFI_IPV4 ? loop4 : loop6;
-        k = apply(r, peer, u->mp_reach_nlri, u->mp_reach_len, u->mp_reach_afi, loop ? 0 : set, n);
-        if (ok && !take)
-            n->denied += k;
-        else if (set && loop)
-            n->nexthop_self += k;
-        else if (set)
-            n->announced += k;
-    }
+    announce(r, peer, u->nlri4, u->nlri4_len, BGP_AFI_IPV4, ok, take, loop4, set, n);
+    if (u->mp_reach_afi)
+        announce(r, peer, u->mp_reach_nlri, u->mp_reach_len, u->mp_reach_afi, ok, take,
+                 u->mp_reach_afi == BGP_AFI_IPV4 ? loop4 : loop6, set, n);
     if (set)
         bgp_aset_put(r, set);
 }

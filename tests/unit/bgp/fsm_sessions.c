@@ -170,6 +170,20 @@ static void pair(struct side *a, struct side *b)
     b->remote = a;
 }
 
+/* A (AS 65001, opens) and B (AS 65002, passive), started and talked. */
+static void start_pair(struct side *a, struct side *b)
+{
+    side_init(a, 65001, 0x01010101, 65002, false);
+    side_init(b, 65002, 0x02020202, 65001, true);
+    pair(a, b);
+    bgp_fsm_start(&b->f, 0);
+    bgp_fsm_start(&a->f, 0);
+    pump(a, b, 0);
+}
+
+/* The connection a session is Established on. */
+static struct bgp_conn *live(struct side *s) { return s->f.conn[0].tcp ? &s->f.conn[0] : &s->f.conn[1]; }
+
 TEST(bgp_fsm_establishes_active_to_passive)
 {
     static struct side a, b;
@@ -300,12 +314,7 @@ TEST(bgp_fsm_refuses_an_ibgp_peer_with_our_identifier)
 TEST(bgp_fsm_manual_stop_sends_cease)
 {
     static struct side a, b;
-    side_init(&a, 65001, 0x01010101, 65002, false);
-    side_init(&b, 65002, 0x02020202, 65001, true);
-    pair(&a, &b);
-    bgp_fsm_start(&b.f, 0);
-    bgp_fsm_start(&a.f, 0);
-    pump(&a, &b, 0);
+    start_pair(&a, &b);
     bgp_fsm_stop(&a.f, 0, SEC);
     CHECK_EQ(a.f.state, BGP_IDLE);
     CHECK_EQ(a.downs, 1);
@@ -348,17 +357,12 @@ TEST(bgp_fsm_retries_a_refused_connection)
 TEST(bgp_fsm_unexpected_message_is_an_fsm_error)
 {
     static struct side a, b;
-    side_init(&a, 65001, 0x01010101, 65002, false);
-    side_init(&b, 65002, 0x02020202, 65001, true);
-    pair(&a, &b);
-    bgp_fsm_start(&b.f, 0);
-    bgp_fsm_start(&a.f, 0);
-    pump(&a, &b, 0);
+    start_pair(&a, &b);
     /* a second OPEN on an Established session: RFC 6608 3, subcode 3 */
     uint8_t m[256];
     struct bgp_open o = {.version = 4, .as = 65002, .hold = 90, .id = 0x02020202};
     size_t n = bgp_open_encode(m, sizeof m, &o);
-    struct bgp_conn *c = a.f.conn[0].tcp ? &a.f.conn[0] : &a.f.conn[1];
+    struct bgp_conn *c = live(&a);
     bgp_fsm_input(&a.f, c->tcp, m, (uint32_t)n, SEC);
     CHECK_EQ(a.downs, 1);
     CHECK_EQ(a.down_err.code, BGP_ERR_FSM);
@@ -369,13 +373,8 @@ TEST(bgp_fsm_unexpected_message_is_an_fsm_error)
 TEST(bgp_fsm_bad_header_resets_and_bytes_may_come_one_at_a_time)
 {
     static struct side a, b;
-    side_init(&a, 65001, 0x01010101, 65002, false);
-    side_init(&b, 65002, 0x02020202, 65001, true);
-    pair(&a, &b);
-    bgp_fsm_start(&b.f, 0);
-    bgp_fsm_start(&a.f, 0);
-    pump(&a, &b, 0);
-    struct bgp_conn *c = a.f.conn[0].tcp ? &a.f.conn[0] : &a.f.conn[1];
+    start_pair(&a, &b);
+    struct bgp_conn *c = live(&a);
     uint8_t ka[BGP_HDR_LEN];
     bgp_keepalive_encode(ka);
     uint64_t before = a.f.st.msgs_in[BGP_KEEPALIVE];
@@ -393,12 +392,7 @@ TEST(bgp_fsm_bad_header_resets_and_bytes_may_come_one_at_a_time)
 TEST(bgp_fsm_updates_flow_and_a_malformed_one_resets)
 {
     static struct side a, b;
-    side_init(&a, 65001, 0x01010101, 65002, false);
-    side_init(&b, 65002, 0x02020202, 65001, true);
-    pair(&a, &b);
-    bgp_fsm_start(&b.f, 0);
-    bgp_fsm_start(&a.f, 0);
-    pump(&a, &b, 0);
+    start_pair(&a, &b);
     static struct bgp_attrs at;
     memset(&at, 0, sizeof at);
     at.has = BGP_HAS_ORIGIN | BGP_HAS_AS_PATH | BGP_HAS_NEXT_HOP;

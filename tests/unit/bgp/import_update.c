@@ -84,3 +84,28 @@ TEST(bgp_import_treat_as_withdraw_and_our_next_hop)
     CHECK_EQ(st.prefixes, 0);
     fx_fini(&f);
 }
+
+/* When the FIB defers and when it rebuilds (bgp_fib_pace). */
+TEST(bgp_fib_pace_bursts_defer_and_end_in_one_rebuild)
+{
+    struct bgp_fib_pace p = {0};
+    uint64_t changes = 0;
+    changes += 10;
+    CHECK_EQ(bgp_fib_pace(&p, changes, 0, 100000), BGP_FIB_KEEP); /* a trickle: each change as it comes */
+    changes += BGP_FIB_BURST;
+    CHECK_EQ(bgp_fib_pace(&p, changes, 0, 100000), BGP_FIB_DEFER);
+    changes += 5000;
+    CHECK_EQ(bgp_fib_pace(&p, changes, 5000, 100000), BGP_FIB_KEEP);
+    for (int i = 1; i < BGP_FIB_IDLE; i++) /* quiet ticks, not yet enough */
+        CHECK_EQ(bgp_fib_pace(&p, changes, 5000, 100000), BGP_FIB_KEEP);
+    CHECK_EQ(bgp_fib_pace(&p, changes, 5000, 100000), BGP_FIB_REBUILD);
+    /* a table growing: it rebuilds when as many wait as it holds */
+    changes += 3000;
+    CHECK_EQ(bgp_fib_pace(&p, changes, 0, 100000), BGP_FIB_DEFER);
+    changes += 60000;
+    CHECK_EQ(bgp_fib_pace(&p, changes, 60000, 100000), BGP_FIB_KEEP);
+    changes += 60000;
+    CHECK_EQ(bgp_fib_pace(&p, changes, 120000, 100000), BGP_FIB_REBUILD);
+    changes += 10;
+    CHECK_EQ(bgp_fib_pace(&p, changes, 0, 100000), BGP_FIB_KEEP);
+}
