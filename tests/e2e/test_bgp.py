@@ -25,6 +25,8 @@ Checked, with BIRD 2 unless said:
 - IPv6 (test_bgp_ipv6): IPv6 unicast over the IPv4 session (MP-BGP, RFC
   4760): BIRD's IPv6 prefix lands in hayate's IPv6 FIB via BIRD's IPv6
   address, and BIRD holds hayate's IPv6 `bgp network` via hayate's.
+- An IPv6 session (test_bgp_ipv6_session): neighbour and TCP over IPv6,
+  routes both ways.
 - Other daemons (test_bgp_interop_daemons: FRR's bgpd, GoBGP, OpenBGPD):
   session up with 4-byte AS and IPv4, their prefix in hayate's FIB,
   hayate's network in theirs with hayate as next hop, and hayate's own
@@ -212,9 +214,9 @@ class Bird(Daemon):
     with this next hop."""
     name = "bird"
 
-    def start(self, statics, prepend=0, v6_nexthop=None, router_id=None):
-        me = self.peer.addr(0)
-        conf = [f'log "{self.dir}/bird.log" all;', f"router id {router_id or me};",
+    def start(self, statics, prepend=0, v6_nexthop=None, router_id=None, local=None, v4=True):
+        me = local or self.peer.addr(0)
+        conf = [f'log "{self.dir}/bird.log" all;', f"router id {router_id or self.peer.addr(0)};",
                 "timeformat protocol iso long ms;", "protocol device { scan time 1; }"]
         for pname, prefixes in statics.items():
             fam = "ipv6" if ":" in prefixes[0] else "ipv4"
@@ -226,8 +228,9 @@ class Bird(Daemon):
         conf.append(f"""protocol bgp hayate {{
   local {me} as {self.asn};
   neighbor {self.hayate_addr} as {HAYATE_AS};
-  connect delay time 1; connect retry time 3; error wait time 1, 5;
-  ipv4 {{ import all; export {export}; }};""")
+  connect delay time 1; connect retry time 3; error wait time 1, 5;""")
+        if v4:
+            conf.append(f"  ipv4 {{ import all; export {export}; }};")
         if v6_nexthop:
             conf.append(f"  ipv6 {{ import all; export {export}; next hop address {v6_nexthop}; }};")
         conf.append("}")
@@ -562,6 +565,27 @@ def test_bgp_ipv6(netlab, daemons, tmp_path):
     assert n["ipv6"] and n["ipv4"], n
     lladdr = re.search(r"inet6 (fe80::[0-9a-f:]+)/64", peer.ip(f"-6 addr show dev {peer.tap}").stdout)
     r = fib_via(m, "2001:db8:100::1", ["2001:db8::2"] + ([lladdr.group(1)] if lladdr else []), "eth0", diag)
+    assert r["prefix"] == "2001:db8:100::/48", r
+    daemon_learned(bird, NETWORK6, "2001:db8::1")
+
+
+@needs_bird
+def test_bgp_ipv6_session(netlab, daemons, tmp_path):
+    """A session over IPv6 (neighbor 2001:db8::2, its TCP over IPv6):
+    BIRD's IPv6 prefix in hayate's FIB, hayate's in BIRD's."""
+    m_conf = hayate_conf([["10.0.0.1/24", "2001:db8::1/64"]], [f"2001:db8::2 as {PEER_AS} import all export all"],
+                         [NETWORK6])
+    lab = netlab([nl.Peer(addrs=["10.0.0.2/24", "2001:db8::2/64"])], config=m_conf)
+    m, peer = lab.machine, lab.peers[0]
+    bird = Bird(peer, tmp_path, "2001:db8::1")
+    daemons.append(bird)
+    bird.start({"s6": ["2001:db8:100::/48"]}, v6_nexthop="2001:db8::2", local="2001:db8::2", v4=False)
+    peer.run("ping -6 -c 1 -W 2 2001:db8::1", timeout=10)
+    config_ok(m)
+    diag = daemon_diag(bird)
+    p = established(m, "2001:db8::2", diag)
+    assert p["as"] == PEER_AS, p
+    r = fib_via(m, "2001:db8:100::1", "2001:db8::2", "eth0", diag)
     assert r["prefix"] == "2001:db8:100::/48", r
     daemon_learned(bird, NETWORK6, "2001:db8::1")
 
