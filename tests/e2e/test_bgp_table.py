@@ -13,12 +13,17 @@ third-party next hops, RFC 4271 5.1.3). Checked:
   still deferred: a burst goes into the route tables as one rebuild);
 - convergence, the seconds from Established to the last prefix in the
   FIB, is reported;
+- then the LINX update trace (../shared/data, 23,446 announcements and
+  withdrawals of a day at LINX) in ten batches, BIRD reconfigured for
+  each and sending what changed: hayate holds exactly the table that
+  results;
 - forwarding does not stop meanwhile: pings from a host on hayate's
   second port to BIRD's address, through hayate, every 0.2 s while the
-  table loads, all but two answered;
+  table loads and changes, all but two answered;
 - `show route` agrees, for BGP_TABLE_CHECKS addresses (1,000; 10,000 in
-  make bgp-table), half inside random table prefixes and half uniform
-  random, with the longest match computed here: prefix and next hop.
+  make bgp-table), half inside random prefixes of the resulting table
+  and half uniform random, with the longest match computed here: prefix
+  and next hop.
 Skips without ../shared/data or BIRD."""
 import gzip
 import ipaddress
@@ -65,10 +70,12 @@ def gateway(net, gws):
 
 
 class TableBird(Daemon):
-    """BIRD announcing nets4 and nets6 via the gateways gateway() picks."""
+    """BIRD announcing nets4 and nets6 via the gateways gateway() picks;
+    announce() changes what it announces (BIRD's reconfiguration sends
+    the difference: UPDATEs and withdrawals)."""
     name = "bird"
 
-    def start(self, nets4, nets6):
+    def write(self, nets4, nets6):
         me = self.peer.addr(0)
         conf = [f'log "{self.dir}/bird.log" {{ info, warning, error, fatal }};', f"router id {me};",
                 "protocol device { scan time 1; }", "protocol static s4 { ipv4;"]
@@ -82,14 +89,35 @@ class TableBird(Daemon):
   ipv6 {{ import none; export all; }};
 }}"""]
         (self.dir / "bird.conf").write_text("\n".join(conf) + "\n")
+
+    def start(self, nets4, nets6):
+        self.write(nets4, nets6)
         self.sock = str(self.dir / "bird.ctl")
         self.spawn(["bird", "-f", "-c", str(self.dir / "bird.conf"), "-s", self.sock])
         self.wait_listening(timeout=300)
         return self
 
+    def announce(self, nets4, nets6):
+        self.write(nets4, nets6)
+        out = self.peer.run(["birdc", "-s", self.sock, "configure"], check=False, timeout=600).stdout
+        assert "Reconfigured" in out or "Reconfiguration in progress" in out, out
+
     def state(self):
         return self.peer.run(["birdc", "-s", self.sock, "show", "protocols", "all", "hayate"],
                              check=False, timeout=10).stdout + self.logs()
+
+
+def linx_batches(n=10):
+    """The LINX update trace (announce or withdraw a prefix a line) in n
+    batches by time, each {prefix: announced}: the last word of a
+    prefix's in a batch wins."""
+    with gzip.open(os.path.join(DATA, "linx-update-v4-20141217.txt.gz"), "rt") as f:
+        rows = [line.split() for line in f if line.strip()]
+    t0, t1 = int(rows[0][0]), int(rows[-1][0]) + 1
+    out = [dict() for _ in range(n)]
+    for t, op, prefix, _ in rows:
+        out[(int(t) - t0) * n // (t1 - t0)][ipaddress.ip_network(prefix)] = op == "a"
+    return out
 
 
 def longest(tables, addr):
@@ -135,16 +163,41 @@ def test_bgp_table_from_bird(netlab, daemons, tmp_path, report):
     s = until(f"hayate holds all {want} prefixes, each in the FIB", loaded, timeout=60 + want / 200, every=1,
               diag=lambda: f"{m.json('show bgp summary json')}\n{m.tail(20)}\n{diag()}")
     seconds = time.monotonic() - t0
-    time.sleep(1)
-    ping.terminate()
-    out = ping.communicate(timeout=10)[0]
-    sent = sum(1 for ln in out.splitlines() if "icmp_seq" in ln) + out.count("no answer")
-    answered = sum(1 for ln in out.splitlines() if "bytes from" in ln)
-    seqs = [int(ln.split("icmp_seq=")[1].split()[0]) for ln in out.splitlines() if "bytes from" in ln]
-    lost = (max(seqs) - len(seqs)) if seqs else -1
     p = s["peers"][0]
     assert (p["received"], p["accepted"], p["best"]) == (want, want, want), p
     assert s["fib_errors"] == 0, s
+
+    # Then a day's churn at LINX, BIRD reconfigured batch by batch: it
+    # sends what changed, hayate follows.
+    table4 = set(nets4)
+    t1 = time.monotonic()
+    updates0 = p["updates_in"]
+    for batch in linx_batches():
+        for net, announced in batch.items():
+            (table4.add if announced else table4.discard)(net)
+        bird.announce(sorted(table4, key=lambda n: (int(n.network_address), n.prefixlen)), nets6)
+    want = len(table4) + len(nets6)
+
+    def settled():
+        """loaded(), and no UPDATE for a second (a count may pass through
+        the final one on the way)."""
+        a = loaded()
+        time.sleep(1)
+        b = loaded()
+        return b if a and b and a["peers"][0]["updates_in"] == b["peers"][0]["updates_in"] else None
+    s = until(f"hayate holds the {want} prefixes after the LINX trace", settled, timeout=120, every=1,
+              diag=lambda: f"{m.json('show bgp summary json')}\n{m.tail(20)}\n{diag()}")
+    trace_s = time.monotonic() - t1 - 1
+    p = s["peers"][0]
+    assert (p["received"], p["best"]) == (want, want) and s["fib_errors"] == 0, s
+    nets4 = sorted(table4, key=lambda n: (int(n.network_address), n.prefixlen))
+
+    time.sleep(1)
+    ping.terminate()
+    out = ping.communicate(timeout=10)[0]
+    answered = sum(1 for ln in out.splitlines() if "bytes from" in ln)
+    seqs = [int(ln.split("icmp_seq=")[1].split()[0]) for ln in out.splitlines() if "bytes from" in ln]
+    lost = (max(seqs) - len(seqs)) if seqs else -1
     assert seqs and lost <= 2, f"forwarding stopped while the table loaded: {answered} answered, {lost} lost\n{out}"
 
     rng = random.Random(7)
@@ -172,7 +225,10 @@ def test_bgp_table_from_bird(netlab, daemons, tmp_path, report):
         if not ok:
             bad.append((str(a), str(want_net), r))
     assert not bad, f"{len(bad)} of {len(addrs)} lookups disagree, e.g. {bad[:5]}"
-    report(f"BGP table from BIRD under TCG: {len(nets4)} IPv4 + {len(nets6)} IPv6 prefixes in the FIB "
-           f"{seconds:.1f} s after Established ({want / seconds:.0f} prefixes/s); {answered} pings answered "
+    report(f"BGP table from BIRD under TCG: {N4} IPv4 + {N6} IPv6 prefixes in the FIB "
+           f"{seconds:.1f} s after Established ({(N4 + N6) / seconds:.0f} prefixes/s); then the LINX trace "
+           f"(23,446 announcements and withdrawals in 10 reconfigurations of BIRD, "
+           f"{p['updates_in'] - updates0} UPDATEs), BIRD reconfigured and hayate following in {trace_s:.1f} s; "
+           f"{answered} pings answered "
            f"and {lost} lost meanwhile; {len(addrs)} lookups agree with the longest match; "
            f"RIB {s['rib_bytes'] >> 20} MB, {s['attribute_sets']} attribute sets, {s['fib_rebuilds']} FIB rebuilds")
