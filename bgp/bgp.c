@@ -13,3 +13,25 @@ bool bgp_prefix_eq(const struct bgp_prefix *a, const struct bgp_prefix *b)
     uint8_t mask = (uint8_t)(0xffu << (8 - rest));
     return rest == 0 || ((a->addr[full] ^ b->addr[full]) & mask) == 0;
 }
+
+bool bgp_has_community(const uint8_t *other, uint16_t len, uint32_t c)
+{
+    for (uint32_t at = 0; at + 3 <= len;) {
+        uint8_t flags = other[at], type = other[at + 1];
+        bool ext = flags & 0x10; /* RFC 4271 4.3: Extended Length, a 2-byte length */
+        uint32_t hdr = ext ? 4u : 3u;
+        if (at + hdr > len)
+            return false;
+        uint32_t alen = ext ? (uint32_t)other[at + 2] << 8 | other[at + 3] : other[at + 2];
+        if (at + hdr + alen > len)
+            return false;
+        if (type == 8) /* RFC 1997: 4 bytes a community */
+            for (uint32_t i = 0; i + 4 <= alen; i += 4) {
+                const uint8_t *v = other + at + hdr + i;
+                if (((uint32_t)v[0] << 24 | (uint32_t)v[1] << 16 | (uint32_t)v[2] << 8 | v[3]) == c)
+                    return true;
+            }
+        at += hdr + alen;
+    }
+    return false;
+}

@@ -86,6 +86,15 @@ struct bgp_alloc {
     void *ctx;
 };
 
+/* RFC 1997's well-known communities. */
+#define BGP_NO_EXPORT 0xffffff01u
+#define BGP_NO_ADVERTISE 0xffffff02u
+#define BGP_NO_EXPORT_SUBCONFED 0xffffff03u
+
+/* Whether attributes kept raw (bgp_attrs.other: flags, type, length,
+ * value each) hold a COMMUNITIES attribute (type 8) with community c. */
+bool bgp_has_community(const uint8_t *other, uint16_t len, uint32_t c);
+
 /* Prefixes equal (family, length and the address bits within it). */
 bool bgp_prefix_eq(const struct bgp_prefix *a, const struct bgp_prefix *b);
 

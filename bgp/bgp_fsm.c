@@ -176,8 +176,10 @@ static bool collision(struct bgp_fsm *f, struct bgp_conn *c, uint64_t now)
     struct bgp_conn *loser;
     if (d->state == BGP_ESTABLISHED)
         loser = c;
-    else /* ours wins when our identifier is the higher (compared as host-order integers) */
+    else if (f->cfg.router_id != c->peer.id) /* ours wins when our identifier is the higher (host order) */
         loser = (f->cfg.router_id > c->peer.id) == c->outbound ? d : c;
+    else /* RFC 6286 2.3: equal identifiers (eBGP): the larger AS's connection stays */
+        loser = (f->cfg.local_as > f->cfg.peer_as) == c->outbound ? d : c;
     error2(f, loser, BGP_ERR_CEASE, CEASE_COLLISION, now);
     return loser == c;
 }

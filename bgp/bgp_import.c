@@ -61,14 +61,18 @@ enum bgp_fib_act bgp_fib_pace(struct bgp_fib_pace *p, uint64_t changes, uint64_t
     uint64_t n = changes - p->seen;
     p->seen = changes;
     if (!p->deferring) {
+        if (deferred)
+            return BGP_FIB_REBUILD; /* the last one failed */
         if (n < BGP_FIB_BURST)
             return BGP_FIB_KEEP;
         p->deferring = true;
-        p->idle = 0;
+        p->idle = p->ticks = 0;
         return BGP_FIB_DEFER;
     }
-    p->idle = n ? 0 : p->idle + 1;
-    if (p->idle < BGP_FIB_IDLE && deferred < (prefixes > BGP_FIB_BURST ? prefixes : BGP_FIB_BURST))
+    p->idle = n < BGP_FIB_TRICKLE ? p->idle + 1 : 0;
+    p->ticks++;
+    if (p->idle < BGP_FIB_IDLE && p->ticks < BGP_FIB_MAX &&
+        deferred < (prefixes > BGP_FIB_BURST ? prefixes : BGP_FIB_BURST))
         return BGP_FIB_KEEP;
     p->deferring = false;
     return BGP_FIB_REBUILD;

@@ -25,14 +25,18 @@ void bgp_import(struct bgp_rib *r, uint16_t peer, const struct bgp_update *u, bo
 /* Pacing the FIB (net/route's route4_defer, route6_defer): a burst of
  * best-path changes, BGP_FIB_BURST in one tick, starts deferring, so the
  * table takes them into its RIB only; deferring ends with one rebuild
- * when BGP_FIB_IDLE ticks bring none, or when as many changes wait as the
- * table holds prefixes (all the rebuilds of a growing table then cost
- * about twice the last). Lookups lag by at most that. */
+ * when BGP_FIB_IDLE ticks bring fewer than BGP_FIB_TRICKLE, when as many
+ * changes wait as the table holds prefixes (all the rebuilds of a
+ * growing table then cost about twice the last), or after BGP_FIB_MAX
+ * ticks at most: lookups lag by no more. A rebuild that failed (memory)
+ * is tried again each tick. */
 #define BGP_FIB_BURST 1000
+#define BGP_FIB_TRICKLE 100
 #define BGP_FIB_IDLE 10
+#define BGP_FIB_MAX 100
 struct bgp_fib_pace {
     bool deferring;
-    uint32_t idle;
+    uint32_t idle, ticks;
     uint64_t seen; /* changes counted at the last tick */
 };
 enum bgp_fib_act { BGP_FIB_KEEP, BGP_FIB_DEFER, BGP_FIB_REBUILD };

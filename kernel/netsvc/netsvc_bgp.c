@@ -37,6 +37,15 @@ static void a_free(void *ctx, void *p, size_t size) { heap_free(p, round64(size)
 
 static uint32_t be32(const uint8_t *a) { return (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 | a[2] << 8 | a[3]; }
 
+/* Our open under way is dropped (it would else connect into the session
+ * started after). */
+static void abort_pending(struct bgp_svc_peer *p, uint64_t now)
+{
+    if (p->pending)
+        tcp_abort(p->pending, now); /* no closed callback follows */
+    p->pending = NULL;
+}
+
 /* ---- the FIB, from the Loc-RIB's best paths ---- */
 
 static void fib_set(const struct bgp_route *r, const struct bgp_path *best)
@@ -90,30 +99,109 @@ static void pace_fib(void)
 
 /* ---- export ---- */
 
-static void queue_export(struct bgp_svc_peer *p, const struct bgp_prefix *x)
+/* Nothing more can be kept for p (the queue cannot grow, no room for a
+ * table's snapshot): its session ends, Cease "Out of Resources" (RFC 4486
+ * 4), and starts again, from the tick (not inside the RIB's or the
+ * session's callback); what it was told goes with it. */
+static void export_out_of_memory(struct bgp_svc_peer *p)
 {
-    if (p->resync)
-        return; /* the walk will get there */
-    uint32_t next = (p->q_tail + 1) % BGP_EXPORT_QUEUE;
-    if (next == p->q_head) {
-        p->resync = true; /* too much at once: send the table again */
-        p->n.export_resyncs++;
-        p->walk_done = 0;
-        return;
-    }
-    p->q[p->q_tail] = *x;
-    p->q_tail = next;
+    if (!p->overflow)
+        p->n.export_overflows++;
+    p->overflow = true;
 }
 
-static bool exporting(const struct bgp_svc_peer *p) { return p->export_all && p->fsm.state == BGP_ESTABLISHED; }
+static void reset_overflowed(struct bgp_svc_peer *p, uint64_t now)
+{
+    if (!p->overflow)
+        return;
+    p->overflow = false;
+    kprintf("bgp: neighbor AS%u: no memory for what it is to be sent: session reset\n", p->as);
+    abort_pending(p, now);
+    bgp_fsm_stop(&p->fsm, 8, now);
+    bgp_fsm_start(&p->fsm, now);
+}
+
+/* x's best path changed: p hears of it. The queue grows as it must (a
+ * peer going down withdraws its whole table at once). */
+static void queue_export(struct bgp_svc_peer *p, const struct bgp_prefix *x)
+{
+    if (p->overflow)
+        return;
+    if (p->q_n == p->q_cap) {
+        uint32_t cap = p->q_cap * 2;
+        struct bgp_prefix *q = cap <= BGP_EXPORT_QUEUE_MAX ? a_alloc(NULL, cap * sizeof *q) : NULL;
+        if (!q) {
+            export_out_of_memory(p);
+            return;
+        }
+        for (uint32_t i = 0; i < p->q_n; i++)
+            q[i] = p->q[(p->q_head + i) % p->q_cap];
+        a_free(NULL, p->q, p->q_cap * sizeof *q);
+        p->q = q;
+        p->q_cap = cap;
+        p->q_head = 0;
+    }
+    p->q[(p->q_head + p->q_n) % p->q_cap] = *x;
+    p->q_n++;
+}
+
+static void snapshot_add(void *ctx, const struct bgp_route *r)
+{
+    struct bgp_svc_peer *p = ctx;
+    if (r->best && p->snap_n < p->snap_cap)
+        p->snap[p->snap_n++] = r->p;
+}
+
+static void snapshot_free(struct bgp_svc_peer *p)
+{
+    if (p->snap)
+        a_free(NULL, p->snap, p->snap_cap * sizeof *p->snap);
+    p->snap = NULL;
+    p->snap_n = p->snap_at = p->snap_cap = 0;
+}
+
+/* The whole table for p (a new session, a route refresh): the prefixes
+ * as they are now, each sent with its best path when its turn comes;
+ * what changes meanwhile is queued as ever. Then End-of-RIB. */
+static void send_table(struct bgp_svc_peer *p)
+{
+    snapshot_free(p);
+    struct bgp_rib_stats st;
+    bgp_rib_stats(&bgp_svc.rib, &st);
+    if (st.prefixes) {
+        p->snap = a_alloc(NULL, st.prefixes * sizeof *p->snap);
+        if (!p->snap) {
+            export_out_of_memory(p);
+            return;
+        }
+        p->snap_cap = (uint32_t)st.prefixes;
+        bgp_rib_walk(&bgp_svc.rib, BGP_AFI_IPV4, snapshot_add, p);
+        bgp_rib_walk(&bgp_svc.rib, BGP_AFI_IPV6, snapshot_add, p);
+    }
+    p->eor_due = true;
+}
+
+static bool exporting(const struct bgp_svc_peer *p)
+{
+    return p->export_all && p->fsm.state == BGP_ESTABLISHED && !p->overflow;
+}
 
 /* Whether p may be told of best at all: not the peer it came from (it
- * has it), and no iBGP route to an iBGP peer (RFC 4271 9.2). */
+ * has it), no iBGP route to an iBGP peer (RFC 4271 9.2), nothing marked
+ * NO_ADVERTISE, nor NO_EXPORT to another AS (RFC 1997). */
 static bool exportable(const struct bgp_svc_peer *p, const struct bgp_path *best)
 {
     if (!best || best->peer == p->rib_peer)
         return false;
-    return p->as != bgp_svc.as || best->peer == 0 || bgp_svc.peer[best->peer - 1].fsm.ebgp;
+    bool ebgp = p->as != bgp_svc.as;
+    if (!ebgp && best->peer != 0 && !bgp_svc.peer[best->peer - 1].fsm.ebgp)
+        return false;
+    const uint8_t *o = bgp_aset_other(best->a);
+    uint16_t n = best->a->other_len;
+    if (n && (bgp_has_community(o, n, BGP_NO_ADVERTISE) ||
+              (ebgp && (bgp_has_community(o, n, BGP_NO_EXPORT) || bgp_has_community(o, n, BGP_NO_EXPORT_SUBCONFED)))))
+        return false;
+    return true;
 }
 
 static void best_changed(void *ctx, const struct bgp_route *r, const struct bgp_path *best,
@@ -243,51 +331,55 @@ static void export_route(struct bgp_svc_peer *p, const struct bgp_prefix *x, con
                          uint64_t now)
 {
     static struct bgp_attrs a;
+    static const uint8_t none6[16];
     if ((x->afi == BGP_AFI_IPV4 && !p->fsm.mp_v4) || (x->afi == BGP_AFI_IPV6 && !p->fsm.mp_v6))
         return;
+    if (x->afi == BGP_AFI_IPV6 && memcmp(p->self6, none6, 16) == 0)
+        return; /* no IPv6 address of ours on its link: no next hop to give */
     if (r && r->best && export_attrs(p, r->best, &a))
         export_one(p, x, r->best->a, &a, now);
     else if (!walk)
         export_one(p, x, NULL, NULL, now);
 }
 
-/* Sends what waits for p while its connection takes more. */
+/* RFC 4724 2: End-of-RIB for each family, once the table has gone. */
+static void send_eor(struct bgp_svc_peer *p, uint64_t now)
+{
+    static const uint8_t afis[2] = {BGP_AFI_IPV4, BGP_AFI_IPV6};
+    static const struct bgp_attrs none;
+    for (int k = 0; k < 2; k++)
+        if (k ? p->fsm.mp_v6 : p->fsm.mp_v4) {
+            struct bgp_update_builder ub;
+            uint8_t eor[BGP_HDR_LEN + 16];
+            bgp_ub_begin(&ub, eor, sizeof eor, afis[k], &none, p->fsm.as4, true);
+            bgp_fsm_send(&p->fsm, eor, (uint16_t)bgp_ub_finish(&ub), now);
+        }
+    p->eor_due = false;
+}
+
+/* Sends what waits for p while its connection takes more: the table's
+ * snapshot, End-of-RIB, then what changed. */
 static void export_step(struct bgp_svc_peer *p, uint64_t now)
 {
     if (!exporting(p))
         return;
-    static const uint8_t afis[2] = {BGP_AFI_IPV4, BGP_AFI_IPV6};
     while (bgp_fsm_can_send(&p->fsm)) {
-        if (p->resync) {
-            /* walk_done: the cursor, IPv4 slots then IPv6's */
-            uint32_t s4 = bgp_rib_slots(&bgp_svc.rib, BGP_AFI_IPV4);
-            int f = p->walk_done < s4 ? 0 : 1;
-            uint32_t cur = f ? p->walk_done - s4 : p->walk_done;
-            const struct bgp_route *r = bgp_rib_next(&bgp_svc.rib, afis[f], &cur);
-            p->walk_done = f ? cur + s4 : cur;
-            if (r && r->best)
-                export_route(p, &r->p, r, true, now);
-            if (!r && f == 1) {
-                p->resync = false;
-                p->q_head = p->q_tail = 0;
-                flush_msg(p, now);
-                /* RFC 4724 2: End-of-RIB for each family sent */
-                for (int k = 0; k < 2; k++)
-                    if (k ? p->fsm.mp_v6 : p->fsm.mp_v4) {
-                        static const struct bgp_attrs none;
-                        struct bgp_update_builder ub;
-                        uint8_t eor[BGP_HDR_LEN + 16];
-                        bgp_ub_begin(&ub, eor, sizeof eor, afis[k], &none, p->fsm.as4, true);
-                        bgp_fsm_send(&p->fsm, eor, (uint16_t)bgp_ub_finish(&ub), now);
-                    }
-            }
-            continue;
-        }
-        if (p->q_head == p->q_tail)
+        if (p->snap_at < p->snap_n) {
+            const struct bgp_prefix *x = &p->snap[p->snap_at++];
+            export_route(p, x, bgp_rib_find(&bgp_svc.rib, x), true, now);
+        } else if (p->eor_due) {
+            flush_msg(p, now);
+            snapshot_free(p);
+            if (bgp_fsm_can_send(&p->fsm)) /* its room went to that message: the next step */
+                send_eor(p, now);
+        } else if (p->q_n) {
+            struct bgp_prefix x = p->q[p->q_head];
+            p->q_head = (p->q_head + 1) % p->q_cap;
+            p->q_n--;
+            export_route(p, &x, bgp_rib_find(&bgp_svc.rib, &x), false, now);
+        } else {
             break;
-        const struct bgp_prefix *x = &p->q[p->q_head];
-        p->q_head = (p->q_head + 1) % BGP_EXPORT_QUEUE;
-        export_route(p, x, bgp_rib_find(&bgp_svc.rib, x), false, now);
+        }
     }
     if (bgp_fsm_can_send(&p->fsm))
         flush_msg(p, now);
@@ -308,6 +400,7 @@ static void on_update(void *ctx, const struct bgp_update *u)
         p->n.max_prefix_hits++;
         kprintf("bgp: neighbor AS%u: %u prefixes, past max-prefix %u: session stopped (clear bgp starts it)\n",
                 p->as, c.received, p->max_prefix);
+        abort_pending(p, time_now_ns());
         bgp_fsm_stop(&p->fsm, 1, time_now_ns());
     }
 }
@@ -315,8 +408,8 @@ static void on_update(void *ctx, const struct bgp_update *u)
 static void on_refresh(void *ctx, uint16_t afi, uint8_t safi)
 {
     struct bgp_svc_peer *p = peer_of(ctx);
-    p->resync = true; /* RFC 2918 4: the Adj-RIB-Out again */
-    p->walk_done = 0;
+    if (exporting(p))
+        send_table(p); /* RFC 2918 4: the Adj-RIB-Out again */
 }
 
 /* ---- session events ---- */
@@ -346,9 +439,13 @@ static void on_up(void *ctx)
     memcpy(f.addr, p->addr, 16);
     bgp_rib_set_peer(&bgp_svc.rib, p->rib_peer, &f);
     self_addresses(p);
-    p->q_head = p->q_tail = 0;
-    p->resync = p->export_all;
-    p->walk_done = 0;
+    p->q_head = p->q_n = 0;
+    if (p->export_all)
+        send_table(p);
+    if (!p->fsm.hold_s) { /* no hold timer: TCP's keepalives find a peer gone */
+        struct bgp_conn *c = p->fsm.conn[0].state == BGP_ESTABLISHED ? &p->fsm.conn[0] : &p->fsm.conn[1];
+        tcp_set_keepalive(c->tcp, 60 * 1000000000ull, 10 * 1000000000ull, 6);
+    }
     kprintf("bgp: neighbor AS%u up\n", p->as);
 }
 
@@ -356,8 +453,9 @@ static void on_down(void *ctx, const struct bgp_error *e, bool sent)
 {
     struct bgp_svc_peer *p = peer_of(ctx);
     uint32_t n = bgp_rib_peer_down(&bgp_svc.rib, p->rib_peer);
-    p->resync = false;
-    p->q_head = p->q_tail = 0;
+    p->q_head = p->q_n = 0;
+    p->eor_due = false;
+    snapshot_free(p);
     if (p->xm->open) {
         p->xm->open = false;
         if (p->xm->set)
@@ -454,17 +552,22 @@ static void tick_fn(void *arg, uint64_t now)
     pace_fib();
     for (unsigned i = 0; i < bgp_svc.npeers; i++) {
         struct bgp_svc_peer *p = &bgp_svc.peer[i];
+        reset_overflowed(p, now);
         bgp_fsm_poll(&p->fsm, now);
         export_step(p, now);
     }
     loop_timer_arm(&tick, now + TICK_NS);
 }
 
-void netsvc_bgp_clear(struct bgp_svc_peer *p)
+bool netsvc_bgp_clear(struct bgp_svc_peer *p)
 {
+    if (!p->xm)
+        return false; /* never started (no memory at boot) */
     uint64_t now = time_now_ns();
+    abort_pending(p, now);
     bgp_fsm_stop(&p->fsm, 4, now); /* RFC 4486 4: Cease, Administrative Reset */
     bgp_fsm_start(&p->fsm, now);
+    return true;
 }
 
 /* Our `bgp network` prefixes: peer 0's paths, origin IGP, an empty AS
@@ -513,6 +616,7 @@ void netsvc_bgp_start(void)
         struct bgp_fsm_ops ops = {.connect = f_connect, .write = f_write, .close = f_close, .up = on_up,
                                   .down = on_down, .update = on_update, .refresh = on_refresh, .ctx = p};
         bgp_fsm_init(&p->fsm, &cfg, &ops);
+        p->q_cap = BGP_EXPORT_QUEUE;
         p->q = a_alloc(NULL, BGP_EXPORT_QUEUE * sizeof *p->q);
         p->xm = a_alloc(NULL, sizeof *p->xm);
         if (!p->q || !p->xm) {

@@ -13,14 +13,15 @@
 
 #define BGP_SVC_PEERS 32      /* neighbours (RIB peers 1..32) */
 #define BGP_SVC_NETWORKS 64   /* `bgp network` prefixes */
-#define BGP_EXPORT_QUEUE 4096 /* prefixes waiting to go to one peer; past it, the whole table again */
+#define BGP_EXPORT_QUEUE 4096          /* a peer's queue at first; it doubles as it must, */
+#define BGP_EXPORT_QUEUE_MAX (1u << 22) /* up to this (past it, Cease: out of resources) */
 
 /* Counters of a neighbour the speaker keeps beside its session's. */
 struct bgp_svc_counts {
     uint64_t updates_in, updates_out, prefixes_out, withdrawals_out;
     struct bgp_import_counts in; /* prefixes announced, withdrawn, denied (RFC 8212), ... */
     uint64_t max_prefix_hits;    /* sessions ended for max-prefix (RFC 4486 Cease 1) */
-    uint64_t export_resyncs;     /* export queue overflowed: the table again */
+    uint64_t export_overflows;   /* sessions reset: no memory for what it was to be sent */
 };
 
 struct bgp_export_msg;
@@ -39,11 +40,14 @@ struct bgp_svc_peer {
     uint8_t self4[4], self6[16], self6_ll[16]; /* our next hops towards it */
     struct bgp_fsm fsm;
     struct bgp_svc_counts n;
-    /* the export queue: prefixes whose best changed, sent when TCP has room */
-    uint32_t q_head, q_tail;
-    bool resync;                 /* the whole table to send (new session, queue overflow, route refresh) */
-    struct bgp_prefix *q;        /* BGP_EXPORT_QUEUE entries */
-    uint32_t walk_done;          /* resync: the walk's cursor, IPv4 slots then IPv6's */
+    /* what waits to go to it, sent as TCP takes more: the prefixes of a
+     * whole table (new session, route refresh) as they were, End-of-RIB,
+     * then those whose best changed since (a ring that grows) */
+    struct bgp_prefix *snap, *q;
+    uint32_t snap_n, snap_at, snap_cap;
+    uint32_t q_head, q_n, q_cap;
+    bool eor_due;
+    bool overflow;               /* no memory for the above: reset at the next tick */
     struct bgp_export_msg *xm;   /* the UPDATE being built for it */
     struct tcp_conn *pending;    /* our open, until it connects or fails */
 };
@@ -63,7 +67,7 @@ extern struct bgp_svc bgp_svc;
 
 /* netsvc_bgp.c */
 void netsvc_bgp_start(void);                       /* core 0, once the stacks run */
-void netsvc_bgp_clear(struct bgp_svc_peer *p);    /* `clear bgp ADDR`: Cease, then up again */
+bool netsvc_bgp_clear(struct bgp_svc_peer *p);    /* `clear bgp ADDR`: Cease, then up again; false: not running */
 /* netsvc_bgp_cmds.c */
 void netsvc_bgp_init(void);                        /* the statements and commands */
 struct bgp_svc_peer *netsvc_bgp_peer_by_addr(bool v6, const uint8_t *addr);

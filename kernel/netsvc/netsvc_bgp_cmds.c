@@ -72,10 +72,11 @@ static int stmt_neighbor(int argc, char **argv, char *err, size_t errlen)
     bool v6;
     uint8_t a[16];
     unsigned long v;
-    if (argc < 5 || !parse_peer_addr(argv[2], &v6, a) || strcmp(argv[3], "as") != 0 ||
+    if (argc < 5 || !parse_peer_addr(argv[2], &v6, a) || (v6 && a[0] == 0xfe && (a[1] & 0xc0) == 0x80) ||
+        strcmp(argv[3], "as") != 0 ||
         config_parse_u32(argv[4], 0xffffffffu, &v) != 0 || v == 0) {
         fmt_snprintf(err, errlen, "usage: bgp neighbor ADDR as N [import all|none] [export all|none] "
-                                  "[max-prefix N] [hold S] [passive]");
+                                  "[max-prefix N] [hold S] [passive] (ADDR not link-local)");
         return -1;
     }
     if (netsvc_bgp_peer_by_addr(v6, a) || bgp_svc.npeers == BGP_SVC_PEERS) {
@@ -229,7 +230,7 @@ static void peer_json(struct json *j, const struct bgp_svc_peer *p, bool detail)
         json_u64(j, "nexthop_self", p->n.in.nexthop_self);
         json_u64(j, "rib_nomem", p->n.in.nomem);
         json_u64(j, "max_prefix_hits", p->n.max_prefix_hits);
-        json_u64(j, "export_resyncs", p->n.export_resyncs);
+        json_u64(j, "export_overflows", p->n.export_overflows);
         json_u64(j, "hold_expired", s->hold_expired);
         json_u64(j, "notifications_in", s->notifications_in);
         json_u64(j, "notifications_out", s->notifications_out);
@@ -386,8 +387,8 @@ static void cmd_clear(const struct cli_args *a)
         kprintf("usage: clear bgp ADDR (a configured neighbor)\n");
         return;
     }
-    if (!not_running())
-        netsvc_bgp_clear(p);
+    if (!not_running() && !netsvc_bgp_clear(p))
+        kprintf("bgp: neighbor %s was never started (no memory at boot)\n", a->argv[0]);
 }
 
 /* /metrics: the speaker's counters, summed over its neighbours. */

@@ -121,7 +121,11 @@ static void nh_free(void *ctx, uint32_t idx) { nexthop_del(ctx, idx); }
 
 void netsvc_reclaim(uint64_t now_ns)
 {
-    if (reclaim.pending && loop_quiescent_since(reclaim.loop_epoch)) {
+    /* While lookups lag behind deferred changes (netsvc_route_defer), the
+     * next hops they still return may have no route left in the RIB:
+     * none is freed until the rebuild has been published (which seals
+     * again). */
+    if (reclaim.pending && netsvc_route_deferred() == 0 && loop_quiescent_since(reclaim.loop_epoch)) {
         route4_reclaim(netsvc.rt4, reclaim.route_epoch);
         nexthop_ref_reclaim(&nh_refs, reclaim.nh_stamp, nh_free, &netsvc.nht);
         netsvc6_reclaim(reclaim.v6);

@@ -96,8 +96,10 @@ TEST(bgp_fib_pace_bursts_defer_and_end_in_one_rebuild)
     CHECK_EQ(bgp_fib_pace(&p, changes, 0, 100000), BGP_FIB_DEFER);
     changes += 5000;
     CHECK_EQ(bgp_fib_pace(&p, changes, 5000, 100000), BGP_FIB_KEEP);
-    for (int i = 1; i < BGP_FIB_IDLE; i++) /* quiet ticks, not yet enough */
+    for (int i = 1; i < BGP_FIB_IDLE; i++) { /* quieter ticks, not yet enough */
+        changes += BGP_FIB_TRICKLE - 1;
         CHECK_EQ(bgp_fib_pace(&p, changes, 5000, 100000), BGP_FIB_KEEP);
+    }
     CHECK_EQ(bgp_fib_pace(&p, changes, 5000, 100000), BGP_FIB_REBUILD);
     /* a table growing: it rebuilds when as many wait as it holds */
     changes += 3000;
@@ -106,6 +108,33 @@ TEST(bgp_fib_pace_bursts_defer_and_end_in_one_rebuild)
     CHECK_EQ(bgp_fib_pace(&p, changes, 60000, 100000), BGP_FIB_KEEP);
     changes += 60000;
     CHECK_EQ(bgp_fib_pace(&p, changes, 120000, 100000), BGP_FIB_REBUILD);
+    /* the rebuild failed: tried again at the next tick */
     changes += 10;
+    CHECK_EQ(bgp_fib_pace(&p, changes, 120000, 100000), BGP_FIB_REBUILD);
     CHECK_EQ(bgp_fib_pace(&p, changes, 0, 100000), BGP_FIB_KEEP);
+    /* steady churn never idle: lookups lag BGP_FIB_MAX ticks at most */
+    changes += BGP_FIB_BURST;
+    CHECK_EQ(bgp_fib_pace(&p, changes, 0, 1000000), BGP_FIB_DEFER);
+    int ticks = 0;
+    enum bgp_fib_act a;
+    do {
+        changes += 500;
+        a = bgp_fib_pace(&p, changes, 500u * (unsigned)(ticks + 1), 1000000);
+        ticks++;
+    } while (a == BGP_FIB_KEEP && ticks < 1000);
+    CHECK_EQ(a, BGP_FIB_REBUILD);
+    CHECK_EQ(ticks, BGP_FIB_MAX);
+}
+
+/* RFC 1997's well-known communities found among raw attributes. */
+TEST(bgp_has_community_reads_raw_attributes)
+{
+    /* an unknown optional transitive attribute, then COMMUNITIES with an
+     * extended length: 65000:1 and NO_EXPORT */
+    static const uint8_t o[] = {0xc0, 250, 2, 0xaa, 0xbb, 0xd0, 8, 0, 8, 0xfd, 0xe8, 0, 1, 0xff, 0xff, 0xff, 0x01};
+    CHECK(bgp_has_community(o, sizeof o, BGP_NO_EXPORT));
+    CHECK(bgp_has_community(o, sizeof o, 0xfde80001u));
+    CHECK(!bgp_has_community(o, sizeof o, BGP_NO_ADVERTISE));
+    CHECK(!bgp_has_community(o, sizeof o - 1, BGP_NO_EXPORT)); /* cut short: not read past */
+    CHECK(!bgp_has_community(o, 0, BGP_NO_EXPORT));
 }
