@@ -33,7 +33,7 @@ void bgp_import(struct bgp_rib *r, uint16_t peer, const struct bgp_update *u, bo
 #define BGP_FIB_BURST 1000
 #define BGP_FIB_TRICKLE 100
 #define BGP_FIB_IDLE 10
-#define BGP_FIB_MAX 100
+#define BGP_FIB_MAX 200
 struct bgp_fib_pace {
     bool deferring;
     uint32_t idle, ticks;
