@@ -378,22 +378,6 @@ void bgp_rib_walk(const struct bgp_rib *r, uint8_t afi, void (*fn)(void *ctx, co
             fn(ctx, t->s[i].rt);
 }
 
-const struct bgp_route *bgp_rib_next(const struct bgp_rib *r, uint8_t afi, uint32_t *cursor)
-{
-    if (afi != BGP_AFI_IPV4 && afi != BGP_AFI_IPV6)
-        return 0;
-    const struct bgp_rtab *t = &r->t[afi == BGP_AFI_IPV6];
-    for (uint32_t i = *cursor; t->s && i <= t->mask; i++)
-        if (t->s[i].rt) {
-            *cursor = i + 1;
-            return t->s[i].rt;
-        }
-    *cursor = t->mask + 1;
-    return 0;
-}
-
-uint32_t bgp_rib_slots(const struct bgp_rib *r, uint8_t afi) { return r->t[afi == BGP_AFI_IPV6].mask + 1; }
-
 void bgp_rib_peer_counts(const struct bgp_rib *r, uint16_t peer, struct bgp_rib_peer_counts *out)
 {
     if (peer >= BGP_PEERS_MAX) {

@@ -176,12 +176,6 @@ void bgp_rib_nexthops_changed(struct bgp_rib *r);
 const struct bgp_route *bgp_rib_find(const struct bgp_rib *r, const struct bgp_prefix *p);
 /* Every route of afi, in no order; fn must not change the RIB. */
 void bgp_rib_walk(const struct bgp_rib *r, uint8_t afi, void (*fn)(void *ctx, const struct bgp_route *rt), void *ctx);
-/* The route of afi at or after *cursor (start at 0), *cursor moved past
- * it; NULL at the end. For a walk spread over time (export to a peer):
- * when bgp_rib_slots changed meanwhile the table grew, and the walk must
- * start again to be sure of every route. */
-const struct bgp_route *bgp_rib_next(const struct bgp_rib *r, uint8_t afi, uint32_t *cursor);
-uint32_t bgp_rib_slots(const struct bgp_rib *r, uint8_t afi);
 
 /* Why a path won or lost (show bgp route): the step of RFC 4271 9.1 that
  * decided it. */
