@@ -8,8 +8,8 @@
  * without graceful restart), or SECONDS pass; prints "ready", keeps the
  * session LINGER seconds more (for the test to ask the daemon what it
  * learnt), stops it and prints one JSON object: the state reached, the
- * prefixes announced (those whose AS_PATH holds LOCAL_AS apart, as
- * loops) and withdrawn by family, every non-zero RFC 7606 reason, the
+ * distinct prefixes announced (those whose AS_PATH holds LOCAL_AS apart,
+ * as loops) and the withdrawals by family, every non-zero RFC 7606 reason, the
  * messages sent, what ended it. No kernel: tests/e2e/test_bgp_codec.py
  * runs it against BIRD, FRR, GoBGP and OpenBGPD. With BGP_PROBE_RECORD=FILE
  * it writes every byte the daemon sent to FILE: a recorded session, which
@@ -109,12 +109,52 @@ static void p_up(void *ctx)
 
 static void p_down(void *ctx, const struct bgp_error *e, bool sent) { up = false; }
 
-static void count(const uint8_t *p, uint16_t len, uint8_t afi, uint64_t *n)
+/* The prefixes announced, each once (a daemon may announce one again,
+ * as OpenBGPD does after its own reconfiguration at start). */
+static struct bgp_prefix *seen;
+static size_t seen_cap, seen_n;
+
+static size_t slot_of(const struct bgp_prefix *x, size_t cap)
+{
+    uint64_t h = 1469598103934665603ull ^ x->afi ^ (uint64_t)x->len << 8;
+    for (int i = 0; i < 16; i++)
+        h = (h ^ x->addr[i]) * 1099511628211ull;
+    size_t i = (size_t)h & (cap - 1);
+    while (seen[i].afi && !bgp_prefix_eq(&seen[i], x))
+        i = (i + 1) & (cap - 1);
+    return i;
+}
+
+/* True the first time x is seen. */
+static bool first_time(const struct bgp_prefix *x)
+{
+    if (2 * (seen_n + 1) > seen_cap) {
+        struct bgp_prefix *old = seen;
+        size_t old_cap = seen_cap;
+        seen_cap = seen_cap ? 2 * seen_cap : 1024;
+        seen = calloc(seen_cap, sizeof *seen);
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].afi)
+                seen[slot_of(&old[i], seen_cap)] = old[i];
+        free(old);
+    }
+    size_t i = slot_of(x, seen_cap);
+    if (seen[i].afi)
+        return false;
+    seen[i] = *x;
+    seen_n++;
+    return true;
+}
+
+/* Counts the prefixes of an NLRI field into n[afi - 1] (distinct ones
+ * only when distinct). */
+static void count(const uint8_t *p, uint16_t len, uint8_t afi, uint64_t *n, bool distinct)
 {
     const uint8_t *end = p + len;
     struct bgp_prefix x;
     while (p && bgp_nlri_next(&p, end, afi, &x))
-        n[afi - 1]++;
+        if (!distinct || first_time(&x))
+            n[afi - 1]++;
 }
 
 static void p_update(void *ctx, const struct bgp_update *u)
@@ -127,17 +167,17 @@ static void p_update(void *ctx, const struct bgp_update *u)
             eor4 = true;
         return;
     }
-    count(u->wd4, u->wd4_len, BGP_AFI_IPV4, wd);
+    count(u->wd4, u->wd4_len, BGP_AFI_IPV4, wd, false);
     if (u->mp_unreach_afi)
-        count(u->mp_unreach_nlri, u->mp_unreach_len, u->mp_unreach_afi, wd);
+        count(u->mp_unreach_nlri, u->mp_unreach_len, u->mp_unreach_afi, wd, false);
     uint64_t looped[2] = {0, 0};
     bool loop = false;
     for (unsigned i = 0; i < u->attrs.nasns; i++)
         loop |= u->attrs.asns[i] == f.cfg.local_as;
     uint64_t *to = u->verdict != BGP_UPD_OK ? wd : loop ? looped : pfx;
-    count(u->nlri4, u->nlri4_len, BGP_AFI_IPV4, to);
+    count(u->nlri4, u->nlri4_len, BGP_AFI_IPV4, to, to == pfx);
     if (u->mp_reach_afi)
-        count(u->mp_reach_nlri, u->mp_reach_len, u->mp_reach_afi, to);
+        count(u->mp_reach_nlri, u->mp_reach_len, u->mp_reach_afi, to, to == pfx);
     loops += looped[0] + looped[1];
 }
 
