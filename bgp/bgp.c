@@ -14,7 +14,10 @@ bool bgp_prefix_eq(const struct bgp_prefix *a, const struct bgp_prefix *b)
     return rest == 0 || ((a->addr[full] ^ b->addr[full]) & mask) == 0;
 }
 
-bool bgp_has_community(const uint8_t *other, uint16_t len, uint32_t c)
+/* Calls fn for each community of other[]'s COMMUNITIES (RFC 1997: 4
+ * bytes each) until it returns true; true then. Malformed lengths end the
+ * walk. */
+static bool each_community(const uint8_t *other, uint16_t len, bool (*fn)(void *ctx, uint32_t c), void *ctx)
 {
     for (uint32_t at = 0; at + 3 <= len;) {
         uint8_t flags = other[at], type = other[at + 1];
@@ -25,13 +28,34 @@ bool bgp_has_community(const uint8_t *other, uint16_t len, uint32_t c)
         uint32_t alen = ext ? (uint32_t)other[at + 2] << 8 | other[at + 3] : other[at + 2];
         if (at + hdr + alen > len)
             return false;
-        if (type == 8) /* RFC 1997: 4 bytes a community */
+        if (type == 8)
             for (uint32_t i = 0; i + 4 <= alen; i += 4) {
                 const uint8_t *v = other + at + hdr + i;
-                if (((uint32_t)v[0] << 24 | (uint32_t)v[1] << 16 | (uint32_t)v[2] << 8 | v[3]) == c)
+                if (fn(ctx, (uint32_t)v[0] << 24 | (uint32_t)v[1] << 16 | (uint32_t)v[2] << 8 | v[3]))
                     return true;
             }
         at += hdr + alen;
     }
     return false;
+}
+
+static bool is_c(void *ctx, uint32_t c) { return c == *(const uint32_t *)ctx; }
+
+bool bgp_has_community(const uint8_t *other, uint16_t len, uint32_t c)
+{
+    return each_community(other, len, is_c, &c);
+}
+
+static bool mark_well_known(void *ctx, uint32_t c)
+{
+    if (c >= BGP_NO_EXPORT && c <= BGP_NO_EXPORT_SUBCONFED)
+        *(unsigned *)ctx |= 1u << (c - BGP_NO_EXPORT);
+    return false;
+}
+
+unsigned bgp_well_known_communities(const uint8_t *other, uint16_t len)
+{
+    unsigned bits = 0;
+    each_community(other, len, mark_well_known, &bits);
+    return bits;
 }

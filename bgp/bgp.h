@@ -94,6 +94,9 @@ struct bgp_alloc {
 /* Whether attributes kept raw (bgp_attrs.other: flags, type, length,
  * value each) hold a COMMUNITIES attribute (type 8) with community c. */
 bool bgp_has_community(const uint8_t *other, uint16_t len, uint32_t c);
+/* The well-known ones among them, in one pass: bit k set for 0xffffff01 + k
+ * (BGP_NO_EXPORT bit 0, BGP_NO_ADVERTISE bit 1, BGP_NO_EXPORT_SUBCONFED bit 2). */
+unsigned bgp_well_known_communities(const uint8_t *other, uint16_t len);
 
 /* Prefixes equal (family, length and the address bits within it). */
 bool bgp_prefix_eq(const struct bgp_prefix *a, const struct bgp_prefix *b);

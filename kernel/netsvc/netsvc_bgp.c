@@ -196,12 +196,10 @@ static bool exportable(const struct bgp_svc_peer *p, const struct bgp_path *best
     bool ebgp = p->as != bgp_svc.as;
     if (!ebgp && best->peer != 0 && !bgp_svc.peer[best->peer - 1].fsm.ebgp)
         return false;
-    const uint8_t *o = bgp_aset_other(best->a);
-    uint16_t n = best->a->other_len;
-    if (n && (bgp_has_community(o, n, BGP_NO_ADVERTISE) ||
-              (ebgp && (bgp_has_community(o, n, BGP_NO_EXPORT) || bgp_has_community(o, n, BGP_NO_EXPORT_SUBCONFED)))))
-        return false;
-    return true;
+    if (!best->a->other_len)
+        return true;
+    unsigned wk = bgp_well_known_communities(bgp_aset_other(best->a), best->a->other_len);
+    return !(wk & 2) && !(ebgp && (wk & 5)); /* NO_ADVERTISE; NO_EXPORT, NO_EXPORT_SUBCONFED */
 }
 
 static void best_changed(void *ctx, const struct bgp_route *r, const struct bgp_path *best,

@@ -137,4 +137,6 @@ TEST(bgp_has_community_reads_raw_attributes)
     CHECK(!bgp_has_community(o, sizeof o, BGP_NO_ADVERTISE));
     CHECK(!bgp_has_community(o, sizeof o - 1, BGP_NO_EXPORT)); /* cut short: not read past */
     CHECK(!bgp_has_community(o, 0, BGP_NO_EXPORT));
+    CHECK_EQ(bgp_well_known_communities(o, sizeof o), 1); /* NO_EXPORT alone */
+    CHECK_EQ(bgp_well_known_communities(o, sizeof o - 1), 0);
 }
