@@ -46,35 +46,192 @@ static void abort_pending(struct bgp_svc_peer *p, uint64_t now)
     p->pending = NULL;
 }
 
+/* ---- next hops ---- */
+
+/* A BGP next hop resolved (RFC 4271 5.1.3, 9.1.2.1): the gateway packets
+ * towards it take (itself on a connected subnet, else a static route's,
+ * whichever prefix is longer) and its cost (0 connected, 1 static). As
+ * FRR does by default, the default route resolves nothing: a next hop
+ * only it covers would send a peer's table into a default. Our own
+ * address resolves nothing either (5.1.3: such a route is invalid).
+ * Cached per next hop (a few a neighbour), and resolved again when
+ * static routes change; a cache too full to take more is marked, and a
+ * change then sets every route's FIB entry again. */
+#define NH_CACHE 1024
+struct nh_res {
+    uint8_t nh[16], gw[16];
+    uint32_t cost;
+    uint8_t afi;
+    bool used, ok, moved;
+};
+static struct nh_res nh_cache[NH_CACHE];
+static unsigned nh_cached;
+static bool nh_uncached;
+
+static bool nh_compute(uint8_t afi, const uint8_t *nh, uint8_t *gw, uint32_t *cost)
+{
+    bool v6 = afi == BGP_AFI_IPV6;
+    uint8_t own[16] = {0}, plen = 0;
+    uint32_t nh_be = 0;
+    memcpy(&nh_be, nh, 4);
+    int port = v6 ? netsvc6_port_for_gateway(nh) : netsvc_port_for_gateway(nh_be);
+    if (port >= 0) {
+        if (v6)
+            netsvc6_port_addr(port, own, &plen);
+        else {
+            memcpy(own, &netsvc.addr[port].addr_be, 4);
+            plen = netsvc.addr[port].prefix_len;
+        }
+    }
+    const struct route_static *st = route_statics_match(&netsvc.statics, v6, nh);
+    if (st && st->len > 0 && (port < 0 || st->len > plen)) {
+        memcpy(gw, st->gw, 16);
+        *cost = 1;
+        return true;
+    }
+    memset(gw, 0, 16);
+    memcpy(gw, nh, v6 ? 16 : 4);
+    *cost = 0;
+    return port >= 0 && memcmp(own, gw, 16) != 0;
+}
+
+static struct nh_res *nh_slot(uint8_t afi, const uint8_t *nh)
+{
+    uint32_t h = afi;
+    for (int i = 0; i < 16; i++)
+        h = (h ^ nh[i]) * 16777619u; /* FNV-1a */
+    for (uint32_t i = h;; i++) {
+        struct nh_res *e = &nh_cache[i % NH_CACHE];
+        if (!e->used || (e->afi == afi && memcmp(e->nh, nh, 16) == 0))
+            return e;
+    }
+}
+
+/* nh's resolution; NULL when the cache cannot keep it (out: the answer). */
+static const struct nh_res *nh_resolve(uint8_t afi, const uint8_t *nh_in, struct nh_res *out)
+{
+    uint8_t nh[16] = {0};
+    memcpy(nh, nh_in, afi == BGP_AFI_IPV6 ? 16 : 4);
+    struct nh_res *e = nh_cached < NH_CACHE * 3 / 4 ? nh_slot(afi, nh) : NULL;
+    if (e && e->used)
+        return e;
+    if (!e) {
+        nh_uncached = true;
+        e = out;
+    }
+    memset(e, 0, sizeof *e);
+    e->afi = afi;
+    memcpy(e->nh, nh, 16);
+    e->ok = nh_compute(afi, nh, e->gw, &e->cost);
+    if (e != out) {
+        e->used = true;
+        nh_cached++;
+    }
+    return e;
+}
+
+static bool resolve(void *ctx, uint8_t afi, const uint8_t *nh, uint32_t *cost)
+{
+    struct nh_res tmp;
+    const struct nh_res *e = nh_resolve(afi, nh, &tmp);
+    *cost = e->cost;
+    return e->ok;
+}
+
 /* ---- the FIB, from the Loc-RIB's best paths ---- */
+
+/* A static route of the prefix wins (its administrative distance is the
+ * lower): BGP's stays in the RIB, out of the FIB, until it goes. */
+bool netsvc_bgp_static_holds(const struct bgp_route *r)
+{
+    return route_statics_find(&netsvc.statics, r->p.afi == BGP_AFI_IPV6, r->p.addr, r->p.len) != NULL;
+}
 
 static void fib_set(const struct bgp_route *r, const struct bgp_path *best)
 {
     char err[96];
     int rc;
+    bgp_svc.fib_changes++;
+    if (netsvc_bgp_static_holds(r)) {
+        bgp_svc.fib_static_wins++;
+        return;
+    }
+    struct nh_res tmp;
+    const struct nh_res *nh = nh_resolve(r->p.afi, r->p.afi == BGP_AFI_IPV4 ? best->a->nh4 : best->a->nh6, &tmp);
     if (r->p.afi == BGP_AFI_IPV4) {
-        uint32_t nh_be;
-        memcpy(&nh_be, best->a->nh4, 4);
-        rc = netsvc_route_add(be32(r->p.addr), r->p.len, nh_be, err, sizeof err);
+        uint32_t gw_be;
+        memcpy(&gw_be, nh->gw, 4);
+        rc = netsvc_route_add(be32(r->p.addr), r->p.len, gw_be, err, sizeof err);
     } else {
-        rc = netsvc6_route_set(r->p.addr, r->p.len, best->a->nh6, -1, err, sizeof err);
+        rc = netsvc6_route_set(r->p.addr, r->p.len, nh->gw, -1, err, sizeof err);
         const struct bgp_svc_peer *p = &bgp_svc.peer[best->peer - 1];
-        if (rc != 0 && (best->a->has & BGP_HAS_MP_NH6_LL) && p->port >= 0) /* RFC 2545 3: on the peer's link */
+        if (rc != 0 && !nh->cost && (best->a->has & BGP_HAS_MP_NH6_LL) && p->port >= 0) /* RFC 2545 3: on the peer's link */
             rc = netsvc6_route_set(r->p.addr, r->p.len, best->a->nh6_ll, p->port, err, sizeof err);
     }
     if (rc != 0 && bgp_svc.fib_errors++ < 8)
         kprintf("bgp: a route not installed: %s\n", err);
     bgp_svc.fib_adds += rc == 0;
-    bgp_svc.fib_changes++;
 }
 
 static void fib_del(const struct bgp_route *r)
 {
     char err[96];
+    bgp_svc.fib_changes++;
+    if (netsvc_bgp_static_holds(r))
+        return;
     int rc = r->p.afi == BGP_AFI_IPV4 ? netsvc_route_del(be32(r->p.addr), r->p.len, err, sizeof err)
                                       : netsvc6_route_unset(r->p.addr, r->p.len, err, sizeof err);
     bgp_svc.fib_dels += rc == 0;
-    bgp_svc.fib_changes++;
+}
+
+/* A route whose best path's next hop now takes another gateway: its FIB
+ * entry again (the decision's callback covers those whose best changed). */
+static void fib_follow(void *ctx, const struct bgp_route *r)
+{
+    const struct bgp_path *b = r->best;
+    if (!b || b->peer == 0)
+        return;
+    struct nh_res tmp;
+    const struct nh_res *nh = nh_resolve(r->p.afi, r->p.afi == BGP_AFI_IPV4 ? b->a->nh4 : b->a->nh6, &tmp);
+    if (*(const bool *)ctx || nh->moved)
+        fib_set(r, b);
+}
+
+void netsvc_bgp_routes_changed(bool v6, const uint8_t *addr, unsigned len)
+{
+    if (!bgp_svc.started)
+        return;
+    bool all = nh_uncached;
+    unsigned moved = 0;
+    for (unsigned i = 0; i < NH_CACHE; i++) {
+        struct nh_res *e = &nh_cache[i];
+        if (!e->used)
+            continue;
+        struct nh_res was = *e;
+        e->ok = nh_compute(e->afi, e->nh, e->gw, &e->cost);
+        e->moved = e->ok != was.ok || e->cost != was.cost || memcmp(e->gw, was.gw, 16) != 0;
+        moved += e->moved;
+    }
+    if (moved || all) {
+        struct bgp_rib_stats st;
+        bgp_rib_stats(&bgp_svc.rib, &st);
+        if (!bgp_svc.pace.deferring && st.prefixes > BGP_FIB_BURST)
+            netsvc_route_defer(true); /* one rebuild at the next tick (pace_fib) */
+        nh_uncached = false;
+        bgp_rib_nexthops_changed(&bgp_svc.rib); /* reachability and cost: the decisions again */
+        bgp_rib_walk(&bgp_svc.rib, BGP_AFI_IPV4, fib_follow, &all);
+        bgp_rib_walk(&bgp_svc.rib, BGP_AFI_IPV6, fib_follow, &all);
+        for (unsigned i = 0; i < NH_CACHE; i++)
+            nh_cache[i].moved = false;
+        bgp_svc.nh_changes++;
+    }
+    if (len <= (v6 ? 128u : 32u)) { /* that prefix's static route went: BGP's comes back */
+        struct bgp_prefix x = {.afi = v6 ? BGP_AFI_IPV6 : BGP_AFI_IPV4, .len = (uint8_t)len};
+        memcpy(x.addr, addr, v6 ? 16 : 4);
+        const struct bgp_route *r = bgp_rib_find(&bgp_svc.rib, &x);
+        if (r && r->best && r->best->peer != 0 && !netsvc_bgp_static_holds(r))
+            fib_set(r, r->best);
+    }
 }
 
 /* Once a tick: a burst of changes defers the FIB's lookups and ends with
@@ -215,19 +372,6 @@ static void best_changed(void *ctx, const struct bgp_route *r, const struct bgp_
         if (exporting(p) && (exportable(p, best) || exportable(p, old)))
             queue_export(p, &r->p);
     }
-}
-
-/* A next hop is ours to use when a connected subnet holds it. (Static
- * and recursive next hops are not resolved yet.) */
-static bool resolve(void *ctx, uint8_t afi, const uint8_t *nh, uint32_t *cost)
-{
-    *cost = 0;
-    if (afi == BGP_AFI_IPV4) {
-        uint32_t be;
-        memcpy(&be, nh, 4);
-        return netsvc_port_for_gateway(be) >= 0;
-    }
-    return netsvc6_port_for_gateway(nh) >= 0;
 }
 
 /* What p is told of route r's best path: RFC 4271 5.1 and 9.1.3. */

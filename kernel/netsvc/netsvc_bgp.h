@@ -60,6 +60,8 @@ struct bgp_svc {
     struct bgp_prefix network[BGP_SVC_NETWORKS];
     struct bgp_rib rib;
     uint64_t fib_adds, fib_dels, fib_errors, fib_changes, fib_rebuilds;
+    uint64_t fib_static_wins; /* best paths kept out of the FIB: a static route of the prefix */
+    uint64_t nh_changes;      /* static routes changed how next hops resolve */
     struct bgp_fib_pace pace;    /* bursts into the FIB (bgp/bgp_import.h) */
 };
 
@@ -68,6 +70,8 @@ extern struct bgp_svc bgp_svc;
 /* netsvc_bgp.c */
 void netsvc_bgp_start(void);                       /* core 0, once the stacks run */
 bool netsvc_bgp_clear(struct bgp_svc_peer *p);    /* `clear bgp ADDR`: Cease, then up again; false: not running */
+/* A static route of r's prefix keeps BGP's out of the FIB. */
+bool netsvc_bgp_static_holds(const struct bgp_route *r);
 /* netsvc_bgp_cmds.c */
 void netsvc_bgp_init(void);                        /* the statements and commands */
 struct bgp_svc_peer *netsvc_bgp_peer_by_addr(bool v6, const uint8_t *addr);

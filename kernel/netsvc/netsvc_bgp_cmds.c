@@ -270,6 +270,8 @@ static void show_peers(const struct cli_args *a, bool detail)
             json_u64(&j, "fib_errors", bgp_svc.fib_errors);
             json_u64(&j, "fib_rebuilds", bgp_svc.fib_rebuilds);
             json_u64(&j, "fib_deferred", netsvc_route_deferred());
+            json_u64(&j, "fib_static_wins", bgp_svc.fib_static_wins);
+            json_u64(&j, "nexthop_changes", bgp_svc.nh_changes);
         }
         json_arr_begin(&j, "peers");
         for (unsigned i = 0; i < bgp_svc.npeers; i++)
@@ -363,6 +365,7 @@ static void cmd_route(const struct cli_args *a)
             json_u64(&j, "med", at.has & BGP_HAS_MED ? at.med : 0);
             json_bool(&j, "best", p == r->best);
             json_bool(&j, "reachable", p->reachable);
+            json_u64(&j, "igp_cost", p->igp_cost);
             json_str(&j, "why", why);
             json_obj_end(&j);
         } else {
@@ -370,10 +373,14 @@ static void cmd_route(const struct cli_args *a)
                     p->peer ? nh : "self", path, origins[at.origin % 3], lp, at.has & BGP_HAS_MED ? at.med : 0, why);
         }
     }
+    bool held = r && r->best && netsvc_bgp_static_holds(r);
     if (a->json) {
         json_arr_end(&j);
+        json_bool(&j, "static_wins", held);
         json_obj_end(&j);
         cli_json_end(&j);
+    } else if (held) {
+        kprintf("  not in the FIB: a static route of this prefix wins\n");
     }
 }
 

@@ -47,6 +47,7 @@ struct netsvc_core {
 struct netsvc {
     struct route4 *rt4;
     struct nexthop_table nht;
+    struct route_statics statics; /* the routes configured by hand, both families (BGP's distance and next hops) */
     uint32_t connected_nh[NET_MAX_PORTS];
     struct {
         uint32_t addr_be;
@@ -131,9 +132,13 @@ bool netsvc_bgp_metric(uint32_t idx, const char **name, uint64_t *value);
 uint32_t netsvc_route_deferred(void);
 int netsvc6_defer(bool on);
 uint32_t netsvc6_deferred(void);
-/* The same from the console for either family ("A.B.C.D/LEN" or
- * "X:X::/LEN"; via: the gateway, NULL to delete). */
+/* A static route from the console or configuration, either family
+ * ("A.B.C.D/LEN" or "X:X::/LEN"; via: the gateway, NULL to delete). */
 int netsvc_route_change(const char *prefix, const char *via, char *err, size_t errlen);
+/* Static routes or interface addresses changed (netsvc_bgp.c): BGP
+ * resolves its next hops again, and takes a prefix back into the FIB when
+ * the static route that held it is gone (v6, addr, len; len > 128: none). */
+void netsvc_bgp_routes_changed(bool v6, const uint8_t *addr, unsigned len);
 /* Frees route-table memory and next hops no core can still reach (core 0). */
 void netsvc_reclaim(uint64_t now_ns);
 void netsvc_cmds_init(void); /* netsvc_cmds.c: counters, caches, routes */

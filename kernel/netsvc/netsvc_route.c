@@ -194,11 +194,26 @@ int netsvc_route_defer(bool on)
 
 uint32_t netsvc_route_deferred(void) { return route4_deferred(netsvc.rt4) + netsvc6_deferred(); }
 
+/* A static route is also kept in netsvc.statics, so that BGP neither
+ * replaces it nor loses its own route of the same prefix when it goes,
+ * and resolves next hops over it. */
+static void static_record(bool v6, const uint8_t *a, unsigned len, const uint8_t *gw)
+{
+    if (gw ? route_statics_set(&netsvc.statics, v6, a, len, gw) != ROUTE_OK
+           : route_statics_unset(&netsvc.statics, v6, a, len) == ROUTE_ENOMEM)
+        kprintf("route: no memory to keep the static route apart: BGP may replace it\n");
+    netsvc_bgp_routes_changed(v6, a, len);
+}
+
 int netsvc_route_change(const char *prefix, const char *via, char *err, size_t errlen)
 {
     if (strchr(prefix, ':')) {
+        uint8_t a[16], gw[16];
+        unsigned len;
         int rc = via ? netsvc6_route(prefix, via, err, errlen) : netsvc6_route_del(prefix, err, errlen);
         schedule_reclaim();
+        if (rc == 0 && route6_parse(prefix, strlen(prefix), a, &len))
+            static_record(true, a, len, via && route6_parse_addr(via, strlen(via), gw) ? gw : NULL);
         return rc;
     }
     uint32_t addr, gw = 0;
@@ -211,7 +226,11 @@ int netsvc_route_change(const char *prefix, const char *via, char *err, size_t e
         fmt_snprintf(err, errlen, "bad gateway '%s'", via);
         return -1;
     }
-    return via ? netsvc_route_add(addr, len, net_htonl(gw), err, errlen) : netsvc_route_del(addr, len, err, errlen);
+    uint32_t gw_be = net_htonl(gw), a_be = net_htonl(addr);
+    int rc = via ? netsvc_route_add(addr, len, gw_be, err, errlen) : netsvc_route_del(addr, len, err, errlen);
+    if (rc == 0)
+        static_record(false, (const uint8_t *)&a_be, len, via ? (const uint8_t *)&gw_be : NULL);
+    return rc;
 }
 
 static bool parse_addr(const char *s, uint32_t *host)
@@ -324,26 +343,11 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
 
 static int stmt_route(int argc, char **argv, char *err, size_t errlen)
 {
-    uint32_t addr, gw;
-    unsigned len;
     if (argc != 4 || strcmp(argv[2], "via") != 0) {
         fmt_snprintf(err, errlen, "usage: route PREFIX/LEN via ADDRESS");
         return -1;
     }
-    if (strchr(argv[1], ':')) {
-        int rc = netsvc6_route(argv[1], argv[3], err, errlen);
-        schedule_reclaim();
-        return rc;
-    }
-    if (!route4_parse(argv[1], strlen(argv[1]), &addr, &len)) {
-        fmt_snprintf(err, errlen, "bad prefix '%s' (host bits must be zero)", argv[1]);
-        return -1;
-    }
-    if (!parse_addr(argv[3], &gw)) {
-        fmt_snprintf(err, errlen, "bad gateway '%s'", argv[3]);
-        return -1;
-    }
-    return netsvc_route_add(addr, len, net_htonl(gw), err, errlen);
+    return netsvc_route_change(argv[1], argv[3], err, errlen);
 }
 
 static int stmt_routes(int argc, char **argv, char *err, size_t errlen)
@@ -397,6 +401,7 @@ void netsvc_route_init(void)
         panic("router: no memory for the route table");
     nexthop_init(&netsvc.nht);
     nexthop_ref_init(&nh_refs, NEXTHOP_MAX);
+    route_statics_init(&netsvc.statics, &cfg.alloc);
     netsvc6_init(&cfg);
     loop_timer_init(&reclaim_timer, reclaim_tick, 0);
     config_register("interface", stmt_interface);

@@ -211,10 +211,11 @@ class Bird(Daemon):
     """BIRD 2. statics: {protocol name: [prefixes]} (blackhole routes, one
     static protocol each, so that one can be disabled); prepend: extra
     copies of its AS on what it exports; v6_nexthop: an IPv6 channel too,
-    with this next hop."""
+    with this next hop; v4_nexthop: the IPv4 channel's next hop (its own
+    address unless said)."""
     name = "bird"
 
-    def start(self, statics, prepend=0, v6_nexthop=None, router_id=None, local=None, v4=True):
+    def start(self, statics, prepend=0, v6_nexthop=None, router_id=None, local=None, v4=True, v4_nexthop=None):
         me = local or self.peer.addr(0)
         conf = [f'log "{self.dir}/bird.log" all;', f"router id {router_id or self.peer.addr(0)};",
                 "timeformat protocol iso long ms;", "protocol device { scan time 1; }"]
@@ -230,7 +231,8 @@ class Bird(Daemon):
   neighbor {self.hayate_addr} as {HAYATE_AS};
   connect delay time 1; connect retry time 3; error wait time 1, 5;""")
         if v4:
-            conf.append(f"  ipv4 {{ import all; export {export}; }};")
+            hop = f" next hop address {v4_nexthop};" if v4_nexthop else ""
+            conf.append(f"  ipv4 {{ import all; export {export};{hop} }};")
         if v6_nexthop:
             conf.append(f"  ipv6 {{ import all; export {export}; next hop address {v6_nexthop}; }};")
         conf.append("}")
