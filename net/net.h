@@ -75,8 +75,10 @@ typedef void (*net_arp_seen_fn)(void *ctx, uint16_t port, uint32_t ip_be, const 
 
 /* IPv6 route lookup for dst: true with the output port and the gateway
  * (all zero: dst is on the link), false when there is no route. With a
- * hook, it alone decides (its table holds the connected prefixes). */
-typedef bool (*net_route6_fn)(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw);
+ * hook, it alone decides (its table holds the connected prefixes). hdr:
+ * the IPv6 header of the datagram being forwarded (its flow chooses among
+ * equal-cost paths), NULL for what the stack itself sends. */
+typedef bool (*net_route6_fn)(void *ctx, const uint8_t *dst, const uint8_t *hdr, uint16_t *port, uint8_t *gw);
 
 /* Neighbour discovery learned where ip is (as net_arp_seen_fn). */
 typedef void (*net_nd6_seen_fn)(void *ctx, uint16_t port, const uint8_t *ip, const uint8_t *mac);

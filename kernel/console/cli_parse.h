@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define CLI_MAX_WORDS 16
-#define CLI_MAX_LINE 256
+#define CLI_MAX_WORDS 40 /* route add P via G ... with 16 equal-cost gateways */
+#define CLI_MAX_LINE 640
 #define CLI_MAX_CMDS 96
 #define CLI_HISTORY 16
 

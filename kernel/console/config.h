@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CONFIG_MAX_WORDS 16
-#define CONFIG_MAX_LINE 256
+#define CONFIG_MAX_WORDS 40 /* as the console's (cli_parse.h) */
+#define CONFIG_MAX_LINE 640
 #define CONFIG_MAX_STMTS 32
 
 /* Returns 0, or -1 with a message in err (errlen bytes). */

@@ -137,6 +137,7 @@ void netsvc_start(void)
             loop_add_poller(c, "router", core_poll, netsvc.core[c]);
     }
     netsvc_route_start();
+    netsvc_paths_init();
     netsvc.started = true;
     netsvc_bgp_start();
 }

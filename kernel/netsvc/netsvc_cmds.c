@@ -275,9 +275,51 @@ static void cmd_show_neighbors(const struct cli_args *a)
         netsvc_list_end(&j);
 }
 
-static void describe_nexthop(uint32_t nh_idx, char *buf, size_t n, const char **port)
+/* An ECMP group's paths (net/fwd/nexthop_group.h), each with its port and
+ * whether it is up: a JSON array "paths", or text after the route's line. */
+static void group_paths(struct json *j, bool v6, unsigned g)
+{
+    const struct nh_group *grp = v6 ? &netsvc6_nexthops()->groups.g[g] : &netsvc.nht.groups.g[g];
+    uint32_t live = atomic_load_explicit(&grp->live, memory_order_relaxed);
+    if (j)
+        json_arr_begin(j, "paths");
+    for (unsigned i = 0; i < grp->n; i++) {
+        char via[48] = "?";
+        const char *port = "?";
+        if (v6) {
+            const struct fwd_nh6 *e = fwd_nh6_get(netsvc6_nexthops(), grp->path[i]);
+            if (e) {
+                fmt_ip6(via, sizeof via, e->gw);
+                port = port_name(e->port);
+            }
+        } else {
+            struct nexthop e = nexthop_get(&netsvc.nht, grp->path[i]);
+            fmt_ip(via, sizeof via, e.gw_be);
+            port = port_name(e.port);
+        }
+        bool up = (live >> i) & 1;
+        if (j) {
+            json_obj_begin(j, NULL);
+            json_str(j, "nexthop", via);
+            json_str(j, "port", port);
+            json_bool(j, "up", up);
+            json_obj_end(j);
+        } else {
+            kprintf("    via %s dev %s%s\n", via, port, up ? "" : " (down)");
+        }
+    }
+    if (j)
+        json_arr_end(j);
+}
+
+/* Of an ECMP group, the path this router's own packets to dst_be take
+ * (fwd_route's choice). */
+static void describe_nexthop(uint32_t nh_idx, uint32_t dst_be, char *buf, size_t n, const char **port)
 {
     struct nexthop nh = nexthop_get(&netsvc.nht, nh_idx);
+    if (nh.kind == NEXTHOP_GROUP)
+        nh = nexthop_get(&netsvc.nht,
+                         nexthop_group_pick(&netsvc.nht, nh.gw_be, nh_flow_hash_dst((const uint8_t *)&dst_be, 4)));
     *port = port_name(nh.port);
     if (nh.kind != NEXTHOP_VIA)
         fmt_snprintf(buf, n, "%s", nexthop_kind_name(nh.kind));
@@ -297,7 +339,8 @@ static void show_route6(const struct cli_args *a)
         kprintf("usage: show route X:X::X [json]\n");
         return;
     }
-    bool found = netsvc6_route_of(dst, prefix, &len, &port, gw);
+    int group;
+    bool found = netsvc6_route_of(dst, prefix, &len, &port, gw, &group);
     if (found) {
         fmt_ip6(pfx, sizeof pfx, prefix);
         fmt_snprintf(pfx + strlen(pfx), sizeof pfx - strlen(pfx), "/%u", len);
@@ -316,12 +359,16 @@ static void show_route6(const struct cli_args *a)
             json_str(&j, "prefix", pfx);
             json_str(&j, "nexthop", via);
             json_str(&j, "port", port_name(port));
+            if (group >= 0)
+                group_paths(&j, true, (unsigned)group);
         }
         json_bool(&j, "found", found);
         json_obj_end(&j);
         cli_json_end(&j);
     } else if (found) {
-        kprintf("%s via %s dev %s\n", pfx, via, port_name(port));
+        kprintf("%s via %s dev %s%s\n", pfx, via, port_name(port), group >= 0 ? ", equal-cost paths:" : "");
+        if (group >= 0)
+            group_paths(NULL, true, (unsigned)group);
     } else {
         kprintf("no route to %s\n", a->argv[0]);
     }
@@ -352,6 +399,8 @@ static void cmd_show_route(const struct cli_args *a)
             json_u64(&j, "rib_bytes", st.rib_bytes);
             json_u64(&j, "retired_bytes", st.retired_bytes);
             json_u64(&j, "nexthops", nexthops_in_use());
+            json_u64(&j, "ecmp_path_downs", netsvc_paths_downs());
+            json_u64(&j, "ecmp_path_ups", netsvc_paths_ups());
             json_u64(&j, "prefixes6", st6.prefixes);
             json_u64(&j, "fib_bytes6", st6.fib_bytes);
             json_u64(&j, "rib_bytes6", st6.rib_bytes);
@@ -380,8 +429,10 @@ static void cmd_show_route(const struct cli_args *a)
     uint32_t mask = len == 0 ? 0 : len >= 32 ? 0xffffffffu : ~(0xffffffffu >> len);
     fmt_ip(pfx, sizeof pfx, net_htonl(addr & mask));
     fmt_snprintf(pfx + strlen(pfx), sizeof pfx - strlen(pfx), "/%u", len);
+    struct nexthop e = nexthop_get(&netsvc.nht, nh);
+    int group = nh && e.kind == NEXTHOP_GROUP ? (int)e.gw_be : -1;
     if (nh)
-        describe_nexthop(nh, via, sizeof via, &port);
+        describe_nexthop(nh, net_htonl(addr), via, sizeof via, &port);
     if (a->json) {
         struct json j;
         cli_json_begin(&j);
@@ -391,26 +442,34 @@ static void cmd_show_route(const struct cli_args *a)
             json_str(&j, "prefix", pfx);
             json_str(&j, "nexthop", via);
             json_str(&j, "port", port);
+            if (group >= 0)
+                group_paths(&j, false, (unsigned)group);
         }
         json_bool(&j, "found", nh != 0);
         json_obj_end(&j);
         cli_json_end(&j);
     } else if (nh) {
-        kprintf("%s via %s dev %s\n", pfx, via, port);
+        kprintf("%s via %s dev %s%s\n", pfx, via, port, group >= 0 ? ", equal-cost paths:" : "");
+        if (group >= 0)
+            group_paths(NULL, false, (unsigned)group);
     } else {
         kprintf("no route to %s\n", a->argv[0]);
     }
 }
 
-/* route add PREFIX via GATEWAY, route del PREFIX: IPv4 or IPv6. */
+/* route add PREFIX via GATEWAY [via GATEWAY ...], route del PREFIX: IPv4
+ * or IPv6. */
 static void cmd_route_add(const struct cli_args *a)
 {
     char err[96];
-    if (a->argc != 3 || strcmp(a->argv[1], "via") != 0) {
-        kprintf("usage: route add PREFIX via GATEWAY (A.B.C.D/LEN via A.B.C.D, or X:X::/LEN via X:X::X)\n");
+    const char *vias[NH_GROUP_PATHS];
+    int n = a->argc >= 1 ? netsvc_parse_vias(a->argc - 1, a->argv + 1, vias) : -1;
+    if (n < 0) {
+        kprintf("usage: route add PREFIX via GATEWAY [via GATEWAY ...] (A.B.C.D/LEN via A.B.C.D, or X:X::/LEN "
+                "via X:X::X; more than one: equal-cost paths, at most %u)\n", NH_GROUP_PATHS);
         return;
     }
-    if (netsvc_route_change(a->argv[0], a->argv[2], err, sizeof err) != 0)
+    if (netsvc_route_change(a->argv[0], vias, (unsigned)n, err, sizeof err) != 0)
         kprintf("route add: %s\n", err);
 }
 
@@ -421,7 +480,7 @@ static void cmd_route_del(const struct cli_args *a)
         kprintf("usage: route del PREFIX (A.B.C.D/LEN or X:X::/LEN)\n");
         return;
     }
-    if (netsvc_route_change(a->argv[0], NULL, err, sizeof err) != 0)
+    if (netsvc_route_change(a->argv[0], NULL, 0, err, sizeof err) != 0)
         kprintf("route del: %s\n", err);
 }
 
@@ -488,7 +547,8 @@ void netsvc_cmds_init(void)
                  cmd_show_neighbors);
     cli_register("show route", "show route A.B.C.D|X:X::X|summary [json]", "longest match and next hop; table sizes",
                  cmd_show_route);
-    cli_register("route add", "route add PREFIX via GATEWAY", "add or replace a route (IPv4 or IPv6)", cmd_route_add);
+    cli_register("route add", "route add PREFIX via GATEWAY [via GATEWAY ...]",
+                 "add or replace a route (IPv4 or IPv6; several gateways: equal-cost paths)", cmd_route_add);
     cli_register("route del", "route del PREFIX", "remove a route (IPv4 or IPv6)", cmd_route_del);
     cli_register("clear counters", "clear counters", "zero interface, stack and forwarding counters",
                  cmd_clear_counters);

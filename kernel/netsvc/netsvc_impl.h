@@ -91,7 +91,7 @@ struct route_cfg;
 void netsvc6_init(const struct route_cfg *cfg);
 int netsvc6_interface(int port, const char *addr_len, char *err, size_t errlen);
 void netsvc6_ra(int port); /* `interface ethN ra` */
-int netsvc6_route(const char *prefix, const char *via, char *err, size_t errlen);
+int netsvc6_route(const char *prefix, const char *const *vias, unsigned n, char *err, size_t errlen);
 int netsvc6_route_del(const char *prefix, char *err, size_t errlen);
 /* The same from bytes (a: prefix, gw: gateway); port -1: the one whose
  * prefix holds gw, else gw is on-link there (a link-local next hop). */
@@ -106,15 +106,18 @@ struct netsvc6_mark {
     uint64_t route_epoch, nh_stamp;
 };
 struct netsvc6_mark netsvc6_reclaim_mark(void);
-void netsvc6_reclaim(struct netsvc6_mark m);
+/* True when it freed an ECMP group, whose paths then wait for the next. */
+bool netsvc6_reclaim(struct netsvc6_mark m);
+struct fwd_nh6_table *netsvc6_nexthops(void);
 int netsvc6_routes(const char *file, const char *via, char *err, size_t errlen);
 bool netsvc6_port_has_addr(int port);
 void netsvc6_stats(struct route_stats *st); /* the IPv6 table's */
 bool netsvc6_port_addr(int port, uint8_t addr[16], uint8_t *plen); /* its IPv6 address, if any */
 void netsvc6_core_setup(struct netsvc_core *rc);
 /* The route dst takes: its prefix and length, port and gateway (all
- * zero: connected); false when there is none. */
-bool netsvc6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16_t *port, uint8_t *gw);
+ * zero: connected), of an ECMP group (*group, else -1) the path of what
+ * this router sends to dst; false when there is none. */
+bool netsvc6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16_t *port, uint8_t *gw, int *group);
 
 /* Routes (core 0 only). 0, or a negative ROUTE_E* / -1 with a message. */
 int netsvc_route_add(uint32_t addr, unsigned len, uint32_t gw_be, char *err, size_t errlen);
@@ -133,8 +136,21 @@ uint32_t netsvc_route_deferred(void);
 int netsvc6_defer(bool on);
 uint32_t netsvc6_deferred(void);
 /* A static route from the console or configuration, either family
- * ("A.B.C.D/LEN" or "X:X::/LEN"; via: the gateway, NULL to delete). */
-int netsvc_route_change(const char *prefix, const char *via, char *err, size_t errlen);
+ * ("A.B.C.D/LEN" or "X:X::/LEN"), via nvia gateways (more than one: ECMP;
+ * none: delete it). */
+int netsvc_route_change(const char *prefix, const char *const *vias, unsigned nvia, char *err, size_t errlen);
+/* "via G [via G ...]" in argv[0..argc) into vias: how many, or -1. */
+int netsvc_parse_vias(int argc, char **argv, const char **vias);
+int netsvc_route_add_via(uint32_t addr, unsigned len, const uint32_t *gws_be, unsigned n, char *err,
+                         size_t errlen);
+/* ECMP paths' health (netsvc_paths.c): each path of each group is up
+ * while its port's link is and its neighbour answers (arp_probe,
+ * nd6_probe) on core 0, once a second; a group just made has its paths up
+ * for a grace period. */
+void netsvc_paths_init(void);
+void netsvc_paths_made(bool v6, unsigned group);
+uint64_t netsvc_paths_downs(void); /* paths taken out, and put back, since boot */
+uint64_t netsvc_paths_ups(void);
 /* Static routes or interface addresses changed (netsvc_bgp.c): BGP
  * resolves its next hops again, and takes a prefix back into the FIB when
  * the static route that held it is gone (v6, addr, len; len > 128: none). */

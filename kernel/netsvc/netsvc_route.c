@@ -37,7 +37,7 @@ static struct nexthop_ref nh_refs; /* routes through each of netsvc.nht's slots 
 static struct {
     uint64_t route_epoch, nh_stamp, loop_epoch;
     struct netsvc6_mark v6;
-    bool pending;
+    bool pending, again;
 } reclaim;
 static struct loop_timer reclaim_timer;
 
@@ -105,6 +105,41 @@ static uint32_t nexthop_for(uint32_t gw_be, char *err, size_t errlen)
     return idx;
 }
 
+/* The next hop of a route via gws_be[0..n): the gateway's slot, or the
+ * ECMP group of theirs (which holds each of its paths while it lives). */
+static uint32_t nexthop_via(const uint32_t *gws_be, unsigned n, char *err, size_t errlen)
+{
+    if (n == 1)
+        return nexthop_for(gws_be[0], err, errlen);
+    uint32_t paths[NH_GROUP_PATHS];
+    unsigned made_paths = 0;
+    for (; made_paths < n; made_paths++) {
+        paths[made_paths] = nexthop_for(gws_be[made_paths], err, errlen);
+        if (!paths[made_paths])
+            break;
+        for (unsigned j = 0; j < made_paths; j++)
+            if (paths[j] == paths[made_paths]) {
+                fmt_snprintf(err, errlen, "a gateway given twice");
+                paths[made_paths] = 0;
+            }
+        if (!paths[made_paths])
+            break;
+    }
+    bool made = false;
+    uint32_t g = made_paths == n ? nexthop_group_add(&netsvc.nht, paths, n, &made) : 0;
+    if (made_paths == n && !g)
+        fmt_snprintf(err, errlen, "no room for another ECMP group");
+    for (unsigned i = 0; i < made_paths; i++) {
+        if (made)
+            nexthop_ref_get(&nh_refs, paths[i]); /* the group's */
+        nexthop_ref_get(&nh_refs, paths[i]);     /* and a path made for nothing waits to be freed */
+        nexthop_ref_put(&nh_refs, paths[i]);
+    }
+    if (made)
+        netsvc_paths_made(false, nexthop_get(&netsvc.nht, g).gw_be);
+    return g;
+}
+
 /* After every change to the routes: what it unlinked, route-table memory
  * and next hops left with no route, is freed once every core has passed a
  * quiescent point from here on. */
@@ -117,7 +152,19 @@ static void schedule_reclaim(void)
     reclaim.pending = true;
 }
 
-static void nh_free(void *ctx, uint32_t idx) { nexthop_del(ctx, idx); }
+/* A slot no core can reach: an ECMP group lets go of its paths, which
+ * are freed in a later pass once nothing else holds them. */
+static void nh_free(void *ctx, uint32_t idx)
+{
+    struct nexthop e = nexthop_get(&netsvc.nht, idx);
+    if (e.kind == NEXTHOP_GROUP) {
+        const struct nh_group *g = &netsvc.nht.groups.g[e.gw_be];
+        for (unsigned i = 0; i < g->n; i++)
+            nexthop_ref_put(&nh_refs, g->path[i]);
+        reclaim.again = true;
+    }
+    nexthop_del(ctx, idx);
+}
 
 void netsvc_reclaim(uint64_t now_ns)
 {
@@ -128,8 +175,12 @@ void netsvc_reclaim(uint64_t now_ns)
     if (reclaim.pending && netsvc_route_deferred() == 0 && loop_quiescent_since(reclaim.loop_epoch)) {
         route4_reclaim(netsvc.rt4, reclaim.route_epoch);
         nexthop_ref_reclaim(&nh_refs, reclaim.nh_stamp, nh_free, &netsvc.nht);
-        netsvc6_reclaim(reclaim.v6);
+        reclaim.again |= netsvc6_reclaim(reclaim.v6);
         reclaim.pending = false;
+        if (reclaim.again) { /* the paths of groups freed just now */
+            reclaim.again = false;
+            schedule_reclaim();
+        }
     }
 }
 
@@ -157,9 +208,15 @@ static bool connected_refused(uint32_t addr, unsigned len, char *err, size_t err
 
 int netsvc_route_add(uint32_t addr, unsigned len, uint32_t gw_be, char *err, size_t errlen)
 {
+    return netsvc_route_add_via(addr, len, &gw_be, 1, err, errlen);
+}
+
+int netsvc_route_add_via(uint32_t addr, unsigned len, const uint32_t *gws_be, unsigned n, char *err,
+                         size_t errlen)
+{
     if (connected_refused(addr, len, err, errlen))
         return -1;
-    uint32_t nh = nexthop_for(gw_be, err, errlen);
+    uint32_t nh = nexthop_via(gws_be, n, err, errlen);
     if (!nh)
         return -1;
     int rc = nexthop_ref_route4(&nh_refs, netsvc.rt4, addr, len, nh);
@@ -205,32 +262,54 @@ static void static_record(bool v6, const uint8_t *a, unsigned len, const uint8_t
     netsvc_bgp_routes_changed(v6, a, len);
 }
 
-int netsvc_route_change(const char *prefix, const char *via, char *err, size_t errlen)
+int netsvc_route_change(const char *prefix, const char *const *vias, unsigned nvia, char *err, size_t errlen)
 {
+    if (nvia > NH_GROUP_PATHS) {
+        fmt_snprintf(err, errlen, "at most %u gateways a route", NH_GROUP_PATHS);
+        return -1;
+    }
     if (strchr(prefix, ':')) {
         uint8_t a[16], gw[16];
         unsigned len;
-        int rc = via ? netsvc6_route(prefix, via, err, errlen) : netsvc6_route_del(prefix, err, errlen);
+        int rc = nvia ? netsvc6_route(prefix, vias, nvia, err, errlen) : netsvc6_route_del(prefix, err, errlen);
         schedule_reclaim();
         if (rc == 0 && route6_parse(prefix, strlen(prefix), a, &len))
-            static_record(true, a, len, via && route6_parse_addr(via, strlen(via), gw) ? gw : NULL);
+            static_record(true, a, len, nvia && route6_parse_addr(vias[0], strlen(vias[0]), gw) ? gw : NULL);
         return rc;
     }
-    uint32_t addr, gw = 0;
+    uint32_t addr, gws_be[NH_GROUP_PATHS];
     unsigned len;
     if (!route4_parse(prefix, strlen(prefix), &addr, &len)) {
         fmt_snprintf(err, errlen, "bad prefix '%s' (host bits must be zero)", prefix);
         return -1;
     }
-    if (via && !route4_parse_addr(via, strlen(via), &gw)) {
-        fmt_snprintf(err, errlen, "bad gateway '%s'", via);
-        return -1;
+    for (unsigned i = 0; i < nvia; i++) {
+        uint32_t gw;
+        if (!route4_parse_addr(vias[i], strlen(vias[i]), &gw)) {
+            fmt_snprintf(err, errlen, "bad gateway '%s'", vias[i]);
+            return -1;
+        }
+        gws_be[i] = net_htonl(gw);
     }
-    uint32_t gw_be = net_htonl(gw), a_be = net_htonl(addr);
-    int rc = via ? netsvc_route_add(addr, len, gw_be, err, errlen) : netsvc_route_del(addr, len, err, errlen);
+    uint32_t a_be = net_htonl(addr);
+    int rc = nvia ? netsvc_route_add_via(addr, len, gws_be, nvia, err, errlen) : netsvc_route_del(addr, len, err, errlen);
     if (rc == 0)
-        static_record(false, (const uint8_t *)&a_be, len, via ? (const uint8_t *)&gw_be : NULL);
+        static_record(false, (const uint8_t *)&a_be, len, nvia ? (const uint8_t *)&gws_be[0] : NULL);
     return rc;
+}
+
+/* "via G [via G ...]" at argv[0..argc): the gateways into vias; their
+ * count, or -1. */
+int netsvc_parse_vias(int argc, char **argv, const char **vias)
+{
+    if (argc < 2 || argc % 2 || argc / 2 > NH_GROUP_PATHS)
+        return -1;
+    for (int i = 0; i < argc; i += 2) {
+        if (strcmp(argv[i], "via") != 0)
+            return -1;
+        vias[i / 2] = argv[i + 1];
+    }
+    return argc / 2;
 }
 
 static bool parse_addr(const char *s, uint32_t *host)
@@ -343,11 +422,13 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
 
 static int stmt_route(int argc, char **argv, char *err, size_t errlen)
 {
-    if (argc != 4 || strcmp(argv[2], "via") != 0) {
-        fmt_snprintf(err, errlen, "usage: route PREFIX/LEN via ADDRESS");
+    const char *vias[NH_GROUP_PATHS];
+    int n = argc >= 2 ? netsvc_parse_vias(argc - 2, argv + 2, vias) : -1;
+    if (n < 0) {
+        fmt_snprintf(err, errlen, "usage: route PREFIX/LEN via ADDRESS [via ADDRESS ...] (at most %u)", NH_GROUP_PATHS);
         return -1;
     }
-    return netsvc_route_change(argv[1], argv[3], err, errlen);
+    return netsvc_route_change(argv[1], vias, (unsigned)n, err, errlen);
 }
 
 static int stmt_routes(int argc, char **argv, char *err, size_t errlen)

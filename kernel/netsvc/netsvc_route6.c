@@ -149,17 +149,67 @@ static bool connected6_refused(const uint8_t *a, unsigned len, char *err, size_t
     return false;
 }
 
-int netsvc6_route(const char *prefix, const char *via, char *err, size_t errlen)
+/* a/len through slot nh (0: its maker said why in err). */
+static int route_to(const uint8_t *a, unsigned len, uint32_t nh, char *err, size_t errlen)
 {
-    uint8_t a[16], gw[16];
+    if (!nh)
+        return -1;
+    int rc = nexthop_ref_route6(&nh6_refs, rt6, a, len, nh);
+    if (rc != ROUTE_OK) {
+        fmt_snprintf(err, errlen, "%s", rc == ROUTE_ENOMEM ? "out of memory" : "could not add the route");
+        return -1;
+    }
+    return 0;
+}
+
+/* As netsvc_route.c's nexthop_via: one gateway's slot, or the ECMP group
+ * of theirs. */
+static uint32_t nexthop6_via(const uint8_t (*gws)[16], unsigned n, char *err, size_t errlen)
+{
+    if (n == 1)
+        return nexthop6_for(gws[0], err, errlen);
+    uint32_t paths[NH_GROUP_PATHS];
+    unsigned made_paths = 0;
+    for (; made_paths < n; made_paths++) {
+        paths[made_paths] = nexthop6_for(gws[made_paths], err, errlen);
+        for (unsigned j = 0; paths[made_paths] && j < made_paths; j++)
+            if (paths[j] == paths[made_paths]) {
+                fmt_snprintf(err, errlen, "a gateway given twice");
+                paths[made_paths] = 0;
+            }
+        if (!paths[made_paths])
+            break;
+    }
+    bool made = false;
+    uint32_t g = made_paths == n ? fwd_nh6_group_add(&nh6, paths, n, &made) : 0;
+    if (made_paths == n && !g)
+        fmt_snprintf(err, errlen, "no room for another ECMP group");
+    for (unsigned i = 0; i < made_paths; i++) {
+        if (made)
+            nexthop_ref_get(&nh6_refs, paths[i]); /* the group's */
+        nexthop_ref_get(&nh6_refs, paths[i]);     /* and a path made for nothing waits to be freed */
+        nexthop_ref_put(&nh6_refs, paths[i]);
+    }
+    if (made)
+        netsvc_paths_made(true, nh6.e[g].gw[0]);
+    return g;
+}
+
+int netsvc6_route(const char *prefix, const char *const *vias, unsigned n, char *err, size_t errlen)
+{
+    uint8_t a[16], gws[NH_GROUP_PATHS][16];
     unsigned len;
     if (!route6_parse(prefix, strlen(prefix), a, &len)) {
         fmt_snprintf(err, errlen, "bad prefix '%s' (host bits must be zero)", prefix);
         return -1;
     }
-    if (!parse_gw(via, gw, err, errlen))
+    for (unsigned i = 0; i < n && i < NH_GROUP_PATHS; i++)
+        if (!parse_gw(vias[i], gws[i], err, errlen))
+            return -1;
+    if (connected6_refused(a, len, err, errlen))
         return -1;
-    return netsvc6_route_set(a, len, gw, -1, err, errlen);
+    return route_to(a, len, n == 1 ? nexthop6_for(gws[0], err, errlen) : nexthop6_via(gws, n, err, errlen), err,
+                    errlen);
 }
 
 int netsvc6_port_for_gateway(const uint8_t *gw)
@@ -176,15 +226,8 @@ int netsvc6_route_set(const uint8_t *a, unsigned len, const uint8_t *gw, int por
 {
     if (connected6_refused(a, len, err, errlen))
         return -1;
-    uint32_t nh = port >= 0 ? nexthop6_on(port, gw, err, errlen) : nexthop6_for(gw, err, errlen);
-    if (!nh)
-        return -1;
-    int rc = nexthop_ref_route6(&nh6_refs, rt6, a, len, nh);
-    if (rc != ROUTE_OK) {
-        fmt_snprintf(err, errlen, "%s", rc == ROUTE_ENOMEM ? "out of memory" : "could not add the route");
-        return -1;
-    }
-    return 0;
+    return route_to(a, len, port >= 0 ? nexthop6_on(port, gw, err, errlen) : nexthop6_for(gw, err, errlen), err,
+                    errlen);
 }
 
 int netsvc6_route_unset(const uint8_t *a, unsigned len, char *err, size_t errlen)
@@ -218,13 +261,29 @@ struct netsvc6_mark netsvc6_reclaim_mark(void)
     return (struct netsvc6_mark){route6_epoch(rt6), nexthop_ref_seal(&nh6_refs)};
 }
 
-static void nh6_free(void *ctx, uint32_t idx) { fwd_nh6_del(ctx, idx); }
+static bool group_freed;
 
-void netsvc6_reclaim(struct netsvc6_mark m)
+/* As netsvc_route.c's nh_free: a group lets go of its paths. */
+static void nh6_free(void *ctx, uint32_t idx)
 {
+    if (nh6.e[idx].port == FWD_NH6_GROUP) {
+        const struct nh_group *g = &nh6.groups.g[nh6.e[idx].gw[0] % NH_GROUP_MAX];
+        for (unsigned i = 0; i < g->n; i++)
+            nexthop_ref_put(&nh6_refs, g->path[i]);
+        group_freed = true;
+    }
+    fwd_nh6_del(ctx, idx);
+}
+
+bool netsvc6_reclaim(struct netsvc6_mark m)
+{
+    group_freed = false;
     route6_reclaim(rt6, m.route_epoch);
     nexthop_ref_reclaim(&nh6_refs, m.nh_stamp, nh6_free, &nh6);
+    return group_freed;
 }
+
+struct fwd_nh6_table *netsvc6_nexthops(void) { return &nh6; }
 
 int netsvc6_routes(const char *file, const char *via, char *err, size_t errlen)
 {
@@ -254,11 +313,14 @@ int netsvc6_routes(const char *file, const char *via, char *err, size_t errlen)
     return 0;
 }
 
-/* net_route6_fn: the longest match's port and gateway. The entry is read
- * in the same pass as the lookup that gave its index (nexthop6.h). */
-static bool lookup(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
+/* net_route6_fn: the longest match's port and gateway; of an ECMP group,
+ * the path the fast path takes for the same flow. The entry is read in the
+ * same pass as the lookup that gave its index (nexthop6.h). */
+static bool lookup(void *ctx, const uint8_t *dst, const uint8_t *hdr, uint16_t *port, uint8_t *gw)
 {
     const struct fwd_nh6 *nh = fwd_nh6_get(&nh6, route6_lookup(rt6, dst));
+    if (nh && nh->port == FWD_NH6_GROUP)
+        nh = fwd_nh6_get(&nh6, fwd_nh6_pick(&nh6, nh, hdr ? nh_flow_hash6(hdr) : nh_flow_hash_dst(dst, 16)));
     if (nh == NULL)
         return false;
     *port = nh->port;
@@ -266,9 +328,12 @@ static bool lookup(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
     return true;
 }
 
-bool netsvc6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16_t *port, uint8_t *gw)
+bool netsvc6_route_of(const uint8_t *dst, uint8_t *prefix, unsigned *len, uint16_t *port, uint8_t *gw, int *group)
 {
     const struct fwd_nh6 *nh = fwd_nh6_get(&nh6, route6_match(rt6, dst, len));
+    *group = nh && nh->port == FWD_NH6_GROUP ? nh->gw[0] : -1;
+    if (*group >= 0)
+        nh = fwd_nh6_get(&nh6, fwd_nh6_pick(&nh6, nh, nh_flow_hash_dst(dst, 16)));
     if (nh == NULL)
         return false;
     *port = nh->port;

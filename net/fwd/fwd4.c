@@ -102,6 +102,8 @@ bool fwd_route(void *ctx, uint32_t dst_be, uint16_t *port, uint32_t *gw_be)
     uint32_t a = net_ntohl(dst_be), nh;
     f->lookup4(f->lookup4_ctx, &a, &nh, 1);
     struct nexthop e = nexthop_get(f->nhc.t, nh);
+    if (e.kind == NEXTHOP_GROUP)
+        e = nexthop_get(f->nhc.t, nexthop_group_pick(f->nhc.t, e.gw_be, nh_flow_hash_dst((const uint8_t *)&dst_be, 4)));
     if (e.kind != NEXTHOP_VIA)
         return false;
     *port = e.port;
@@ -201,9 +203,15 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
         struct ip4_hdr *h = (struct ip4_hdr *)(d + ETH_HDR_LEN);
         const uint8_t *mac = a->eth;
         if (NET_UNLIKELY(a->state != NEXTHOP_ADJ_MAC)) {
-            mac = NULL;
+            if (a->state == NEXTHOP_ADJ_GROUP) { /* ECMP: this flow's path */
+                nh = nexthop_group_pick(f->nhc.t, a->port, nh_flow_hash4(d + ETH_HDR_LEN));
+                a = nexthop_cache_get(&f->nhc, s, nh < NEXTHOP_MAX ? nh : 0, now_ns);
+                mac = a->eth;
+            }
             if (a->state == NEXTHOP_ADJ_LINK)
                 mac = arp_lookup(s, a->port, h->dst_be, now_ns);
+            else if (a->state != NEXTHOP_ADJ_MAC)
+                mac = NULL;
         }
         if (NET_UNLIKELY(mac == NULL || p->len - ETH_HDR_LEN > a->mtu)) {
             exception(f, s, p, nh, now_ns);

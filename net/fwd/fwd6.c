@@ -152,6 +152,11 @@ static const struct nexthop_adj *adj6_fill(struct fwd *f, struct net_stack *s, u
     const struct fwd_nh6 *nh = fwd_nh6_get(f->nh6, idx);
     if (nh == NULL)
         return a;
+    if (nh->port == FWD_NH6_GROUP) {
+        a->state = NEXTHOP_ADJ_GROUP;
+        a->port = (uint16_t)idx; /* the packet's path: fwd6_forward */
+        return a;
+    }
     struct net_iface *ifc = net_iface_get(s, nh->port);
     if (ifc == NULL || !((f->fast6_ports >> nh->port) & 1))
         return a;
@@ -192,9 +197,19 @@ void fwd6_forward(struct fwd *f, struct net_stack *s, uint32_t n, struct pkt **s
             a = adj6_fill(f, s, nh, now_ns);
         const uint8_t *mac = a->eth;
         if (NET_UNLIKELY(a->state != NEXTHOP_ADJ_MAC)) {
-            mac = NULL;
+            if (a->state == NEXTHOP_ADJ_GROUP) { /* ECMP: this flow's path */
+                const struct fwd_nh6 *e = fwd_nh6_get(f->nh6, nh);
+                uint32_t path = e ? fwd_nh6_pick(f->nh6, e, nh_flow_hash6(p->data + ETH_HDR_LEN)) : 0;
+                nh = path < FWD_NH6_MAX ? path : 0;
+                a = &f->adj6[nh];
+                if (NET_UNLIKELY(now_ns >= a->until_ns))
+                    a = adj6_fill(f, s, nh, now_ns);
+                mac = a->eth;
+            }
             if (a->state == NEXTHOP_ADJ_LINK)
                 mac = nd6_lookup(s, &s->iface[a->port], f->dst6[i], now_ns);
+            else if (a->state != NEXTHOP_ADJ_MAC)
+                mac = NULL;
         }
         if (NET_UNLIKELY(mac == NULL || p->len - ETH_HDR_LEN > a->mtu)) {
             slow[(*nslow)++] = p; /* as it came: the stack resolves, or sends the ICMPv6 error */

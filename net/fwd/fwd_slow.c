@@ -116,6 +116,8 @@ static struct net_iface *next_hop(struct fwd *f, struct net_stack *s, const stru
                                   struct nexthop *e, uint64_t now_ns)
 {
     *e = nexthop_get(f->nhc.t, nh);
+    if (e->kind == NEXTHOP_GROUP) /* ECMP: the fast path's choice for this flow */
+        *e = nexthop_get(f->nhc.t, nexthop_group_pick(f->nhc.t, e->gw_be, nh_flow_hash4(p->data)));
     if (nh == ROUTE_NH_NONE) {
         f->ctr.no_route++;
         icmp4_send_unreach(s, p, ICMP4_UNREACH_NET, now_ns);

@@ -25,8 +25,10 @@ static struct nexthop unpack(uint64_t w)
 
 static bool valid(const struct nexthop *nh)
 {
-    if (nh->kind > NEXTHOP_UNREACH)
+    if (nh->kind > NEXTHOP_GROUP)
         return false;
+    if (nh->kind == NEXTHOP_GROUP)
+        return nh->gw_be < NH_GROUP_MAX;
     if (nh->kind != NEXTHOP_VIA)
         return true;
     return nh->port < NET_MAX_PORTS && (nh->mtu == 0 || nh->mtu >= NEXTHOP_MIN_MTU);
@@ -37,6 +39,7 @@ void nexthop_init(struct nexthop_table *t)
     for (uint32_t i = 0; i < NEXTHOP_MAX; i++)
         atomic_store_explicit(&t->e[i], 0, memory_order_relaxed);
     t->used = 1;
+    net_memset(&t->groups, 0, sizeof t->groups);
     atomic_store_explicit(&t->gen, 1, memory_order_release);
 }
 
@@ -73,10 +76,31 @@ uint32_t nexthop_add(struct nexthop_table *t, const struct nexthop *nh)
     return free_idx;
 }
 
+uint32_t nexthop_group_add(struct nexthop_table *t, const uint32_t *paths, unsigned n, bool *made)
+{
+    *made = false;
+    for (unsigned i = 0; i < n; i++)
+        if (nexthop_get(t, paths[i]).kind != NEXTHOP_VIA)
+            return ROUTE_NH_NONE;
+    int g = nh_group_get(&t->groups, paths, n, made);
+    if (g < 0)
+        return ROUTE_NH_NONE;
+    struct nexthop e = {.kind = NEXTHOP_GROUP, .gw_be = (uint32_t)g};
+    uint32_t idx = nexthop_add(t, &e);
+    if (!idx && *made) {
+        nh_group_free(&t->groups, (unsigned)g);
+        *made = false;
+    }
+    return idx;
+}
+
 void nexthop_del(struct nexthop_table *t, uint32_t idx)
 {
     if (idx == ROUTE_NH_NONE || idx >= NEXTHOP_MAX)
         return;
+    struct nexthop e = nexthop_get(t, idx);
+    if (e.kind == NEXTHOP_GROUP)
+        nh_group_free(&t->groups, e.gw_be);
     atomic_store_explicit(&t->e[idx], 0, memory_order_release);
     while (t->used > 1 && atomic_load_explicit(&t->e[t->used - 1], memory_order_relaxed) == 0)
         t->used--;
@@ -92,8 +116,8 @@ struct nexthop nexthop_get(const struct nexthop_table *t, uint32_t idx)
 
 const char *nexthop_kind_name(uint8_t kind)
 {
-    static const char *const names[] = {"free", "via", "blackhole", "unreachable"};
-    return kind <= NEXTHOP_UNREACH ? names[kind] : "?";
+    static const char *const names[] = {"free", "via", "blackhole", "unreachable", "group"};
+    return kind <= NEXTHOP_GROUP ? names[kind] : "?";
 }
 
 void nexthop_cache_init(struct nexthop_cache *c, const struct nexthop_table *t)
@@ -125,6 +149,11 @@ const struct nexthop_adj *nexthop_cache_fill(struct nexthop_cache *c, struct net
     a->until_ns = now_ns + NEXTHOP_ADJ_TTL_NS;
     if (idx >= c->hi)
         c->hi = idx + 1;
+    if (nh.kind == NEXTHOP_GROUP) {
+        a->state = NEXTHOP_ADJ_GROUP;
+        a->port = (uint16_t)nh.gw_be;
+        return a;
+    }
     /* Tagged ports need a header of another size: eth_output's job. */
     if (nh.kind != NEXTHOP_VIA || ifc == NULL || ifc->vlan_id != 0)
         return a;

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "net.h"
+#include "nexthop_group.h"
 #include "route/route_common.h"
 
 #define NEXTHOP_MAX 1024                 /* slots; index 0 is ROUTE_NH_NONE */
@@ -41,6 +42,7 @@ enum nexthop_kind {
     NEXTHOP_VIA,           /* out of port to gw_be; gw_be 0: the destination is on the link */
     NEXTHOP_BLACKHOLE,     /* drop silently (fwd-blackhole) */
     NEXTHOP_UNREACH,       /* drop, ICMP host unreachable (fwd-unreachable) */
+    NEXTHOP_GROUP,         /* ECMP: group gw_be of the table's groups (nexthop_group.h) */
 };
 
 struct nexthop {
@@ -56,6 +58,7 @@ struct nexthop_table {
     _Atomic uint32_t gen;  /* bumped (release) after every change */
     uint32_t used;         /* writer: highest index in use + 1 */
     _Atomic uint64_t e[NEXTHOP_MAX];
+    struct nh_groups groups;
 };
 
 /* Writer side (one core at a time). */
@@ -67,6 +70,10 @@ int nexthop_set(struct nexthop_table *t, uint32_t idx, const struct nexthop *nh)
 /* The index of an entry equal to nh, else a free slot set to nh; 0 when the
  * table is full or nh is bad. What `route add P via GW` uses. */
 uint32_t nexthop_add(struct nexthop_table *t, const struct nexthop *nh);
+/* The slot of the ECMP group of these VIA slots (2..NH_GROUP_PATHS), made
+ * if new (*made: the caller then holds each path for the group, and lets
+ * go of them when it frees the slot); 0 when no group or slot is left. */
+uint32_t nexthop_group_add(struct nexthop_table *t, const uint32_t *paths, unsigned n, bool *made);
 /* Free slot idx. Remove the routes to it first, and free it once no core
  * can still be using it (nexthop_ref.h): a reader that looked a route up
  * before the routes went takes the old entry for the rest of its burst,
@@ -87,6 +94,7 @@ enum nexthop_adj_state {
     NEXTHOP_ADJ_SLOW = 0,  /* not for the fast path: unresolved, not VIA, tagged port */
     NEXTHOP_ADJ_MAC,       /* gateway resolved: write eth[] */
     NEXTHOP_ADJ_LINK,      /* connected: the MAC is the destination's (arp_lookup) */
+    NEXTHOP_ADJ_GROUP,     /* ECMP: port is the group; a path's adjacency is the packet's */
 };
 
 struct nexthop_adj {
@@ -133,6 +141,12 @@ static inline void nexthop_cache_check(struct nexthop_cache *c, const struct net
         c->t_gen = g;
         c->arp_gen = a;
     }
+}
+
+/* The path of ECMP group g (< NH_GROUP_MAX) for a flow of this hash. */
+static inline uint32_t nexthop_group_pick(const struct nexthop_table *t, uint32_t g, uint32_t hash)
+{
+    return nh_group_pick(&t->groups.g[g % NH_GROUP_MAX], hash);
 }
 
 /* Adjacency idx (< NEXTHOP_MAX); index 0 (no route) is always SLOW. */

@@ -26,8 +26,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define FWD_NH6_MAX 256   /* slots; index 0 is ROUTE_NH_NONE */
-#define FWD_NH6_FREE 0xff /* the port of a free slot */
+#include "nexthop_group.h"
+
+#define FWD_NH6_MAX 256    /* slots; index 0 is ROUTE_NH_NONE */
+#define FWD_NH6_FREE 0xff  /* the port of a free slot */
+#define FWD_NH6_GROUP 0xfe /* the port of an ECMP group's slot: gw[0] is the group */
 
 struct fwd_nh6 {
     uint8_t port;
@@ -38,6 +41,7 @@ struct fwd_nh6_table {
     _Atomic uint32_t gen;                /* bumped (release) after a slot is set or freed */
     uint32_t used;                       /* writer: highest slot set + 1 */
     struct fwd_nh6 e[FWD_NH6_MAX];
+    struct nh_groups groups;
 };
 
 /* Writer side (one core at a time). */
@@ -49,6 +53,8 @@ int fwd_nh6_set(struct fwd_nh6_table *t, uint32_t idx, uint8_t port, const uint8
 /* The slot of (port, gw), else a free slot set to it; 0 when the table is
  * full or the port bad. */
 uint32_t fwd_nh6_add(struct fwd_nh6_table *t, uint8_t port, const uint8_t gw[16]);
+/* As nexthop_group_add (nexthop.h), for IPv6 slots. */
+uint32_t fwd_nh6_group_add(struct fwd_nh6_table *t, const uint32_t *paths, unsigned n, bool *made);
 /* Free slot idx: its routes are gone and no core can still read it. */
 void fwd_nh6_del(struct fwd_nh6_table *t, uint32_t idx);
 
@@ -59,6 +65,12 @@ static inline const struct fwd_nh6 *fwd_nh6_get(const struct fwd_nh6_table *t, u
     if (idx >= FWD_NH6_MAX || t->e[idx].port == FWD_NH6_FREE)
         return NULL;
     return &t->e[idx];
+}
+/* The path (a slot) of the group e (port FWD_NH6_GROUP) for a flow of
+ * this hash. */
+static inline uint32_t fwd_nh6_pick(const struct fwd_nh6_table *t, const struct fwd_nh6 *e, uint32_t hash)
+{
+    return nh_group_pick(&t->groups.g[e->gw[0] % NH_GROUP_MAX], hash);
 }
 static inline uint32_t fwd_nh6_gen(const struct fwd_nh6_table *t)
 {

@@ -78,12 +78,14 @@ uint16_t ip6_l4_csum(const uint8_t *src, const uint8_t *dst, uint8_t next, const
     return csum_finish(csum_partial(l4, len, ip6_pseudo_sum(src, dst, next, len)));
 }
 
-bool ip6_route(struct net_stack *s, const uint8_t *dst, struct net_iface **out, uint8_t *nh)
+/* ip6_route for the datagram at hdr (NULL: one of ours). */
+static bool route_for(struct net_stack *s, const uint8_t *dst, const uint8_t *hdr, struct net_iface **out,
+                      uint8_t *nh)
 {
     if (s->route6) {
         uint16_t port;
         uint8_t gw[16];
-        if (!s->route6(s->route6_ctx, dst, &port, gw) || (*out = net_iface_get(s, port)) == NULL)
+        if (!s->route6(s->route6_ctx, dst, hdr, &port, gw) || (*out = net_iface_get(s, port)) == NULL)
             return false;
         net_memcpy(nh, ip6_is_unspec(gw) ? dst : gw, 16);
         return true;
@@ -100,6 +102,11 @@ bool ip6_route(struct net_stack *s, const uint8_t *dst, struct net_iface **out, 
     *out = best;
     net_memcpy(nh, dst, 16);
     return true;
+}
+
+bool ip6_route(struct net_stack *s, const uint8_t *dst, struct net_iface **out, uint8_t *nh)
+{
+    return route_for(s, dst, NULL, out, nh);
 }
 
 /* The port and next hop toward the datagram at d: false when none
@@ -377,7 +384,7 @@ static void forward(struct net_stack *s, struct net_iface *in, struct pkt *p, ui
         icmp6_send_error(s, in, p, ICMP6_TIME_EXCEEDED, 0, 0, now_ns);
         goto drop;
     }
-    if (!ip6_route(s, h->dst, &out, nh)) {
+    if (!route_for(s, h->dst, p->data, &out, nh)) {
         s->ctr.ip6_no_route++;
         icmp6_send_error(s, in, p, ICMP6_UNREACH, 0, 0, now_ns);
         goto drop;

@@ -129,6 +129,25 @@ const uint8_t *arp_lookup(struct net_stack *s, uint16_t port, uint32_t nh_be, ui
     return e && usable(s, ifc, e, now_ns) ? e->mac : NULL;
 }
 
+/* A new entry for ip_be, its first request sent; NULL when its set is
+ * full (counted). */
+static struct arp_entry *resolve(struct net_stack *s, struct net_iface *ifc, uint32_t ip_be, uint64_t now_ns)
+{
+    struct arp_entry *e = make(ifc, ip_be);
+    if (e == NULL) {
+        s->ctr.arp_cache_full++;
+        return NULL;
+    }
+    e->state = ARP_INCOMPLETE;
+    e->tries = 1;
+    e->req_sent = true;
+    e->req_ns = now_ns;
+    expire_at(ifc, e, now_ns + ARP_RETRY_NS);
+    net_timer_at(s, e->expire_ns);
+    send_request(s, ifc, ip_be);
+    return e;
+}
+
 static int enqueue(struct net_stack *s, struct arp_entry *e, struct pkt *p)
 {
     if (e->q.len >= ARP_QUEUE_PER_DEST || s->arp_queued >= ARP_QUEUE_MAX) {
@@ -161,22 +180,29 @@ int arp_output(struct net_stack *s, uint16_t port, uint32_t nh_be, struct pkt *p
         return 0;
     }
     struct arp_entry *e = find(ifc, nh_be);
-    if (e == NULL) {
-        e = make(ifc, nh_be);
-        if (e == NULL) {
-            s->ctr.arp_cache_full++;
-            pkt_free(p);
-            return -1;
-        }
-        e->state = ARP_INCOMPLETE;
-        e->tries = 1;
-        e->req_sent = true;
-        e->req_ns = now_ns;
-        expire_at(ifc, e, now_ns + ARP_RETRY_NS);
-        net_timer_at(s, e->expire_ns);
-        send_request(s, ifc, nh_be);
+    if (e == NULL && (e = resolve(s, ifc, nh_be, now_ns)) == NULL) {
+        pkt_free(p);
+        return -1;
     }
     return enqueue(s, e, p);
+}
+
+uint64_t arp_probe(struct net_stack *s, uint16_t port, uint32_t ip_be, uint64_t now_ns)
+{
+    struct net_iface *ifc = net_iface_get(s, port);
+    if (ifc == NULL || !ifc->addr_be)
+        return 0;
+    struct arp_entry *e = find(ifc, ip_be);
+    if (e == NULL) {
+        resolve(s, ifc, ip_be, now_ns);
+        return 0;
+    }
+    if (e->state == ARP_STATIC)
+        return now_ns;
+    if (e->state == ARP_INCOMPLETE)
+        return 0; /* its own requests are out */
+    send_request(s, ifc, ip_be); /* the answer, to us, confirms it (learn) */
+    return e->state == ARP_REACHABLE ? e->expire_ns - ARP_REACHABLE_NS : 0;
 }
 
 /* RFC 826 "merge": the sender's address is now known; release its queue. */

@@ -73,6 +73,12 @@ int arp_output(struct net_stack *s, uint16_t port, uint32_t nh_be, struct pkt *p
  * a rate-limited refresh request), else NULL: then use arp_output. */
 const uint8_t *arp_lookup(struct net_stack *s, uint16_t port, uint32_t nh_be, uint64_t now_ns);
 
+/* A health check of neighbour ip_be on port (an ECMP path): asks it
+ * again now (a request; a new entry when there is none) and says when an
+ * answer last confirmed it: 0 when not within ARP_REACHABLE_NS, now_ns
+ * for a static entry. Call it no more than about once a second. */
+uint64_t arp_probe(struct net_stack *s, uint16_t port, uint32_t ip_be, uint64_t now_ns);
+
 /* An ARP packet at p->data (Ethernet header stripped) from ifc's port.
  * Takes p: it is answered in place or freed. */
 void arp_input(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns);

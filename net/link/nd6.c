@@ -207,6 +207,39 @@ const uint8_t *nd6_lookup(struct net_stack *s, struct net_iface *ifc, const uint
     return e->mac;
 }
 
+/* A new entry for nh, its first solicitation sent; NULL when none may be
+ * made (counted). */
+static struct nd6_entry *resolve(struct net_stack *s, struct net_iface *ifc, const uint8_t *nh, uint64_t now_ns)
+{
+    struct nd6_entry *e = make(s, ifc, nh, true);
+    if (e == NULL) {
+        s->ctr.nd6_cache_full++;
+        return NULL;
+    }
+    e->state = ND6_INCOMPLETE;
+    e->tries = 1;
+    e->probe_ns = now_ns;
+    expire_at(ifc, e, now_ns + ND6_RETRY_NS);
+    net_timer_at(s, e->expire_ns);
+    send_ns(s, ifc, nh, NULL);
+    return e;
+}
+
+uint64_t nd6_probe(struct net_stack *s, struct net_iface *ifc, const uint8_t ip[16], uint64_t now_ns)
+{
+    struct nd6_entry *e = find(ifc, ip);
+    if (e == NULL) {
+        resolve(s, ifc, ip, now_ns);
+        return 0;
+    }
+    if (e->state == ND6_STATIC)
+        return now_ns;
+    if (e->state == ND6_INCOMPLETE)
+        return 0; /* its own solicitations are out */
+    send_ns(s, ifc, ip, e->mac); /* unicast, as 7.3.3's probes: a solicited answer confirms it */
+    return e->state == ND6_REACHABLE ? e->expire_ns - ND6_REACHABLE_NS : 0;
+}
+
 int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16], struct pkt *p, uint64_t now_ns)
 {
     uint8_t mac[6];
@@ -225,19 +258,9 @@ int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16],
         }
         e = NULL; /* forgotten: resolved again below */
     }
-    if (e == NULL) {
-        e = make(s, ifc, nh, true);
-        if (e == NULL) {
-            s->ctr.nd6_cache_full++;
-            pkt_free(p);
-            return -1;
-        }
-        e->state = ND6_INCOMPLETE;
-        e->tries = 1;
-        e->probe_ns = now_ns;
-        expire_at(ifc, e, now_ns + ND6_RETRY_NS);
-        net_timer_at(s, e->expire_ns);
-        send_ns(s, ifc, nh, NULL);
+    if (e == NULL && (e = resolve(s, ifc, nh, now_ns)) == NULL) {
+        pkt_free(p);
+        return -1;
     }
     if (e->q.len >= ND6_QUEUE_PER_DEST || s->arp_queued >= ARP_QUEUE_MAX) { /* one budget with ARP */
         s->ctr.nd6_queue_full++;

@@ -67,6 +67,11 @@ int nd6_output(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16],
  * NULL; sends nothing else, queues nothing. TCP's header template. */
 const uint8_t *nd6_lookup(struct net_stack *s, struct net_iface *ifc, const uint8_t nh[16], uint64_t now_ns);
 
+/* As arp_probe (arp.h): a health check of neighbour ip on ifc, which
+ * solicits it now; when an answer last confirmed it (0: not within
+ * ND6_REACHABLE_NS). */
+uint64_t nd6_probe(struct net_stack *s, struct net_iface *ifc, const uint8_t ip[16], uint64_t now_ns);
+
 /* A solicitation or advertisement for us (ICMPv6 type 135/136) at
  * icmp (len bytes), from src, hop limit hlim, on ifc; the caller has
  * checked the checksum and still owns the buffer. */

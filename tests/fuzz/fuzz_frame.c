@@ -65,7 +65,7 @@ static bool route_cb(void *ctx, uint32_t dst_be, uint16_t *port, uint32_t *gw_be
 
 /* IPv6: 2001:db8::/64 on port 0, 2001:db8:1::/64 on port 1, and
  * 2001:db8:99::/48 via 2001:db8:1::2 on port 1. */
-static bool route6_cb(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
+static bool route6_cb(void *ctx, const uint8_t *dst, const uint8_t *hdr, uint16_t *port, uint8_t *gw)
 {
     static const uint8_t net[6] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x99}, via[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 2};
     static const uint8_t link0[8] = {0x20, 0x01, 0x0d, 0xb8}, link1[8] = {0x20, 0x01, 0x0d, 0xb8, 0, 1};

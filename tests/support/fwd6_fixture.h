@@ -41,10 +41,13 @@ struct fwd6_fix {
 };
 
 /* The stack's hook on the same table (router6.c's lookup). */
-static inline bool fwd6_fix_route(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
+static inline bool fwd6_fix_route(void *ctx, const uint8_t *dst, const uint8_t *hdr, uint16_t *port,
+                                  uint8_t *gw)
 {
     const struct fwd6_fix *y = ctx;
     const struct fwd_nh6 *nh = fwd_nh6_get(&y->nh6, route6_lookup(y->rt6, dst));
+    if (nh && nh->port == FWD_NH6_GROUP)
+        nh = fwd_nh6_get(&y->nh6, fwd_nh6_pick(&y->nh6, nh, hdr ? nh_flow_hash6(hdr) : nh_flow_hash_dst(dst, 16)));
     if (nh == NULL)
         return false;
     *port = nh->port;

@@ -22,7 +22,7 @@ static const uint8_t peer1_mac[6] = {0x02, 0, 0, 0, 0x11, 0x22};
 
 /* Routes, as the router's table has them: the two connected /64s, and
  * 2001:db8:99::/48 via PEER1 on eth1. */
-static inline bool route6(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
+static inline bool route6(void *ctx, const uint8_t *dst, const uint8_t *hdr, uint16_t *port, uint8_t *gw)
 {
     memset(gw, 0, 16);
     if (memcmp(dst, A0, 8) == 0 || memcmp(dst, A1, 8) == 0) {

@@ -28,6 +28,10 @@
  * the driver (rx_burst, refill, tx_burst, reclaim) and fwd_burst. Sides and
  * burst sizes are interleaved, medians of --reps.
  *
+ * ECMP (IPv4, bursts of 32): the same prefixes, each on one of four
+ * groups of four paths (one gateway on each port), beside one path a
+ * prefix in the same run: what choosing a flow's path costs.
+ *
  * The prefixes, the addresses and the rte_lpm build come from
  * route_load.c, as route_bench's do, so the two benchmarks measure the
  * same tables the same way; the EAL arguments are route_bench's too. */
@@ -125,6 +129,33 @@ static void load_tables(struct rig *r, struct route4_prefix *p, size_t n, int on
     free(len);
 }
 
+/* The ECMP table: prefix i's next hop k (of NNH) becomes group k % 4,
+ * whose paths are gateway k % 4 of each port. */
+static void load_ecmp(struct rig *r, const struct route4_prefix *p, size_t n)
+{
+    uint32_t groups[4];
+    for (int g = 0; g < 4; g++) {
+        uint32_t paths[NPORTS];
+        bool made;
+        for (int port = 0; port < NPORTS; port++)
+            paths[port] = r->nh[port * GW_PER_PORT + g];
+        groups[g] = nexthop_group_add(&r->nht, paths, NPORTS, &made);
+    }
+    struct route_cfg cfg = bench_route_cfg();
+    r->rt_ecmp = route4_create(&cfg);
+    route4_defer(r->rt_ecmp, true);
+    for (size_t i = 0; i < n; i++) {
+        int k = 0;
+        while (k < NNH && r->nh[k] != p[i].nh)
+            k++;
+        if (!groups[k % 4] || route4_add(r->rt_ecmp, p[i].addr, p[i].len, groups[k % 4]) != ROUTE_OK) {
+            fprintf(stderr, "fwd_bench: the ECMP table could not be made\n");
+            exit(1);
+        }
+    }
+    route4_defer(r->rt_ecmp, false);
+}
+
 /* The IPv4 tables, both sides, and the destinations. */
 static void setup4(struct rig *r, const char *dir, int only)
 {
@@ -137,6 +168,7 @@ static void setup4(struct rig *r, const char *dir, int only)
         exit(1);
     }
     load_tables(r, p, n, only);
+    load_ecmp(r, p, n);
     uint32_t *uni = malloc(NADDR * 4), *in = malloc(NADDR * 4);
     v4_addresses(p, n, uni, in);
     r->dst_be = malloc(NADDR * 4);
@@ -195,17 +227,27 @@ static uint64_t now_ns(void)
     return (uint64_t)(bench_now() * 1e9);
 }
 
-/* npkts frames through the pipeline in bursts of b, IPv6 with v6: lpm
- * selects the lookup. fast counts the frames of that family on the fast
- * path. */
-static struct result run(struct rig *r, int b, int lpm, int v6, uint64_t npkts)
+static void ecmp_lookup(void *ctx, const uint32_t *addr, uint32_t *nh, uint32_t n)
+{
+    route4_lookup_burst(ctx, addr, nh, n);
+}
+
+enum { OURS, LPM, ECMP };
+
+/* npkts frames through the pipeline in bursts of b, IPv6 with v6: side
+ * selects the lookup (our table, rte_lpm or rte_lpm6, our ECMP table).
+ * fast counts the frames of that family on the fast path. */
+static struct result run(struct rig *r, int b, int side, int v6, uint64_t npkts)
 {
     struct result res = {0};
     struct pkt *pkts[256];
     if (v6) {
-        fwd_bench6_prepare(r, lpm, now_ns());
+        fwd_bench6_prepare(r, side == LPM, now_ns());
     } else {
-        fwd_set_lookup4(r->f, lpm ? lpm_lookup : NULL, r->lpm);
+        if (side == ECMP)
+            fwd_set_lookup4(r->f, ecmp_lookup, r->rt_ecmp);
+        else
+            fwd_set_lookup4(r->f, side == LPM ? lpm_lookup : NULL, r->lpm);
         learn_gateways(r, now_ns());
     }
     uint64_t db_tx = 0, db_rx = r->nic[0].rx_doorbells, sent[NPORTS];
@@ -331,6 +373,31 @@ static int rows(struct rig *r, int v6, int only, uint64_t npkts)
     return bad;
 }
 
+/* ECMP beside one path a prefix, bursts of 32, interleaved: every frame
+ * on the fast path and every port used. */
+static int ecmp_rows(struct rig *r, uint64_t npkts)
+{
+    double ns[2][64];
+    struct result last[2];
+    for (int rep = 0; rep < reps; rep++)
+        for (int k = 0; k < 2; k++) {
+            int side = (rep + k) & 1 ? ECMP : OURS;
+            last[side == ECMP] = run(r, 32, side, 0, npkts);
+            ns[side == ECMP][rep] = last[side == ECMP].ns_per_pkt;
+        }
+    int bad = last[1].fast != last[1].pkts;
+    for (int p = 0; p < NPORTS; p++)
+        bad |= last[1].per_port[p] < last[1].pkts / NPORTS / 2;
+    if (bad)
+        fprintf(stderr, "fwd_bench: ECMP: %llu of %llu on the fast path, or a port left out\n",
+                (unsigned long long)last[1].fast, (unsigned long long)last[1].pkts);
+    char name[128];
+    snprintf(name, sizeof(name), "fwd 64B burst 32, full table, ECMP over 4 paths%s", tag);
+    bench_emit(name, "ns/packet", bench_median(ns[1], reps), "one path a prefix, same run",
+               bench_median(ns[0], reps));
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = NULL;
@@ -373,8 +440,10 @@ int main(int argc, char **argv)
     static struct rig r;
     setup(&r, dir, only, v4);
     int bad = 0;
-    if (v4)
+    if (v4) {
         bad |= rows(&r, 0, only, npkts);
+        bad |= ecmp_rows(&r, npkts);
+    }
     if (v6) {
         fwd_bench6_setup(&r, dir, only);
         bad |= rows(&r, 1, only, npkts);

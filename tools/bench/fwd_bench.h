@@ -37,6 +37,7 @@ struct rig {
     struct nexthop_table nht;
     uint32_t nh[NNH];
     struct route4 *rt;
+    struct route4 *rt_ecmp;      /* the same prefixes over 4 ECMP groups of 4 paths */
     struct rte_lpm *lpm;
     uint32_t *dst_be; /* NADDR destinations */
     uint8_t tmpl[FRAME_LEN];

@@ -40,7 +40,7 @@ static void port_addr6(uint8_t *a, int port, int host)
 
 /* The stack's route for what the fast path leaves to it (net_set_route6),
  * from the same table and next hops, as apps/router6.c does. */
-static bool route6_hook(void *ctx, const uint8_t *dst, uint16_t *port, uint8_t *gw)
+static bool route6_hook(void *ctx, const uint8_t *dst, const uint8_t *hdr, uint16_t *port, uint8_t *gw)
 {
     const struct rig *r = ctx;
     const struct fwd_nh6 *nh = fwd_nh6_get(&r->nh6, route6_lookup(r->rt6, dst));

@@ -48,9 +48,12 @@ TEST(cli_match_longest_and_abbreviations)
     argc = cli_split(exact, argv);
     c = cli_match(argc, argv, &used);
     CHECK(c && strcmp(c->words, "show") == 0); /* exact beats shutdown's prefix */
-    char many[] = "a b c d e f g h i j k l m n o p q ", sixteen[] = "a b c d e f g h i j k l m n o p ";
+    char many[2 * CLI_MAX_WORDS + 3] = "", most[2 * CLI_MAX_WORDS + 1] = "";
+    for (int i = 0; i < CLI_MAX_WORDS; i++)
+        strcat(most, "a ");
+    strcat(strcat(many, most), "b ");
     CHECK_EQ(cli_split(many, argv), -1); /* refused, not cut short */
-    CHECK_EQ(cli_split(sixteen, argv), CLI_MAX_WORDS);
+    CHECK_EQ(cli_split(most, argv), CLI_MAX_WORDS);
     char none[] = "frobnicate";
     argc = cli_split(none, argv);
     CHECK(cli_match(argc, argv, &used) == NULL);

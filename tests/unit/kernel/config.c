@@ -48,12 +48,17 @@ TEST(config_applies_good_lines_and_reports_bad_ones)
 TEST(config_rejects_long_lines_nul_and_too_many_words)
 {
     reset();
-    char text[600];
-    memset(text, 'x', 300);
-    text[300] = '\n';
-    memcpy(text + 301, "echo a\0b\n", 9);
-    memcpy(text + 310, "echo 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\necho ok\n", 52);
-    CHECK_EQ(config_apply(text, 362, report), 3);
+    static char text[2 * CONFIG_MAX_LINE + 4 * CONFIG_MAX_WORDS];
+    size_t n = CONFIG_MAX_LINE + 44; /* a line too long */
+    memset(text, 'x', n);
+    text[n++] = '\n';
+    memcpy(text + n, "echo a\0b\n", 9); /* a NUL */
+    n += 9;
+    n += (size_t)sprintf(text + n, "echo"); /* a word too many */
+    for (int w = 1; w <= CONFIG_MAX_WORDS; w++)
+        n += (size_t)sprintf(text + n, " %d", w);
+    n += (size_t)sprintf(text + n, "\necho ok\n");
+    CHECK_EQ(config_apply(text, n, report), 3);
     CHECK_EQ(nseen, 1);
     CHECK_STR(seen[0], "ok:2");
     CHECK_EQ(reported[0], 1);
