@@ -13,7 +13,9 @@
  * /gen and /rfc2544 the traffic tester's reports, for a remote script. */
 static int http_app_start(struct net_stack *s, uint16_t port)
 {
+    static const struct http_capture cap = {app_capture_start, app_capture_read, app_capture_stop, NULL};
     http_set_metrics(app_metric, NULL);
+    http_set_capture(&cap);
     http_add_document("/gen", "application/json", app_gen_json, NULL);
     http_add_document("/rfc2544", "application/json", app_rfc2544_json, NULL);
     return http_start(s, port);

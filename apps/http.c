@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 
+#include "net/capture/capture.h"
 #include "net/core/core.h"
 #include "net/net.h"
 #include "net/tcp/tcp.h"
@@ -37,12 +38,15 @@ struct http_conn {
     bool http10;                /* kept alive: say so (RFC 9112 C.2.2) */
     bool peer_done;             /* the peer sent its FIN */
     bool closing;
+    bool capturing;             /* streaming /capture.pcap until the capture ends */
+    struct tcp_conn *tcp;       /* (for the capture's wake) */
     char req[];
 };
 
 #define REQ_MAX (PKT_BUF_SIZE - PKT_META_SIZE - sizeof(struct http_conn))
 
 static struct http_stats stats[HTTP_MAX_CORES];
+static struct http_capture capture;
 static http_metric_fn metric_fn;
 static void *metric_ctx;
 static uint8_t pattern[HTTP_BODY_MOD + 2048]; /* byte i is i % 251 */
@@ -50,6 +54,8 @@ static uint8_t pattern[HTTP_BODY_MOD + 2048]; /* byte i is i % 251 */
 static const struct tcp_callbacks http_cb;
 
 const struct http_stats *http_stats(uint32_t core) { return core < HTTP_MAX_CORES ? &stats[core] : NULL; }
+
+void http_set_capture(const struct http_capture *c) { capture = *c; }
 
 void http_set_metrics(http_metric_fn fn, void *ctx)
 {
@@ -444,6 +450,98 @@ static void bad_request(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns
     refuse(c, h, "400 Bad Request", "bad request\n", now_ns);
 }
 
+static void close_conn(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns);
+
+/* The capture's pcapng blocks, whole, as far as the send buffer takes
+ * them; its end ends the connection (the body is close-delimited). */
+static void stream_capture(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
+{
+    uint8_t block[CAP_SNAP + 128];
+    while (h->capturing && !h->closing && tcp_sndbuf(c) >= sizeof block) {
+        bool done;
+        size_t n = capture.read(capture.ctx, block, sizeof block, &done);
+        if (done) {
+            h->capturing = false;
+            close_conn(c, h, now_ns);
+            return;
+        }
+        if (n == 0)
+            return;
+        tcp_write(c, block, (uint32_t)n, now_ns);
+    }
+}
+
+static void capture_wake(void *conn, uint64_t now_ns)
+{
+    struct http_conn *h = conn;
+    stream_capture(h->tcp, h, now_ns);
+}
+
+/* GET /capture.pcap?port=eth0&dir=rx&count=N&host=A&net=P&proto=P&l4port=N:
+ * the console's `capture` words from the query, the capture as pcapng. */
+static void start_capture(struct tcp_conn *c, struct http_conn *h, const char *q, size_t qlen, bool head,
+                          uint64_t now_ns)
+{
+    static const char *const keys[] = {"dir", "count", "host", "net", "proto", "l4port"};
+    static const char *const words[] = {NULL, "count", "host", "net", "proto", "port"};
+    char buf[256], *argv[16], err[128] = "no capture here";
+    int argc = 1, nmatch = 0;
+    size_t used = 0;
+    argv[0] = "";
+    char *match[12];
+    for (size_t i = 0; i < qlen && argc < 8;) {
+        size_t e = i, eqs = 0;
+        while (e < qlen && q[e] != '&')
+            e++;
+        for (eqs = i; eqs < e && q[eqs] != '='; eqs++)
+            ;
+        if (eqs < e && e - i < sizeof buf - used - 2) {
+            char *k = buf + used, *v = k + (eqs - i) + 1;
+            net_memcpy(k, q + i, eqs - i);
+            k[eqs - i] = 0;
+            net_memcpy(v, q + eqs + 1, e - eqs - 1);
+            v[e - eqs - 1] = 0;
+            used += e - i + 1;
+            if (str_len(k) == 4 && net_memcmp(k, "port", 4) == 0)
+                argv[0] = v;
+            for (unsigned j = 0; j < sizeof keys / sizeof keys[0]; j++)
+                if (str_len(k) == str_len(keys[j]) && net_memcmp(k, keys[j], str_len(k)) == 0) {
+                    if (j < 2) { /* before match */
+                        if (words[j])
+                            argv[argc++] = (char *)words[j];
+                        argv[argc++] = v;
+                    } else if (nmatch < 12) {
+                        match[nmatch++] = (char *)words[j];
+                        match[nmatch++] = v;
+                    }
+                }
+        }
+        i = e + 1;
+    }
+    if (nmatch)
+        argv[argc++] = "match";
+    for (int i = 0; i < nmatch && argc < 16; i++)
+        argv[argc++] = match[i];
+    h->close_after = true;
+    if (head || !capture.start || capture.start(capture.ctx, argc, argv, capture_wake, h, err, sizeof err) != 0) {
+        char msg[sizeof err + 16];
+        size_t n = put_str(msg, "capture: ");
+        n += put_str(msg + n, head ? "GET only" : err);
+        msg[n++] = '\n';
+        h->st->responses_4xx++;
+        send_text(c, h, head ? "405 Method Not Allowed" : "409 Conflict", "text/plain", msg, n, false,
+                  head ? "Allow: GET" : NULL, now_ns);
+        return;
+    }
+    h->st->responses_2xx++;
+    h->capturing = true;
+    h->tcp = c;
+    static const char hdr[] = "HTTP/1.1 200 OK\r\nServer: hayate\r\nContent-Type: application/x-pcapng\r\n"
+                              "Connection: close\r\n\r\n";
+    tcp_write(c, hdr, sizeof hdr - 1, now_ns);
+    stream_capture(c, h, now_ns);
+}
+
 static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_t len, uint64_t now_ns)
 {
     static const char not_found[] = "not found\n", no_method[] = "method not allowed\n";
@@ -541,6 +639,10 @@ static void answer(struct tcp_conn *c, struct http_conn *h, const char *r, size_
     if (plen == 1 && path[0] == '/') {
         h->st->responses_2xx++;
         send_status(c, h, head, now_ns);
+    } else if (plen == 13 && starts(path, 13, "/capture.pcap")) {
+        const char *q = path + plen, *end = r + sp2;
+        start_capture(c, h, q < end && *q == '?' ? q + 1 : q, q < end && *q == '?' ? (size_t)(end - q - 1) : 0,
+                      head, now_ns);
     } else if (plen == 8 && starts(path, 8, "/metrics")) {
         h->st->responses_2xx++;
         send_metrics(c, h, head, now_ns);
@@ -627,7 +729,7 @@ static void take_input(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
  * a request waiting for ANSWER_ROOM. */
 static void serve(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
 {
-    while (!h->closing) {
+    while (!h->closing && !h->capturing) {
         if (h->body_left) {
             if (!send_body(c, h, now_ns))
                 return;
@@ -661,7 +763,7 @@ static void serve(struct tcp_conn *c, struct http_conn *h, uint64_t now_ns)
             return;
         answer(c, h, h->req, end, now_ns);
         consume(h, end);
-        if (!h->body_left && h->close_after) {
+        if (!h->body_left && !h->capturing && h->close_after) {
             close_conn(c, h, now_ns);
             return;
         }
@@ -713,7 +815,9 @@ static void recv_data(void *ctx, struct tcp_conn *c, struct pkt *p, uint64_t now
 static void acked(void *ctx, struct tcp_conn *c, uint32_t bytes, uint64_t now_ns)
 {
     struct http_conn *h = ctx;
-    if (!h->closing && (h->body_left || h->req_len || h->hold.head))
+    if (h->capturing)
+        stream_capture(c, h, now_ns);
+    else if (!h->closing && (h->body_left || h->req_len || h->hold.head))
         serve(c, h, now_ns);
 }
 
@@ -728,6 +832,8 @@ static void peer_fin(void *ctx, struct tcp_conn *c, uint64_t now_ns)
 static void closed(void *ctx, struct tcp_conn *c, int reason, uint64_t now_ns)
 {
     struct http_conn *h = ctx;
+    if (h->capturing && capture.stop) /* the client went first */
+        capture.stop(capture.ctx);
     h->st->open--;
     pkt_queue_free(&h->hold);
     pkt_free(h->self);

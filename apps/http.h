@@ -6,6 +6,7 @@
  *   GET /bytes/N     N bytes of body, byte i being i % 251 (sent zero-copy
  *                    from buffers filled for the purpose); one Range honoured
  *   GET /metrics     every counter, Prometheus text format (each a counter)
+ *   GET /capture.pcap  a packet capture as pcapng (http_set_capture)
  *   GET PATH         a document the embedder added (http_add_document)
  *
  * HEAD works for each. Connections are kept alive (HTTP/1.1 default, or
@@ -16,6 +17,7 @@
 #define USERLAND_HTTP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct net_stack;
@@ -44,6 +46,21 @@ void http_set_metrics(http_metric_fn fn, void *ctx);
 typedef void (*http_doc_fn)(void *ctx, void (*sink)(void *sink_ctx, char c), void *sink_ctx);
 #define HTTP_MAX_DOCS 4
 int http_add_document(const char *path, const char *content_type, http_doc_fn fn, void *ctx);
+
+/* GET /capture.pcap?port=PORT[&dir=rx|tx|drop|any][&count=N][&host=A]
+ * [&net=P][&proto=P][&l4port=N]: a packet capture streamed as pcapng
+ * until count packets (or the client closes), from the embedder's
+ * capture: start with the console's words (port first), wake(conn) called
+ * on this core while it runs, read giving whole pcapng blocks (done: it is
+ * over), stop when the client went first. 409 when start refuses. */
+struct http_capture {
+    int (*start)(void *ctx, int argc, char **argv, void (*wake)(void *conn, uint64_t now_ns), void *conn,
+                 char *err, size_t errlen);
+    size_t (*read)(void *ctx, uint8_t *buf, size_t n, bool *done);
+    void (*stop)(void *ctx);
+    void *ctx;
+};
+void http_set_capture(const struct http_capture *c);
 
 #define HTTP_MAX_CORES 64
 

@@ -80,5 +80,14 @@ bool app_metric(void *ctx, struct net_stack *s, uint32_t idx, const char **name,
  * written a character at a time to sink (apps/http.h's http_doc_fn). */
 void app_gen_json(void *ctx, void (*sink)(void *sink_ctx, char c), void *sink_ctx);
 void app_rfc2544_json(void *ctx, void (*sink)(void *sink_ctx, char c), void *sink_ctx);
+/* A packet capture for the http app's /capture.pcap (kernel/netsvc/
+ * capture.c), as apps/http.h's struct http_capture asks: argv the words of
+ * the console's `capture` (port first); wake(conn) is called on this core
+ * every 10 ms while it runs; read gives pcapng bytes, whole blocks, and
+ * says when it is over; stop ends it early. */
+int app_capture_start(void *ctx, int argc, char **argv, void (*wake)(void *conn, uint64_t now_ns), void *conn,
+                      char *err, size_t errlen);
+size_t app_capture_read(void *ctx, uint8_t *buf, size_t n, bool *done);
+void app_capture_stop(void *ctx);
 
 #endif

@@ -143,6 +143,8 @@ void net_flush_port(struct net_stack *s, struct net_iface *ifc)
         net_memmove(b, ifc->tx, ns * sizeof(*b));
         ifc->nfwd = 0;
     }
+    if (n)
+        net_tap(s, ifc->port, CAP_TX, b, n, NULL);
     uint16_t sent = n ? netdev_tx_burst(ifc->dev, ifc->queue, b, n) : 0; /* n 0: room again, as far as we know */
     uint16_t kept = sent < ns ? (uint16_t)(ns - sent) : 0;
     tx_keep(s, ifc, b + sent, kept);
@@ -150,6 +152,7 @@ void net_flush_port(struct net_stack *s, struct net_iface *ifc)
         uint16_t dropped = (uint16_t)(n - sent - kept);
         ifc->tx_busy = true;
         *s->fwd_tx_drop += dropped;
+        net_tap(s, ifc->port, CAP_DROP, b + sent + kept, dropped, "fwd-tx-drop");
         pkt_free_bulk(b + sent + kept, dropped);
     }
 }

@@ -24,9 +24,11 @@
 #ifndef NET_NET_H
 #define NET_NET_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "capture/capture.h"
 #include "link/arp.h"
 #include "core/counter.h"
 #include "ip/icmp4.h"
@@ -79,6 +81,12 @@ typedef void (*net_arp_seen_fn)(void *ctx, uint16_t port, uint32_t ip_be, const 
  * the IPv6 header of the datagram being forwarded (its flow chooses among
  * equal-cost paths), NULL for what the stack itself sends. */
 typedef bool (*net_route6_fn)(void *ctx, const uint8_t *dst, const uint8_t *hdr, uint16_t *port, uint8_t *gw);
+
+/* Packet capture (net/capture/capture.h, kernel/netsvc/capture.c): the
+ * frames at p[0..n) seen on port in direction dir (a CAP_* bit), why the
+ * name of the counter that dropped them (CAP_DROP), else NULL. */
+typedef void (*net_tap_fn)(void *ctx, uint16_t port, uint8_t dir, struct pkt *const *p, uint16_t n,
+                           const char *why);
 
 /* Neighbour discovery learned where ip is (as net_arp_seen_fn). */
 typedef void (*net_nd6_seen_fn)(void *ctx, uint16_t port, const uint8_t *ip, const uint8_t *mac);
@@ -135,9 +143,22 @@ struct net_stack {
     struct tcp_stack *tcp;      /* NULL: no TCP (tcp_init attaches one) */
     struct net_counters ctr;
     uint64_t *fwd_tx_drop;      /* forwarding's fwd-tx-drop (fwd_attach): where refused forwarded frames count */
+    _Atomic(net_tap_fn) tap;    /* a capture's, set from another core; NULL (a test a flush) while none runs */
+    void *tap_ctx;
     struct net_iface iface[NET_MAX_PORTS];
     struct reasm reasm;
 };
+
+/* The capture's look at p[0..n), when one runs: what the stack sends
+ * (CAP_TX), what the forwarding path drops (CAP_DROP, why), and what the
+ * embedder's poll loop received (CAP_RX). */
+static inline void net_tap(struct net_stack *s, uint16_t port, uint8_t dir, struct pkt *const *p, uint16_t n,
+                           const char *why)
+{
+    net_tap_fn fn = atomic_load_explicit(&s->tap, memory_order_acquire);
+    if (__builtin_expect(fn != NULL, 0))
+        fn(s->tap_ctx, port, dir, p, n, why);
+}
 
 /* Zero s and take pool (stays the embedder's; the stack allocates from it).
  * core only seeds the IPv4 identification. */

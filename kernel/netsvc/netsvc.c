@@ -42,6 +42,7 @@ static void core_poll(void *arg, uint64_t now_ns)
     for (uint16_t i = 0; i < rc->nports; i++) {
         uint16_t n = netdev_rx_burst(rc->ports[i], (uint16_t)rc->cpu, pkts, NETSVC_BURST);
         if (n) {
+            net_tap(&rc->stack, rc->ports[i]->index, CAP_RX, pkts, n, NULL); /* a capture's, if one runs */
             fwd_burst(&rc->fwd, &rc->stack, pkts, n, now_ns);
             work += n;
         }
@@ -151,4 +152,5 @@ void netsvc_init(void)
     xconnect_init();
     gen_init();
     netsvc_bgp_init();
+    netsvc_capture_init();
 }

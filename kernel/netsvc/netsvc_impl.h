@@ -143,11 +143,23 @@ int netsvc_route_change(const char *prefix, const char *const *vias, unsigned nv
 int netsvc_parse_vias(int argc, char **argv, const char **vias);
 int netsvc_route_add_via(uint32_t addr, unsigned len, const uint32_t *gws_be, unsigned n, char *err,
                          size_t errlen);
+/* The next hop of a route via n gateways, either family: path(ctx, i)
+ * makes gateway i's slot (0: err says why); more than one, the ECMP group
+ * of theirs from group(), which holds each path (refs) while it lives.
+ * *group: the group's number when one was made, else NH_GROUP_MAX. */
+struct netsvc_via_ops {
+    uint32_t (*path)(void *ctx, unsigned i, char *err, size_t errlen);
+    uint32_t (*group)(void *ctx, const uint32_t *paths, unsigned n, bool *made, unsigned *group);
+};
+uint32_t netsvc_via(unsigned n, const struct netsvc_via_ops *ops, void *ctx, struct nexthop_ref *refs,
+                    unsigned *group, char *err, size_t errlen);
 /* ECMP paths' health (netsvc_paths.c): each path of each group is up
  * while its port's link is and its neighbour answers (arp_probe,
  * nd6_probe) on core 0, once a second; a group just made has its paths up
  * for a grace period. */
 void netsvc_paths_init(void);
+/* `capture` (capture.c); the http app's side is kernel/app.h's app_capture_*. */
+void netsvc_capture_init(void);
 void netsvc_paths_made(bool v6, unsigned group);
 uint64_t netsvc_paths_downs(void); /* paths taken out, and put back, since boot */
 uint64_t netsvc_paths_ups(void);

@@ -105,19 +105,17 @@ static uint32_t nexthop_for(uint32_t gw_be, char *err, size_t errlen)
     return idx;
 }
 
-/* The next hop of a route via gws_be[0..n): the gateway's slot, or the
- * ECMP group of theirs (which holds each of its paths while it lives). */
-static uint32_t nexthop_via(const uint32_t *gws_be, unsigned n, char *err, size_t errlen)
+uint32_t netsvc_via(unsigned n, const struct netsvc_via_ops *ops, void *ctx, struct nexthop_ref *refs,
+                    unsigned *group, char *err, size_t errlen)
 {
+    *group = NH_GROUP_MAX;
     if (n == 1)
-        return nexthop_for(gws_be[0], err, errlen);
+        return ops->path(ctx, 0, err, errlen);
     uint32_t paths[NH_GROUP_PATHS];
     unsigned made_paths = 0;
     for (; made_paths < n; made_paths++) {
-        paths[made_paths] = nexthop_for(gws_be[made_paths], err, errlen);
-        if (!paths[made_paths])
-            break;
-        for (unsigned j = 0; j < made_paths; j++)
+        paths[made_paths] = ops->path(ctx, made_paths, err, errlen);
+        for (unsigned j = 0; paths[made_paths] && j < made_paths; j++)
             if (paths[j] == paths[made_paths]) {
                 fmt_snprintf(err, errlen, "a gateway given twice");
                 paths[made_paths] = 0;
@@ -126,18 +124,42 @@ static uint32_t nexthop_via(const uint32_t *gws_be, unsigned n, char *err, size_
             break;
     }
     bool made = false;
-    uint32_t g = made_paths == n ? nexthop_group_add(&netsvc.nht, paths, n, &made) : 0;
+    uint32_t g = made_paths == n ? ops->group(ctx, paths, n, &made, group) : 0;
     if (made_paths == n && !g)
         fmt_snprintf(err, errlen, "no room for another ECMP group");
     for (unsigned i = 0; i < made_paths; i++) {
         if (made)
-            nexthop_ref_get(&nh_refs, paths[i]); /* the group's */
-        nexthop_ref_get(&nh_refs, paths[i]);     /* and a path made for nothing waits to be freed */
-        nexthop_ref_put(&nh_refs, paths[i]);
+            nexthop_ref_get(refs, paths[i]); /* the group's */
+        nexthop_ref_get(refs, paths[i]);     /* and a path made for nothing waits to be freed */
+        nexthop_ref_put(refs, paths[i]);
     }
-    if (made)
-        netsvc_paths_made(false, nexthop_get(&netsvc.nht, g).gw_be);
+    if (!made)
+        *group = NH_GROUP_MAX;
     return g;
+}
+
+static uint32_t path4(void *ctx, unsigned i, char *err, size_t errlen)
+{
+    return nexthop_for(((const uint32_t *)ctx)[i], err, errlen);
+}
+
+static uint32_t group4(void *ctx, const uint32_t *paths, unsigned n, bool *made, unsigned *group)
+{
+    uint32_t g = nexthop_group_add(&netsvc.nht, paths, n, made);
+    *group = g ? nexthop_get(&netsvc.nht, g).gw_be : NH_GROUP_MAX;
+    return g;
+}
+
+/* The next hop of a route via gws_be[0..n): the gateway's slot, or the
+ * ECMP group of theirs. */
+static uint32_t nexthop_via(const uint32_t *gws_be, unsigned n, char *err, size_t errlen)
+{
+    static const struct netsvc_via_ops ops = {path4, group4};
+    unsigned group;
+    uint32_t nh = netsvc_via(n, &ops, (void *)gws_be, &nh_refs, &group, err, errlen);
+    if (group < NH_GROUP_MAX)
+        netsvc_paths_made(false, group);
+    return nh;
 }
 
 /* After every change to the routes: what it unlinked, route-table memory

@@ -162,37 +162,28 @@ static int route_to(const uint8_t *a, unsigned len, uint32_t nh, char *err, size
     return 0;
 }
 
+static uint32_t path6(void *ctx, unsigned i, char *err, size_t errlen)
+{
+    return nexthop6_for(((const uint8_t(*)[16])ctx)[i], err, errlen);
+}
+
+static uint32_t group6(void *ctx, const uint32_t *paths, unsigned n, bool *made, unsigned *group)
+{
+    uint32_t g = fwd_nh6_group_add(&nh6, paths, n, made);
+    *group = g ? nh6.e[g].gw[0] : NH_GROUP_MAX;
+    return g;
+}
+
 /* As netsvc_route.c's nexthop_via: one gateway's slot, or the ECMP group
  * of theirs. */
 static uint32_t nexthop6_via(const uint8_t (*gws)[16], unsigned n, char *err, size_t errlen)
 {
-    if (n == 1)
-        return nexthop6_for(gws[0], err, errlen);
-    uint32_t paths[NH_GROUP_PATHS];
-    unsigned made_paths = 0;
-    for (; made_paths < n; made_paths++) {
-        paths[made_paths] = nexthop6_for(gws[made_paths], err, errlen);
-        for (unsigned j = 0; paths[made_paths] && j < made_paths; j++)
-            if (paths[j] == paths[made_paths]) {
-                fmt_snprintf(err, errlen, "a gateway given twice");
-                paths[made_paths] = 0;
-            }
-        if (!paths[made_paths])
-            break;
-    }
-    bool made = false;
-    uint32_t g = made_paths == n ? fwd_nh6_group_add(&nh6, paths, n, &made) : 0;
-    if (made_paths == n && !g)
-        fmt_snprintf(err, errlen, "no room for another ECMP group");
-    for (unsigned i = 0; i < made_paths; i++) {
-        if (made)
-            nexthop_ref_get(&nh6_refs, paths[i]); /* the group's */
-        nexthop_ref_get(&nh6_refs, paths[i]);     /* and a path made for nothing waits to be freed */
-        nexthop_ref_put(&nh6_refs, paths[i]);
-    }
-    if (made)
-        netsvc_paths_made(true, nh6.e[g].gw[0]);
-    return g;
+    static const struct netsvc_via_ops ops = {path6, group6};
+    unsigned group;
+    uint32_t nh = netsvc_via(n, &ops, (void *)gws, &nh6_refs, &group, err, errlen);
+    if (group < NH_GROUP_MAX)
+        netsvc_paths_made(true, group);
+    return nh;
 }
 
 int netsvc6_route(const char *prefix, const char *const *vias, unsigned n, char *err, size_t errlen)
@@ -208,8 +199,7 @@ int netsvc6_route(const char *prefix, const char *const *vias, unsigned n, char 
             return -1;
     if (connected6_refused(a, len, err, errlen))
         return -1;
-    return route_to(a, len, n == 1 ? nexthop6_for(gws[0], err, errlen) : nexthop6_via(gws, n, err, errlen), err,
-                    errlen);
+    return route_to(a, len, nexthop6_via((const uint8_t(*)[16])gws, n, err, errlen), err, errlen);
 }
 
 int netsvc6_port_for_gateway(const uint8_t *gw)

@@ -113,28 +113,33 @@ static void fragment(struct fwd *f, struct net_stack *s, struct pkt *p, uint16_t
 /* The next hop's port and MTU, or NULL when the datagram is dropped here
  * (counted, ICMP sent where RFC 1812 asks for it). */
 static struct net_iface *next_hop(struct fwd *f, struct net_stack *s, const struct pkt *p, uint32_t nh,
-                                  struct nexthop *e, uint64_t now_ns)
+                                  struct nexthop *e, const char **why, uint64_t now_ns)
 {
     *e = nexthop_get(f->nhc.t, nh);
     if (e->kind == NEXTHOP_GROUP) /* ECMP: the fast path's choice for this flow */
         *e = nexthop_get(f->nhc.t, nexthop_group_pick(f->nhc.t, e->gw_be, nh_flow_hash4(p->data)));
     if (nh == ROUTE_NH_NONE) {
         f->ctr.no_route++;
+        *why = "fwd-no-route";
         icmp4_send_unreach(s, p, ICMP4_UNREACH_NET, now_ns);
         return NULL;
     }
     if (e->kind == NEXTHOP_BLACKHOLE) {
         f->ctr.blackhole++;
+        *why = "fwd-blackhole";
         return NULL;
     }
     if (e->kind == NEXTHOP_UNREACH) {
         f->ctr.unreachable++;
+        *why = "fwd-unreachable";
         icmp4_send_unreach(s, p, ICMP4_UNREACH_HOST, now_ns);
         return NULL;
     }
     struct net_iface *ifc = e->kind == NEXTHOP_VIA ? net_iface_get(s, e->port) : NULL;
-    if (ifc == NULL)
+    if (ifc == NULL) {
         f->ctr.bad_nexthop++;
+        *why = "fwd-bad-nexthop";
+    }
     return ifc;
 }
 
@@ -143,14 +148,17 @@ void fwd_slow(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, ui
     struct ip4_hdr *h = (struct ip4_hdr *)p->data;
     uint32_t hlen = ip4_hdr_len(h);
     struct nexthop e;
+    const char *why = NULL;
 
     f->ctr.slow++;
     if (net_addr_is_bcast(s, h->dst_be)) {
         f->ctr.directed_bcast++;
+        why = "fwd-directed-bcast";
         goto drop;
     }
     if (h->ttl <= 1) {
         f->ctr.ttl_expired++;
+        why = "fwd-ttl-expired";
         icmp4_send_time_exceeded(s, p, now_ns);
         goto drop;
     }
@@ -158,12 +166,13 @@ void fwd_slow(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, ui
         uint32_t a = net_ntohl(h->dst_be);
         f->lookup4(f->lookup4_ctx, &a, &nh, 1);
     }
-    struct net_iface *ifc = next_hop(f, s, p, nh, &e, now_ns);
+    struct net_iface *ifc = next_hop(f, s, p, nh, &e, &why, now_ns);
     if (ifc == NULL)
         goto drop;
     if (hlen > IP4_HDR_LEN) {
         if (walk_options(p->data + IP4_HDR_LEN, hlen - IP4_HDR_LEN, NULL, NULL)) {
             f->ctr.src_route++;
+            why = "fwd-src-route";
             goto drop;
         }
         f->ctr.options++;
@@ -173,6 +182,7 @@ void fwd_slow(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, ui
     if (p->len > mtu) {
         if (h->frag_be & net_htons(IP4_DF)) {
             f->ctr.frag_needed++;
+            why = "fwd-frag-needed";
             icmp4_send_frag_needed(s, p, (uint16_t)mtu, now_ns);
             goto drop;
         }
@@ -186,5 +196,9 @@ void fwd_slow(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, ui
     send(f, s, p, e.port, nh_be, now_ns);
     return;
 drop:
+    if (NET_UNLIKELY(atomic_load_explicit(&s->tap, memory_order_relaxed) != NULL)) {
+        pkt_push(p, ETH_HDR_LEN); /* a frame, as it came (its header is still in the headroom) */
+        net_tap(s, p->port, CAP_DROP, &p, 1, why);
+    }
     pkt_free(p);
 }

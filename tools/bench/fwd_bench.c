@@ -30,7 +30,9 @@
  *
  * ECMP (IPv4, bursts of 32): the same prefixes, each on one of four
  * groups of four paths (one gateway on each port), beside one path a
- * prefix in the same run: what choosing a flow's path costs.
+ * prefix in the same run: what choosing a flow's path costs. Capture: a
+ * tap copying every frame sent into a ring (net/capture/capture.h)
+ * drained between chunks, beside none: what a capture at line rate costs.
  *
  * The prefixes, the addresses and the rte_lpm build come from
  * route_load.c, as route_bench's do, so the two benchmarks measure the
@@ -218,7 +220,7 @@ static void lpm_lookup(void *ctx, const uint32_t *addr, uint32_t *nh, uint32_t n
 
 struct result {
     double ns_per_pkt;
-    uint64_t pkts, tx_doorbells, rx_doorbells, fast, to_stack;
+    uint64_t pkts, tx_doorbells, rx_doorbells, fast, to_stack, cap_lost;
     uint64_t per_port[NPORTS];
 };
 
@@ -232,7 +234,19 @@ static void ecmp_lookup(void *ctx, const uint32_t *addr, uint32_t *nh, uint32_t 
     route4_lookup_burst(ctx, addr, nh, n);
 }
 
-enum { OURS, LPM, ECMP };
+enum { OURS, LPM, ECMP, CAPTURE };
+
+/* A capture of every frame sent, as kernel/netsvc/capture.c's tap: the
+ * filter, then a copy into the ring or a count when it is full. */
+static struct cap_ring cap_ring;
+static struct cap_filter cap_all = {.ports = ~0u, .dirs = CAP_TX, .proto = -1, .l4port = -1};
+
+static void cap_tap(void *ctx, uint16_t port, uint8_t dir, struct pkt *const *p, uint16_t n, const char *why)
+{
+    for (uint16_t i = 0; i < n; i++)
+        if ((cap_all.dirs & dir) && cap_match(&cap_all, p[i]->data, p[i]->len))
+            cap_put(&cap_ring, 0, port, dir, why, p[i]->data, p[i]->len);
+}
 
 /* npkts frames through the pipeline in bursts of b, IPv6 with v6: side
  * selects the lookup (our table, rte_lpm or rte_lpm6, our ECMP table).
@@ -250,6 +264,10 @@ static struct result run(struct rig *r, int b, int side, int v6, uint64_t npkts)
             fwd_set_lookup4(r->f, side == LPM ? lpm_lookup : NULL, r->lpm);
         learn_gateways(r, now_ns());
     }
+    if (side == CAPTURE && !cap_ring.r)
+        cap_ring.r = calloc(CAP_RING, sizeof(struct cap_rec));
+    atomic_store(&r->s->tap, side == CAPTURE ? cap_tap : NULL);
+    uint64_t lost0 = cap_ring.lost;
     uint64_t db_tx = 0, db_rx = r->nic[0].rx_doorbells, sent[NPORTS];
     memset(&r->f->ctr, 0, sizeof(r->f->ctr));
     for (int p = 0; p < NPORTS; p++) {
@@ -272,8 +290,11 @@ static struct result run(struct rig *r, int b, int side, int v6, uint64_t npkts)
         t += bench_now() - t0;
         for (int p = 0; p < NPORTS; p++)
             nic_transmit(&r->nic[p]);
+        atomic_store(&cap_ring.tail, atomic_load(&cap_ring.head)); /* the reader, on another core */
         res.pkts += got;
     }
+    res.cap_lost = cap_ring.lost - lost0;
+    atomic_store(&r->s->tap, NULL);
     res.ns_per_pkt = t * 1e9 / (double)res.pkts;
     res.rx_doorbells = r->nic[0].rx_doorbells - db_rx;
     for (int p = 0; p < NPORTS; p++) {
@@ -373,28 +394,54 @@ static int rows(struct rig *r, int v6, int only, uint64_t npkts)
     return bad;
 }
 
-/* ECMP beside one path a prefix, bursts of 32, interleaved: every frame
- * on the fast path and every port used. */
-static int ecmp_rows(struct rig *r, uint64_t npkts)
+/* side beside OURS, bursts of 32, interleaved: ns a packet of each,
+ * the last run of side. */
+static struct result beside(struct rig *r, int side, uint64_t npkts, double *ns_side, double *ns_ours)
 {
     double ns[2][64];
     struct result last[2];
     for (int rep = 0; rep < reps; rep++)
         for (int k = 0; k < 2; k++) {
-            int side = (rep + k) & 1 ? ECMP : OURS;
-            last[side == ECMP] = run(r, 32, side, 0, npkts);
-            ns[side == ECMP][rep] = last[side == ECMP].ns_per_pkt;
+            int which = (rep + k) & 1;
+            last[which] = run(r, 32, which ? side : OURS, 0, npkts);
+            ns[which][rep] = last[which].ns_per_pkt;
         }
-    int bad = last[1].fast != last[1].pkts;
+    *ns_side = bench_median(ns[1], reps);
+    *ns_ours = bench_median(ns[0], reps);
+    return last[1];
+}
+
+/* A capture of every frame sent (ring drained between chunks, what does
+ * not fit counted) beside none. */
+static int capture_rows(struct rig *r, uint64_t npkts)
+{
+    double on, off;
+    struct result res = beside(r, CAPTURE, npkts, &on, &off);
+    int bad = res.fast != res.pkts;
+    char name[128];
+    snprintf(name, sizeof(name), "fwd 64B burst 32, full table, capturing every frame%s", tag);
+    bench_emit(name, "ns/packet", on, "no capture, same run", off);
+    snprintf(name, sizeof(name), "capture: frames counted, not kept (ring %d, drained each %d)%s", CAP_RING, CHUNK,
+             tag);
+    bench_emit(name, "per packet", (double)res.cap_lost / (double)res.pkts, "", 0);
+    return bad;
+}
+
+/* ECMP beside one path a prefix, bursts of 32, interleaved: every frame
+ * on the fast path and every port used. */
+static int ecmp_rows(struct rig *r, uint64_t npkts)
+{
+    double ns[2];
+    struct result e = beside(r, ECMP, npkts, &ns[1], &ns[0]);
+    int bad = e.fast != e.pkts;
     for (int p = 0; p < NPORTS; p++)
-        bad |= last[1].per_port[p] < last[1].pkts / NPORTS / 2;
+        bad |= e.per_port[p] < e.pkts / NPORTS / 2;
     if (bad)
         fprintf(stderr, "fwd_bench: ECMP: %llu of %llu on the fast path, or a port left out\n",
-                (unsigned long long)last[1].fast, (unsigned long long)last[1].pkts);
+                (unsigned long long)e.fast, (unsigned long long)e.pkts);
     char name[128];
     snprintf(name, sizeof(name), "fwd 64B burst 32, full table, ECMP over 4 paths%s", tag);
-    bench_emit(name, "ns/packet", bench_median(ns[1], reps), "one path a prefix, same run",
-               bench_median(ns[0], reps));
+    bench_emit(name, "ns/packet", ns[1], "one path a prefix, same run", ns[0]);
     return bad;
 }
 
@@ -443,6 +490,7 @@ int main(int argc, char **argv)
     if (v4) {
         bad |= rows(&r, 0, only, npkts);
         bad |= ecmp_rows(&r, npkts);
+        bad |= capture_rows(&r, npkts);
     }
     if (v6) {
         fwd_bench6_setup(&r, dir, only);
