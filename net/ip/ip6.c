@@ -370,27 +370,33 @@ static void forward(struct net_stack *s, struct net_iface *in, struct pkt *p, ui
     struct ip6_hdr *h = (struct ip6_hdr *)p->data;
     struct net_iface *out;
     uint8_t nh[16];
+    const char *why;
     if (s->route6 == NULL) {
         s->ctr.ip6_no_forward++;
+        why = "ip6-no-forward";
         goto drop;
     }
     if (ip6_is_linklocal(h->src)) { /* RFC 4291 2.5.6: never beyond the link */
         icmp6_send_error(s, in, p, ICMP6_UNREACH, 2, 0, now_ns);
         s->ctr.ip6_no_route++;
+        why = "ip6-no-route";
         goto drop;
     }
     if (h->hlim <= 1) {
         s->ctr.ip6_hop_limit++;
+        why = "ip6-hop-limit";
         icmp6_send_error(s, in, p, ICMP6_TIME_EXCEEDED, 0, 0, now_ns);
         goto drop;
     }
     if (!route_for(s, h->dst, p->data, &out, nh)) {
         s->ctr.ip6_no_route++;
+        why = "ip6-no-route";
         icmp6_send_error(s, in, p, ICMP6_UNREACH, 0, 0, now_ns);
         goto drop;
     }
     if (p->len > out->mtu) {
         s->ctr.ip6_too_big++;
+        why = "ip6-too-big";
         icmp6_send_error(s, in, p, ICMP6_TOO_BIG, 0, out->mtu, now_ns);
         goto drop;
     }
@@ -400,6 +406,8 @@ static void forward(struct net_stack *s, struct net_iface *in, struct pkt *p, ui
     nd6_output(s, out, nh, p, now_ns);
     return;
 drop:
+    if (NET_UNLIKELY(atomic_load_explicit(&s->tap, memory_order_relaxed) != NULL) && pkt_push(p, ETH_HDR_LEN))
+        net_tap(s, in->port, CAP_DROP, &p, 1, why); /* the frame as it came: its header is in the headroom */
     pkt_free(p);
 }
 

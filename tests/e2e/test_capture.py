@@ -4,7 +4,8 @@ the real image in QEMU, with host A on eth0 and host B on eth1.
 
 - The console: `capture eth0 rx count 3 match proto icmp` prints a line
   for each of A's pings to B, as tcpdump would, then its summary; a
-  `drop` capture names why a datagram to nowhere was dropped.
+  `drop` capture names why a datagram to nowhere was dropped, IPv4 and
+  IPv6.
 - The http app: /capture.pcap streams pcapng that tshark reads: the
   pings forwarded out of eth1, on interface eth1, outbound; a drop with
   its reason as the packet's comment; a second capture while one runs is
@@ -27,13 +28,15 @@ pytestmark = [pytest.mark.skipif(nl.unavailable() is not None, reason=str(nl.una
 
 CONF = """hostname r1
 interface eth0 address 10.0.0.1/24
+interface eth0 address 2001:db8:a::1/64
 interface eth1 address 10.0.1.1/24
 app http port 8080
 """
 
 
 def lab_of(netlab):
-    return netlab([nl.Peer(addrs=["10.0.0.2/24"], routes=["default via 10.0.0.1"]),
+    return netlab([nl.Peer(addrs=["10.0.0.2/24", "2001:db8:a::2/64"],
+                          routes=["default via 10.0.0.1", "default via 2001:db8:a::1"]),
                    nl.Peer(addrs=["10.0.1.2/24"], routes=["default via 10.0.1.1"])], config=CONF)
 
 
@@ -51,6 +54,10 @@ def test_capture_console(netlab):
     m.cmd("capture eth0 drop count 1")
     a.run("ping -c 1 -W 1 192.0.2.1", check=False, timeout=10)
     m.wait_for(r"eth0 drop IP 10\.0\.0\.2 > 192\.0\.2\.1: ICMP type 8, length 84 \(fwd-no-route\)", 10)
+    m.wait_for(r"capture: 1 packets", 10)
+    m.cmd("capture eth0 drop count 1 match proto icmp6")
+    a.run("ping -6 -c 1 -W 1 2001:db8:ffff::1", check=False, timeout=10)
+    m.wait_for(r"eth0 drop IP6 2001:db8:a::2 > 2001:db8:ffff::1: ICMP6 type 128, length 104 \(ip6-no-route\)", 10)
     m.wait_for(r"capture: 1 packets", 10)
     assert "capture: none running" in m.cmd("capture stop")
 
