@@ -278,8 +278,9 @@ uint32_t netsvc_route_deferred(void) { return route4_deferred(netsvc.rt4) + nets
  * and resolves next hops over it. */
 static void static_record(bool v6, const uint8_t *a, unsigned len, const uint8_t *gw)
 {
-    if (gw ? route_statics_set(&netsvc.statics, v6, a, len, gw) != ROUTE_OK
-           : route_statics_unset(&netsvc.statics, v6, a, len) == ROUTE_ENOMEM)
+    if (!gw)
+        route_statics_unset(&netsvc.statics, v6, a, len);
+    else if (route_statics_set(&netsvc.statics, v6, a, len, gw) != ROUTE_OK)
         kprintf("route: no memory to keep the static route apart: BGP may replace it\n");
     netsvc_bgp_routes_changed(v6, a, len);
 }
