@@ -2,11 +2,10 @@
 /* bgp/bgp_aset.c: interned attribute sets. A full table's million paths
  * carry some tens of thousands of distinct sets, so each distinct content
  * is stored once, exactly as long as its AS path and other attributes
- * are, refcounted, found again through a chained hash table and freed
- * with its last reference. Also the per-set next-hop resolution cache. */
+ * are, refcounted, found again through an open-addressed table
+ * (bgp_htab.c) and freed with its last reference. Also the per-set
+ * next-hop resolution cache. */
 #include "bgp_rib_impl.h"
-
-#define ASET_BUCKETS_MIN 256u
 
 /* The content bytes: from `has` to the end of nh6_ll, no holes between. */
 #define ASET_CONTENT_OFF offsetof(struct bgp_aset, has)
@@ -106,52 +105,17 @@ static bool holds_as(const struct bgp_aset *s, uint32_t as)
     return false;
 }
 
-static void table_grow(struct bgp_rib *r)
-{
-    uint32_t n = (r->set_mask + 1) * 2;
-    struct bgp_aset **nb = r->al.alloc(r->al.ctx, n * sizeof *nb);
-    if (!nb)
-        return; /* longer chains, still correct */
-    for (uint32_t i = 0; i <= r->set_mask; i++) {
-        for (struct bgp_aset *s = r->sets[i], *next; s; s = next) {
-            next = s->hnext;
-            s->hnext = nb[s->hash & (n - 1)];
-            nb[s->hash & (n - 1)] = s;
-        }
-    }
-    r->al.free(r->al.ctx, r->sets, (r->set_mask + 1) * sizeof *nb);
-    r->bytes += (uint64_t)(n - (r->set_mask + 1)) * sizeof *nb;
-    r->sets = nb;
-    r->set_mask = n - 1;
-}
-
-int bgp_aset_table_init(struct bgp_rib *r)
-{
-    r->sets = r->al.alloc(r->al.ctx, ASET_BUCKETS_MIN * sizeof *r->sets);
-    if (!r->sets)
-        return -1;
-    r->set_mask = ASET_BUCKETS_MIN - 1;
-    r->nsets = 0;
-    r->bytes += ASET_BUCKETS_MIN * sizeof *r->sets;
-    return 0;
-}
-
 void bgp_aset_table_fini(struct bgp_rib *r)
 {
-    if (!r->sets)
-        return;
-    for (uint32_t i = 0; i <= r->set_mask; i++) {
-        for (struct bgp_aset *s = r->sets[i], *next; s; s = next) {
-            next = s->hnext;
+    for (uint32_t i = 0; r->sets.s && i <= r->sets.mask; i++) {
+        struct bgp_aset *s = r->sets.s[i].o;
+        if (s) {
             size_t sz = aset_size(s);
             r->al.free(r->al.ctx, s, sz);
             r->bytes -= sz;
         }
     }
-    r->al.free(r->al.ctx, r->sets, (r->set_mask + 1) * sizeof *r->sets);
-    r->bytes -= (uint64_t)(r->set_mask + 1) * sizeof *r->sets;
-    r->sets = NULL;
-    r->nsets = 0;
+    bgp_htab_fini(r, &r->sets);
 }
 
 const struct bgp_aset *bgp_aset_intern(struct bgp_rib *r, const struct bgp_attrs *a)
@@ -165,8 +129,10 @@ const struct bgp_aset *bgp_aset_intern(struct bgp_rib *r, const struct bgp_attrs
     h = hash_bytes(h, a->segs, seg_bytes);
     h = bgp_mix64(hash_bytes(h, a->other, a->other_len));
     uint32_t h32 = (uint32_t)h;
-    for (struct bgp_aset *s = r->sets[h32 & r->set_mask]; s; s = s->hnext) {
-        if (s->hash == h32 && __builtin_memcmp(content(s), content(&k), ASET_CONTENT_LEN) == 0 &&
+    struct bgp_htab *t = &r->sets;
+    for (uint32_t i = h32 & t->mask; t->s[i].o; i = (i + 1) & t->mask) {
+        struct bgp_aset *s = t->s[i].o;
+        if (t->s[i].hash == h32 && __builtin_memcmp(content(s), content(&k), ASET_CONTENT_LEN) == 0 &&
             __builtin_memcmp(s->asns, a->asns, asn_bytes) == 0 &&
             __builtin_memcmp(bgp_aset_segs(s), a->segs, seg_bytes) == 0 &&
             __builtin_memcmp(bgp_aset_other(s), a->other, a->other_len) == 0) {
@@ -175,6 +141,8 @@ const struct bgp_aset *bgp_aset_intern(struct bgp_rib *r, const struct bgp_attrs
         }
     }
     size_t sz = aset_size(&k);
+    if (!bgp_htab_room(r, t))
+        return NULL;
     struct bgp_aset *s = r->al.alloc(r->al.ctx, sz);
     if (!s)
         return NULL;
@@ -187,10 +155,7 @@ const struct bgp_aset *bgp_aset_intern(struct bgp_rib *r, const struct bgp_attrs
     s->refs = 1;
     s->loop = holds_as(s, r->local_as);
     s->neigh_as = neighbour_as(s, r->local_as);
-    s->hnext = r->sets[h32 & r->set_mask];
-    r->sets[h32 & r->set_mask] = s;
-    if (++r->nsets > r->set_mask + 1)
-        table_grow(r);
+    bgp_htab_put(t, s, h32);
     return s;
 }
 
@@ -204,11 +169,11 @@ void bgp_aset_put(struct bgp_rib *r, const struct bgp_aset *cs)
     struct bgp_aset *s = (struct bgp_aset *)cs;
     if (!s || --s->refs > 0)
         return;
-    struct bgp_aset **pp = &r->sets[s->hash & r->set_mask];
-    while (*pp != s)
-        pp = &(*pp)->hnext;
-    *pp = s->hnext;
-    r->nsets--;
+    struct bgp_htab *t = &r->sets;
+    uint32_t i = s->hash & t->mask;
+    while (t->s[i].o != s)
+        i = (i + 1) & t->mask;
+    bgp_htab_remove(t, i);
     size_t sz = aset_size(s);
     r->al.free(r->al.ctx, s, sz);
     r->bytes -= sz;

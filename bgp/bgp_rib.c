@@ -7,8 +7,6 @@
  * from pools (bgp_pool.c): a full table is a million of each. */
 #include "bgp_rib_impl.h"
 
-#define RTAB_SLOTS_MIN 256u
-
 /* ---- prefixes and the tables -------------------------------------------- */
 
 /* k = p with every bit past len zero; false for a bad family or length. */
@@ -39,78 +37,24 @@ static uint32_t prefix_hash(const struct bgp_prefix *k)
     return (uint32_t)bgp_mix64(a ^ bgp_mix64(b ^ k->len));
 }
 
-static struct bgp_rtab *table_of(struct bgp_rib *r, uint8_t afi)
+static struct bgp_htab *table_of(struct bgp_rib *r, uint8_t afi)
 {
     return &r->t[afi == BGP_AFI_IPV6];
 }
 
+static struct bgp_route *route_at(const struct bgp_htab *t, uint32_t i)
+{
+    return t->s[i].o;
+}
+
 /* The slot holding k's route, or the empty one where it would go. */
-static uint32_t rt_slot(const struct bgp_rtab *t, const struct bgp_prefix *k, uint32_t h)
+static uint32_t rt_slot(const struct bgp_htab *t, const struct bgp_prefix *k, uint32_t h)
 {
     for (uint32_t i = h & t->mask;; i = (i + 1) & t->mask) {
-        const struct bgp_rslot *s = &t->s[i];
-        if (!s->rt || (s->hash == h && s->rt->p.len == k->len && __builtin_memcmp(s->rt->p.addr, k->addr, 16) == 0))
+        const struct bgp_route *rt = route_at(t, i);
+        if (!rt || (t->s[i].hash == h && rt->p.len == k->len && __builtin_memcmp(rt->p.addr, k->addr, 16) == 0))
             return i;
     }
-}
-
-/* Empties slot i, moving back each later entry of the probe run that may
- * sit there (its home at or before the hole), so no search stops short. */
-static void rt_remove(struct bgp_rtab *t, uint32_t i)
-{
-    t->s[i].rt = NULL;
-    for (uint32_t j = (i + 1) & t->mask; t->s[j].rt; j = (j + 1) & t->mask) {
-        uint32_t home = t->s[j].hash & t->mask;
-        if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
-            t->s[i] = t->s[j];
-            t->s[j].rt = NULL;
-            i = j;
-        }
-    }
-    t->count--;
-}
-
-static int rtab_init(struct bgp_rib *r, struct bgp_rtab *t)
-{
-    t->s = r->al.alloc(r->al.ctx, RTAB_SLOTS_MIN * sizeof *t->s);
-    if (!t->s)
-        return -1;
-    r->bytes += RTAB_SLOTS_MIN * sizeof *t->s;
-    t->mask = RTAB_SLOTS_MIN - 1;
-    t->count = 0;
-    return 0;
-}
-
-static void rtab_fini(struct bgp_rib *r, struct bgp_rtab *t)
-{
-    if (!t->s)
-        return;
-    r->al.free(r->al.ctx, t->s, (t->mask + 1) * sizeof *t->s);
-    r->bytes -= (uint64_t)(t->mask + 1) * sizeof *t->s;
-    t->s = NULL;
-}
-
-/* Doubles the slots: the old ones read in order, no route touched. */
-static void rtab_grow(struct bgp_rib *r, struct bgp_rtab *t)
-{
-    uint32_t n = (t->mask + 1) * 2;
-    if (n == 0)
-        return;
-    struct bgp_rslot *ns = r->al.alloc(r->al.ctx, n * sizeof *ns);
-    if (!ns)
-        return;
-    for (uint32_t i = 0; i <= t->mask; i++) {
-        if (!t->s[i].rt)
-            continue;
-        uint32_t j = t->s[i].hash & (n - 1);
-        while (ns[j].rt)
-            j = (j + 1) & (n - 1);
-        ns[j] = t->s[i];
-    }
-    r->al.free(r->al.ctx, t->s, (t->mask + 1) * sizeof *ns);
-    r->bytes += (uint64_t)(n - (t->mask + 1)) * sizeof *ns;
-    t->s = ns;
-    t->mask = n - 1;
 }
 
 /* ---- paths, decisions ---------------------------------------------------- */
@@ -168,10 +112,10 @@ static void drop_path(struct bgp_rib *r, struct bgp_route *rt, struct bgp_path *
     path_free(r, p);
 }
 
-static void route_free(struct bgp_rib *r, struct bgp_rtab *t, uint32_t slot)
+static void route_free(struct bgp_rib *r, struct bgp_htab *t, uint32_t slot)
 {
-    struct bgp_route *rt = t->s[slot].rt;
-    rt_remove(t, slot);
+    struct bgp_route *rt = route_at(t, slot);
+    bgp_htab_remove(t, slot);
     bgp_pool_put(&r->routes, rt);
 }
 
@@ -199,7 +143,7 @@ int bgp_rib_init(struct bgp_rib *r, const struct bgp_alloc *a, const struct bgp_
     r->paths.size = sizeof(struct bgp_path);
     r->peer[0].as = local_as;
     r->peer[0].router_id = router_id;
-    if (rtab_init(r, &r->t[0]) || rtab_init(r, &r->t[1]) || bgp_aset_table_init(r)) {
+    if (bgp_htab_init(r, &r->t[0]) || bgp_htab_init(r, &r->t[1]) || bgp_htab_init(r, &r->sets)) {
         bgp_rib_fini(r);
         return -1;
     }
@@ -209,8 +153,8 @@ int bgp_rib_init(struct bgp_rib *r, const struct bgp_alloc *a, const struct bgp_
 void bgp_rib_fini(struct bgp_rib *r)
 {
     /* Routes and paths live in the pools: no walk needed. */
-    rtab_fini(r, &r->t[0]);
-    rtab_fini(r, &r->t[1]);
+    bgp_htab_fini(r, &r->t[0]);
+    bgp_htab_fini(r, &r->t[1]);
     bgp_pool_fini(r, &r->routes);
     bgp_pool_fini(r, &r->paths);
     bgp_aset_table_fini(r);
@@ -225,9 +169,11 @@ void bgp_rib_set_peer(struct bgp_rib *r, uint16_t peer, const struct bgp_peer_fa
     if (r->counts[peer].received == 0)
         return;
     for (unsigned t = 0; t < 2; t++)
-        for (uint32_t i = 0; i <= r->t[t].mask; i++)
-            if (r->t[t].s[i].rt && *path_link(r->t[t].s[i].rt, peer))
-                redecide(r, r->t[t].s[i].rt);
+        for (uint32_t i = 0; i <= r->t[t].mask; i++) {
+            struct bgp_route *rt = route_at(&r->t[t], i);
+            if (rt && *path_link(rt, peer))
+                redecide(r, rt);
+        }
 }
 
 int bgp_rib_announce(struct bgp_rib *r, uint16_t peer, const struct bgp_prefix *p, const struct bgp_aset *s)
@@ -235,9 +181,9 @@ int bgp_rib_announce(struct bgp_rib *r, uint16_t peer, const struct bgp_prefix *
     struct bgp_prefix k;
     if (peer >= BGP_PEERS_MAX || !s || !canon(&k, p))
         return -1;
-    struct bgp_rtab *t = table_of(r, k.afi);
-    uint32_t h = prefix_hash(&k), slot = rt_slot(t, &k, h);
-    struct bgp_route *rt = t->s[slot].rt;
+    struct bgp_htab *t = table_of(r, k.afi);
+    uint32_t h = prefix_hash(&k);
+    struct bgp_route *rt = route_at(t, rt_slot(t, &k, h));
     struct bgp_path **pp = NULL, *old = NULL;
     if (rt) {
         pp = path_link(rt, peer);
@@ -246,11 +192,8 @@ int bgp_rib_announce(struct bgp_rib *r, uint16_t peer, const struct bgp_prefix *
             r->announces++;
             return 0;
         }
-    } else if ((t->count + 1) * 4ull > (t->mask + 1) * 3ull) {
-        rtab_grow(r, t);
-        if (t->count + 2 > t->mask + 1) /* one slot stays empty: searches end */
-            return -1;
-        slot = rt_slot(t, &k, h);
+    } else if (!bgp_htab_room(r, t)) {
+        return -1;
     }
     struct bgp_path *np = bgp_pool_get(r, &r->paths);
     if (!np)
@@ -262,9 +205,7 @@ int bgp_rib_announce(struct bgp_rib *r, uint16_t peer, const struct bgp_prefix *
             return -1;
         }
         rt->p = k;
-        t->s[slot].rt = rt;
-        t->s[slot].hash = h;
-        t->count++;
+        bgp_htab_put(t, rt, h);
         pp = &rt->paths;
     }
     np->a = s;
@@ -291,9 +232,9 @@ int bgp_rib_withdraw(struct bgp_rib *r, uint16_t peer, const struct bgp_prefix *
     struct bgp_prefix k;
     if (peer >= BGP_PEERS_MAX || !canon(&k, p))
         return 1;
-    struct bgp_rtab *t = table_of(r, k.afi);
+    struct bgp_htab *t = table_of(r, k.afi);
     uint32_t slot = rt_slot(t, &k, prefix_hash(&k));
-    struct bgp_route *rt = t->s[slot].rt;
+    struct bgp_route *rt = route_at(t, slot);
     if (!rt)
         return 1;
     struct bgp_path **pp = path_link(rt, peer);
@@ -312,12 +253,12 @@ uint32_t bgp_rib_peer_down(struct bgp_rib *r, uint16_t peer)
     if (peer >= BGP_PEERS_MAX || r->counts[peer].received == 0)
         return 0;
     for (unsigned ti = 0; ti < 2; ti++) {
-        struct bgp_rtab *t = &r->t[ti];
+        struct bgp_htab *t = &r->t[ti];
         for (uint32_t i = 0; i <= t->mask; i++) {
             /* A removal moves a later route into slot i: look again. One
              * from past the wrap may come twice; it has no path of peer. */
             struct bgp_route *rt;
-            while ((rt = t->s[i].rt) != NULL) {
+            while ((rt = route_at(t, i)) != NULL) {
                 struct bgp_path **pp = path_link(rt, peer);
                 if (*pp) {
                     drop_path(r, rt, pp);
@@ -338,10 +279,10 @@ void bgp_rib_nexthops_changed(struct bgp_rib *r)
     if (++r->nh_gen == 0) /* every cached answer is stale again */
         r->nh_gen = 1;
     for (unsigned ti = 0; ti < 2; ti++) {
-        struct bgp_rtab *t = &r->t[ti];
+        struct bgp_htab *t = &r->t[ti];
         uint8_t afi = ti ? BGP_AFI_IPV6 : BGP_AFI_IPV4;
         for (uint32_t i = 0; i <= t->mask; i++) {
-            struct bgp_route *rt = t->s[i].rt;
+            struct bgp_route *rt = route_at(t, i);
             if (rt) {
                 bool changed = false;
                 for (struct bgp_path *p = rt->paths; p; p = p->next) {
@@ -364,18 +305,18 @@ const struct bgp_route *bgp_rib_find(const struct bgp_rib *r, const struct bgp_p
     struct bgp_prefix k;
     if (!canon(&k, p))
         return NULL;
-    const struct bgp_rtab *t = &r->t[k.afi == BGP_AFI_IPV6];
-    return t->s[rt_slot(t, &k, prefix_hash(&k))].rt;
+    const struct bgp_htab *t = &r->t[k.afi == BGP_AFI_IPV6];
+    return route_at(t, rt_slot(t, &k, prefix_hash(&k)));
 }
 
 void bgp_rib_walk(const struct bgp_rib *r, uint8_t afi, void (*fn)(void *ctx, const struct bgp_route *rt), void *ctx)
 {
     if (afi != BGP_AFI_IPV4 && afi != BGP_AFI_IPV6)
         return;
-    const struct bgp_rtab *t = &r->t[afi == BGP_AFI_IPV6];
+    const struct bgp_htab *t = &r->t[afi == BGP_AFI_IPV6];
     for (uint32_t i = 0; i <= t->mask; i++)
-        if (t->s[i].rt)
-            fn(ctx, t->s[i].rt);
+        if (route_at(t, i))
+            fn(ctx, route_at(t, i));
 }
 
 void bgp_rib_peer_counts(const struct bgp_rib *r, uint16_t peer, struct bgp_rib_peer_counts *out)
@@ -391,7 +332,7 @@ void bgp_rib_stats(const struct bgp_rib *r, struct bgp_rib_stats *out)
 {
     out->prefixes = (uint64_t)r->t[0].count + r->t[1].count;
     out->paths = r->npaths;
-    out->asets = r->nsets;
+    out->asets = r->sets.count;
     out->bytes = r->bytes;
     out->announces = r->announces;
     out->withdraws = r->withdraws;

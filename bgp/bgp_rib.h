@@ -38,8 +38,7 @@ struct bgp_peer_facts {
  * they are (bgp_aset_asns/segs/other); bgp_aset_get_attrs rebuilds the
  * parsed form. */
 struct bgp_aset {
-    struct bgp_aset *hnext; /* the intern table's chain */
-    uint32_t hash, refs;
+    uint32_t hash, refs; /* hash: of the content, its place in the intern table */
     /* The content, hashed and compared as these bytes (bgp_aset.c): the
      * fields struct bgp_attrs has, those not in `has` zero. */
     uint32_t has, med, local_pref, aggregator_as;
@@ -116,16 +115,16 @@ struct bgp_pool {
     uint32_t size;
 };
 
-/* A prefix table (one per family): open addressing, linear probing,
- * doubled past 3/4 full. The slot keeps the key's hash beside the route,
- * so a probe reads a route (a cache miss in a full table) only when the
- * hash matches, and growing never reads routes at all. */
-struct bgp_rslot {
-    struct bgp_route *rt; /* NULL: empty */
+/* An open-addressed table (bgp_htab.c): the prefixes of a family, the
+ * attribute sets. A slot keeps its object's hash beside it, so a probe
+ * reads an object (a cache miss in a full table) only when the hash
+ * matches, and growing never reads objects at all. */
+struct bgp_hslot {
+    void *o; /* NULL: empty */
     uint32_t hash;
 };
-struct bgp_rtab {
-    struct bgp_rslot *s;
+struct bgp_htab {
+    struct bgp_hslot *s;
     uint32_t mask, count;
 };
 
@@ -133,9 +132,8 @@ struct bgp_rib {
     struct bgp_alloc al;
     struct bgp_rib_ops ops;
     uint32_t local_as, router_id;
-    struct bgp_rtab t[2]; /* IPv4, IPv6 */
-    struct bgp_aset **sets;
-    uint32_t set_mask, nsets;
+    struct bgp_htab t[2]; /* routes: IPv4, IPv6 */
+    struct bgp_htab sets; /* interned attribute sets */
     struct bgp_pool routes, paths;
     uint32_t nh_gen;
     uint64_t npaths, bytes, announces, withdraws, best_changes;

@@ -28,8 +28,15 @@ void *bgp_pool_get(struct bgp_rib *r, struct bgp_pool *pl);
 void bgp_pool_put(struct bgp_pool *pl, void *o);
 void bgp_pool_fini(struct bgp_rib *r, struct bgp_pool *pl);
 
+/* bgp_htab.c. Room for one more entry (grown if need be), false if none;
+ * put adds an entry known to be absent. */
+int bgp_htab_init(struct bgp_rib *r, struct bgp_htab *t);
+void bgp_htab_fini(struct bgp_rib *r, struct bgp_htab *t);
+bool bgp_htab_room(struct bgp_rib *r, struct bgp_htab *t);
+void bgp_htab_put(struct bgp_htab *t, void *o, uint32_t hash);
+void bgp_htab_remove(struct bgp_htab *t, uint32_t i);
+
 /* bgp_aset.c */
-int bgp_aset_table_init(struct bgp_rib *r);
 void bgp_aset_table_fini(struct bgp_rib *r);
 /* Resolves s's next hop for a path of family afi, once per set until the
  * next bgp_rib_nexthops_changed (r->nh_gen). */

@@ -217,9 +217,25 @@ static bool attr_at(const uint8_t *p, const uint8_t *end, uint8_t *flags, uint8_
     return *n <= left - hl;
 }
 
+/* u zeroed but for its attributes' arrays (5 KB: clearing them took 5% of
+ * a full table's ingest), which are read only up to their counts. */
+_Static_assert(offsetof(struct bgp_attrs, nasns) < offsetof(struct bgp_attrs, segs) &&
+                   offsetof(struct bgp_attrs, segs) < offsetof(struct bgp_attrs, path_len) &&
+                   offsetof(struct bgp_attrs, other_len) < offsetof(struct bgp_attrs, other) &&
+                   offsetof(struct bgp_update, attrs) + sizeof(struct bgp_attrs) <= offsetof(struct bgp_update, wd4),
+               "update_clear: the counts before the arrays, the arrays last in attrs, attrs before wd4");
+
+static void update_clear(struct bgp_update *u)
+{
+    __builtin_memset(u, 0, offsetof(struct bgp_update, attrs.segs));
+    u->attrs.path_len = u->attrs.other_len = 0;
+    size_t tail = offsetof(struct bgp_update, wd4);
+    __builtin_memset((uint8_t *)u + tail, 0, sizeof *u - tail);
+}
+
 int bgp_update_parse(const uint8_t *msg, uint16_t len, const struct bgp_update_ctx *ctx, struct bgp_update *u)
 {
-    __builtin_memset(u, 0, sizeof *u);
+    update_clear(u);
     struct bgpw_parse st = {.u = u, .ctx = ctx};
     if (len < 23) {
         uint8_t l[2];

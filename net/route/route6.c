@@ -49,7 +49,7 @@ struct route6 *route6_create(const struct route_cfg *cfg)
         return NULL;
     net_memset(t, 0, sizeof(*t));
     t->alloc = cfg->alloc;
-    if (route_rib_init(&t->rib, &cfg->alloc) != ROUTE_OK) {
+    if (route_rib_init_jump(&t->rib, &cfg->alloc, ROUTE_RIB_JUMP_BITS6) != ROUTE_OK) {
         t->alloc.free(t->alloc.ctx, t, sizeof(*t));
         return NULL;
     }

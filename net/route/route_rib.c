@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* net/route/route_rib.c: the binary trie of prefixes behind each route table
  * (route_rib.h). Nodes live in one array that doubles when full; freed
- * nodes go on a free list and are reused first. */
+ * nodes go on a free list and are reused first. The jump table
+ * (route_rib_jump.c) names the nodes at depth jump_bits. */
 #include "route_rib.h"
 
 #include "core/env.h"
@@ -17,10 +18,21 @@ bool route_key_is_masked(const struct route_key *k, unsigned len)
 
 int route_rib_init(struct route_rib *r, const struct route_alloc *a)
 {
+    return route_rib_init_jump(r, a, ROUTE_RIB_JUMP_BITS);
+}
+
+int route_rib_init_jump(struct route_rib *r, const struct route_alloc *a, unsigned jump_bits)
+{
     r->alloc = *a;
+    r->jump_bits = jump_bits;
     r->n = a->alloc(a->ctx, RIB_INIT_CAP * sizeof(*r->n), 64);
     if (r->n == NULL)
         return ROUTE_ENOMEM;
+    if (route_rib_jump_init(r) != ROUTE_OK) {
+        a->free(a->ctx, r->n, RIB_INIT_CAP * sizeof(*r->n));
+        r->n = NULL;
+        return ROUTE_ENOMEM;
+    }
     r->cap = RIB_INIT_CAP;
     net_memset(r->n, 0, 2 * sizeof(*r->n)); /* 0: none, 1: root */
     r->top = 2;
@@ -34,6 +46,7 @@ void route_rib_fini(struct route_rib *r)
 {
     if (r->n)
         r->alloc.free(r->alloc.ctx, r->n, r->cap * sizeof(*r->n));
+    route_rib_jump_fini(r);
     r->n = NULL;
 }
 
@@ -102,10 +115,21 @@ static bool sub_update(struct route_rib *r, uint32_t i)
     return true;
 }
 
-/* After a change at path[depth]: the summaries above it, bottom up. */
-static void sub_path(struct route_rib *r, const uint32_t *path, unsigned depth)
+/* After a change at path[depth]: the summaries above it, bottom up.
+ * path[known..depth] is filled; the part above (a set that started at the
+ * jump table) only when a change gets that far, which is rare. */
+static void sub_path(struct route_rib *r, const struct route_key *k, uint32_t *path,
+                     unsigned known, unsigned depth)
 {
-    while (depth-- > 0 && sub_update(r, path[depth])) {
+    while (depth-- > 0) {
+        if (depth < known) {
+            path[0] = ROUTE_RIB_ROOT;
+            for (unsigned d = 0; d + 1 < known; d++)
+                path[d + 1] = r->n[path[d]].child[route_key_bit(k, d)];
+            known = 0;
+        }
+        if (!sub_update(r, path[depth]))
+            return;
     }
 }
 
@@ -113,18 +137,29 @@ int route_rib_set(struct route_rib *r, const struct route_key *k, unsigned len,
                   uint32_t nh, uint32_t *old_nh)
 {
     uint32_t path[129];
-    uint32_t cur = ROUTE_RIB_ROOT;
-    path[0] = cur;
-    for (unsigned d = 0; d < len; d++) {
+    uint32_t jump = route_key_top(k, r->jump_bits), cur = ROUTE_RIB_ROOT;
+    unsigned d = 0;
+    if (len >= r->jump_bits) {
+        uint32_t at = route_rib_jump_find(r, jump);
+        if (at) {
+            d = r->jump_bits;
+            cur = at;
+        }
+    }
+    unsigned known = d;
+    path[d] = cur;
+    for (; d < len; d++) {
         unsigned b = route_key_bit(k, d);
         uint32_t next = r->n[cur].child[b];
         if (next == 0) {
             next = rib_new_node(r); /* may move r->n: index again below */
             if (next == 0) {
-                sub_path(r, path, d + 1); /* the nodes made so far are empty: harmless, counted right */
+                sub_path(r, k, path, known, d + 1); /* the nodes made so far are empty: harmless, counted right */
                 return ROUTE_ENOMEM;
             }
             r->n[cur].child[b] = next;
+            if (d + 1 == r->jump_bits)
+                route_rib_jump_add(r, jump, next);
         }
         cur = next;
         path[d + 1] = cur;
@@ -133,7 +168,7 @@ int route_rib_set(struct route_rib *r, const struct route_key *k, unsigned len,
     if (*old_nh == ROUTE_NH_NONE)
         r->prefixes++;
     r->n[cur].nh = nh;
-    sub_path(r, path, len);
+    sub_path(r, k, path, known, len);
     return ROUTE_OK;
 }
 
@@ -163,6 +198,8 @@ int route_rib_del(struct route_rib *r, const struct route_key *k, unsigned len,
         if (n->nh != ROUTE_NH_NONE || n->child[0] || n->child[1])
             break;
         r->n[path[d - 1]].child[route_key_bit(k, d - 1)] = 0;
+        if (d == r->jump_bits)
+            route_rib_jump_del(r, route_key_top(k, d));
         n->child[0] = r->free_head;
         r->free_head = path[d];
         r->used--;
@@ -207,5 +244,5 @@ uint32_t route_rib_match(const struct route_rib *r, const struct route_key *k,
 
 size_t route_rib_bytes(const struct route_rib *r)
 {
-    return (size_t)r->cap * sizeof(*r->n);
+    return (size_t)r->cap * sizeof(*r->n) + route_rib_jump_bytes(r);
 }
