@@ -63,12 +63,12 @@ static inline uint32_t nh_group_pick(const struct nh_group *g, uint32_t hash)
     return g->path[__builtin_ctz(live)];
 }
 
+/* Two multiplies: the top bits, which the pick uses, depend on every
+ * input bit. */
 static inline uint32_t nh_hash_mix(uint64_t a, uint64_t b)
 {
-    uint64_t h = a * 0x9e3779b97f4a7c15ull ^ b * 0xc2b2ae3d27d4eb4full;
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ull;
-    return (uint32_t)(h >> 32);
+    uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ull) ^ (b >> 29)) * 0xc2b2ae3d27d4eb4full;
+    return (uint32_t)(h >> 32) ^ (uint32_t)(h >> 7);
 }
 
 /* The flow of an IPv4 datagram (ip: its header, read as far as the
