@@ -160,6 +160,15 @@ static inline void net_tap(struct net_stack *s, uint16_t port, uint8_t dir, stru
         fn(s->tap_ctx, port, dir, p, n, why);
 }
 
+/* A datagram at p->data (its Ethernet header stripped, still in the
+ * headroom) dropped on port for why: the capture sees the frame as it
+ * came. */
+static inline void net_tap_drop(struct net_stack *s, uint16_t port, struct pkt *p, const char *why)
+{
+    if (__builtin_expect(atomic_load_explicit(&s->tap, memory_order_relaxed) != NULL, 0) && pkt_push(p, ETH_HDR_LEN))
+        net_tap(s, port, CAP_DROP, &p, 1, why);
+}
+
 /* Zero s and take pool (stays the embedder's; the stack allocates from it).
  * core only seeds the IPv4 identification. */
 void net_stack_init(struct net_stack *s, struct pkt_pool *pool, uint32_t core);

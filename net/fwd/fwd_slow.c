@@ -196,7 +196,6 @@ void fwd_slow(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, ui
     send(f, s, p, e.port, nh_be, now_ns);
     return;
 drop:
-    if (NET_UNLIKELY(atomic_load_explicit(&s->tap, memory_order_relaxed) != NULL) && pkt_push(p, ETH_HDR_LEN))
-        net_tap(s, p->port, CAP_DROP, &p, 1, why); /* the frame as it came: its header is in the headroom */
+    net_tap_drop(s, p->port, p, why);
     pkt_free(p);
 }

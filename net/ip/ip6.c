@@ -406,8 +406,7 @@ static void forward(struct net_stack *s, struct net_iface *in, struct pkt *p, ui
     nd6_output(s, out, nh, p, now_ns);
     return;
 drop:
-    if (NET_UNLIKELY(atomic_load_explicit(&s->tap, memory_order_relaxed) != NULL) && pkt_push(p, ETH_HDR_LEN))
-        net_tap(s, in->port, CAP_DROP, &p, 1, why); /* the frame as it came: its header is in the headroom */
+    net_tap_drop(s, in->port, p, why);
     pkt_free(p);
 }
 
