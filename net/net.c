@@ -240,6 +240,46 @@ bool net_route(struct net_stack *s, uint32_t dst_be, uint16_t *port, uint32_t *n
     return true;
 }
 
+static bool acl_pass(const struct acl_use *u, struct acl_key *k, bool *have, const uint8_t *ip, uint32_t len,
+                     bool v6)
+{
+    if (u->acl == NULL)
+        return true;
+    if (!v6)
+        return acl_use_pass4(u, ip, len);
+    if (!*have) {
+        acl_key6(k, ip, len);
+        *have = true;
+    }
+    return acl_use_pass(u, k);
+}
+
+const char *net_acl_forward(struct net_stack *s, uint16_t in, uint16_t out, const uint8_t *ip, uint32_t len,
+                            bool v6)
+{
+    struct acl_key k;
+    bool have = false;
+    if (in < NET_MAX_PORTS && !acl_pass(&s->iface[in].acl_in, &k, &have, ip, len, v6)) {
+        s->ctr.acl_in_deny++;
+        return "acl-in-deny";
+    }
+    if (out < NET_MAX_PORTS && !acl_pass(&s->iface[out].acl_out, &k, &have, ip, len, v6)) {
+        s->ctr.acl_out_deny++;
+        return "acl-out-deny";
+    }
+    return NULL;
+}
+
+bool net_acl_control(struct net_stack *s, const uint8_t *ip, uint32_t len, bool v6)
+{
+    struct acl_key k;
+    bool have = false;
+    if (acl_pass(&s->acl_control, &k, &have, ip, len, v6))
+        return true;
+    s->ctr.acl_control_deny++;
+    return false;
+}
+
 bool net_addr_is_bcast(const struct net_stack *s, uint32_t addr_be)
 {
     if (ip4_is_limited_bcast(addr_be))

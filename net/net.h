@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "acl/acl.h"
 #include "capture/capture.h"
 #include "link/arp.h"
 #include "core/counter.h"
@@ -118,6 +119,9 @@ struct net_iface {
     uint8_t ll6[16];            /* link-local, from the MAC */
     struct nd6_cache nd;
     struct ra6_state ra;
+    /* Access lists on what is forwarded in at and out of this port
+     * (net/acl/acl.h; fwd_sync after setting them). */
+    struct acl_use acl_in, acl_out;
 };
 
 struct net_stack {
@@ -145,6 +149,7 @@ struct net_stack {
     uint64_t *fwd_tx_drop;      /* forwarding's fwd-tx-drop (fwd_attach): where refused forwarded frames count */
     _Atomic(net_tap_fn) tap;    /* a capture's, set from another core; NULL (a test a flush) while none runs */
     void *tap_ctx;
+    struct acl_use acl_control; /* on datagrams for us (but neighbour discovery) */
     struct net_iface iface[NET_MAX_PORTS];
     struct reasm reasm;
 };
@@ -258,6 +263,20 @@ static inline __attribute__((always_inline)) bool net_addr_is_local(const struct
 
 /* 255.255.255.255 or the subnet broadcast of one of our ports. */
 bool net_addr_is_bcast(const struct net_stack *s, uint32_t addr_be);
+
+/* Access lists (net/acl/acl.h) on a forwarded datagram (IPv4 or IPv6
+ * header at ip, len bytes there): the one on its input port in, then the
+ * one on its output port out (either NET_ACL_SKIP: not applied here).
+ * NULL when they pass it, else the counter that counted it as denied. */
+#define NET_ACL_SKIP 0xffffu
+const char *net_acl_forward(struct net_stack *s, uint16_t in, uint16_t out, const uint8_t *ip, uint32_t len,
+                            bool v6);
+/* `acl control` on a datagram for us: whether it passes (a denial counted). */
+bool net_acl_control(struct net_stack *s, const uint8_t *ip, uint32_t len, bool v6);
+static inline bool net_acl_local_ok(struct net_stack *s, const uint8_t *ip, uint32_t len, bool v6)
+{
+    return __builtin_expect(s->acl_control.acl == NULL, 1) || net_acl_control(s, ip, len, v6);
+}
 
 /* Ask net_poll to run the timers by deadline_ns. */
 static inline void net_timer_at(struct net_stack *s, uint64_t deadline_ns)

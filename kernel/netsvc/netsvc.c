@@ -68,6 +68,7 @@ static struct netsvc_core *core_setup(unsigned cpu)
         rc->ports[rc->nports++] = dev;
     }
     netsvc_tcp_core(rc);
+    netsvc_acl_core(rc);
     fwd_init(&rc->fwd, netsvc.rt4, &netsvc.nht);
     fwd_attach(&rc->fwd, &rc->stack);
     fwd_sync(&rc->fwd, &rc->stack);
@@ -132,6 +133,7 @@ void netsvc_start(void)
     apply_mtus();
     equal_queues();
     netsvc_tcp_setup();
+    netsvc_acl_start();
     for (unsigned c = 0; c < netsvc.ncores; c++) {
         netsvc.core[c] = core_setup(c);
         if (netsvc.core[c]->nports)
@@ -153,4 +155,5 @@ void netsvc_init(void)
     gen_init();
     netsvc_bgp_init();
     netsvc_capture_init();
+    netsvc_acl_init();
 }

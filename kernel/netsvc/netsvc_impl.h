@@ -158,6 +158,14 @@ uint32_t netsvc_via(unsigned n, const struct netsvc_via_ops *ops, void *ctx, str
  * nd6_probe) on core 0, once a second; a group just made has its paths up
  * for a grace period. */
 void netsvc_paths_init(void);
+/* Access lists (acl.c): the `acl` statement and command, `show acl`; the
+ * lists compiled at the start (netsvc_acl_start), then each core's stack
+ * given its own (netsvc_acl_core, before fwd_sync). port -1: `acl
+ * control`, else dir "in" or "out" of `interface PORT acl DIR NAME`. */
+void netsvc_acl_init(void);
+void netsvc_acl_start(void);
+void netsvc_acl_core(struct netsvc_core *rc);
+int netsvc_acl_bind(int port, const char *dir, const char *name, char *err, size_t errlen);
 /* `capture` (capture.c); the http app's side is kernel/app.h's app_capture_*. */
 void netsvc_capture_init(void);
 void netsvc_paths_made(bool v6, unsigned group);

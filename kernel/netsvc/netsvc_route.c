@@ -395,17 +395,19 @@ static int interface4(int p, const char *arg, char *err, size_t errlen)
 static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
 {
     bool ra = argc == 3 && strcmp(argv[2], "ra") == 0, mtu = argc == 4 && strcmp(argv[2], "mtu") == 0;
-    bool vlan = argc == 4 && strcmp(argv[2], "vlan") == 0;
+    bool vlan = argc == 4 && strcmp(argv[2], "vlan") == 0, acl = argc == 5 && strcmp(argv[2], "acl") == 0;
     int p = argc >= 3 ? port_index(argv[1]) : -1;
-    if (!ra && !mtu && !vlan && (argc != 4 || strcmp(argv[2], "address") != 0)) {
+    if (!ra && !mtu && !vlan && !acl && (argc != 4 || strcmp(argv[2], "address") != 0)) {
         fmt_snprintf(err, errlen, "usage: interface PORT address A.B.C.D/LEN|X:X::X/LEN, interface PORT ra, "
-                                  "interface PORT mtu N, or interface PORT vlan ID");
+                                  "interface PORT mtu N, interface PORT vlan ID, or interface PORT acl in|out NAME");
         return -1;
     }
     if (p < 0) {
         fmt_snprintf(err, errlen, "no port '%s'", argv[1]);
         return -1;
     }
+    if (acl)
+        return netsvc_acl_bind(p, argv[3], argv[4], err, errlen);
     if (ra) {
         netsvc6_ra(p);
         return 0;

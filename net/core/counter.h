@@ -213,6 +213,9 @@
     X(udp, tx, "udp-tx")                                                      \
     X(udp, echo_refused, "udp-echo-refused")    /* from port 0 or an echo port: no answer */ \
     X(udp, tx_too_big, "udp-tx-too-big")                                      \
+    X(acl, in_deny, "acl-in-deny")              /* forwarded, denied at the input port */ \
+    X(acl, out_deny, "acl-out-deny")            /* forwarded, denied at the output port */ \
+    X(acl, control_deny, "acl-control-deny")    /* for us, denied by `acl control` */ \
     TCP_COUNTERS(X)
 
 struct net_counters {

@@ -96,6 +96,7 @@ struct fwd {
     void *lookup4_ctx;
     uint64_t mac64[NET_MAX_PORTS];       /* each port's MAC in the low bytes (memory order) */
     uint32_t fast_ports;                 /* bit p: port p may take the fast path */
+    uint32_t acl_in_ports, acl_out_ports; /* bit p: port p has an access list there (net.h) */
     uint32_t local_mul;                  /* hash of local[]: (a * local_mul) >> 24 */
     uint32_t local[256];                 /* our addresses and broadcasts, collision-free */
     struct fwd_counters ctr;
@@ -130,7 +131,8 @@ void fwd_init(struct fwd *f, const struct route4 *rt4, const struct nexthop_tabl
 void fwd_attach(struct fwd *f, struct net_stack *s);
 
 /* Read s's ports again: which may take the fast path (added, untagged) and
- * our addresses. Call after net_iface_add or an address or VLAN change. */
+ * our addresses. Call after net_iface_add or an address, VLAN or access
+ * list change. */
 void fwd_sync(struct fwd *f, const struct net_stack *s);
 
 /* Forward a received burst (frames at p->data, p->port set) with s as the
@@ -194,6 +196,24 @@ static inline bool fwd_unicast_to_us(const struct fwd *f, const uint8_t *d, uint
 {
     static const uint8_t mask[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0};
     return ((fwd_load64(d) ^ f->mac64[port]) & fwd_load64(mask)) == 0;
+}
+
+/* The access lists on a frame the fast path forwards, where its ports
+ * have any (acl_in_ports, acl_out_ports; in NET_ACL_SKIP: the input list
+ * was applied already): true when they pass it; else it is counted,
+ * shown to a capture, and freed. */
+static inline bool fwd_acl_ok(const struct fwd *f, struct net_stack *s, struct pkt *p, uint16_t in, uint16_t out,
+                              bool v6)
+{
+    uint32_t at_in = in < NET_MAX_PORTS ? f->acl_in_ports >> in : 0;
+    if (__builtin_expect(!((at_in | (f->acl_out_ports >> out)) & 1), 1))
+        return true;
+    const char *why = net_acl_forward(s, in, out, p->data + ETH_HDR_LEN, p->len - ETH_HDR_LEN, v6);
+    if (why == NULL)
+        return true;
+    net_tap(s, p->port, CAP_DROP, &p, 1, why);
+    pkt_free(p);
+    return false;
 }
 
 /* Frame p out of adjacency a's port's queue, its Ethernet addresses a's:

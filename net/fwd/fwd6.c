@@ -215,6 +215,8 @@ void fwd6_forward(struct fwd *f, struct net_stack *s, uint32_t n, struct pkt **s
             slow[(*nslow)++] = p; /* as it came: the stack resolves, or sends the ICMPv6 error */
             continue;
         }
+        if (!fwd_acl_ok(f, s, p, p->port, a->port, true))
+            continue;
         p->data[ETH_HDR_LEN + 7]--; /* hop limit */
         fwd_send_adj(s, a, mac, p);
         nfast++;

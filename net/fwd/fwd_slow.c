@@ -151,6 +151,8 @@ void fwd_slow(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, ui
     const char *why = NULL;
 
     f->ctr.slow++;
+    if (nh == FWD_NH_UNKNOWN && (why = net_acl_forward(s, p->port, NET_ACL_SKIP, p->data, p->len, false)) != NULL)
+        goto drop; /* the fast path's frames had theirs (acl_in_burst) */
     if (net_addr_is_bcast(s, h->dst_be)) {
         f->ctr.directed_bcast++;
         why = "fwd-directed-bcast";
@@ -167,7 +169,7 @@ void fwd_slow(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, ui
         f->lookup4(f->lookup4_ctx, &a, &nh, 1);
     }
     struct net_iface *ifc = next_hop(f, s, p, nh, &e, &why, now_ns);
-    if (ifc == NULL)
+    if (ifc == NULL || (why = net_acl_forward(s, NET_ACL_SKIP, e.port, p->data, p->len, false)) != NULL)
         goto drop;
     if (hlen > IP4_HDR_LEN) {
         if (walk_options(p->data + IP4_HDR_LEN, hlen - IP4_HDR_LEN, NULL, NULL)) {

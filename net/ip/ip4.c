@@ -112,6 +112,13 @@ static __attribute__((noinline)) void unknown_proto(struct net_stack *s, const s
 /* ip4_deliver, inlined into input's delivery. */
 static inline void deliver(struct net_stack *s, const struct ip4_rx *rx, uint64_t now_ns)
 {
+    if (!net_acl_local_ok(s, rx->iph, (uint32_t)(rx->l4 - rx->iph) + rx->l4_len, false)) {
+        if (rx->pkt) {
+            net_tap_drop(s, rx->port, rx->pkt, "acl-control-deny");
+            pkt_free(rx->pkt);
+        }
+        return;
+    }
     s->ctr.ip4_local++;
     if (NET_LIKELY(rx->proto == IP4_PROTO_TCP) && s->tcp)
         tcp_input(s, rx, now_ns);

@@ -253,10 +253,23 @@ static bool in_group(const struct net_iface *ifc, const uint8_t *g)
     return !ip6_is_unspec(ifc->sra6) && ip6_eq(g, sn);
 }
 
+/* An upper layer (next, n bytes at m) that is a neighbour discovery message. */
+static bool nd_message(uint8_t next, const uint8_t *m, uint32_t n)
+{
+    return next == IP6_PROTO_ICMP6 && n > 0 && m[0] >= ND6_RS && m[0] <= ND6_REDIRECT;
+}
+
 /* The upper layer of a datagram for us. */
 static void upper(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uint64_t now_ns)
 {
     const struct ip6_hdr *h = (const struct ip6_hdr *)p->data;
+    /* Neighbour discovery passes `acl control`: without it the link is gone. */
+    if (!nd_message(h->next, p->data + IP6_HDR_LEN, p->len - IP6_HDR_LEN) &&
+        !net_acl_local_ok(s, p->data, p->len, true)) {
+        net_tap_drop(s, ifc->port, p, "acl-control-deny");
+        pkt_free(p);
+        return;
+    }
     if (h->next == IP6_PROTO_ICMP6) {
         icmp6_input(s, ifc, p, now_ns);
         return;
@@ -280,12 +293,6 @@ static void upper(struct net_stack *s, struct net_iface *ifc, struct pkt *p, uin
     else
         icmp6_send_error(s, ifc, p, ICMP6_PARAM_PROBLEM, 1, 6, now_ns);
     pkt_free(p);
-}
-
-/* An upper layer (next, n bytes at m) that is a neighbour discovery message. */
-static bool nd_message(uint8_t next, const uint8_t *m, uint32_t n)
-{
-    return next == IP6_PROTO_ICMP6 && n > 0 && m[0] >= ND6_RS && m[0] <= ND6_REDIRECT;
 }
 
 /* A fragment for us (RFC 8200 4.5), its Fragment header right after the
@@ -345,7 +352,9 @@ void ip6_deliver_flat(struct net_stack *s, struct net_iface *ifc, uint8_t *d, ui
         s->ctr.ip6_frag_bad++; /* neighbour discovery is never fragmented (RFC 6980 5) */
         return;
     }
-    if (len > PKT_DATA_ROOM) {
+    if (len > PKT_DATA_ROOM) { /* upper() checks `acl control` on the rest */
+        if (!net_acl_local_ok(s, d, len, true))
+            return;
         if (d[6] == IP4_PROTO_UDP)
             udp_input6_flat(s, ifc, d, len, l2_flags, now_ns);
         else if (!(d[6] == IP6_PROTO_ICMP6 && icmp6_echo_flat(s, ifc, d, len, now_ns)))
@@ -376,6 +385,8 @@ static void forward(struct net_stack *s, struct net_iface *in, struct pkt *p, ui
         why = "ip6-no-forward";
         goto drop;
     }
+    if ((why = net_acl_forward(s, in->port, NET_ACL_SKIP, p->data, p->len, true)) != NULL)
+        goto drop;
     if (ip6_is_linklocal(h->src)) { /* RFC 4291 2.5.6: never beyond the link */
         icmp6_send_error(s, in, p, ICMP6_UNREACH, 2, 0, now_ns);
         s->ctr.ip6_no_route++;
@@ -394,6 +405,8 @@ static void forward(struct net_stack *s, struct net_iface *in, struct pkt *p, ui
         icmp6_send_error(s, in, p, ICMP6_UNREACH, 0, 0, now_ns);
         goto drop;
     }
+    if ((why = net_acl_forward(s, NET_ACL_SKIP, out->port, p->data, p->len, true)) != NULL)
+        goto drop;
     if (p->len > out->mtu) {
         s->ctr.ip6_too_big++;
         why = "ip6-too-big";

@@ -411,13 +411,60 @@ def bgp_seeds():
     return seeds
 
 
+def acl_seeds():
+    """fuzz_acl's inputs (tests/fuzz/fuzz_acl.c): [ctl][aim][edges] then an
+    IPv4 or IPv6 datagram; ctl bit 2 IPv6, bit 3 aim at rule aim."""
+    src4, dst4 = bytes([198, 51, 100, 7]), bytes([192, 0, 2, 1])
+    src6, dst6 = bytes.fromhex("20010db8000100000000000000000001"), bytes.fromhex("20010db8000000000000000000000053")
+
+    def rec(datagram, lst=0, v6=False, aim=None, edges=0):
+        ctl = lst | (4 if v6 else 0) | (8 if aim is not None else 0)
+        return bytes([ctl, aim or 0, edges]) + datagram
+
+    def ext(nxt, units=0):
+        """Hop-by-hop, routing or destination options: PadN inside."""
+        n = 8 * (1 + units)
+        return bytes([nxt, units, 1, n - 4]) + bytes(n - 4)
+
+    def frag6(nxt, off8, more):
+        return struct.pack("!BBHI", nxt, 0, off8 << 3 | (1 if more else 0), 0xdeadbeef)
+
+    syn = tcp(40000, 443, 1, 0, 2)
+    dns = udp(src4, dst4, 5353, 53, b"q")
+    seeds = {
+        "tcp4": rec(ip4(src4, dst4, 6, syn)),
+        "udp4": rec(ip4(src4, dst4, 17, dns), lst=1),
+        "udp4_opts": rec(ip4(src4, dst4, 17, dns, opts=b"\x01" * 8), lst=2),
+        "icmp4": rec(ip4(src4, bytes([203, 0, 113, 1]), 1, icmp(8, 0, 1, b"ping"))),
+        "frag4_first": rec(ip4(src4, dst4, 17, dns, frag=0x2000)),
+        "frag4_later": rec(ip4(src4, dst4, 17, dns, frag=0x2000 | 185), lst=3),
+        "gre4": rec(ip4(src4, dst4, 47, b"\0" * 8)),
+        "tcp4_cut": rec(ip4(src4, dst4, 6, syn)[:22], lst=1),
+        "tcp6": rec(ip6(src6, dst6, 6, syn), v6=True),
+        "udp6": rec(ip6(src6, dst6, 17, struct.pack("!HHHH", 5353, 53, 9, 0) + b"q"), v6=True, lst=3),
+        "icmp6": rec(ip6(bytes.fromhex("fe800000000000000000000000000001"), dst6, 58, icmp6(128, 0, 1, b"x")),
+                     v6=True),
+        "ext6": rec(ip6(src6, dst6, 0, ext(60) + ext(43, 1) + ext(6) + syn), v6=True),
+        "frag6_first": rec(ip6(src6, dst6, 44, frag6(17, 0, True) + struct.pack("!HHHH", 1, 53, 8, 0)), v6=True),
+        "frag6_later": rec(ip6(src6, dst6, 0, ext(44) + frag6(6, 181, False) + syn), v6=True, lst=2),
+        "ah6": rec(ip6(src6, dst6, 51, bytes([17, 4]) + bytes(22) + struct.pack("!HHHH", 1, 53, 8, 0)), v6=True),
+        "chain9": rec(ip6(src6, dst6, 60, b"".join(ext(60) for _ in range(8)) + ext(17) + dns), v6=True),
+    }
+    for lst in range(4):
+        for k, edges in enumerate((0x00, 0x55, 0xaa, 0xff)):
+            seeds[f"aim4_{lst}_{k}"] = rec(ip4(src4, dst4, 6, syn), lst=lst, aim=k * 17 + lst, edges=edges)
+            seeds[f"aim6_{lst}_{k}"] = rec(ip6(src6, dst6, 17, dns), v6=True, lst=lst, aim=k * 13 + lst,
+                                           edges=edges)
+    return seeds
+
+
 def main():
     name, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     seeds = {"fuzz_frame": frame_seeds, "fuzz_reasm": reasm_seeds, "fuzz_tcp": tcp_seeds,
              "fuzz_tcp_conn": tcp_conn_seeds, "fuzz_iperf3": iperf3_seeds, "fuzz_http": http_seeds,
              "fuzz_http_pipe": http_pipe_seeds, "fuzz_gen": gen_seeds,
-             "fuzz_bgp": bgp_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
+             "fuzz_bgp": bgp_seeds, "fuzz_acl": acl_seeds}.get(name, lambda: {"bytes": bytes(range(64)) * 3})()
     for k, v in seeds.items():
         with open(os.path.join(out, "seed_" + k), "wb") as f:
             f.write(v)
