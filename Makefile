@@ -271,6 +271,7 @@ bench-bins: $(BENCH_BINS)
 
 -include $(HOST_OBJS:.o=.d) $(UNIT_OBJS:.o=.d) $(SOAK_OBJS:.o=.d) $(ROUTE_DIFF_OBJS:.o=.d)
 -include $(FUZZ_OBJS:.o=.d)
+-include $(wildcard $(BUILD)/host/*/tools/bench/*.d $(BUILD)/host/*/tools/bench/*/*.d) # the benchmarks' own
 
 deps-build:
 	@tools/deps build

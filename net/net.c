@@ -55,9 +55,12 @@ int net_iface_add(struct net_stack *s, struct netdev *dev, uint16_t queue, uint3
         pkt_free_bulk(ifc->tx, ifc->ntx);
         pkt_free_bulk(ifc->tx + NET_TX_BURST, ifc->nfwd);
     }
+    uint32_t subifs = ifc->subifs; /* added before: they stay */
     net_memset(ifc, 0, sizeof(*ifc));
+    ifc->subifs = subifs;
     ifc->dev = dev;
     ifc->port = dev->index;
+    ifc->txport = dev->index;
     ifc->queue = queue;
     ifc->mtu = dev->mtu >= 576 ? dev->mtu : NET_MTU_DEFAULT;
     ifc->addr_be = addr_be;
@@ -69,6 +72,75 @@ int net_iface_add(struct net_stack *s, struct netdev *dev, uint16_t queue, uint3
     if (dev->index >= s->nports)
         s->nports = (uint16_t)(dev->index + 1);
     return 0;
+}
+
+int net_subif_add(struct net_stack *s, uint16_t port, uint16_t parent, uint16_t outer_vid, uint16_t vid,
+                  uint32_t addr_be, uint8_t prefix_len)
+{
+    struct net_iface *up = net_iface_get(s, parent);
+    if (port >= NET_MAX_PORTS || port == parent || up == NULL || up->txport != parent || up->vlan_id ||
+        vid == 0 || vid > 4094 || outer_vid > 4094 || s->iface[port].dev || prefix_len > 32)
+        return -1;
+    struct net_iface *ifc = &s->iface[port];
+    net_memset(ifc, 0, sizeof(*ifc));
+    ifc->dev = up->dev;
+    ifc->port = port;
+    ifc->txport = parent;
+    ifc->queue = up->queue;
+    ifc->mtu = up->mtu;
+    ifc->addr_be = addr_be;
+    ifc->prefix_len = prefix_len;
+    ifc->mask_be = prefix_len ? net_htonl(0xffffffffu << (32 - prefix_len)) : 0;
+    ifc->bcast_be = prefix_len <= 30 ? (addr_be | ~ifc->mask_be) : 0xffffffffu;
+    ip6_linklocal_from_mac(up->dev->mac, ifc->ll6);
+    uint8_t *t = ifc->tags;
+    if (outer_vid) { /* IEEE 802.1ad: the service tag outside */
+        t[0] = ETH_TYPE_QINQ >> 8, t[1] = ETH_TYPE_QINQ & 0xff;
+        t[2] = (uint8_t)(outer_vid >> 8), t[3] = (uint8_t)outer_vid;
+        t += 4;
+        ifc->ntags++;
+    }
+    t[0] = ETH_TYPE_VLAN >> 8, t[1] = ETH_TYPE_VLAN & 0xff;
+    t[2] = (uint8_t)(vid >> 8), t[3] = (uint8_t)vid;
+    ifc->ntags++;
+    up->subifs |= 1u << port;
+    if (port >= s->nports)
+        s->nports = (uint16_t)(port + 1);
+    return 0;
+}
+
+/* A tag's VID (TCI without priority and DEI: IEEE 802.1Q 9.6). */
+static inline uint16_t tag_vid(const uint8_t *tag) { return (uint16_t)((tag[2] & 0x0f) << 8 | tag[3]); }
+
+struct net_iface *net_subif_demux(struct net_stack *s, struct pkt *p)
+{
+    struct net_iface *up = &s->iface[p->port < NET_MAX_PORTS ? p->port : 0];
+    uint8_t *d = p->data;
+    if (p->port >= NET_MAX_PORTS || up->subifs == 0 || p->len < ETH_HDR_LEN + ETH_VLAN_LEN)
+        return NULL;
+    uint16_t t0 = (uint16_t)(d[12] << 8 | d[13]);
+    if (t0 != ETH_TYPE_VLAN && t0 != ETH_TYPE_QINQ)
+        return NULL;
+    uint32_t ntags = 1;
+    if (t0 == ETH_TYPE_QINQ) { /* an S-tag: a C-tag must follow */
+        if (p->len < ETH_HDR_LEN + 2 * ETH_VLAN_LEN || (d[16] << 8 | d[17]) != ETH_TYPE_VLAN)
+            return NULL;
+        ntags = 2;
+    }
+    for (uint32_t m = up->subifs; m; m &= m - 1) {
+        struct net_iface *ifc = &s->iface[__builtin_ctz(m)];
+        if (ifc->ntags != ntags || tag_vid(ifc->tags) != tag_vid(d + 12) ||
+            (ntags == 2 && tag_vid(ifc->tags + 4) != tag_vid(d + 16)))
+            continue;
+        uint32_t n = 4 * ntags;
+        ifc->sub_rx++;
+        ifc->sub_rx_bytes += p->len;
+        net_memmove(d + n, d, 2 * ETH_ALEN);
+        pkt_pull_l2(p, n);
+        p->port = ifc->port;
+        return ifc;
+    }
+    return NULL;
 }
 
 int net_iface_set_addr6(struct net_stack *s, uint16_t port, const uint8_t *addr, uint8_t plen)

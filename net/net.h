@@ -40,7 +40,8 @@
 #include "core/pkt.h"
 #include "ip/udp.h"
 
-#define NET_MAX_PORTS 16        /* port numbers 0..15 (netdev.index): the kernel's PORTS_MAX */
+#define NET_MAX_PORTS 32        /* port numbers: 0..15 the kernel's devices (netdev.index, PORTS_MAX),
+                                 * the rest its VLAN sub-interfaces (net_subif_add) */
 #define NET_TX_BURST 256        /* frames gathered per port before a flush (a ring's worth: what
                                  * does not wait, ACKs, SYN-ACKs, needs room while data waits) */
 #define NET_TX_FWD_MAX 256      /* forwarded frames a port takes between flushes (FWD_BURST_MAX) */
@@ -122,6 +123,15 @@ struct net_iface {
     /* Access lists on what is forwarded in at and out of this port
      * (net/acl/acl.h; fwd_sync after setting them). */
     struct acl_use acl_in, acl_out;
+    /* VLAN sub-interfaces (net_subif_add): a port of its own, on its
+     * parent's device and queue. Its frames are untagged by the time the
+     * stack or the fast path sees them (net_subif_demux) and tagged as they
+     * leave, into the parent's transmit queue: one doorbell a device. */
+    uint16_t txport;            /* the port whose queue its frames take: itself, or the parent */
+    uint8_t ntags;              /* 0, 1 (802.1Q) or 2 (802.1ad S-tag, then C-tag) */
+    uint8_t tags[8];            /* TPID and TCI each, outer first, as on the wire */
+    uint32_t subifs;            /* on a parent: bit p, port p is one of its sub-interfaces */
+    uint64_t sub_rx, sub_rx_bytes, sub_tx, sub_tx_bytes; /* a sub-interface's frames (with their tags) */
 };
 
 struct net_stack {
@@ -190,6 +200,17 @@ void net_stack_release(struct net_stack *s);
 int net_iface_add(struct net_stack *s, struct netdev *dev, uint16_t queue, uint32_t addr_be,
                   uint8_t prefix_len);
 
+/* VLAN sub-interface port (NET_MAX_PORTS > port, not a device's) on parent
+ * (added first): frames tagged vid, under an 802.1ad S-tag outer_vid when
+ * that is not 0 (QinQ), are port's; what it sends is tagged so. Its MTU is
+ * the parent's. 0, or -1 on a bad port, VLAN or parent. */
+int net_subif_add(struct net_stack *s, uint16_t port, uint16_t parent, uint16_t outer_vid, uint16_t vid,
+                  uint32_t addr_be, uint8_t prefix_len);
+/* A tagged frame at p->data received on a port with sub-interfaces: when
+ * one of them is its VLAN, its tags are taken off, p->port becomes that
+ * port, and its interface is returned; else NULL, p untouched. */
+struct net_iface *net_subif_demux(struct net_stack *s, struct pkt *p);
+
 /* The port's interface, or NULL when it was not added. */
 struct net_iface *net_iface_get(struct net_stack *s, uint16_t port);
 
@@ -228,6 +249,11 @@ void net_flush_port(struct net_stack *s, struct net_iface *ifc);
  * dropped, eth-tx-drop, when the driver takes none of it). Takes p. */
 static inline void net_tx(struct net_stack *s, struct net_iface *ifc, struct pkt *p)
 {
+    if (__builtin_expect(ifc->txport != ifc->port, 0)) { /* a sub-interface's: out by its parent's queue */
+        ifc->sub_tx++;
+        ifc->sub_tx_bytes += p->len;
+        ifc = &s->iface[ifc->txport];
+    }
     if (__builtin_expect(ifc->ntx == NET_TX_BURST, 0)) {
         net_flush_port(s, ifc);
         if (ifc->ntx == NET_TX_BURST) {

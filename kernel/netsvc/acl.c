@@ -220,13 +220,12 @@ static void where(struct json *j, const struct cli_args *a, int ref, const int *
     if (a->json)
         json_arr_begin(j, key);
     for (int p = 0; p < NET_MAX_PORTS; p++) {
-        struct netdev *dev = ports_get(p);
-        if (at[p] != ref || dev == NULL)
+        if (at[p] != ref || netsvc_port_dev(p) == NULL)
             continue;
         if (a->json)
-            json_str(j, NULL, dev->name);
+            json_str(j, NULL, netsvc_port_name(p));
         else
-            kprintf(" %s %s", key, dev->name);
+            kprintf(" %s %s", key, netsvc_port_name(p));
     }
     if (a->json)
         json_arr_end(j);

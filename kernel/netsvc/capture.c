@@ -100,7 +100,7 @@ static void print(const struct cap_rec *r)
     struct cap_summary s;
     char a[48], b[48], line[200];
     size_t n = fmt_snprintf(line, sizeof line, "%llu.%06llu %s %s ", (unsigned long long)(r->ts_ns / 1000000000),
-                            (unsigned long long)(r->ts_ns / 1000 % 1000000), ports_get(r->port)->name,
+                            (unsigned long long)(r->ts_ns / 1000 % 1000000), netsvc_port_name(r->port),
                             dirs[r->dir & 7]);
     if (!cap_summarize(r->data, r->caplen, &s)) {
         n += fmt_snprintf(line + n, sizeof line - n, "runt, length %u", r->len);

@@ -32,7 +32,8 @@ _Static_assert(PORTS_MAX <= NET_MAX_PORTS, "every port the kernel finds can be s
 struct netsvc netsvc;
 const char netsvc_holder[] = "the router";
 
-static bool has_addr(int p) { return netsvc.addr[p].addr_be || netsvc6_port_has_addr(p); }
+/* Served: it has an address, or one of its VLAN sub-interfaces has. */
+static bool has_addr(int p) { return netsvc_port_has_addr(p) || netsvc_subifs_have_addr(p); }
 
 static void core_poll(void *arg, uint64_t now_ns)
 {
@@ -67,6 +68,7 @@ static struct netsvc_core *core_setup(unsigned cpu)
         net_iface_get(&rc->stack, (uint16_t)p)->vlan_id = netsvc.addr[p].vlan; /* before fwd_sync: tagged ports take the stack's path */
         rc->ports[rc->nports++] = dev;
     }
+    netsvc_subif_core(rc);
     netsvc_tcp_core(rc);
     netsvc_acl_core(rc);
     fwd_init(&rc->fwd, netsvc.rt4, &netsvc.nht);
@@ -156,4 +158,5 @@ void netsvc_init(void)
     netsvc_bgp_init();
     netsvc_capture_init();
     netsvc_acl_init();
+    netsvc_subif_init();
 }

@@ -60,11 +60,7 @@ void fmt_ip6(char *buf, size_t n, const uint8_t *a)
     }
 }
 
-static const char *port_name(unsigned port)
-{
-    struct netdev *d = ports_get((int)port);
-    return d ? d->name : "?";
-}
+static const char *port_name(unsigned port) { return netsvc_port_name((int)port); }
 
 /* Runs fn(arg) on core c: directly when that is us. */
 int netsvc_on_core(unsigned c, msg_fn fn, void *arg)

@@ -158,6 +158,20 @@ uint32_t netsvc_via(unsigned n, const struct netsvc_via_ops *ops, void *ctx, str
  * nd6_probe) on core 0, once a second; a group just made has its paths up
  * for a grace period. */
 void netsvc_paths_init(void);
+/* VLAN sub-interfaces (subif.c): a port's number by name, a device's
+ * ("eth0") or a sub-interface's ("eth0.100", "eth0.300.400": 802.1ad outer
+ * tag, then 802.1Q), made by the first `interface` statement that names it
+ * (create); -1 when there is none. A port's name and device (a
+ * sub-interface's parent's); whether it has an address, and whether some
+ * sub-interface of parent has; each core's stack given them
+ * (netsvc_subif_core, after the devices' ports). */
+int netsvc_port_index(const char *name, bool create);
+const char *netsvc_port_name(int port);
+struct netdev *netsvc_port_dev(int port);
+bool netsvc_port_has_addr(int port);
+bool netsvc_subifs_have_addr(int parent);
+void netsvc_subif_core(struct netsvc_core *rc);
+void netsvc_subif_init(void);
 /* Access lists (acl.c): the `acl` statement and command, `show acl`; the
  * lists compiled at the start (netsvc_acl_start), then each core's stack
  * given its own (netsvc_acl_core, before fwd_sync). port -1: `acl

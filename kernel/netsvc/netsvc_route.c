@@ -48,12 +48,6 @@ static size_t round64(size_t n) { return (n + 63) & ~(size_t)63; }
 static void *rt_alloc(void *ctx, size_t size, size_t align) { return heap_alloc(round64(size)); }
 static void rt_free(void *ctx, void *p, size_t size) { heap_free(p, round64(size)); }
 
-static int port_index(const char *name)
-{
-    struct netdev *d = ports_find(name);
-    return d && d->index < NET_MAX_PORTS ? d->index : -1;
-}
-
 int netsvc_port_for_gateway(uint32_t gw_be)
 {
     int best = -1;
@@ -90,7 +84,7 @@ static uint32_t nexthop_for(uint32_t gw_be, char *err, size_t errlen)
     uint32_t all = 0xffffffffu >> netsvc.addr[port].prefix_len, host = net_ntohl(gw_be) & all;
     if (gw_be == netsvc.addr[port].addr_be || host == 0 || host == all) {
         fmt_snprintf(err, errlen, "the gateway is %s's own address, or its subnet's network or broadcast address",
-                     ports_get(port)->name);
+                     netsvc_port_name(port));
         return 0;
     }
     for (uint32_t i = 1; i < netsvc.nht.used; i++) {
@@ -224,7 +218,7 @@ static bool connected_refused(uint32_t addr, unsigned len, char *err, size_t err
 {
     int p = connected_port(addr, len);
     if (p >= 0)
-        fmt_snprintf(err, errlen, "that is %s's connected subnet (its interface address makes it)", ports_get(p)->name);
+        fmt_snprintf(err, errlen, "that is %s's connected subnet (its interface address makes it)", netsvc_port_name(p));
     return p >= 0;
 }
 
@@ -371,7 +365,7 @@ static int interface4(int p, const char *arg, char *err, size_t errlen)
             char had[16];
             fmt_ip(had, sizeof had, netsvc.addr[q].addr_be);
             fmt_snprintf(err, errlen, "%s has %s/%u already (one IPv4 address a port, a subnet on one port)",
-                         ports_get(q)->name, had, olen);
+                         netsvc_port_name(q), had, olen);
             return -1;
         }
     }
@@ -396,14 +390,16 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
 {
     bool ra = argc == 3 && strcmp(argv[2], "ra") == 0, mtu = argc == 4 && strcmp(argv[2], "mtu") == 0;
     bool vlan = argc == 4 && strcmp(argv[2], "vlan") == 0, acl = argc == 5 && strcmp(argv[2], "acl") == 0;
-    int p = argc >= 3 ? port_index(argv[1]) : -1;
     if (!ra && !mtu && !vlan && !acl && (argc != 4 || strcmp(argv[2], "address") != 0)) {
         fmt_snprintf(err, errlen, "usage: interface PORT address A.B.C.D/LEN|X:X::X/LEN, interface PORT ra, "
-                                  "interface PORT mtu N, interface PORT vlan ID, or interface PORT acl in|out NAME");
+                                  "interface PORT mtu N, interface PORT vlan ID, or interface PORT acl in|out NAME "
+                                  "(PORT: ethN, or ethN.VID / ethN.OUTER.VID for a VLAN sub-interface)");
         return -1;
     }
+    int p = netsvc_port_index(argv[1], !vlan);
     if (p < 0) {
-        fmt_snprintf(err, errlen, "no port '%s'", argv[1]);
+        fmt_snprintf(err, errlen, "no port '%s'%s", argv[1],
+                     strchr(argv[1], '.') ? " (ethN.VID or ethN.OUTER.VID, VIDs 1-4094, at most 16)" : "");
         return -1;
     }
     if (acl)
@@ -431,7 +427,7 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
         return 0;
     }
     /* An address makes the service poll the port (ra, vlan and mtu alone do not). */
-    const char *holder = ports_holder(ports_get(p));
+    const char *holder = ports_holder(netsvc_port_dev(p));
     if (holder && holder != netsvc_holder) {
         fmt_snprintf(err, errlen, "%s is %s's", argv[1], holder);
         return -1;
@@ -441,7 +437,7 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
     if (v6)
         schedule_reclaim(); /* the connected route may have replaced a static one */
     if (rc == 0)
-        ports_claim(ports_get(p), netsvc_holder);
+        ports_claim(netsvc_port_dev(p), netsvc_holder);
     return rc;
 }
 

@@ -83,7 +83,7 @@ static uint32_t nexthop6_for(const uint8_t *gw, char *err, size_t errlen)
     uint8_t net[16];
     ip6_prefix_of(gw, addr6[port].plen, net);
     if (memcmp(gw, addr6[port].addr, 16) == 0 || memcmp(gw, net, 16) == 0) {
-        fmt_snprintf(err, errlen, "the gateway is %s's own address or its subnet-router anycast", ports_get(port)->name);
+        fmt_snprintf(err, errlen, "the gateway is %s's own address or its subnet-router anycast", netsvc_port_name(port));
         return 0;
     }
     return nexthop6_on(port, gw, err, errlen);
@@ -103,14 +103,14 @@ int netsvc6_interface(int port, const char *arg, char *err, size_t errlen)
             char had[48];
             fmt_ip6(had, sizeof had, addr6[q].addr);
             fmt_snprintf(err, errlen, "%s has %s/%u already (one IPv6 address a port, a subnet on one port)",
-                         ports_get(q)->name, had, addr6[q].plen);
+                         netsvc_port_name(q), had, addr6[q].plen);
             return -1;
         }
     addr6[port].set = true;
     addr6[port].plen = (uint8_t)len;
     memcpy(addr6[port].addr, a, 16);
     const uint8_t group[6] = {0x33, 0x33, 0xff, a[13], a[14], a[15]}; /* its solicited-node group (RFC 4291 2.7.1, RFC 2464 7) */
-    netdev_join_group(ports_get(port), group);
+    netdev_join_group(netsvc_port_dev(port), group);
     /* The connected prefix, in the table with the routes: one longest
      * match decides (a more specific static route inside it wins). */
     static const uint8_t on_link[16];
@@ -143,7 +143,7 @@ static bool connected6_refused(const uint8_t *a, unsigned len, char *err, size_t
     for (int p = 0; p < NET_MAX_PORTS; p++)
         if (addr6[p].set && addr6[p].plen == len && ip6_prefix_eq(addr6[p].addr, a, len)) {
             fmt_snprintf(err, errlen, "that is %s's on-link prefix (its interface address makes it)",
-                         ports_get(p)->name);
+                         netsvc_port_name(p));
             return true;
         }
     return false;

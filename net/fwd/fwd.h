@@ -96,9 +96,10 @@ struct fwd {
     void *lookup4_ctx;
     uint64_t mac64[NET_MAX_PORTS];       /* each port's MAC in the low bytes (memory order) */
     uint32_t fast_ports;                 /* bit p: port p may take the fast path */
+    uint32_t vlan_ports;                 /* bit p: port p has sub-interfaces (net_subif_demux) */
     uint32_t acl_in_ports, acl_out_ports; /* bit p: port p has an access list there (net.h) */
-    uint32_t local_mul;                  /* hash of local[]: (a * local_mul) >> 24 */
-    uint32_t local[256];                 /* our addresses and broadcasts, collision-free */
+    uint32_t local_mul;                  /* hash of local[]: (a * local_mul) >> 22 */
+    uint32_t local[1024];                /* our addresses and broadcasts, collision-free */
     struct fwd_counters ctr;
     /* One burst's scratch. */
     struct pkt *fast[FWD_BURST_MAX], *slow[FWD_BURST_MAX];
@@ -219,9 +220,15 @@ static inline bool fwd_acl_ok(const struct fwd *f, struct net_stack *s, struct p
 /* Frame p out of adjacency a's port's queue, its Ethernet addresses a's:
  * mac is the destination's, a->eth itself or what a per-packet lookup found
  * (NEXTHOP_ADJ_LINK). */
+void fwd_send_tagged(struct net_stack *s, const struct nexthop_adj *a, const uint8_t *mac, struct pkt *p);
+
 static inline void fwd_send_adj(struct net_stack *s, const struct nexthop_adj *a, const uint8_t *mac,
                                 struct pkt *p)
 {
+    if (__builtin_expect(a->tagged, 0)) {
+        fwd_send_tagged(s, a, mac, p);
+        return;
+    }
     __builtin_memcpy(p->data, a->eth, 2 * ETH_ALEN);
     if (__builtin_expect(mac != a->eth, 0))
         __builtin_memcpy(p->data, mac, ETH_ALEN);

@@ -42,7 +42,7 @@ void fwd_attach(struct fwd *f, struct net_stack *s)
 
 static inline uint32_t local_slot(const struct fwd *f, uint32_t a_be)
 {
-    return (a_be * f->local_mul) >> 24;
+    return (a_be * f->local_mul) >> 22;
 }
 
 /* One of our addresses or subnet broadcasts: one load and compare. 0.0.0.0
@@ -53,7 +53,7 @@ static inline bool is_local(const struct fwd *f, uint32_t a_be)
 }
 
 /* Fill local[] with addrs[0..n), trying multipliers until no two collide
- * (at most 16 addresses in 256 slots: a few tries). False if none would. */
+ * (at most 64 addresses in 1024 slots: a few tries). False if none would. */
 static bool fill_local(struct fwd *f, const uint32_t *addrs, uint32_t n)
 {
     uint32_t mul = 0x9e3779b1u;
@@ -76,7 +76,7 @@ static bool fill_local(struct fwd *f, const uint32_t *addrs, uint32_t n)
 void fwd_sync(struct fwd *f, const struct net_stack *s)
 {
     uint32_t addrs[2 * NET_MAX_PORTS], n = 0;
-    f->fast_ports = f->acl_in_ports = f->acl_out_ports = 0;
+    f->fast_ports = f->acl_in_ports = f->acl_out_ports = f->vlan_ports = 0;
     for (uint16_t i = 0; i < s->nports && i < NET_MAX_PORTS; i++) {
         const struct net_iface *ifc = &s->iface[i];
         if (ifc->dev == NULL)
@@ -86,6 +86,7 @@ void fwd_sync(struct fwd *f, const struct net_stack *s)
         if (ifc->vlan_id == 0)
             f->fast_ports |= 1u << i;
         f->acl_in_ports |= (uint32_t)(ifc->acl_in.acl != NULL) << i;
+        f->vlan_ports |= (uint32_t)(ifc->subifs != 0) << i;
         f->acl_out_ports |= (uint32_t)(ifc->acl_out.acl != NULL) << i;
         if (ifc->addr_be) {
             addrs[n++] = ifc->addr_be;
@@ -216,6 +217,8 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
         if (i + PREFETCH_AHEAD < n)
             __builtin_prefetch(pkts[i + PREFETCH_AHEAD]->data);
         struct pkt *p = pkts[i];
+        if (NET_UNLIKELY((f->vlan_ports >> (p->port & 31)) & 1))
+            net_subif_demux(s, p); /* one of the port's VLANs: untagged, that sub-interface's */
         uint32_t dst = classify(f, p);
         bool v6 = dst == 0 && f->fast6_ports && fwd6_classify(f, p, f->dst6[nf6]);
         f->fast[nf] = p; /* all three: one index moves on */
@@ -270,6 +273,24 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
         net_input(s, f->slow, (uint16_t)nslow, now_ns);
     }
     net_flush(s); /* each port's queue, the stack's frames and ours, in one tx_burst */
+}
+
+void fwd_send_tagged(struct net_stack *s, const struct nexthop_adj *a, const uint8_t *mac, struct pkt *p)
+{
+    struct net_iface *ifc = &s->iface[a->port];
+    uint32_t n = 4u * ifc->ntags;
+    uint8_t *d = pkt_push(p, n); /* the EtherType stays where it was, n bytes further in now */
+    if (NET_UNLIKELY(d == NULL)) {
+        (*s->fwd_tx_drop)++; /* a receive buffer always has the headroom: never */
+        pkt_free(p);
+        return;
+    }
+    net_memcpy(d, mac, ETH_ALEN);
+    net_memcpy(d + ETH_ALEN, a->eth + ETH_ALEN, ETH_ALEN);
+    net_memcpy(d + 2 * ETH_ALEN, ifc->tags, n);
+    ifc->sub_tx++;
+    ifc->sub_tx_bytes += p->len;
+    net_tx_forwarded(&s->iface[ifc->txport], p);
 }
 
 void fwd_burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns)

@@ -161,6 +161,7 @@ static const struct nexthop_adj *adj6_fill(struct fwd *f, struct net_stack *s, u
     if (ifc == NULL || !((f->fast6_ports >> nh->port) & 1))
         return a;
     a->port = nh->port;
+    a->tagged = ifc->ntags != 0;
     a->mtu = ifc->mtu;
     net_memcpy(a->eth + ETH_ALEN, &f->mac64[nh->port], ETH_ALEN);
     if (ip6_is_unspec(nh->gw)) {

@@ -158,6 +158,7 @@ const struct nexthop_adj *nexthop_cache_fill(struct nexthop_cache *c, struct net
     if (nh.kind != NEXTHOP_VIA || ifc == NULL || ifc->vlan_id != 0)
         return a;
     a->port = nh.port;
+    a->tagged = ifc->ntags != 0;
     a->mtu = nh.mtu && nh.mtu < ifc->mtu ? nh.mtu : ifc->mtu;
     net_memcpy(a->eth + 6, ifc->dev->mac, 6);
     if (nh.gw_be == 0) {

@@ -102,6 +102,7 @@ struct nexthop_adj {
     uint16_t port;
     uint16_t mtu;          /* largest datagram out of port */
     uint8_t state;         /* enum nexthop_adj_state */
+    uint8_t tagged;        /* port is a VLAN sub-interface: fwd_send_adj tags the frame */
     uint64_t until_ns;     /* valid while now_ns < until_ns; 0: empty */
 };
 _Static_assert(sizeof(struct nexthop_adj) == 32, "two adjacencies a cache line");

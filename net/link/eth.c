@@ -36,6 +36,10 @@ static __attribute__((noinline)) void input_full(struct net_stack *s, struct net
         s->ctr.eth_runt++;
         goto drop;
     }
+    if (ifc->subifs && net_subif_demux(s, p)) { /* one of its VLANs': untagged now, that port's */
+        ifc = &s->iface[p->port];
+        eh = (const struct eth_hdr *)p->data;
+    }
     type_be = eh->type_be;
     if (is_tag_be(type_be)) {
         if (p->len < ETH_HDR_LEN + ETH_VLAN_LEN) {
@@ -125,14 +129,24 @@ uint32_t eth_hdr_write(uint8_t *h, const struct net_iface *ifc, const uint8_t *d
         net_memcpy(h + 14, &tci_be, 2);
         hlen += ETH_VLAN_LEN;
     }
+    if (ifc->ntags) { /* a sub-interface's */
+        net_memcpy(h + 12, ifc->tags, 4u * ifc->ntags);
+        hlen += 4u * ifc->ntags;
+    }
     net_memcpy(h + hlen - 2, &type_be, 2);
     return hlen;
+}
+
+/* The header eth_hdr_write writes for ifc: its length. */
+static inline uint32_t hdr_len(const struct net_iface *ifc)
+{
+    return ETH_HDR_LEN + (ifc->vlan_id ? ETH_VLAN_LEN : 0) + 4u * ifc->ntags;
 }
 
 void eth_output(struct net_stack *s, struct net_iface *ifc, const uint8_t *dst, uint16_t type,
                 struct pkt *p)
 {
-    uint32_t hlen = ifc->vlan_id ? ETH_HDR_LEN + ETH_VLAN_LEN : ETH_HDR_LEN;
+    uint32_t hlen = hdr_len(ifc);
     uint8_t *h = pkt_push(p, hlen);
 
     if (h == NULL || (p->len < ETH_MIN_LEN && pkt_tailroom(p) < ETH_MIN_LEN - p->len)) {
