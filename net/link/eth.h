@@ -3,7 +3,9 @@
  *
  * A port is untagged (vlan_id 0) or carries one VLAN: frames with any other
  * tag, or more than one, are dropped; priority-tagged frames (VID 0) count as
- * untagged. Output tags frames with the port's VLAN. */
+ * untagged. Output tags frames with the port's VLAN. A port may also have
+ * VLAN sub-interfaces (net.h's net_subif_add): their frames are taken off
+ * the port untagged, and tagged with their own VLAN as they leave. */
 #ifndef NET_ETH_H
 #define NET_ETH_H
 
