@@ -104,8 +104,11 @@ static bool holds(struct bgp_path *const *c, unsigned n, const struct bgp_path *
     return false;
 }
 
-struct bgp_path *bgp_decide(const struct bgp_rib *r, const struct bgp_route *rt, const struct bgp_path *track,
-                            enum bgp_why *why_track, enum bgp_why *why_won)
+/* bgp_decide, and the candidates left before the router ID's step in
+ * tied[0..*ntied) when tied is not NULL. */
+static struct bgp_path *decide(const struct bgp_rib *r, const struct bgp_route *rt, const struct bgp_path *track,
+                               enum bgp_why *why_track, enum bgp_why *why_won, struct bgp_path **tied,
+                               unsigned *ntied)
 {
     struct bgp_path *c[BGP_PEERS_MAX], *local = NULL, *best = NULL;
     enum bgp_why wt = BGP_WHY_NONE, ww = BGP_WHY_NONE;
@@ -137,6 +140,11 @@ struct bgp_path *bgp_decide(const struct bgp_rib *r, const struct bgp_route *rt,
         ww = BGP_WHY_ONLY;
     } else if (n > 1) {
         for (unsigned s = 0; s < sizeof steps / sizeof steps[0] && n > 1; s++) {
+            if (steps[s] == BGP_WHY_ROUTER_ID && tied) {
+                for (unsigned i = 0; i < n; i++)
+                    tied[i] = c[i];
+                *ntied = n;
+            }
             if (steps[s] == BGP_WHY_MED)
                 n = keep_lowest_med(c, n);
             else if (steps[s] == BGP_WHY_PEER_ADDR)
@@ -157,6 +165,41 @@ struct bgp_path *bgp_decide(const struct bgp_rib *r, const struct bgp_route *rt,
     if (why_won)
         *why_won = ww;
     return best;
+}
+
+struct bgp_path *bgp_decide(const struct bgp_rib *r, const struct bgp_route *rt, const struct bgp_path *track,
+                            enum bgp_why *why_track, enum bgp_why *why_won)
+{
+    return decide(r, rt, track, why_track, why_won, NULL, NULL);
+}
+
+struct bgp_path *bgp_decide_multi(const struct bgp_rib *r, const struct bgp_route *rt,
+                                  const struct bgp_path **multi, unsigned *nmulti)
+{
+    struct bgp_path *tied[BGP_PEERS_MAX];
+    unsigned ntied = 0;
+    struct bgp_path *best = decide(r, rt, NULL, NULL, NULL, tied, &ntied);
+    *nmulti = 0;
+    if (best == NULL)
+        return NULL;
+    multi[(*nmulti)++] = best;
+    for (unsigned i = 0; i < ntied && *nmulti < r->multipath; i++) /* none when the best won before f) */
+        if (tied[i] != best && tied[i]->a->neigh_as == best->a->neigh_as)
+            multi[(*nmulti)++] = tied[i];
+    return best;
+}
+
+void bgp_rib_set_multipath(struct bgp_rib *r, unsigned n)
+{
+    r->multipath = (uint8_t)(n < 1 ? 1 : n > BGP_MULTIPATH_MAX ? BGP_MULTIPATH_MAX : n);
+}
+
+unsigned bgp_rib_multipath(const struct bgp_rib *r, const struct bgp_route *rt,
+                           const struct bgp_path *out[BGP_MULTIPATH_MAX])
+{
+    unsigned n;
+    bgp_decide_multi(r, rt, out, &n);
+    return n;
 }
 
 enum bgp_why bgp_rib_why(const struct bgp_rib *r, const struct bgp_route *rt, const struct bgp_path *p)

@@ -82,9 +82,24 @@ static void count_path(struct bgp_rib *r, const struct bgp_path *p, int d)
  * old (the previous best) must still be allocated. */
 static void redecide(struct bgp_rib *r, struct bgp_route *rt)
 {
-    struct bgp_path *old = rt->best, *best = bgp_decide(r, rt, NULL, NULL, NULL);
-    if (best == old)
+    struct bgp_path *old = rt->best, *best;
+    uint32_t sig = 0;
+    if (r->multipath > 1) { /* which paths tie with the best: a mix of their addresses, in any order */
+        const struct bgp_path *multi[BGP_MULTIPATH_MAX];
+        unsigned n;
+        best = bgp_decide_multi(r, rt, multi, &n);
+        for (unsigned i = 0; i < n; i++)
+            sig += (uint32_t)(((uintptr_t)multi[i] * 0x9e3779b97f4a7c15ull) >> 32);
+    } else {
+        best = bgp_decide(r, rt, NULL, NULL, NULL);
+    }
+    bool mp_moved = sig != rt->mp_sig;
+    rt->mp_sig = sig;
+    if (best == old) {
+        if (mp_moved && r->ops.multipath_changed)
+            r->ops.multipath_changed(r->ops.ctx, rt);
         return;
+    }
     rt->best = best;
     if (old)
         r->counts[old->peer].best--;
@@ -139,6 +154,7 @@ int bgp_rib_init(struct bgp_rib *r, const struct bgp_alloc *a, const struct bgp_
     r->local_as = local_as;
     r->router_id = router_id;
     r->nh_gen = 1;
+    r->multipath = 1;
     r->routes.size = sizeof(struct bgp_route);
     r->paths.size = sizeof(struct bgp_path);
     r->peer[0].as = local_as;

@@ -77,6 +77,7 @@ struct bgp_path {
 /* A prefix with at least one path. */
 struct bgp_route {
     struct bgp_prefix p; /* canonical: bits past len zero */
+    uint32_t mp_sig;     /* with multipath: which paths share the best's rank (bgp_rib_multipath) */
     struct bgp_path *paths;
     struct bgp_path *best; /* NULL when no path is eligible */
 };
@@ -91,6 +92,9 @@ struct bgp_rib_ops {
      * even when they are being removed. */
     void (*best_changed)(void *ctx, const struct bgp_route *r, const struct bgp_path *best,
                          const struct bgp_path *old);
+    /* With multipath (bgp_rib_set_multipath): the paths equal to the best
+     * changed while the best did not. NULL: not told. */
+    void (*multipath_changed)(void *ctx, const struct bgp_route *r);
     void *ctx;
 };
 
@@ -136,6 +140,7 @@ struct bgp_rib {
     struct bgp_htab sets; /* interned attribute sets */
     struct bgp_pool routes, paths;
     uint32_t nh_gen;
+    uint8_t multipath; /* paths a prefix may use at once; 1: the best alone */
     uint64_t npaths, bytes, announces, withdraws, best_changes;
     struct bgp_peer_facts peer[BGP_PEERS_MAX];
     struct bgp_rib_peer_counts counts[BGP_PEERS_MAX];
@@ -195,6 +200,17 @@ enum bgp_why {
 /* For rt->best: the step that left it alone (why it beat the runner-up);
  * for another path of rt: the step that removed it. */
 enum bgp_why bgp_rib_why(const struct bgp_rib *r, const struct bgp_route *rt, const struct bgp_path *p);
+
+/* Multipath: up to n (1..BGP_MULTIPATH_MAX) paths of a prefix forwarded
+ * on at once, the best and those that tie with it through 9.1.2.2 e) (the
+ * same degree of preference, AS_PATH length, origin, MED, eBGP or iBGP,
+ * IGP cost: what only the router ID and peer address would break) from
+ * the same neighbouring AS. Set before the first announce. */
+#define BGP_MULTIPATH_MAX 16
+void bgp_rib_set_multipath(struct bgp_rib *r, unsigned n);
+/* rt's multipath set, the best first: how many (0: no best). */
+unsigned bgp_rib_multipath(const struct bgp_rib *r, const struct bgp_route *rt,
+                           const struct bgp_path *out[BGP_MULTIPATH_MAX]);
 const char *bgp_why_name(enum bgp_why w);
 
 void bgp_rib_peer_counts(const struct bgp_rib *r, uint16_t peer, struct bgp_rib_peer_counts *out);

@@ -47,5 +47,10 @@ bool bgp_aset_resolve(struct bgp_rib *r, const struct bgp_aset *s, uint8_t afi, 
  * the best alone. */
 struct bgp_path *bgp_decide(const struct bgp_rib *r, const struct bgp_route *rt, const struct bgp_path *track,
                             enum bgp_why *why_track, enum bgp_why *why_won);
+/* The same, with the paths tied with the best through 9.1.2.2 e) from its
+ * neighbouring AS in multi (the best first, at most r->multipath): how
+ * many in *nmulti. */
+struct bgp_path *bgp_decide_multi(const struct bgp_rib *r, const struct bgp_route *rt,
+                                  const struct bgp_path **multi, unsigned *nmulti);
 
 #endif

@@ -147,6 +147,27 @@ bool netsvc_bgp_static_holds(const struct bgp_route *r)
     return route_statics_find(&netsvc.statics, r->p.afi == BGP_AFI_IPV6, r->p.addr, r->p.len) != NULL;
 }
 
+/* With `bgp multipath`: the gateways of r's paths that tie with the best
+ * (bgp_rib_multipath), each once, the best's first. How many; 1 when the
+ * best alone (or a link-local IPv6 next hop, which no group takes). */
+static unsigned multipath_gateways(const struct bgp_route *r, uint8_t gws[BGP_MULTIPATH_MAX][16])
+{
+    const struct bgp_path *m[BGP_MULTIPATH_MAX];
+    unsigned n = bgp_svc.multipath > 1 ? bgp_rib_multipath(&bgp_svc.rib, r, m) : 1, k = 0;
+    for (unsigned i = 0; i < n && n > 1; i++) {
+        struct nh_res tmp;
+        const struct nh_res *nh = nh_resolve(r->p.afi, r->p.afi == BGP_AFI_IPV4 ? m[i]->a->nh4 : m[i]->a->nh6, &tmp);
+        if (!nh->ok)
+            return 1;
+        bool seen = false;
+        for (unsigned j = 0; j < k && !seen; j++)
+            seen = memcmp(gws[j], nh->gw, 16) == 0;
+        if (!seen)
+            memcpy(gws[k++], nh->gw, 16);
+    }
+    return k > 1 ? k : 1;
+}
+
 static void fib_set(const struct bgp_route *r, const struct bgp_path *best)
 {
     char err[96];
@@ -156,9 +177,22 @@ static void fib_set(const struct bgp_route *r, const struct bgp_path *best)
         bgp_svc.fib_static_wins++;
         return;
     }
+    uint8_t gws[BGP_MULTIPATH_MAX][16];
+    unsigned ngw = multipath_gateways(r, gws);
+    rc = -1;
+    if (ngw > 1 && r->p.afi == BGP_AFI_IPV4) { /* equal-cost paths: one ECMP group (net/fwd/nexthop_group.h) */
+        uint32_t be[BGP_MULTIPATH_MAX];
+        for (unsigned i = 0; i < ngw; i++)
+            memcpy(&be[i], gws[i], 4);
+        rc = netsvc_route_add_via(be32(r->p.addr), r->p.len, be, ngw, err, sizeof err);
+    } else if (ngw > 1) {
+        rc = netsvc6_route_set_via(r->p.addr, r->p.len, (const uint8_t(*)[16])gws, ngw, err, sizeof err);
+    }
+    bgp_svc.multipath_fallbacks += ngw > 1 && rc != 0; /* no group to be had (the table full): the best alone */
     struct nh_res tmp;
     const struct nh_res *nh = nh_resolve(r->p.afi, r->p.afi == BGP_AFI_IPV4 ? best->a->nh4 : best->a->nh6, &tmp);
-    if (r->p.afi == BGP_AFI_IPV4) {
+    if (rc == 0) {
+    } else if (r->p.afi == BGP_AFI_IPV4) {
         uint32_t gw_be;
         memcpy(&gw_be, nh->gw, 4);
         rc = netsvc_route_add(be32(r->p.addr), r->p.len, gw_be, err, sizeof err);
@@ -185,7 +219,8 @@ static void fib_del(const struct bgp_route *r)
 }
 
 /* A route whose best path's next hop now takes another gateway: its FIB
- * entry again (the decision's callback covers those whose best changed). */
+ * entry again (the decision's callback covers those whose best changed).
+ * With multipath, any route of more than one path: another path's may have. */
 static void fib_follow(void *ctx, const struct bgp_route *r)
 {
     const struct bgp_path *b = r->best;
@@ -193,8 +228,15 @@ static void fib_follow(void *ctx, const struct bgp_route *r)
         return;
     struct nh_res tmp;
     const struct nh_res *nh = nh_resolve(r->p.afi, r->p.afi == BGP_AFI_IPV4 ? b->a->nh4 : b->a->nh6, &tmp);
-    if (*(const bool *)ctx || nh->moved)
+    if (*(const bool *)ctx || nh->moved || (bgp_svc.multipath > 1 && r->paths && r->paths->next))
         fib_set(r, b);
+}
+
+/* The paths that tie with the best changed (bgp multipath): its group again. */
+static void multipath_changed(void *ctx, const struct bgp_route *r)
+{
+    if (r->best && r->best->peer != 0)
+        fib_set(r, r->best);
 }
 
 void netsvc_bgp_routes_changed(bool v6, const uint8_t *addr, unsigned len)
@@ -739,11 +781,13 @@ void netsvc_bgp_start(void)
             bgp_svc.router_id = net_ntohl(netsvc.addr[p].addr_be);
     stk = &netsvc.core[0]->stack;
     static const struct bgp_alloc al = {.alloc = a_alloc, .free = a_free};
-    static const struct bgp_rib_ops rops = {.resolve = resolve, .best_changed = best_changed};
+    static const struct bgp_rib_ops rops = {
+        .resolve = resolve, .best_changed = best_changed, .multipath_changed = multipath_changed};
     if (bgp_rib_init(&bgp_svc.rib, &al, &rops, bgp_svc.as, bgp_svc.router_id) != 0) {
         kprintf("bgp: no memory for the RIB\n");
         return;
     }
+    bgp_rib_set_multipath(&bgp_svc.rib, bgp_svc.multipath);
     if (tcp_listen(stk, BGP_PORT, &listen_cb, NULL) != 0)
         kprintf("bgp: cannot listen on port 179 (an app holds it?): passive neighbours will not come up\n");
     originate();

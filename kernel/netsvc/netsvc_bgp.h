@@ -55,12 +55,14 @@ struct bgp_svc_peer {
 struct bgp_svc {
     bool configured, started;
     uint32_t as, router_id;      /* router_id host order; 0: the lowest IPv4 address */
+    uint8_t multipath;           /* `bgp multipath N`: paths a prefix forwards on (0, 1: the best) */
     unsigned npeers, nnetworks;
     struct bgp_svc_peer peer[BGP_SVC_PEERS];
     struct bgp_prefix network[BGP_SVC_NETWORKS];
     struct bgp_rib rib;
     uint64_t fib_adds, fib_dels, fib_errors, fib_changes, fib_rebuilds;
     uint64_t fib_static_wins; /* best paths kept out of the FIB: a static route of the prefix */
+    uint64_t multipath_fallbacks; /* equal paths installed as the best alone: no ECMP group to be had */
     uint64_t nh_changes;      /* static routes changed how next hops resolve */
     struct bgp_fib_pace pace;    /* bursts into the FIB (bgp/bgp_import.h) */
 };

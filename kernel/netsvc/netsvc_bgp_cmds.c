@@ -6,6 +6,7 @@
  *   bgp router-id A.B.C.D
  *   bgp neighbor ADDR as N [import all|none] [export all|none] [max-prefix N] [hold S] [passive]
  *   bgp network PREFIX
+ *   bgp multipath N
  *
  *   show bgp summary [json]    show bgp neighbors [json]
  *   show bgp route PREFIX [json]    clear bgp ADDR
@@ -130,6 +131,14 @@ static int stmt_bgp(int argc, char **argv, char *err, size_t errlen)
     }
     if (argc >= 2 && strcmp(argv[1], "neighbor") == 0)
         return stmt_neighbor(argc, argv, err, errlen);
+    if (argc == 3 && strcmp(argv[1], "multipath") == 0) {
+        if (config_parse_u32(argv[2], BGP_MULTIPATH_MAX, &v) != 0 || v == 0) {
+            fmt_snprintf(err, errlen, "bgp multipath %s: 1 to %u paths", argv[2], BGP_MULTIPATH_MAX);
+            return -1;
+        }
+        bgp_svc.multipath = (uint8_t)v;
+        return 0;
+    }
     if (argc == 3 && strcmp(argv[1], "network") == 0) {
         if (bgp_svc.nnetworks == BGP_SVC_NETWORKS || !parse_prefix(argv[2], &bgp_svc.network[bgp_svc.nnetworks])) {
             fmt_snprintf(err, errlen, "bgp network %s: not a prefix (host bits zero), or more than %u", argv[2],
@@ -140,7 +149,7 @@ static int stmt_bgp(int argc, char **argv, char *err, size_t errlen)
         return 0;
     }
     fmt_snprintf(err, errlen, "usage: bgp as N | bgp router-id A.B.C.D | bgp neighbor ADDR as N ... | "
-                              "bgp network PREFIX");
+                              "bgp network PREFIX | bgp multipath N");
     return -1;
 }
 
@@ -271,6 +280,8 @@ static void show_peers(const struct cli_args *a, bool detail)
             json_u64(&j, "fib_rebuilds", bgp_svc.fib_rebuilds);
             json_u64(&j, "fib_deferred", netsvc_route_deferred());
             json_u64(&j, "fib_static_wins", bgp_svc.fib_static_wins);
+            json_u64(&j, "multipath", bgp_svc.multipath ? bgp_svc.multipath : 1);
+            json_u64(&j, "multipath_fallbacks", bgp_svc.multipath_fallbacks);
             json_u64(&j, "nexthop_changes", bgp_svc.nh_changes);
         }
         json_arr_begin(&j, "peers");
@@ -339,7 +350,12 @@ static void cmd_route(const struct cli_args *a)
         kprintf("no BGP path for %s\n", a->argv[0]);
         return;
     }
+    const struct bgp_path *multi[BGP_MULTIPATH_MAX];
+    unsigned nmulti = r && bgp_svc.multipath > 1 ? bgp_rib_multipath(&bgp_svc.rib, r, multi) : 0;
     for (const struct bgp_path *p = r ? r->paths : NULL; p; p = p->next) {
+        bool in_multi = false; /* forwarded on beside the best (bgp multipath) */
+        for (unsigned i = 1; i < nmulti; i++)
+            in_multi |= multi[i] == p;
         static struct bgp_attrs at;
         static char path[1024];
         char nh[64];
@@ -364,12 +380,13 @@ static void cmd_route(const struct cli_args *a)
             json_u64(&j, "local_pref", lp);
             json_u64(&j, "med", at.has & BGP_HAS_MED ? at.med : 0);
             json_bool(&j, "best", p == r->best);
+            json_bool(&j, "multipath", p == r->best || in_multi);
             json_bool(&j, "reachable", p->reachable);
             json_u64(&j, "igp_cost", p->igp_cost);
             json_str(&j, "why", why);
             json_obj_end(&j);
         } else {
-            kprintf("%s %-22s via %-20s path [%s] %s local-pref %u med %u (%s)\n", p == r->best ? "*" : " ", b,
+            kprintf("%s %-22s via %-20s path [%s] %s local-pref %u med %u (%s)\n", p == r->best ? "*" : in_multi ? "=" : " ", b,
                     p->peer ? nh : "self", path, origins[at.origin % 3], lp, at.has & BGP_HAS_MED ? at.med : 0, why);
         }
     }

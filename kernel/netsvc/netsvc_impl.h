@@ -97,6 +97,9 @@ int netsvc6_route_del(const char *prefix, char *err, size_t errlen);
  * prefix holds gw, else gw is on-link there (a link-local next hop). */
 int netsvc6_route_set(const uint8_t *a, unsigned len, const uint8_t *gw, int port, char *err, size_t errlen);
 int netsvc6_route_unset(const uint8_t *a, unsigned len, char *err, size_t errlen);
+/* The same via n gateways (more than one: their ECMP group). */
+int netsvc6_route_set_via(const uint8_t *a, unsigned len, const uint8_t (*gws)[16], unsigned n, char *err,
+                          size_t errlen);
 /* The port whose IPv6 prefix holds gw (the longest), or -1. */
 int netsvc6_port_for_gateway(const uint8_t *gw);
 /* What IPv6 may free once every core has passed a quiescent point from

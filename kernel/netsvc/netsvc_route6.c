@@ -220,6 +220,14 @@ int netsvc6_route_set(const uint8_t *a, unsigned len, const uint8_t *gw, int por
                     errlen);
 }
 
+int netsvc6_route_set_via(const uint8_t *a, unsigned len, const uint8_t (*gws)[16], unsigned n, char *err,
+                          size_t errlen)
+{
+    if (connected6_refused(a, len, err, errlen))
+        return -1;
+    return route_to(a, len, nexthop6_via(gws, n, err, errlen), err, errlen);
+}
+
 int netsvc6_route_unset(const uint8_t *a, unsigned len, char *err, size_t errlen)
 {
     if (connected6_refused(a, len, err, errlen))

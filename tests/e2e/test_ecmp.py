@@ -92,6 +92,18 @@ def until(what, fn, timeout=20.0):
         time.sleep(0.5)
 
 
+def three_ports(netlab, conf):
+    """hayate with conf; A on eth0 (its default route through hayate), B1
+    on eth1 and B2 on eth2 (A's subnet through hayate), both families."""
+    back = ["10.0.0.0/24 via {}", "2001:db8:a::/64 via {}"]
+    return netlab([nl.Peer(addrs=["10.0.0.2/24", "2001:db8:a::2/64"],
+                           routes=["default via 10.0.0.1", "default via 2001:db8:a::1"]),
+                   nl.Peer(addrs=["10.0.1.2/24", "2001:db8:b::2/64"],
+                           routes=[back[0].format("10.0.1.1"), back[1].format("2001:db8:b::1")]),
+                   nl.Peer(addrs=["10.0.2.2/24", "2001:db8:c::2/64"],
+                           routes=[back[0].format("10.0.2.1"), back[1].format("2001:db8:c::1")])], config=conf)
+
+
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_ecmp_two_paths(netlab, family, report):
     f = FAMILIES[family]
@@ -102,13 +114,7 @@ def test_ecmp_two_paths(netlab, family, report):
         "interface eth2 address 10.0.2.1/24", "interface eth2 address 2001:db8:c::1/64",
         f"route {f['prefix']} via {f['gws'][0]} via {f['gws'][1]}",
     ]) + "\n"
-    back = ["10.0.0.0/24 via {}", "2001:db8:a::/64 via {}"]
-    lab = netlab([nl.Peer(addrs=["10.0.0.2/24", "2001:db8:a::2/64"],
-                          routes=["default via 10.0.0.1", "default via 2001:db8:a::1"]),
-                  nl.Peer(addrs=["10.0.1.2/24", "2001:db8:b::2/64"],
-                          routes=[back[0].format("10.0.1.1"), back[1].format("2001:db8:b::1")]),
-                  nl.Peer(addrs=["10.0.2.2/24", "2001:db8:c::2/64"],
-                          routes=[back[0].format("10.0.2.1"), back[1].format("2001:db8:c::1")])], config=conf)
+    lab = three_ports(netlab, conf)
     m = lab.machine
     a, b1, b2 = lab.peers
     for b in (b1, b2):

@@ -433,3 +433,51 @@ TEST(bgp_rib_decision_why_names)
     for (int w = BGP_WHY_NONE; w <= BGP_WHY_PEER_ADDR; w++)
         CHECK(strcmp(bgp_why_name((enum bgp_why)w), "?") != 0);
 }
+
+/* Multipath: the paths that tie with the best through the IGP cost, from
+ * its neighbouring AS, at most the configured number; the embedder hears
+ * when that set changes under an unchanged best. */
+TEST(bgp_rib_multipath_ties_through_igp_cost)
+{
+    static struct fx f;
+    fx_init(&f);
+    bgp_rib_set_multipath(&f.rib, 3);
+    for (uint16_t n = 1; n <= 5; n++)
+        fx_peer(&f, n, true, 0);
+    const struct bgp_aset *s[6];
+    for (uint8_t n = 1; n <= 5; n++) /* neighbour AS 65001 but peer 4's (65004); each its own next hop */
+        s[n] = fx_set(&f, (struct sd){.nh = n, .nas = 2, .as = {n == 4 ? 65004u : 65001u, 65100}});
+    f.cost[5] = 7; /* peer 5's next hop is further away */
+    struct bgp_prefix p = fx_p4(198, 51, 100, 0, 24);
+    const struct bgp_path *m[BGP_MULTIPATH_MAX];
+    bgp_rib_announce(&f.rib, 1, &p, s[1]);
+    const struct bgp_route *rt = bgp_rib_find(&f.rib, &p);
+    CHECK_EQ(bgp_rib_multipath(&f.rib, rt, m), 1);
+    CHECK_EQ(f.mp_calls, 0);
+    bgp_rib_announce(&f.rib, 2, &p, s[2]);
+    CHECK_EQ(f.calls, 1); /* the best (peer 1: the lower router ID) stays */
+    CHECK_EQ(f.mp_calls, 1);
+    CHECK_EQ(bgp_rib_multipath(&f.rib, rt, m), 2);
+    CHECK(m[0] == rt->best && m[0]->peer == 1 && m[1]->peer == 2);
+    bgp_rib_announce(&f.rib, 4, &p, s[4]); /* another neighbouring AS: not a path of the set */
+    bgp_rib_announce(&f.rib, 5, &p, s[5]); /* a higher IGP cost: neither */
+    CHECK_EQ(f.mp_calls, 1);
+    CHECK_EQ(bgp_rib_multipath(&f.rib, rt, m), 2);
+    bgp_rib_announce(&f.rib, 3, &p, s[3]);
+    CHECK_EQ(f.mp_calls, 2);
+    CHECK_EQ(bgp_rib_multipath(&f.rib, rt, m), 3);
+    f.cost[5] = 0; /* now it ties too, but the set is full */
+    bgp_rib_nexthops_changed(&f.rib);
+    CHECK_EQ(bgp_rib_multipath(&f.rib, rt, m), 3);
+    CHECK_EQ(bgp_rib_withdraw(&f.rib, 2, &p), 0);
+    CHECK_EQ(bgp_rib_multipath(&f.rib, rt, m), 3); /* peer 5 takes its place */
+    CHECK(m[0]->peer == 1 && m[1]->peer != 2 && m[2]->peer != 2);
+    CHECK_EQ(f.calls, 1);
+    bgp_rib_set_multipath(&f.rib, 1);
+    CHECK_EQ(bgp_rib_multipath(&f.rib, rt, m), 1);
+    for (uint16_t n = 1; n <= 5; n++)
+        bgp_rib_withdraw(&f.rib, n, &p);
+    for (int n = 1; n <= 5; n++)
+        bgp_aset_put(&f.rib, s[n]);
+    fx_fini(&f);
+}

@@ -61,6 +61,7 @@ struct fx {
     struct bgp_prefix last;
     void (*also)(struct fx *f, const struct bgp_route *r, const struct bgp_path *best, const struct bgp_path *old);
     void *user;
+    unsigned mp_calls; /* multipath_changed calls */
 };
 
 static inline bool fx_resolve(void *ctx, uint8_t afi, const uint8_t *nh, uint32_t *cost)
@@ -86,12 +87,20 @@ static inline void fx_best_changed(void *ctx, const struct bgp_route *r, const s
         f->also(f, r, best, old);
 }
 
+static inline void fx_mp_changed(void *ctx, const struct bgp_route *r)
+{
+    struct fx *f = ctx;
+    f->mp_calls++;
+    f->last = r->p;
+}
+
 static inline void fx_init(struct fx *f)
 {
     memset(f, 0, sizeof *f);
     f->heap.fail_after = -1;
     f->al = (struct bgp_alloc){fx_alloc, fx_free, &f->heap};
-    struct bgp_rib_ops ops = {fx_resolve, fx_best_changed, f};
+    struct bgp_rib_ops ops = {.resolve = fx_resolve, .best_changed = fx_best_changed,
+                              .multipath_changed = fx_mp_changed, .ctx = f};
     CHECK_EQ(bgp_rib_init(&f->rib, &f->al, &ops, FX_LOCAL_AS, 0x0a000063), 0);
 }
 
