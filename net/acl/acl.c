@@ -5,6 +5,7 @@
 
 #include "core/env.h"
 #include "core/pkt.h"
+#include "core/text.h"
 #include "core/wire.h"
 #include "route/route4.h"
 #include "route/route6.h"
@@ -61,35 +62,6 @@ struct acl {
 
 /* ---- Rules ------------------------------------------------------------ */
 
-static bool word_is(const char *a, const char *b)
-{
-    while (*a && *a == *b)
-        a++, b++;
-    return *a == *b;
-}
-
-static size_t str_len(const char *s)
-{
-    size_t n = 0;
-    while (s[n])
-        n++;
-    return n;
-}
-
-/* Decimal, at most max; the whole of s[0..n). */
-static bool number(const char *s, size_t n, uint32_t max, uint32_t *out)
-{
-    uint32_t v = 0;
-    if (n == 0 || n > 6)
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        v = v * 10 + (uint32_t)(s[i] - '0');
-    }
-    *out = v;
-    return v <= max;
-}
 
 static void err_set(char *err, size_t errlen, const char *a, const char *b)
 {
@@ -106,14 +78,14 @@ static void err_set(char *err, size_t errlen, const char *a, const char *b)
  * bits are cleared. */
 static uint8_t parse_prefix(const char *s, uint8_t *addr, uint8_t *len)
 {
-    size_t n = str_len(s), a = 0;
+    size_t n = net_str_len(s), a = 0;
     while (a < n && s[a] != '/')
         a++;
     bool v6 = false;
     for (size_t i = 0; i < a; i++)
         v6 |= s[i] == ':';
     uint32_t l = v6 ? 128 : 32;
-    if (a < n && !number(s + a + 1, n - a - 1, l, &l))
+    if (a < n && !net_decimal(s + a + 1, n - a - 1, l, &l))
         return 0;
     net_memset(addr, 0, 16);
     uint32_t h = 0;
@@ -130,14 +102,14 @@ static uint8_t parse_prefix(const char *s, uint8_t *addr, uint8_t *len)
 /* "N" or "N-M", N <= M. */
 static bool parse_range(const char *s, uint16_t *lo, uint16_t *hi)
 {
-    size_t n = str_len(s), d = 0;
+    size_t n = net_str_len(s), d = 0;
     while (d < n && s[d] != '-')
         d++;
     uint32_t a, b;
-    if (!number(s, d, 65535, &a))
+    if (!net_decimal(s, d, 65535, &a))
         return false;
     b = a;
-    if (d < n && !number(s + d + 1, n - d - 1, 65535, &b))
+    if (d < n && !net_decimal(s + d + 1, n - d - 1, 65535, &b))
         return false;
     *lo = (uint16_t)a;
     *hi = (uint16_t)b;
@@ -160,16 +132,16 @@ int acl_rule_parse(struct acl_rule *r, int argc, char **argv, char *err, size_t 
     r->family = ACL_V4 | ACL_V6;
     r->proto = -1;
     r->sport_hi = r->dport_hi = 65535;
-    if (argc < 1 || !(word_is(argv[0], "permit") || word_is(argv[0], "deny"))) {
+    if (argc < 1 || !(net_str_eq(argv[0], "permit") || net_str_eq(argv[0], "deny"))) {
         err_set(err, errlen, "permit or deny first", NULL);
         return -1;
     }
-    r->permit = word_is(argv[0], "permit");
+    r->permit = net_str_eq(argv[0], "permit");
     unsigned seen = 0;
     static const char *const words[] = {"proto", "src", "dst", "sport", "dport"};
     for (int i = 1; i < argc; i += 2) {
         unsigned w = 0;
-        while (w < 5 && !word_is(argv[i], words[w]))
+        while (w < 5 && !net_str_eq(argv[i], words[w]))
             w++;
         if (w == 5 || i + 1 >= argc || (seen >> w) & 1) {
             err_set(err, errlen, w == 5 ? "unknown word " : (seen >> w) & 1 ? "twice: " : "no value for ", argv[i]);
@@ -182,12 +154,12 @@ int acl_rule_parse(struct acl_rule *r, int argc, char **argv, char *err, size_t 
         if (w == 0) {
             uint32_t p;
             size_t k = 0;
-            while (k < sizeof protos / sizeof protos[0] && !word_is(v, protos[k].name))
+            while (k < sizeof protos / sizeof protos[0] && !net_str_eq(v, protos[k].name))
                 k++;
             if (k < sizeof protos / sizeof protos[0]) {
                 r->proto = protos[k].proto;
                 fam = protos[k].family;
-            } else if ((ok = number(v, str_len(v), 255, &p))) {
+            } else if ((ok = net_decimal(v, net_str_len(v), 255, &p))) {
                 r->proto = (int16_t)p;
                 fam = p == IP4_PROTO_ICMP ? ACL_V4 : p == IP6_PROTO_ICMP6 ? ACL_V6 : fam; /* as their names */
             }

@@ -4,24 +4,11 @@
 #include "capture.h"
 
 #include "core/env.h"
+#include "core/text.h"
 #include "core/wire.h"
 #include "route/route4.h"
 #include "route/route6.h"
 
-static bool eq(const char *a, const char *b)
-{
-    while (*a && *a == *b)
-        a++, b++;
-    return *a == *b;
-}
-
-static size_t slen(const char *s)
-{
-    size_t n = 0;
-    while (s[n])
-        n++;
-    return n;
-}
 
 static void say(char *err, size_t errlen, const char *msg)
 {
@@ -32,23 +19,12 @@ static void say(char *err, size_t errlen, const char *msg)
         err[i] = 0;
 }
 
-static bool number(const char *s, uint32_t max, uint32_t *v)
-{
-    uint64_t x = 0;
-    if (!*s)
-        return false;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9' || (x = x * 10 + (uint64_t)(*s - '0')) > max)
-            return false;
-    }
-    *v = (uint32_t)x;
-    return true;
-}
+static bool number(const char *s, uint32_t max, uint32_t *v) { return net_decimal(s, net_str_len(s), max, v); }
 
 /* "A" (a host: /32 or /128) or "A/LEN" into f's net. */
 static bool address(struct cap_filter *f, const char *s, bool prefix)
 {
-    size_t n = slen(s), a = n;
+    size_t n = net_str_len(s), a = n;
     for (size_t i = 0; i < n; i++)
         if (s[i] == '/')
             a = i;
@@ -86,18 +62,18 @@ int cap_filter_parse(struct cap_filter *f, int argc, char **argv, uint32_t *coun
     f->l4port = -1;
     *count = 0;
     int i = 0;
-    if (i < argc && (eq(argv[i], "rx") || eq(argv[i], "tx") || eq(argv[i], "drop") || eq(argv[i], "any"))) {
-        f->dirs = eq(argv[i], "rx") ? CAP_RX : eq(argv[i], "tx") ? CAP_TX : eq(argv[i], "drop") ? CAP_DROP : f->dirs;
+    if (i < argc && (net_str_eq(argv[i], "rx") || net_str_eq(argv[i], "tx") || net_str_eq(argv[i], "drop") || net_str_eq(argv[i], "any"))) {
+        f->dirs = net_str_eq(argv[i], "rx") ? CAP_RX : net_str_eq(argv[i], "tx") ? CAP_TX : net_str_eq(argv[i], "drop") ? CAP_DROP : f->dirs;
         i++;
     }
-    if (i + 1 < argc && eq(argv[i], "count")) {
+    if (i + 1 < argc && net_str_eq(argv[i], "count")) {
         if (!number(argv[i + 1], 100000000, count) || *count == 0) {
             say(err, errlen, "bad count (1 to 100000000)");
             return -1;
         }
         i += 2;
     }
-    if (i < argc && eq(argv[i], "match"))
+    if (i < argc && net_str_eq(argv[i], "match"))
         i++;
     else if (i < argc) {
         say(err, errlen, "expected [rx|tx|drop|any] [count N] [match host A|net P|proto P|port N ...]");
@@ -106,20 +82,20 @@ int cap_filter_parse(struct cap_filter *f, int argc, char **argv, uint32_t *coun
     for (; i < argc; i += 2) {
         const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         uint32_t x;
-        if (eq(k, "host") || eq(k, "net")) {
-            if (f->has_net || !address(f, v, eq(k, "net"))) {
+        if (net_str_eq(k, "host") || net_str_eq(k, "net")) {
+            if (f->has_net || !address(f, v, net_str_eq(k, "net"))) {
                 say(err, errlen, "bad or second host/net (A.B.C.D, X:X::X, or with /LEN for net)");
                 return -1;
             }
-        } else if (eq(k, "proto")) {
-            f->proto = eq(v, "tcp") ? 6 : eq(v, "udp") ? 17 : eq(v, "icmp") ? 1 : eq(v, "icmp6") ? 58 : -1;
+        } else if (net_str_eq(k, "proto")) {
+            f->proto = net_str_eq(v, "tcp") ? 6 : net_str_eq(v, "udp") ? 17 : net_str_eq(v, "icmp") ? 1 : net_str_eq(v, "icmp6") ? 58 : -1;
             if (f->proto < 0 && number(v, 255, &x))
                 f->proto = (int16_t)x;
             if (f->proto < 0) {
                 say(err, errlen, "bad proto (tcp, udp, icmp, icmp6 or 0-255)");
                 return -1;
             }
-        } else if (eq(k, "port") && number(v, 65535, &x)) {
+        } else if (net_str_eq(k, "port") && number(v, 65535, &x)) {
             f->l4port = (int32_t)x;
         } else {
             say(err, errlen, "match takes host A, net P, proto P, port N");
@@ -270,7 +246,7 @@ size_t cap_pcapng_header(uint8_t *out, size_t n, const char *const *port_names, 
 {
     size_t need = 28;
     for (unsigned i = 0; i < nports; i++)
-        need += 20 + 4 + (slen(port_names[i]) + 3) / 4 * 4 + 4 + 4 + 4;
+        need += 20 + 4 + (net_str_len(port_names[i]) + 3) / 4 * 4 + 4 + 4 + 4;
     if (n < need)
         return 0;
     /* Section Header Block: magic, version 1.0, section length unknown */
@@ -289,7 +265,7 @@ size_t cap_pcapng_header(uint8_t *out, size_t n, const char *const *port_names, 
         le16(b + 10, 0);
         le32(b + 12, CAP_SNAP);
         size_t o = 16;
-        o += option(b + o, 2, port_names[i], slen(port_names[i]));
+        o += option(b + o, 2, port_names[i], net_str_len(port_names[i]));
         const uint8_t ns = 9;
         o += option(b + o, 9, &ns, 1);
         o += option(b + o, 0, "", 0);
@@ -300,7 +276,7 @@ size_t cap_pcapng_header(uint8_t *out, size_t n, const char *const *port_names, 
 
 size_t cap_pcapng_packet(uint8_t *out, size_t n, const struct cap_rec *r)
 {
-    size_t pad = (4 - r->caplen % 4) % 4, rlen = slen(r->reason);
+    size_t pad = (4 - r->caplen % 4) % 4, rlen = net_str_len(r->reason);
     size_t need = 28 + r->caplen + pad + 12 + (rlen ? 4 + (rlen + 3) / 4 * 4 : 0) + 4 + 4;
     if (n < need)
         return 0;

@@ -11,6 +11,7 @@
 #include "env.h"
 #include "netdev.h"
 #include "pkt.h"
+#include "text.h"
 #include "wire.h"
 
 #endif
