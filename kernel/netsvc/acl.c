@@ -50,7 +50,8 @@ static struct acl_def *find(const char *name)
 static struct acl_use use_of(int ref, unsigned cpu)
 {
     struct acl_def *d = ref ? &acls.def[ref - 1] : NULL;
-    return d && d->built ? (struct acl_use){d->built, d->hits[cpu]} : (struct acl_use){0};
+    /* an empty list (every rule deleted) guards nothing: not the implicit deny alone */
+    return d && d->built && d->n ? (struct acl_use){d->built, d->hits[cpu]} : (struct acl_use){0};
 }
 
 /* The core's stack takes the lists as they are now (on that core). */
@@ -100,6 +101,7 @@ struct swap {
     struct acl *built;
     uint64_t *hits[64];
     uint32_t had;                /* rules the old list had (their counters carry over) */
+    uint32_t gone;               /* the one deleted (its counter goes with it); had: none */
 };
 
 static void swap_on_core(void *arg)
@@ -108,7 +110,9 @@ static void swap_on_core(void *arg)
     struct netsvc_core *rc = netsvc.core[cpu_index()];
     uint64_t *old = w->d->hits[rc->cpu];
     if (old) {
-        memcpy(w->hits[rc->cpu], old, w->had * sizeof(uint64_t));
+        for (uint32_t i = 0, j = 0; i < w->had; i++)
+            if (i != w->gone)
+                w->hits[rc->cpu][j++] = old[i];
         w->hits[rc->cpu][w->d->n] = old[w->had]; /* the implicit deny's */
     }
     w->d->hits[rc->cpu] = w->hits[rc->cpu];
@@ -117,12 +121,15 @@ static void swap_on_core(void *arg)
     fwd_sync(&rc->fwd, &rc->stack);
 }
 
-static int rebuild(struct acl_def *d, uint32_t had, char *err, size_t errlen)
+/* d's rules compiled again, and taken by every core: had rules before,
+ * gone the one deleted (had when one was added at the end). */
+static int rebuild(struct acl_def *d, uint32_t had, uint32_t gone, char *err, size_t errlen)
 {
     static struct swap w;
     memset(&w, 0, sizeof w);
     w.d = d;
     w.had = had;
+    w.gone = gone;
     if ((w.built = acl_build(d->name, d->rules, d->n, &mem, err, errlen)) == NULL)
         return -1;
     for (unsigned c = 0; c < netsvc.ncores; c++)
@@ -151,7 +158,27 @@ undo:
     return -1;
 }
 
-/* `acl NAME permit|deny ...` and `acl control NAME`. */
+/* `acl NAME delete N`: rule N (from 1, as `show acl` numbers them) out. */
+static int delete_rule(const char *name, const char *num, char *err, size_t errlen)
+{
+    struct acl_def *d = find(name);
+    unsigned long k;
+    if (d == NULL || config_parse_u32(num, d->n, &k) != 0 || k == 0) {
+        fmt_snprintf(err, errlen, "no rule %s in access list %s", num, name);
+        return -1;
+    }
+    struct acl_rule r = d->rules[k - 1];
+    memmove(&d->rules[k - 1], &d->rules[k], (d->n - k) * sizeof(struct acl_rule));
+    d->n--;
+    if (!netsvc.started || rebuild(d, d->n + 1, (uint32_t)k - 1, err, errlen) == 0)
+        return 0;
+    memmove(&d->rules[k], &d->rules[k - 1], (d->n - (k - 1)) * sizeof(struct acl_rule)); /* as it was */
+    d->rules[k - 1] = r;
+    d->n++;
+    return -1;
+}
+
+/* `acl NAME permit|deny ...`, `acl NAME delete N` and `acl control NAME`. */
 static int stmt_acl(int argc, char **argv, char *err, size_t errlen)
 {
     if (argc < 3) {
@@ -161,6 +188,8 @@ static int stmt_acl(int argc, char **argv, char *err, size_t errlen)
     }
     if (strcmp(argv[1], "control") == 0 && argc == 3)
         return netsvc_acl_bind(-1, "control", argv[2], err, errlen);
+    if (argc == 4 && strcmp(argv[2], "delete") == 0)
+        return delete_rule(argv[1], argv[3], err, errlen);
     if (strcmp(argv[1], "control") == 0 || strlen(argv[1]) >= ACL_NAME_MAX) {
         fmt_snprintf(err, errlen, "bad access list name '%s' (not control, under %u characters)", argv[1],
                      ACL_NAME_MAX);
@@ -187,7 +216,7 @@ static int stmt_acl(int argc, char **argv, char *err, size_t errlen)
     d->rules[d->n++] = r;
     if (!netsvc.started)
         return 0; /* compiled once, at the start */
-    if (rebuild(d, d->n - 1, err, errlen) != 0) {
+    if (rebuild(d, d->n - 1, d->n - 1, err, errlen) != 0) {
         d->n--;
         return -1;
     }
@@ -315,6 +344,8 @@ void netsvc_acl_init(void)
     config_register("acl", stmt_acl);
     cli_register("show acl", "show acl [json]", "access lists, where they apply, each rule's hits", cmd_show_acl);
     cli_register("acl",
-                 "acl NAME permit|deny [proto P] [src PREFIX] [dst PREFIX] [sport N[-M]] [dport N[-M]] | control NAME",
-                 "add a rule to an access list's end, or guard the router with one (applied at once)", cmd_acl);
+                 "acl NAME permit|deny [proto P] [src PREFIX] [dst PREFIX] [sport N[-M]] [dport N[-M]] | "
+                 "acl NAME delete N | acl control NAME",
+                 "add a rule to an access list's end, delete one, or guard the router with one (applied at once)",
+                 cmd_acl);
 }

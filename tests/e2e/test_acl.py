@@ -10,7 +10,8 @@ a firewall of its own.
   datagram) the slow one.
 - The router itself: `acl control` lets A's subnets reach the http app
   and answers pings from there only; B's are dropped and counted, ND still
-  works; a rule added at the console lets B in at once, the counts kept.
+  works; a rule added at the console lets B in at once, and deleted
+  shuts B out again, the other rules' counts kept.
 """
 import os
 import subprocess
@@ -150,3 +151,9 @@ def test_acl_control_plane(lab):
                  timeout=20).returncode == 0
     h = hits(m, "MGMT")
     assert h[2] > 0 and h[3] >= implicit, h
+    # ... and deleted again: B is out, the other rules' counts kept
+    m.cmd("acl MGMT delete 3")
+    assert b.run(["curl", "-sS", "-o", "/dev/null", "--max-time", "3", url.format("10.0.1.1")],
+                 check=False, timeout=20).returncode != 0
+    after = hits(m, "MGMT")
+    assert len(after) == 3 and after[0] == h[0] and after[1] == h[1] and after[2] > h[3], (h, after)
