@@ -41,8 +41,28 @@ static struct {
     void (*wake)(void *conn, uint64_t now_ns);
     void *conn;
     bool header_sent;
+    /* A sub-interface's capture: its frames on the parent's taps are those
+     * with its tags (they leave and come in tagged), and are kept as the
+     * parent's; its drops come untagged, as its own. */
+    int sub, parent;
+    uint8_t tags[8];
+    unsigned ntags;
 } cap;
 static struct cap_ring rings[64];
+
+static bool sub_frame(uint16_t port, const struct pkt *p)
+{
+    if (port != cap.parent)
+        return true;
+    if (p->len < 12 + 4 * cap.ntags + 2)
+        return false;
+    for (unsigned k = 0; k < cap.ntags; k++) { /* each tag's TPID and VID (priority and DEI aside) */
+        const uint8_t *t = p->data + 12 + 4 * k, *want = cap.tags + 4 * k;
+        if (t[0] != want[0] || t[1] != want[1] || ((t[2] ^ want[2]) & 0x0f) || t[3] != want[3])
+            return false;
+    }
+    return true;
+}
 
 static void tap(void *ctx, uint16_t port, uint8_t dir, struct pkt *const *p, uint16_t n, const char *why)
 {
@@ -51,8 +71,8 @@ static void tap(void *ctx, uint16_t port, uint8_t dir, struct pkt *const *p, uin
         return;
     uint64_t now = time_now_ns();
     for (uint16_t i = 0; i < n; i++)
-        if (cap_match(&cap.f, p[i]->data, p[i]->len))
-            cap_put(r, now, port, dir, why, p[i]->data, p[i]->len);
+        if ((cap.sub < 0 || sub_frame(port, p[i])) && cap_match(&cap.f, p[i]->data, p[i]->len))
+            cap_put(r, now, cap.sub == port ? (uint16_t)cap.parent : port, dir, why, p[i]->data, p[i]->len);
 }
 
 static uint64_t lost(void)
@@ -179,15 +199,20 @@ static int start(int argc, char **argv, bool console, void (*wake)(void *conn, u
         fmt_snprintf(err, errlen, "a capture is running (`capture stop` ends it)");
         return -1;
     }
-    struct netdev *d = argc >= 1 ? ports_find(argv[0]) : NULL;
-    if (!d || d->index >= 32) {
+    int port = argc >= 1 ? netsvc_port_index(argv[0], false) : -1;
+    if (port < 0 || port >= 32) {
         fmt_snprintf(err, errlen, "no port '%s'", argc >= 1 ? argv[0] : "");
         return -1;
     }
     uint32_t count;
     if (cap_filter_parse(&cap.f, argc - 1, argv + 1, &count, err, errlen) != 0)
         return -1;
-    cap.f.ports = 1u << d->index;
+    cap.sub = cap.parent = -1;
+    if (netsvc_subif_of(port, &cap.parent, cap.tags, &cap.ntags)) {
+        cap.sub = port;
+        cap.f.ports = 1u << cap.parent;
+    }
+    cap.f.ports |= 1u << port;
     for (unsigned c = 0; c < netsvc.ncores; c++) {
         if (!rings[c].r && !(rings[c].r = heap_alloc(CAP_RING * sizeof(struct cap_rec)))) {
             fmt_snprintf(err, errlen, "no memory for the capture's rings");

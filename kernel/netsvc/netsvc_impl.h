@@ -172,6 +172,8 @@ int netsvc_port_index(const char *name, bool create);
 const char *netsvc_port_name(int port);
 struct netdev *netsvc_port_dev(int port);
 bool netsvc_port_has_addr(int port);
+/* port is a sub-interface: its parent and its tags as on the wire. */
+bool netsvc_subif_of(int port, int *parent, uint8_t tags[8], unsigned *ntags);
 bool netsvc_subifs_have_addr(int parent);
 void netsvc_subif_core(struct netsvc_core *rc);
 void netsvc_subif_init(void);

@@ -87,6 +87,22 @@ struct netdev *netsvc_port_dev(int port)
     return port >= 0 ? ports_get(port) : NULL;
 }
 
+bool netsvc_subif_of(int port, int *parent, uint8_t tags[8], unsigned *ntags)
+{
+    if (port < PORTS_MAX || port >= NET_MAX_PORTS || !sub[port].used)
+        return false;
+    *parent = sub[port].parent;
+    uint8_t *t = tags;
+    if (sub[port].outer) {
+        *t++ = ETH_TYPE_QINQ >> 8, *t++ = ETH_TYPE_QINQ & 0xff;
+        *t++ = (uint8_t)(sub[port].outer >> 8), *t++ = (uint8_t)sub[port].outer;
+    }
+    *t++ = ETH_TYPE_VLAN >> 8, *t++ = ETH_TYPE_VLAN & 0xff;
+    *t++ = (uint8_t)(sub[port].vid >> 8), *t++ = (uint8_t)sub[port].vid;
+    *ntags = (unsigned)(t - tags) / 4;
+    return true;
+}
+
 bool netsvc_port_has_addr(int port)
 {
     return port >= 0 && port < NET_MAX_PORTS && (netsvc.addr[port].addr_be || netsvc6_port_has_addr(port));

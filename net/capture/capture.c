@@ -122,8 +122,8 @@ bool cap_summarize(const uint8_t *d, uint32_t len, struct cap_summary *s)
         return false;
     uint32_t off = 12;
     s->ethertype = (uint16_t)(d[off] << 8 | d[off + 1]);
-    if (s->ethertype == 0x8100 && len >= off + 6) { /* IEEE 802.1Q */
-        s->vlan = (uint16_t)((d[off + 2] << 8 | d[off + 3]) & 0xfff);
+    for (int k = 0; k < 2 && (s->ethertype == 0x8100 || s->ethertype == 0x88a8) && len >= off + 6; k++) {
+        s->vlan = (uint16_t)((d[off + 2] << 8 | d[off + 3]) & 0xfff); /* IEEE 802.1Q, 802.1ad: the inner one's */
         off += 4;
         s->ethertype = (uint16_t)(d[off] << 8 | d[off + 1]);
     }

@@ -12,8 +12,9 @@ ARP and neighbour solicitations in its VLAN and records what reaches it.
 Checked: pings to each sub-interface's address answered in its VLAN
 (QinQ: both tags); a host on VLAN 100 and one on VLAN 200 of the same port
 reach each other through hayate, and both reach B on eth1, IPv4 and IPv6,
-every frame tagged with its VLAN; a frame of an unknown VLAN is dropped and
-counted; `show vlans` counts each sub-interface's frames.
+every frame tagged with its VLAN; a capture of one sub-interface shows
+its frames alone; a frame of an unknown VLAN is dropped and counted; `show
+vlans` counts each sub-interface's frames.
 """
 import os
 import socket
@@ -138,11 +139,17 @@ def test_vlan_subinterfaces(netlab, report):
     mac0 = m.json("show interfaces json")["interfaces"][0]["mac"]
     v = Vlans(a.ns, a.tap, [H100, H200, HQ])
     try:
-        # each sub-interface answers in its own VLAN, QinQ with both tags
+        # each sub-interface answers in its own VLAN, QinQ with both tags;
+        # a capture of eth0.200 shows its two frames, none of VLAN 100's before
+        out = m.cmd("capture eth0.200 count 2 match proto icmp")
+        assert "capture:" not in out, out
         for h, dst in ((H100, "10.1.100.1"), (H200, "10.1.200.1"), (HQ, "10.3.0.1")):
             v.send(h.l2(mac0) / IP(src=h.ip, dst=dst) / ICMP(id=7, seq=h.vid))
             v.wait(f"echo reply from {dst}", lambda g, h=h, dst=dst: (g[0], g[1]) == (h.outer, h.vid) and
                    ICMP in g[2] and g[2][ICMP].type == 0 and g[2][IP].src == dst)
+        m.wait_for(r"eth0 rx IP 10\.1\.200\.2 > 10\.1\.200\.1: ICMP type 8, length \d+ \(vlan 200\)", 10)
+        m.wait_for(r"eth0 tx IP 10\.1\.200\.1 > 10\.1\.200\.2: ICMP type 0, length \d+ \(vlan 200\)", 10)
+        m.wait_for(r"capture: 2 packets", 10)
         v.send(H100.l2(mac0) / IPv6(src=H100.ip6, dst="2001:db8:100::1") / ICMPv6EchoRequest(id=8, seq=1))
         v.wait("IPv6 echo reply on VLAN 100", lambda g: g[1] == 100 and ICMPv6EchoReply in g[2])
 
