@@ -135,7 +135,7 @@ static struct netdev_info info_of(const struct netdev *d)
 static void show_json(void)
 {
     struct json j;
-    char mac[18], addr[48];
+    char mac[18], addr[256];
     cli_json_begin(&j);
     json_obj_begin(&j, 0);
     json_arr_begin(&j, "interfaces");
@@ -152,6 +152,7 @@ static void show_json(void)
         json_str(&j, "address", address_of(i, PORTS_ADDR4, addr, sizeof addr));
         json_str(&j, "address6", address_of(i, PORTS_ADDR6, addr, sizeof addr));
         json_str(&j, "vlan", address_of(i, PORTS_VLAN, addr, sizeof addr));
+        json_str(&j, "subinterfaces", address_of(i, PORTS_SUBIFS, addr, sizeof addr));
         json_bool(&j, "link", d->link_up);
         json_u64(&j, "mtu", d->mtu);
         json_u64(&j, "queues", d->nqueues);
@@ -211,13 +212,15 @@ static void cmd_show_interfaces(const struct cli_args *a)
     for (int i = 0; i < nports; i++) {
         struct netdev *d = ports[i];
         struct netdev_qstats t;
-        char addr[48];
+        char addr[256];
         ports_totals(d, &t);
         for (int v6 = 0; v6 < 2; v6++)
             if (address_of(i, v6 ? PORTS_ADDR6 : PORTS_ADDR4, addr, sizeof addr)[0])
                 kprintf("%s: address %s\n", d->name, addr);
         if (address_of(i, PORTS_VLAN, addr, sizeof addr)[0])
             kprintf("%s: vlan %s (802.1Q: tagged frames of this VLAN only)\n", d->name, addr);
+        if (address_of(i, PORTS_SUBIFS, addr, sizeof addr)[0])
+            kprintf("%s: sub-interfaces %s (show vlans)\n", d->name, addr);
         kprintf("%s: %s%s %02x:%02x:%02x:%02x:%02x:%02x link %s mtu %u queues %u offloads%s%s%s%s%s\n", d->name,
                 d->driver, info_of(d).note,
                 d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5], d->link_up ? "up" : "down", d->mtu,

@@ -38,9 +38,10 @@ int ports_claim_pair(const char *who, const char *holder, const char *a, const c
 void ports_start_status_polling(uint64_t now_ns);
 /* Who owns a port's addresses (the router) says what to show for them in
  * `show interfaces`: fn writes e.g. "10.0.0.1/24" (PORTS_ADDR6:
- * "2001:db8::1/64"; PORTS_VLAN: "100", the 802.1Q VLAN the port carries),
- * or "" for none. */
-enum ports_describe { PORTS_ADDR4, PORTS_ADDR6, PORTS_VLAN };
+ * "2001:db8::1/64"; PORTS_VLAN: "100", the 802.1Q VLAN the port carries;
+ * PORTS_SUBIFS: "eth0.100 eth0.200", its VLAN sub-interfaces), or "" for
+ * none. */
+enum ports_describe { PORTS_ADDR4, PORTS_ADDR6, PORTS_VLAN, PORTS_SUBIFS };
 void ports_set_describe(void (*fn)(int port, enum ports_describe what, char *buf, size_t n));
 /* Sums of a port's per-queue counters. */
 void ports_totals(const struct netdev *dev, struct netdev_qstats *sum);

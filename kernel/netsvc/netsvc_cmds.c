@@ -520,6 +520,10 @@ static void describe_port(int port, enum ports_describe what, char *buf, size_t 
             fmt_snprintf(buf, n, "%u", netsvc.addr[port].vlan);
         return;
     }
+    if (what == PORTS_SUBIFS) {
+        netsvc_subif_names(port, buf, n);
+        return;
+    }
     if (what == PORTS_ADDR6) {
         if (!netsvc6_port_addr(port, a, &plen))
             return;

@@ -174,6 +174,7 @@ struct netdev *netsvc_port_dev(int port);
 bool netsvc_port_has_addr(int port);
 /* port is a sub-interface: its parent and its tags as on the wire. */
 bool netsvc_subif_of(int port, int *parent, uint8_t tags[8], unsigned *ntags);
+void netsvc_subif_names(int parent, char *buf, size_t n); /* "eth0.100 eth0.200" */
 bool netsvc_subifs_have_addr(int parent);
 void netsvc_subif_core(struct netsvc_core *rc);
 void netsvc_subif_init(void);

@@ -116,6 +116,15 @@ bool netsvc_subifs_have_addr(int parent)
     return false;
 }
 
+void netsvc_subif_names(int parent, char *buf, size_t n)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (int p = PORTS_MAX; p < NET_MAX_PORTS; p++)
+        if (sub[p].used && sub[p].parent == parent && o < n)
+            o += (size_t)fmt_snprintf(buf + o, n - o, "%s%s", o ? " " : "", sub[p].name);
+}
+
 void netsvc_subif_core(struct netsvc_core *rc)
 {
     for (int p = PORTS_MAX; p < NET_MAX_PORTS; p++) {

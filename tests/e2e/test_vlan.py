@@ -179,6 +179,7 @@ def test_vlan_subinterfaces(netlab, report):
             time.sleep(0.3)
     finally:
         v.close()
+    assert m.json("show interfaces json")["interfaces"][0]["subinterfaces"] == "eth0.100 eth0.200 eth0.300.400"
     vl = {x["name"]: x for x in m.json("show vlans json")["vlans"]}
     assert set(vl) == {"eth0.100", "eth0.200", "eth0.300.400"}, vl
     assert vl["eth0.300.400"]["outer_vid"] == 300 and vl["eth0.300.400"]["vid"] == 400
