@@ -485,6 +485,10 @@ static void clear_core(void *arg)
     struct netsvc_core *rc = arg;
     memset(&rc->stack.ctr, 0, sizeof rc->stack.ctr);
     memset(&rc->fwd.ctr, 0, sizeof rc->fwd.ctr);
+    for (int p = 0; p < NET_MAX_PORTS; p++) { /* the VLAN sub-interfaces' */
+        struct net_iface *ifc = &rc->stack.iface[p];
+        ifc->sub_rx = ifc->sub_rx_bytes = ifc->sub_tx = ifc->sub_tx_bytes = 0;
+    }
 }
 
 struct clear_queue {
