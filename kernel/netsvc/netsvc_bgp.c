@@ -61,6 +61,8 @@ static void abort_pending(struct bgp_svc_peer *p, uint64_t now)
 struct nh_res {
     uint8_t nh[16], gw[16];
     uint32_t cost;
+    int32_t st;      /* the static route it resolves over (netsvc.statics.r[st]: all its gateways), or -1 */
+    uint32_t gw_sig; /* of those gateways: a change moves it */
     uint8_t afi;
     bool used, ok, moved;
 };
@@ -68,8 +70,11 @@ static struct nh_res nh_cache[NH_CACHE];
 static unsigned nh_cached;
 static bool nh_uncached;
 
-static bool nh_compute(uint8_t afi, const uint8_t *nh, uint8_t *gw, uint32_t *cost)
+static bool nh_compute(uint8_t afi, const uint8_t *nh, uint8_t *gw, uint32_t *cost, int32_t *st_at,
+                       uint32_t *gw_sig)
 {
+    *st_at = -1;
+    *gw_sig = 0;
     bool v6 = afi == BGP_AFI_IPV6;
     uint8_t own[16] = {0}, plen = 0;
     uint32_t nh_be = 0;
@@ -85,8 +90,12 @@ static bool nh_compute(uint8_t afi, const uint8_t *nh, uint8_t *gw, uint32_t *co
     }
     const struct route_static *st = route_statics_match(&netsvc.statics, v6, nh);
     if (st && st->len > 0 && (port < 0 || st->len > plen)) {
-        memcpy(gw, st->gw, 16);
+        memcpy(gw, st->gw[0], 16);
         *cost = 1;
+        *st_at = (int32_t)(st - netsvc.statics.r);
+        for (unsigned i = 0; i < st->ngw; i++)
+            for (unsigned b = 0; b < 16; b++)
+                *gw_sig = (*gw_sig ^ st->gw[i][b]) * 16777619u;
         return true;
     }
     memset(gw, 0, 16);
@@ -122,7 +131,7 @@ static const struct nh_res *nh_resolve(uint8_t afi, const uint8_t *nh_in, struct
     memset(e, 0, sizeof *e);
     e->afi = afi;
     memcpy(e->nh, nh, 16);
-    e->ok = nh_compute(afi, nh, e->gw, &e->cost);
+    e->ok = nh_compute(afi, nh, e->gw, &e->cost, &e->st, &e->gw_sig);
     if (e != out) {
         e->used = true;
         nh_cached++;
@@ -147,23 +156,31 @@ bool netsvc_bgp_static_holds(const struct bgp_route *r)
     return route_statics_find(&netsvc.statics, r->p.afi == BGP_AFI_IPV6, r->p.addr, r->p.len) != NULL;
 }
 
-/* With `bgp multipath`: the gateways of r's paths that tie with the best
- * (bgp_rib_multipath), each once, the best's first. How many; 1 when the
- * best alone (or a link-local IPv6 next hop, which no group takes). */
-static unsigned multipath_gateways(const struct bgp_route *r, uint8_t gws[BGP_MULTIPATH_MAX][16])
+/* The gateways r is forwarded to, each once, the best's first: its best
+ * path's, or with `bgp multipath` those of the paths that tie with it
+ * (bgp_rib_multipath); a path resolved over an equal-cost static route
+ * gives all of that route's. How many; 1 where it is the best's one
+ * gateway (or an IPv6 path does not resolve: link-local next hops take
+ * no group). */
+static unsigned fib_gateways(const struct bgp_route *r, const struct bgp_path *best,
+                             uint8_t gws[NH_GROUP_PATHS][16])
 {
-    const struct bgp_path *m[BGP_MULTIPATH_MAX];
+    const struct bgp_path *m[BGP_MULTIPATH_MAX] = {best};
     unsigned n = bgp_svc.multipath > 1 ? bgp_rib_multipath(&bgp_svc.rib, r, m) : 1, k = 0;
-    for (unsigned i = 0; i < n && n > 1; i++) {
+    for (unsigned i = 0; i < n; i++) {
         struct nh_res tmp;
         const struct nh_res *nh = nh_resolve(r->p.afi, r->p.afi == BGP_AFI_IPV4 ? m[i]->a->nh4 : m[i]->a->nh6, &tmp);
         if (!nh->ok)
             return 1;
-        bool seen = false;
-        for (unsigned j = 0; j < k && !seen; j++)
-            seen = memcmp(gws[j], nh->gw, 16) == 0;
-        if (!seen)
-            memcpy(gws[k++], nh->gw, 16);
+        const struct route_static *st = nh->st >= 0 ? &netsvc.statics.r[nh->st] : NULL;
+        for (unsigned g = 0; g < (st ? st->ngw : 1u); g++) {
+            const uint8_t *gw = st ? st->gw[g] : nh->gw;
+            bool seen = false;
+            for (unsigned j = 0; j < k && !seen; j++)
+                seen = memcmp(gws[j], gw, 16) == 0;
+            if (!seen && k < NH_GROUP_PATHS)
+                memcpy(gws[k++], gw, 16);
+        }
     }
     return k > 1 ? k : 1;
 }
@@ -177,11 +194,11 @@ static void fib_set(const struct bgp_route *r, const struct bgp_path *best)
         bgp_svc.fib_static_wins++;
         return;
     }
-    uint8_t gws[BGP_MULTIPATH_MAX][16];
-    unsigned ngw = multipath_gateways(r, gws);
+    uint8_t gws[NH_GROUP_PATHS][16];
+    unsigned ngw = fib_gateways(r, best, gws);
     rc = -1;
     if (ngw > 1 && r->p.afi == BGP_AFI_IPV4) { /* equal-cost paths: one ECMP group (net/fwd/nexthop_group.h) */
-        uint32_t be[BGP_MULTIPATH_MAX];
+        uint32_t be[NH_GROUP_PATHS];
         for (unsigned i = 0; i < ngw; i++)
             memcpy(&be[i], gws[i], 4);
         rc = netsvc_route_add_via(be32(r->p.addr), r->p.len, be, ngw, err, sizeof err);
@@ -250,8 +267,8 @@ void netsvc_bgp_routes_changed(bool v6, const uint8_t *addr, unsigned len)
         if (!e->used)
             continue;
         struct nh_res was = *e;
-        e->ok = nh_compute(e->afi, e->nh, e->gw, &e->cost);
-        e->moved = e->ok != was.ok || e->cost != was.cost || memcmp(e->gw, was.gw, 16) != 0;
+        e->ok = nh_compute(e->afi, e->nh, e->gw, &e->cost, &e->st, &e->gw_sig);
+        e->moved = e->ok != was.ok || e->cost != was.cost || memcmp(e->gw, was.gw, 16) != 0 || e->gw_sig != was.gw_sig;
         moved += e->moved;
     }
     if (moved || all) {

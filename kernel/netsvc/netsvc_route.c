@@ -270,11 +270,13 @@ uint32_t netsvc_route_deferred(void) { return route4_deferred(netsvc.rt4) + nets
 /* A static route is also kept in netsvc.statics, so that BGP neither
  * replaces it nor loses its own route of the same prefix when it goes,
  * and resolves next hops over it. */
-static void static_record(bool v6, const uint8_t *a, unsigned len, const uint8_t *gw)
+_Static_assert(ROUTE_STATIC_GWS == NH_GROUP_PATHS, "a static route's gateways fit its registry entry");
+
+static void static_record(bool v6, const uint8_t *a, unsigned len, const uint8_t *gws, unsigned n)
 {
-    if (!gw)
+    if (!n)
         route_statics_unset(&netsvc.statics, v6, a, len);
-    else if (route_statics_set(&netsvc.statics, v6, a, len, gw) != ROUTE_OK)
+    else if (route_statics_set_gws(&netsvc.statics, v6, a, len, gws, n) != ROUTE_OK)
         kprintf("route: no memory to keep the static route apart: BGP may replace it\n");
     netsvc_bgp_routes_changed(v6, a, len);
 }
@@ -286,12 +288,14 @@ int netsvc_route_change(const char *prefix, const char *const *vias, unsigned nv
         return -1;
     }
     if (strchr(prefix, ':')) {
-        uint8_t a[16], gw[16];
-        unsigned len;
+        uint8_t a[16], gws[NH_GROUP_PATHS][16];
+        unsigned len, n = 0;
         int rc = nvia ? netsvc6_route(prefix, vias, nvia, err, errlen) : netsvc6_route_del(prefix, err, errlen);
         schedule_reclaim();
+        while (n < nvia && route6_parse_addr(vias[n], strlen(vias[n]), gws[n])) /* all parse: it was taken */
+            n++;
         if (rc == 0 && route6_parse(prefix, strlen(prefix), a, &len))
-            static_record(true, a, len, nvia && route6_parse_addr(vias[0], strlen(vias[0]), gw) ? gw : NULL);
+            static_record(true, a, len, gws[0], n);
         return rc;
     }
     uint32_t addr, gws_be[NH_GROUP_PATHS];
@@ -311,7 +315,7 @@ int netsvc_route_change(const char *prefix, const char *const *vias, unsigned nv
     uint32_t a_be = net_htonl(addr);
     int rc = nvia ? netsvc_route_add_via(addr, len, gws_be, nvia, err, errlen) : netsvc_route_del(addr, len, err, errlen);
     if (rc == 0)
-        static_record(false, (const uint8_t *)&a_be, len, nvia ? (const uint8_t *)&gws_be[0] : NULL);
+        static_record(false, (const uint8_t *)&a_be, len, (const uint8_t *)gws_be, nvia);
     return rc;
 }
 

@@ -48,9 +48,15 @@ static struct route_static *find(const struct route_statics *s, bool v6, const u
 
 int route_statics_set(struct route_statics *s, bool v6, const uint8_t *addr, unsigned len, const uint8_t *gw)
 {
+    return route_statics_set_gws(s, v6, addr, len, gw, 1);
+}
+
+int route_statics_set_gws(struct route_statics *s, bool v6, const uint8_t *addr, unsigned len, const uint8_t *gws,
+                          unsigned n)
+{
     uint8_t a[16] = {0};
     net_memcpy(a, addr, v6 ? 16 : 4);
-    if (len > width(v6) || !canonical(v6, a, len))
+    if (len > width(v6) || !canonical(v6, a, len) || n == 0 || n > ROUTE_STATIC_GWS)
         return ROUTE_EINVAL;
     struct route_static *e = find(s, v6, a, len);
     if (!e) {
@@ -72,8 +78,10 @@ int route_statics_set(struct route_statics *s, bool v6, const uint8_t *addr, uns
         e->len = (uint8_t)len;
         e->v6 = v6;
     }
-    net_memset(e->gw, 0, 16);
-    net_memcpy(e->gw, gw, v6 ? 16 : 4);
+    net_memset(e->gw, 0, sizeof e->gw);
+    for (unsigned i = 0; i < n; i++)
+        net_memcpy(e->gw[i], gws + i * (v6 ? 16 : 4), v6 ? 16 : 4);
+    e->ngw = (uint8_t)n;
     return ROUTE_OK;
 }
 

@@ -13,9 +13,12 @@
 
 #include "route_common.h"
 
+#define ROUTE_STATIC_GWS 16 /* gateways of one route (equal-cost paths) */
+
 struct route_static {
-    uint8_t addr[16], gw[16];
-    uint8_t len;
+    uint8_t addr[16];
+    uint8_t gw[ROUTE_STATIC_GWS][16]; /* gw[0..ngw) */
+    uint8_t len, ngw;
     bool v6;
 };
 
@@ -30,6 +33,9 @@ void route_statics_fini(struct route_statics *s);
 /* Adds addr/len via gw, or changes its gateway: ROUTE_OK, ROUTE_ENOMEM, or
  * ROUTE_EINVAL for a bad length or host bits set. */
 int route_statics_set(struct route_statics *s, bool v6, const uint8_t *addr, unsigned len, const uint8_t *gw);
+/* The same via n (1..ROUTE_STATIC_GWS) gateways, each 4 or 16 bytes at gws. */
+int route_statics_set_gws(struct route_statics *s, bool v6, const uint8_t *addr, unsigned len, const uint8_t *gws,
+                          unsigned n);
 /* ROUTE_OK, or ROUTE_ENOENT when there was none. */
 int route_statics_unset(struct route_statics *s, bool v6, const uint8_t *addr, unsigned len);
 /* The route of exactly addr/len, or NULL. */

@@ -12,7 +12,8 @@ and 2001:db8:100::5, reached through it. Checked, each family:
 - `route add` of the next hop's subnet via B: reachable at IGP cost 1,
   best, in the FIB via B; BIRD's host pings B's address through hayate
   (IPv4: B's echo count);
-- that static route to another gateway: the FIB follows;
+- that static route to another gateway: the FIB follows; to two (ECMP):
+  the BGP route's FIB entry has both;
 - a static route of the BGP prefix itself wins (`show bgp route` says so),
   survives BIRD withdrawing the prefix and announcing it again, and once it
   is deleted BGP's route is back in the FIB;
@@ -86,9 +87,13 @@ def test_bgp_nexthop_over_static_routes(netlab, daemons, tmp_path):
         if fam == "ipv4":
             assert icmp_echos_in(b_ns) - echos >= 5
 
-        # the static route moves: the FIB follows
+        # the static route moves: the FIB follows; over two gateways, both
         m.cmd(f"route add {nh_net} via {gw_other}")
         fib_via(m, addr, gw_other, "eth1", diag)
+        m.cmd(f"route add {nh_net} via {gw_b} via {gw_other}")
+        until(f"{fam}: {prefix} over both of the static route's gateways",
+              lambda: sorted(p["nexthop"] for p in route(m, addr).get("paths", [])) == sorted([gw_b, gw_other]),
+              diag=lambda: f"{route(m, addr)}\n" + m.tail() + diag())
         m.cmd(f"route add {nh_net} via {gw_b}")
         fib_via(m, addr, gw_b, "eth1", diag)
 

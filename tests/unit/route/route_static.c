@@ -63,7 +63,7 @@ TEST(route_static_v6_and_growth)
     CHECK_EQ(s.n, 100);
     uint8_t a[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 42, 0, 0, [15] = 7};
     const struct route_static *m = route_statics_match(&s, true, a);
-    CHECK(m && m->len == 48 && m->gw[14] == 42);
+    CHECK(m && m->len == 48 && m->gw[0][14] == 42 && m->ngw == 1);
     p[5] = 0;
     CHECK_EQ(route_statics_set(&s, true, p, 32, gw), ROUTE_OK); /* 2001:db8::/32 under them */
     a[5] = 200;
@@ -76,6 +76,26 @@ TEST(route_static_v6_and_growth)
     CHECK_EQ(route_statics_set(&f, true, p, 32, gw), ROUTE_ENOMEM);
     CHECK_EQ(f.n, 0);
     route_statics_fini(&f);
+    route_statics_fini(&s);
+    CHECK_EQ(ta.live_bytes, 0);
+}
+
+/* A static route over several gateways keeps them all, in order. */
+TEST(route_statics_keep_every_gateway)
+{
+    struct test_alloc ta = {.fail_after = -1};
+    struct route_cfg cfg = test_route_cfg(&ta);
+    struct route_statics s;
+    route_statics_init(&s, &cfg.alloc);
+    const uint8_t net[4] = {10, 9, 0, 0}, gws[3][4] = {{10, 0, 1, 2}, {10, 0, 1, 3}, {10, 0, 1, 4}};
+    CHECK_EQ(route_statics_set_gws(&s, false, net, 16, gws[0], 3), ROUTE_OK);
+    const uint8_t in[4] = {10, 9, 7, 7};
+    const struct route_static *m = route_statics_match(&s, false, in);
+    CHECK(m && m->ngw == 3 && memcmp(m->gw[2], gws[2], 4) == 0 && memcmp(m->gw[0], gws[0], 4) == 0);
+    CHECK_EQ(route_statics_set_gws(&s, false, net, 16, gws[1], 1), ROUTE_OK); /* down to one */
+    CHECK(m->ngw == 1 && memcmp(m->gw[0], gws[1], 4) == 0 && m->gw[1][0] == 0);
+    CHECK_EQ(route_statics_set_gws(&s, false, net, 16, gws[0], 0), ROUTE_EINVAL);
+    CHECK_EQ(route_statics_set_gws(&s, false, net, 16, gws[0], ROUTE_STATIC_GWS + 1), ROUTE_EINVAL);
     route_statics_fini(&s);
     CHECK_EQ(ta.live_bytes, 0);
 }
