@@ -114,10 +114,10 @@ static inline uint16_t tag_vid(const uint8_t *tag) { return (uint16_t)((tag[2] &
 
 struct net_iface *net_subif_demux(struct net_stack *s, struct pkt *p)
 {
-    struct net_iface *up = &s->iface[p->port < NET_MAX_PORTS ? p->port : 0];
-    uint8_t *d = p->data;
-    if (p->port >= NET_MAX_PORTS || up->subifs == 0 || p->len < ETH_HDR_LEN + ETH_VLAN_LEN)
+    if (p->port >= NET_MAX_PORTS || s->iface[p->port].subifs == 0 || p->len < ETH_HDR_LEN + ETH_VLAN_LEN)
         return NULL;
+    const struct net_iface *up = &s->iface[p->port];
+    uint8_t *d = p->data;
     uint16_t t0 = (uint16_t)(d[12] << 8 | d[13]);
     if (t0 != ETH_TYPE_VLAN && t0 != ETH_TYPE_QINQ)
         return NULL;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* kernel/netsvc/netsvc_bgp.h: what the BGP service's two files share
- * (netsvc_bgp.c runs the sessions on core 0 and feeds the route tables;
- * netsvc_bgp_cmds.c holds the `bgp` statements and the console). The
- * speaker's parts are bgp/'s. */
+/* kernel/netsvc/netsvc_bgp.h: what the BGP service's files share
+ * (netsvc_bgp.c runs the sessions on core 0, netsvc_bgp_fib.c feeds the
+ * route tables, netsvc_bgp_cmds.c holds the `bgp` statements and the
+ * console). The speaker's parts are bgp/'s. */
 #ifndef KERNEL_NETSVC_BGP_H
 #define KERNEL_NETSVC_BGP_H
 
@@ -72,8 +72,17 @@ extern struct bgp_svc bgp_svc;
 /* netsvc_bgp.c */
 void netsvc_bgp_start(void);                       /* core 0, once the stacks run */
 bool netsvc_bgp_clear(struct bgp_svc_peer *p);    /* `clear bgp ADDR`: Cease, then up again; false: not running */
-/* A static route of r's prefix keeps BGP's out of the FIB. */
+/* netsvc_bgp_fib.c: a static route of r's prefix keeps BGP's out of the
+ * FIB (static_holds); a next hop's resolution (the RIB's resolve op), a
+ * prefix's FIB entry set from its best path (and the paths that tie with
+ * it) or deleted, the multipath set changed, and once a tick the FIB's
+ * pacing (bgp_fib_pace). */
 bool netsvc_bgp_static_holds(const struct bgp_route *r);
+bool netsvc_bgp_resolve(void *ctx, uint8_t afi, const uint8_t *nh, uint32_t *cost);
+void netsvc_bgp_fib_set(const struct bgp_route *r, const struct bgp_path *best);
+void netsvc_bgp_fib_del(const struct bgp_route *r);
+void netsvc_bgp_multipath_changed(void *ctx, const struct bgp_route *r);
+void netsvc_bgp_pace_fib(void);
 /* netsvc_bgp_cmds.c */
 void netsvc_bgp_init(void);                        /* the statements and commands */
 struct bgp_svc_peer *netsvc_bgp_peer_by_addr(bool v6, const uint8_t *addr);

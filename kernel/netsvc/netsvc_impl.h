@@ -191,7 +191,7 @@ void netsvc_capture_init(void);
 void netsvc_paths_made(bool v6, unsigned group);
 uint64_t netsvc_paths_downs(void); /* paths taken out, and put back, since boot */
 uint64_t netsvc_paths_ups(void);
-/* Static routes or interface addresses changed (netsvc_bgp.c): BGP
+/* Static routes or interface addresses changed (netsvc_bgp_fib.c): BGP
  * resolves its next hops again, and takes a prefix back into the FIB when
  * the static route that held it is gone (v6, addr, len; len > 128: none). */
 void netsvc_bgp_routes_changed(bool v6, const uint8_t *addr, unsigned len);

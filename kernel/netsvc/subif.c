@@ -8,10 +8,10 @@
 #include "netsvc_impl.h"
 
 #include "kernel/console/cli.h"
-#include "kernel/console/config.h"
 #include "kernel/console/console.h"
 #include "kernel/lib.h"
 #include "kernel/ports.h"
+#include "net/core/core.h"
 
 static struct {
     bool used;
@@ -20,18 +20,14 @@ static struct {
     char name[24];
 } sub[NET_MAX_PORTS];
 
+/* s[0..n) a VID: 1 to 4094 (0 is a priority tag, 4095 reserved: 802.1Q 9.6). */
 static bool vid_of(const char *s, size_t n, uint16_t *vid)
 {
-    unsigned long v = 0;
-    if (n == 0 || n > 4)
+    uint32_t v;
+    if (!net_decimal(s, n, 4094, &v) || v == 0)
         return false;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        v = v * 10 + (unsigned long)(s[i] - '0');
-    }
     *vid = (uint16_t)v;
-    return v >= 1 && v <= 4094; /* 0: priority tag, 4095 reserved (802.1Q 9.6) */
+    return true;
 }
 
 int netsvc_port_index(const char *name, bool create)

@@ -1,14 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* net/acl/acl.c: access-list rules, the datagram's key, and the compiled
- * bit-vector classifier (net/acl/acl.h has the design). */
-#include "acl.h"
+/* net/acl/acl.c: the bit-vector classifier access lists compile into
+ * (net/acl/acl.h has the design; the rules themselves are acl_rule.c). */
+#include "acl_impl.h"
 
 #include "core/env.h"
 #include "core/pkt.h"
-#include "core/text.h"
-#include "core/wire.h"
-#include "route/route4.h"
-#include "route/route6.h"
 
 typedef unsigned __int128 u128;
 
@@ -19,8 +15,8 @@ enum { F_PROTO, F_SRC, F_DST, F_SPORT, F_DPORT, FIELDS };
 #define ALLOCS 64
 
 /* One field of one family: its value as bytes (proto 1, ports 2, IPv4 4,
- * IPv6 16) walks root[first one or two bytes], then a node a byte while
- * the entry is a child; the class's rules are bits[class * words ...]. */
+ * IPv6 16) walks root[first byte], then a node a byte while the entry is
+ * a child; the class's rules are bits[class * words ...]. */
 struct field {
     uint16_t *root;
     uint16_t (*node)[256];
@@ -43,7 +39,7 @@ struct table {
     uint16_t *rule;           /* bit i: rule rule[i] of the list */
     /* At most 63 rules: the bitmap words in the tables' entries
      * (field.root64), and the permits as a word; bit 63 stands for no
-     * match (the implicit deny: rule63 is the list's n, never permits). */
+     * match (the implicit deny: never set here). */
     uint64_t permit;
 };
 
@@ -59,325 +55,6 @@ struct acl {
         size_t size;
     } alloc[ALLOCS];
 };
-
-/* ---- Rules ------------------------------------------------------------ */
-
-
-static void err_set(char *err, size_t errlen, const char *a, const char *b)
-{
-    size_t o = 0;
-    for (const char *s = a; s && *s && o + 1 < errlen; s++)
-        err[o++] = *s;
-    for (const char *s = b; s && *s && o + 1 < errlen; s++)
-        err[o++] = *s;
-    if (errlen)
-        err[o] = 0;
-}
-
-/* "A.B.C.D[/LEN]" or "X:X::X[/LEN]": the family's bit, 0 when bad. Host
- * bits are cleared. */
-static uint8_t parse_prefix(const char *s, uint8_t *addr, uint8_t *len)
-{
-    size_t n = net_str_len(s), a = 0;
-    while (a < n && s[a] != '/')
-        a++;
-    bool v6 = false;
-    for (size_t i = 0; i < a; i++)
-        v6 |= s[i] == ':';
-    uint32_t l = v6 ? 128 : 32;
-    if (a < n && !net_decimal(s + a + 1, n - a - 1, l, &l))
-        return 0;
-    net_memset(addr, 0, 16);
-    uint32_t h = 0;
-    if (v6 ? !route6_parse_addr(s, a, addr) : !route4_parse_addr(s, a, &h))
-        return 0;
-    if (!v6)
-        addr[0] = (uint8_t)(h >> 24), addr[1] = (uint8_t)(h >> 16), addr[2] = (uint8_t)(h >> 8), addr[3] = (uint8_t)h;
-    for (uint32_t i = l; i < 128; i++)
-        addr[i / 8] &= (uint8_t)~(0x80u >> (i % 8));
-    *len = (uint8_t)l;
-    return v6 ? ACL_V6 : ACL_V4;
-}
-
-/* "N" or "N-M", N <= M. */
-static bool parse_range(const char *s, uint16_t *lo, uint16_t *hi)
-{
-    size_t n = net_str_len(s), d = 0;
-    while (d < n && s[d] != '-')
-        d++;
-    uint32_t a, b;
-    if (!net_decimal(s, d, 65535, &a))
-        return false;
-    b = a;
-    if (d < n && !net_decimal(s + d + 1, n - d - 1, 65535, &b))
-        return false;
-    *lo = (uint16_t)a;
-    *hi = (uint16_t)b;
-    return a <= b;
-}
-
-static const struct {
-    const char *name;
-    uint8_t proto, family;
-} protos[] = {
-    {"tcp", IP4_PROTO_TCP, ACL_V4 | ACL_V6},
-    {"udp", IP4_PROTO_UDP, ACL_V4 | ACL_V6},
-    {"icmp", IP4_PROTO_ICMP, ACL_V4},
-    {"icmp6", IP6_PROTO_ICMP6, ACL_V6},
-};
-
-int acl_rule_parse(struct acl_rule *r, int argc, char **argv, char *err, size_t errlen)
-{
-    net_memset(r, 0, sizeof(*r));
-    r->family = ACL_V4 | ACL_V6;
-    r->proto = -1;
-    r->sport_hi = r->dport_hi = 65535;
-    if (argc < 1 || !(net_str_eq(argv[0], "permit") || net_str_eq(argv[0], "deny"))) {
-        err_set(err, errlen, "permit or deny first", NULL);
-        return -1;
-    }
-    r->permit = net_str_eq(argv[0], "permit");
-    unsigned seen = 0;
-    static const char *const words[] = {"proto", "src", "dst", "sport", "dport"};
-    for (int i = 1; i < argc; i += 2) {
-        unsigned w = 0;
-        while (w < 5 && !net_str_eq(argv[i], words[w]))
-            w++;
-        if (w == 5 || i + 1 >= argc || (seen >> w) & 1) {
-            err_set(err, errlen, w == 5 ? "unknown word " : (seen >> w) & 1 ? "twice: " : "no value for ", argv[i]);
-            return -1;
-        }
-        seen |= 1u << w;
-        const char *v = argv[i + 1];
-        uint8_t fam = ACL_V4 | ACL_V6;
-        bool ok = true;
-        if (w == 0) {
-            uint32_t p;
-            size_t k = 0;
-            while (k < sizeof protos / sizeof protos[0] && !net_str_eq(v, protos[k].name))
-                k++;
-            if (k < sizeof protos / sizeof protos[0]) {
-                r->proto = protos[k].proto;
-                fam = protos[k].family;
-            } else if ((ok = net_decimal(v, net_str_len(v), 255, &p))) {
-                r->proto = (int16_t)p;
-                fam = p == IP4_PROTO_ICMP ? ACL_V4 : p == IP6_PROTO_ICMP6 ? ACL_V6 : fam; /* as their names */
-            }
-        } else if (w == 1) {
-            ok = (fam = parse_prefix(v, r->src, &r->src_len)) != 0;
-        } else if (w == 2) {
-            ok = (fam = parse_prefix(v, r->dst, &r->dst_len)) != 0;
-        } else if (w == 3) {
-            ok = parse_range(v, &r->sport_lo, &r->sport_hi);
-        } else {
-            ok = parse_range(v, &r->dport_lo, &r->dport_hi);
-        }
-        if (!ok) {
-            err_set(err, errlen, "bad value: ", v);
-            return -1;
-        }
-        if (!(r->family & fam)) {
-            err_set(err, errlen, "IPv4 and IPv6 in one rule: ", v);
-            return -1;
-        }
-        r->family &= fam;
-    }
-    if ((seen & (3u << 3)) && r->proto != IP4_PROTO_TCP && r->proto != IP4_PROTO_UDP) {
-        err_set(err, errlen, "ports need proto tcp or udp", NULL);
-        return -1;
-    }
-    return 0;
-}
-
-/* A bounded string writer for acl_rule_format. */
-struct out {
-    char *b;
-    size_t n, o;
-};
-
-static void put(struct out *w, const char *s)
-{
-    for (; *s; s++)
-        if (w->o + 1 < w->n)
-            w->b[w->o++] = *s;
-    if (w->n)
-        w->b[w->o < w->n ? w->o : w->n - 1] = 0;
-}
-
-static void put_num(struct out *w, uint32_t v, unsigned base)
-{
-    char t[12];
-    int i = 11;
-    t[i] = 0;
-    do {
-        t[--i] = "0123456789abcdef"[v % base];
-        v /= base;
-    } while (v);
-    put(w, t + i);
-}
-
-/* RFC 5952 for IPv6 (the longest run of two or more zero groups as "::"). */
-static void put_prefix(struct out *w, bool v6, const uint8_t *a, uint8_t len)
-{
-    if (!v6) {
-        for (int i = 0; i < 4; i++) {
-            put_num(w, a[i], 10);
-            put(w, i < 3 ? "." : "");
-        }
-    } else {
-        int best = -1, best_len = 1;
-        for (int i = 0; i < 8;) {
-            int j = i;
-            while (j < 8 && (a[2 * j] | a[2 * j + 1]) == 0)
-                j++;
-            if (j - i > best_len)
-                best = i, best_len = j - i;
-            i = j > i ? j : i + 1;
-        }
-        for (int i = 0; i < 8; i++) {
-            if (i == best) {
-                put(w, "::");
-                i += best_len - 1;
-                continue;
-            }
-            if (i && i != best + best_len)
-                put(w, ":");
-            put_num(w, (uint32_t)a[2 * i] << 8 | a[2 * i + 1], 16);
-        }
-    }
-    put(w, "/");
-    put_num(w, len, 10);
-}
-
-static void put_range(struct out *w, const char *word, uint16_t lo, uint16_t hi)
-{
-    if (lo == 0 && hi == 65535)
-        return;
-    put(w, word);
-    put_num(w, lo, 10);
-    if (hi != lo) {
-        put(w, "-");
-        put_num(w, hi, 10);
-    }
-}
-
-void acl_rule_format(const struct acl_rule *r, char *buf, size_t n)
-{
-    struct out w = {buf, n, 0};
-    put(&w, r->permit ? "permit" : "deny");
-    if (r->proto >= 0) {
-        put(&w, " proto ");
-        size_t k = 0;
-        while (k < sizeof protos / sizeof protos[0] && protos[k].proto != r->proto)
-            k++;
-        if (k < sizeof protos / sizeof protos[0])
-            put(&w, protos[k].name);
-        else
-            put_num(&w, (uint32_t)r->proto, 10);
-    }
-    bool v6 = r->family == ACL_V6;
-    bool proto_says = r->proto == IP4_PROTO_ICMP || r->proto == IP6_PROTO_ICMP6;
-    if (r->src_len || (r->family != (ACL_V4 | ACL_V6) && !r->dst_len && !proto_says)) {
-        /* A rule for one family with nothing else to say so: "src 0.0.0.0/0". */
-        put(&w, " src ");
-        put_prefix(&w, v6, r->src, r->src_len);
-    }
-    if (r->dst_len) {
-        put(&w, " dst ");
-        put_prefix(&w, v6, r->dst, r->dst_len);
-    }
-    put_range(&w, " sport ", r->sport_lo, r->sport_hi);
-    put_range(&w, " dport ", r->dport_lo, r->dport_hi);
-}
-
-/* ---- A datagram's key ------------------------------------------------- */
-
-static void ports_at(struct acl_key *k, const uint8_t *l4, uint32_t left)
-{
-    if ((k->proto == IP4_PROTO_TCP || k->proto == IP4_PROTO_UDP) && left >= 4) {
-        k->has_ports = true;
-        k->sport = (uint16_t)(l4[0] << 8 | l4[1]);
-        k->dport = (uint16_t)(l4[2] << 8 | l4[3]);
-    }
-}
-
-void acl_key4(struct acl_key *k, const uint8_t *ip, uint32_t len)
-{
-    net_memset(k, 0, sizeof(*k));
-    k->family = ACL_V4;
-    k->proto = ip[9];
-    net_memcpy(k->src, ip + 12, 4);
-    net_memcpy(k->dst, ip + 16, 4);
-    uint32_t hl = (ip[0] & 15u) * 4, tot = (uint32_t)ip[2] << 8 | ip[3];
-    len = tot < len ? tot : len; /* link padding is no header */
-    if (((ip[6] & 0x1fu) | ip[7]) == 0 && len > hl) /* the first fragment, or the whole datagram */
-        ports_at(k, ip + hl, len - hl);
-}
-
-void acl_key6(struct acl_key *k, const uint8_t *ip, uint32_t len)
-{
-    net_memset(k, 0, sizeof(*k));
-    k->family = ACL_V6;
-    if (len < IP6_HDR_LEN)
-        return; /* proto 0, no ports: the caller checked the header, so never */
-    uint32_t tot = IP6_HDR_LEN + ((uint32_t)ip[4] << 8 | ip[5]);
-    len = tot < len ? tot : len; /* link padding is no header */
-    net_memcpy(k->src, ip + 8, 16);
-    net_memcpy(k->dst, ip + 24, 16);
-    uint8_t next = ip[6];
-    uint32_t off = IP6_HDR_LEN;
-    for (int i = 0; i < 8; i++) {
-        uint32_t hl;
-        if (next == 0 || next == 43 || next == 60) /* hop-by-hop, routing, destination options: RFC 8200 4.3-4.6 */
-            hl = off + 2 <= len ? (ip[off + 1] + 1u) * 8 : 0;
-        else if (next == 51) /* authentication header, RFC 4302 2.2: in 4-byte words, less 2 */
-            hl = off + 2 <= len ? (ip[off + 1] + 2u) * 4 : 0;
-        else if (next == IP6_PROTO_FRAG)
-            hl = off + 8 <= len ? 8 : 0;
-        else
-            break;
-        if (hl == 0 || off + hl > len) {
-            k->proto = next; /* cut short: no upper layer to see */
-            return;
-        }
-        bool later = next == IP6_PROTO_FRAG && ((ip[off + 2] << 8 | ip[off + 3]) & 0xfff8) != 0;
-        next = ip[off];
-        off += hl;
-        if (later) { /* RFC 8200 4.5: only the first fragment has the upper-layer header */
-            k->proto = next;
-            return;
-        }
-    }
-    k->proto = next;
-    if (off < len)
-        ports_at(k, ip + off, len - off);
-}
-
-static bool prefix_holds(const uint8_t *p, uint8_t plen, const uint8_t *a)
-{
-    for (uint32_t i = 0; i < plen; i++)
-        if (((p[i / 8] ^ a[i / 8]) >> (7 - i % 8)) & 1)
-            return false;
-    return true;
-}
-
-/* The rule tests a port: only a datagram with ports can match it. */
-static bool ported(const struct acl_rule *r)
-{
-    return r->sport_lo || r->sport_hi != 65535 || r->dport_lo || r->dport_hi != 65535;
-}
-
-bool acl_rule_matches(const struct acl_rule *r, const struct acl_key *k)
-{
-    if (!(r->family & k->family) || (r->proto >= 0 && r->proto != k->proto))
-        return false;
-    if (!prefix_holds(r->src, r->src_len, k->src) || !prefix_holds(r->dst, r->dst_len, k->dst))
-        return false;
-    if (!ported(r))
-        return true;
-    return k->has_ports && k->sport >= r->sport_lo && k->sport <= r->sport_hi && k->dport >= r->dport_lo &&
-           k->dport <= r->dport_hi;
-}
 
 /* ---- Building --------------------------------------------------------- */
 
@@ -402,7 +79,7 @@ static void *take(struct build *b, size_t size)
     size = (size + 63) & ~(size_t)63;
     void *p = a->nallocs < ALLOCS ? b->m->alloc(b->m->ctx, size) : NULL;
     if (p == NULL) {
-        err_set(b->err, b->errlen, "no memory for the access list", NULL);
+        acl_err(b->err, b->errlen, "no memory for the access list", NULL);
         return NULL;
     }
     net_memset(p, 0, size);
@@ -417,7 +94,7 @@ static void *scratch(struct build *b, size_t size)
 {
     void *p = b->m->alloc(b->m->ctx, (size + 63) & ~(size_t)63);
     if (p == NULL)
-        err_set(b->err, b->errlen, "no memory to build the access list", NULL);
+        acl_err(b->err, b->errlen, "no memory to build the access list", NULL);
     return p;
 }
 
@@ -509,7 +186,7 @@ static bool fill(struct build *b, uint16_t *slots, unsigned bits, u128 base, uns
             continue;
         }
         if (b->nodes >= ENTRY_MAX) {
-            err_set(b->err, b->errlen, "access list too large to compile", NULL);
+            acl_err(b->err, b->errlen, "access list too large to compile", NULL);
             return false;
         }
         uint32_t child = b->nodes++;
@@ -622,7 +299,7 @@ static bool build_table(struct build *b, struct table *t, uint8_t family)
     for (uint32_t i = 0, j = 0; i < a->n; i++) {
         if (!(a->rules[i].family & family))
             continue;
-        if (ported(&a->rules[i]))
+        if (acl_rule_ported(&a->rules[i]))
             t->ported[j / 64] |= 1ull << (j % 64);
         if (a->rules[i].permit && j < 63)
             t->permit |= 1ull << j;
@@ -638,17 +315,17 @@ struct acl *acl_build(const char *name, const struct acl_rule *rules, uint32_t n
                       char *err, size_t errlen)
 {
     if (n > ACL_RULES_MAX) {
-        err_set(err, errlen, "too many rules in one access list", NULL);
+        acl_err(err, errlen, "too many rules in one access list", NULL);
         return NULL;
     }
     for (uint32_t i = 0; i < n; i++)
-        if (ported(&rules[i]) && rules[i].proto != IP4_PROTO_TCP && rules[i].proto != IP4_PROTO_UDP) {
-            err_set(err, errlen, "a rule with ports is not TCP or UDP", NULL); /* acl_use_pass4_burst counts on it */
+        if (acl_rule_ported(&rules[i]) && rules[i].proto != IP4_PROTO_TCP && rules[i].proto != IP4_PROTO_UDP) {
+            acl_err(err, errlen, "a rule with ports is not TCP or UDP", NULL); /* acl_use_pass4_burst counts on it */
             return NULL;
         }
     struct acl *a = m->alloc(m->ctx, (sizeof(struct acl) + 63) & ~(size_t)63);
     if (a == NULL) {
-        err_set(err, errlen, "no memory for the access list", NULL);
+        acl_err(err, errlen, "no memory for the access list", NULL);
         return NULL;
     }
     net_memset(a, 0, sizeof(*a));
@@ -710,6 +387,9 @@ static inline uint32_t first_rule(const struct acl *a, const struct table *t, co
     return a->n;
 }
 
+/* The ports of a datagram without them: a key of zeros, as acl_key4's. */
+static const uint8_t no_ports[4];
+
 /* A list of at most 63 rules as one IPv4 burst loop wants it in registers. */
 struct small4 {
     const uint64_t *root[FIELDS];
@@ -717,6 +397,7 @@ struct small4 {
     uint64_t ported;
 };
 
+/* The bitmap past a child entry e: a node a byte of key, from its second. */
 static __attribute__((noinline)) uint64_t walk64(const uint64_t (*node)[256], uint64_t e, const uint8_t *key)
 {
     for (uint32_t i = 1; e & NODE64; i++)
@@ -748,12 +429,9 @@ static inline struct small4 small4_of(const struct table *t)
 static inline __attribute__((always_inline)) uint32_t small4_bit(const struct small4 *sm, const uint8_t *ip,
                                                                   uint32_t len)
 {
-    static const uint8_t none[4];
-    uint32_t hl = (ip[0] & 15u) * 4, tot = (uint32_t)ip[2] << 8 | ip[3];
-    len = tot < len ? tot : len;
-    bool ported = (ip[9] == IP4_PROTO_TCP || ip[9] == IP4_PROTO_UDP) && ((ip[6] & 0x1fu) | ip[7]) == 0 &&
-                  len >= hl + 4;
-    const uint8_t *l4 = ported ? ip + hl : none;
+    const uint8_t *l4 = acl_ports4(ip, len);
+    bool ported = l4 != NULL;
+    l4 = ported ? l4 : no_ports;
     uint64_t m = word_of(sm, F_PROTO, ip + 9) & word_of(sm, F_SRC, ip + 12) & word_of(sm, F_DST, ip + 16) &
                  word_of(sm, F_SPORT, l4) & word_of(sm, F_DPORT, l4 + 2) & ~(ported ? 0 : sm->ported);
     return (uint32_t)__builtin_ctzll(m | 1ull << 63);
@@ -773,12 +451,10 @@ uint32_t acl_classify4(const struct acl *a, const uint8_t *ip, uint32_t len)
         struct small4 sm = small4_of(t);
         return rule_of_bit(a, t, small4_bit(&sm, ip, len));
     }
-    static const uint8_t none[4];
-    uint32_t W = t->words, hl = (ip[0] & 15u) * 4, tot = (uint32_t)ip[2] << 8 | ip[3];
-    len = tot < len ? tot : len;
-    bool ported = (ip[9] == IP4_PROTO_TCP || ip[9] == IP4_PROTO_UDP) && ((ip[6] & 0x1fu) | ip[7]) == 0 &&
-                  len >= hl + 4;
-    const uint8_t *l4 = ported ? ip + hl : none;
+    uint32_t W = t->words;
+    const uint8_t *l4 = acl_ports4(ip, len);
+    bool ported = l4 != NULL;
+    l4 = ported ? l4 : no_ports;
     const struct field *f = t->f;
     return first_rule(a, t, class_bits(&f[F_PROTO], ip + 9, W), class_bits(&f[F_SRC], ip + 12, W),
                       class_bits(&f[F_DST], ip + 16, W), class_bits(&f[F_SPORT], l4, W),
@@ -812,16 +488,10 @@ bool acl_use_pass4(const struct acl_use *u, const uint8_t *ip, uint32_t len)
     return r < u->acl->n && u->acl->rules[r].permit;
 }
 
-/* The bitmap of field fi past a child entry e (small lists). */
-static __attribute__((noinline)) uint64_t deeper(const struct table *t, int fi, uint64_t e, const uint8_t *key)
-{
-    for (uint32_t i = 1; e & NODE64; i++)
-        e = t->f[fi].node64[(uint32_t)e][key[i]];
-    return e;
-}
-
-/* The entry of byte b in a root table; deeper() when it is a child. */
-#define WORD(fi, root, b, key) (NET_LIKELY(!((root)[b] & NODE64)) ? (root)[b] : deeper(t, fi, (root)[b], key))
+/* The entry of byte b in field fi's root table; walk64 when it is a child. */
+#define WORD(fi, root, b, key) \
+    (NET_LIKELY(!((root)[b] & NODE64)) ? (root)[b] \
+                                       : walk64((const uint64_t(*)[256])t->f[fi].node64, (root)[b], key))
 
 static inline uint64_t le64(const uint8_t *p)
 {

@@ -11,11 +11,13 @@
  * acl_build compiles a list, per family, into a bit-vector classifier
  * (Lakshman and Stiliadis, SIGCOMM 1998) over equivalence classes: each
  * field's value space is cut where some rule's range starts or ends; a
- * multibit table (one 16-bit first level, then 8-bit ones) maps a field to
- * its piece's class, and each class to the set of rules whose range holds
- * it, as a bitmap. A datagram's rule is the first bit of the five bitmaps
- * ANDed: five table walks and an AND a 64 rules, however many rules there
- * are, where a linear walk tests every rule before the one that matches.
+ * table of 8-bit levels maps a field to its piece's class, and each class
+ * to the set of rules whose range holds it, as a bitmap (kept in the
+ * table's entries themselves for a list of at most 63 rules). A
+ * datagram's rule is the first bit of the five bitmaps ANDed: five table
+ * walks and an AND a 64 rules, however many rules there are, where a
+ * linear walk tests every rule before the one that matches. The rules and
+ * a datagram's key are acl_rule.c, the classifier acl.c.
  *
  * The compiled list is read-only: every core may match with it at once.
  * Hits are counted by the caller (acl_use: one array a core). */

@@ -217,11 +217,13 @@ static inline bool fwd_acl_ok(const struct fwd *f, struct net_stack *s, struct p
     return false;
 }
 
+/* fwd_send_adj for an adjacency on a VLAN sub-interface (a->tagged): the
+ * frame grows by its tags and joins the parent port's queue (fwd4.c). */
+void fwd_send_tagged(struct net_stack *s, const struct nexthop_adj *a, const uint8_t *mac, struct pkt *p);
+
 /* Frame p out of adjacency a's port's queue, its Ethernet addresses a's:
  * mac is the destination's, a->eth itself or what a per-packet lookup found
  * (NEXTHOP_ADJ_LINK). */
-void fwd_send_tagged(struct net_stack *s, const struct nexthop_adj *a, const uint8_t *mac, struct pkt *p);
-
 static inline void fwd_send_adj(struct net_stack *s, const struct nexthop_adj *a, const uint8_t *mac,
                                 struct pkt *p)
 {

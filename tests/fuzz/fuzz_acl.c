@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/fuzz/fuzz_acl.c: access lists (net/acl/acl.c): a datagram's key
+/* tests/fuzz/fuzz_acl.c: access lists (net/acl/): a datagram's key
  * read from the wire (acl_key4, acl_key6: IPv4 fragments, IPv6 extension
  * header chains, truncation anywhere) and the compiled classifier.
  *
