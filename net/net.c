@@ -191,8 +191,16 @@ void net_set_nd6_seen(struct net_stack *s, net_nd6_seen_fn fn, void *ctx)
 
 void net_input(struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns)
 {
-    for (uint16_t i = 0; i < n; i++)
-        eth_input(s, net_iface_get(s, pkts[i]->port), pkts[i], now_ns);
+    for (uint16_t i = 0; i < n; i++) {
+        struct pkt *p = pkts[i];
+        if (NET_UNLIKELY(p->flags & PKT_F_CHAIN)) { /* a jumbo frame: forwarded (net/fwd), never taken in */
+            s->ctr.eth_jumbo_drop++;
+            net_tap(s, p->port, CAP_DROP, &p, 1, "eth-jumbo-drop");
+            pkt_free_frame(p);
+            continue;
+        }
+        eth_input(s, net_iface_get(s, p->port), p, now_ns);
+    }
 }
 
 /* The stack's frames b[0..n) the driver did not take, kept for the next

@@ -258,7 +258,7 @@ static inline void net_tx(struct net_stack *s, struct net_iface *ifc, struct pkt
         net_flush_port(s, ifc);
         if (ifc->ntx == NET_TX_BURST) {
             s->ctr.eth_tx_drop++;
-            pkt_free(p);
+            pkt_free_frame(p);
             return;
         }
     }

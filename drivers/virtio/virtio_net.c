@@ -290,11 +290,16 @@ static struct netdev *virtio_net_probe(struct pci_dev *pci, uint16_t max_pairs, 
     }
     if (f & F_MAC)
         virtio_pci_read_cfg(&v->vp, CFG_MAC, dev->mac, 6);
-    dev->mtu = 1500;
+    /* The device's MTU, when it says (5.1.4.1), is the most it takes; 1500
+     * stays the default. A frame over one buffer comes in several with
+     * MRG_RXBUF (5.1.6.3.1) and leaves as a descriptor chain: jumbo frames
+     * then, else one buffer is the most. */
+    uint16_t cfg_mtu = NETDEV_MTU_MAX;
     if (f & F_MTU)
-        virtio_pci_read_cfg(&v->vp, CFG_MTU, &dev->mtu, 2);
-    if (dev->mtu > 1500)
-        dev->mtu = 1500; /* a frame is one 2 KB buffer: no jumbo frames (they would need chained buffers) */
+        virtio_pci_read_cfg(&v->vp, CFG_MTU, &cfg_mtu, 2);
+    uint16_t most = (f & F_MRG_RXBUF) ? NETDEV_MTU_MAX : 1500;
+    dev->max_mtu = cfg_mtu < most ? cfg_mtu : most;
+    dev->mtu = dev->max_mtu < 1500 ? dev->max_mtu : 1500;
     dev->driver = "virtio-net";
     dev->ops = &vnet_ops;
     dev->priv = v;

@@ -53,6 +53,7 @@ enum {
     TX_KICK_BATCH = 32,         /* frames worth a doorbell at once */
 };
 #define TX_KICK_DELAY_NS 100000ull /* the longest a published frame waits (DPDK's usual TX drain) */
+#define RX_CHAIN_MAX 8 /* buffers of one received frame: a 9238-byte one takes 5 */
 #define TX_CHAIN_MAX 64 /* descriptors of one TX frame (a TSO frame of 44 buffers fits) */
 #define CTRL_BUF_LEN 512 /* a control command and its ack: the RSS one is 309 bytes */
 #define CTRL_ACK_OFF 448
@@ -67,7 +68,8 @@ struct vnet_queue {
     struct virtqueue rx, tx;
     struct pkt_pool *pool;
     uint16_t refill_at; /* refill once this many RX descriptors are free */
-    uint16_t rx_skip;   /* buffers still to come of a frame being dropped */
+    uint16_t rx_left;   /* buffers still to come of a frame over several: */
+    struct pkt *rx_head, *rx_tail; /* ... the frame so far, NULL: being dropped */
     uint32_t phase;     /* the vnet phase this queue's owner last acted on */
     /* TX doorbell deferred (see tx_kick_maybe): the device asked for one,
      * tx_unkicked frames wait for it since tx_defer_ns. */

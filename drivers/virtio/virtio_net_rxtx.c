@@ -74,12 +74,15 @@ static bool queue_usable(struct vnet *v, struct vnet_queue *q, uint16_t qi)
     if (phase & 1) { /* draining: give back every buffer the rings hold */
         release_ring(&q->rx);
         release_ring(&q->tx);
+        if (q->rx_head) /* a frame half received */
+            pkt_free_frame(q->rx_head);
+        q->rx_head = NULL;
         atomic_fetch_add_explicit(&v->drained, 1, memory_order_release);
         return false;
     }
     q->tx_need_kick = false;
     q->tx_unkicked = 0;
-    q->rx_skip = 0;
+    q->rx_left = 0;
     vnet_rx_refill(&v->dev, q, qi); /* restarted: the rings are new and empty */
     return true;
 }
@@ -104,6 +107,66 @@ static void tx_kick_maybe(struct netdev *dev, struct vnet_queue *q, uint16_t qi,
     q->tx_unkicked = 0;
 }
 
+/* Where the driver posted it, the device wrote a virtio-net header and
+ * then the frame; a frame over one buffer (a jumbo frame, MRG_RXBUF) goes
+ * on in num_buffers - 1 more, each holding frame bytes from its start
+ * (5.1.6.4, 5.1.6.4.2). Returns a frame of one buffer, or NULL when p
+ * starts a longer one (its rest comes to rx_more) or is dropped. */
+static inline struct pkt *rx_first(struct netdev *dev, struct vnet_queue *q, struct pkt *p, uint32_t len, bool mrg)
+{
+    const struct virtio_net_hdr *h = (const void *)(p->data - sizeof *h);
+    uint16_t nb = mrg ? h->num_buffers : 1;
+    if (__builtin_expect(len - (sizeof *h + 14) > PKT_DATA_ROOM - 14 || nb != 1, 0) ||
+        !rx_header(p, h, len - (uint32_t)sizeof *h)) {
+        bool whole = len - (sizeof *h + 14) <= PKT_DATA_ROOM - 14 && nb > 1 && nb <= RX_CHAIN_MAX &&
+                     dev->mtu + 22u > PKT_DATA_ROOM && rx_header(p, h, len - (uint32_t)sizeof *h);
+        if (len >= sizeof *h && nb > 1) /* the rest: chained, or dropped as it comes */
+            q->rx_left = (uint16_t)(nb - 1);
+        if (whole) {
+            p->len = (uint16_t)(len - sizeof *h);
+            q->rx_head = q->rx_tail = p;
+            return NULL;
+        }
+        dev->stats[p->queue].rx_error++;
+        pkt_free(p);
+        return NULL;
+    }
+    p->len = (uint16_t)(len - sizeof *h);
+    return p;
+}
+
+/* The next buffer of a frame over several (rx_first). Returns the frame
+ * once its last buffer came, if no longer than the port's MTU allows. */
+static struct pkt *rx_more(struct netdev *dev, struct vnet_queue *q, struct pkt *p, uint32_t len, uint16_t qi)
+{
+    q->rx_left--;
+    struct pkt *f = q->rx_head;
+    if (f == NULL) { /* a frame being dropped */
+        pkt_free(p);
+        return NULL;
+    }
+    p->data -= sizeof(struct virtio_net_hdr); /* no header in this one */
+    p->len = (uint16_t)len;
+    q->rx_tail->flags |= PKT_F_CHAIN;
+    q->rx_tail->next = p;
+    q->rx_tail = p;
+    if (len == 0 || len > sizeof(struct virtio_net_hdr) + PKT_DATA_ROOM) {
+        q->rx_head = NULL; /* malformed: the rest goes too */
+        dev->stats[qi].rx_error++;
+        pkt_free_frame(f);
+        return NULL;
+    }
+    if (q->rx_left)
+        return NULL;
+    q->rx_head = NULL;
+    if (pkt_frame_len(f) > dev->mtu + 22u) { /* Ethernet and two VLAN tags over the MTU: a real NIC's limit */
+        dev->stats[qi].rx_error++;
+        pkt_free_frame(f);
+        return NULL;
+    }
+    return f;
+}
+
 uint16_t vnet_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)
 {
     struct vnet_queue *q = to_vnet(dev)->q[qi];
@@ -114,29 +177,15 @@ uint16_t vnet_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint1
     uint64_t bytes = 0;
     uint32_t len;
     struct pkt *p;
+    bool mrg = (to_vnet(dev)->vp.features & F_MRG_RXBUF) != 0;
     vq_used_begin(&q->rx);
     while (got < n && (p = vq_next_used(&q->rx, &len)) != NULL) {
-        const struct virtio_net_hdr *h = (const void *)(p->data - sizeof *h);
-        if (__builtin_expect(q->rx_skip != 0, 0)) { /* the rest of a frame dropped below */
-            q->rx_skip--;
-            pkt_free(p);
-            continue;
-        }
-        /* A frame larger than a buffer (a jumbo frame from a host with a
-         * larger MTU) comes in num_buffers buffers, the header in the first
-         * only (5.1.6.4, MRG_RXBUF): all of them go, once counted. */
-        if (len - (sizeof *h + 14) > PKT_DATA_ROOM - 14 || h->num_buffers > 1 ||
-            !rx_header(p, h, len - (uint32_t)sizeof *h)) {
-            if (len >= sizeof *h && h->num_buffers > 1 && (to_vnet(dev)->vp.features & F_MRG_RXBUF))
-                q->rx_skip = (uint16_t)(h->num_buffers - 1);
-            st->rx_error++;
-            pkt_free(p);
-            continue;
-        }
-        p->len = (uint16_t)(len - sizeof *h);
-        p->port = dev->index;
         p->queue = qi;
-        bytes += p->len;
+        p = __builtin_expect(q->rx_left != 0, 0) ? rx_more(dev, q, p, len, qi) : rx_first(dev, q, p, len, mrg);
+        if (p == NULL)
+            continue;
+        p->port = dev->index;
+        bytes += __builtin_expect(p->flags & PKT_F_CHAIN, 0) ? pkt_frame_len(p) : p->len;
         pkts[got++] = p;
     }
     if (q->rx.nfree >= q->refill_at)

@@ -423,8 +423,9 @@ static int stmt_interface(int argc, char **argv, char *err, size_t errlen)
     }
     if (mtu) {
         unsigned long v;
-        if (config_parse_u32(argv[3], NET_MTU_DEFAULT, &v) != 0 || v < NETSVC_MTU_MIN) {
-            fmt_snprintf(err, errlen, "bad MTU '%s' (%u to %u)", argv[3], NETSVC_MTU_MIN, NET_MTU_DEFAULT);
+        if (config_parse_u32(argv[3], NETDEV_MTU_MAX, &v) != 0 || v < NETSVC_MTU_MIN) {
+            fmt_snprintf(err, errlen, "bad MTU '%s' (%u to %u, over %u where the port's driver takes it)", argv[3],
+                         NETSVC_MTU_MIN, NETDEV_MTU_MAX, NET_MTU_DEFAULT);
             return -1;
         }
         netsvc.addr[p].mtu = (uint16_t)v;

@@ -91,6 +91,7 @@
     X(eth, not_for_us, "eth-not-for-us")        /* unicast to another MAC */  \
     X(eth, bad_src, "eth-bad-src")              /* multicast source MAC */    \
     X(eth, no_iface, "eth-no-iface")            /* port not added */          \
+    X(eth, jumbo_drop, "eth-jumbo-drop")        /* over several buffers, for the stack: it takes one */ \
     X(eth, tx, "eth-tx")                        /* frames handed to a port */ \
     X(eth, tx_drop, "eth-tx-drop")              /* no room, even after a flush */ \
     X(eth, tx_busy, "eth-tx-busy")              /* ring full: kept for the next */ \

@@ -97,7 +97,15 @@ void csum_pkt_finish(struct pkt *p)
 
     net_memcpy(&pseudo, field, 2);
     net_memset(field, 0, 2);
-    csum = csum_finish(csum_partial(l4, p->len - p->csum_start, pseudo));
+    uint32_t sum = csum_fold(csum_partial(l4, p->len - p->csum_start, pseudo));
+    bool odd = ((p->len - p->csum_start) & 1) != 0;
+    for (const struct pkt *e = p; e->flags & PKT_F_CHAIN;) { /* a jumbo frame's other buffers */
+        e = e->next;
+        uint16_t part = csum_fold(csum_partial(e->data, e->len, 0));
+        sum += odd ? (uint16_t)(part << 8 | part >> 8) : part; /* RFC 1071 2(B): swapped at an odd start */
+        odd ^= (e->len & 1) != 0;
+    }
+    csum = csum_finish(sum);
     if (csum == 0)
         csum = 0xffff;
     net_memcpy(field, &csum, 2);

@@ -18,6 +18,8 @@
 #define NETDEV_MAX_QUEUES 16
 #define NETDEV_RSS_KEY_LEN 40   /* Toeplitz key, as NICs take it */
 #define NETDEV_RSS_RETA_LEN 128 /* indirection table entries */
+#define NETDEV_MTU_MAX 9216 /* jumbo frames: the most max_mtu may be */
+#define NETDEV_FRAME_MAX (NETDEV_MTU_MAX + 14 + 8) /* ... as a frame with two VLAN tags */
 #define NETDEV_BATCH_HIST 9 /* batch sizes 1, 2-3, 4-7, ... 128-255, 256+ */
 
 /* Offload capabilities (struct netdev.offloads). */
@@ -89,6 +91,10 @@ struct netdev {
     uint8_t mac[6];
     bool link_up;              /* the driver's status poll sets it with netdev_set_link */
     uint16_t mtu;
+    /* The largest MTU the driver may be given (kernel/netsvc: `interface
+     * ethN mtu`): over a buffer's room, it receives a frame as a chain of
+     * buffers (pkt.h) and sends one so. 0: mtu is the most. */
+    uint16_t max_mtu;
     uint32_t offloads;         /* NETDEV_OFF_* */
     uint16_t nqueues;          /* queue pairs in use */
     uint16_t index;            /* port number */

@@ -2,6 +2,8 @@
 /* net/core/pkt.c: carving pools and the bulk forms of alloc/free (net/core/pkt.h). */
 #include "pkt.h"
 
+#include "env.h"
+
 uint32_t pkt_pool_init(struct pkt_pool *pool, void *mem, uint64_t phys, size_t bytes)
 {
     uint32_t n = (uint32_t)(bytes / (PKT_BUF_STRIDE + sizeof(struct pkt *)));
@@ -44,4 +46,23 @@ void pkt_free_bulk(struct pkt **pkts, uint32_t n)
 {
     for (uint32_t i = 0; i < n; i++)
         pkt_free_frame(pkts[i]);
+}
+
+bool pkt_frame_read(const struct pkt *p, uint32_t off, void *out, uint32_t n)
+{
+    if (off + n < off || pkt_frame_len(p) < off + n)
+        return false;
+    uint8_t *o = out;
+    for (; n; p = p->next) {
+        if (off >= p->len) {
+            off -= p->len;
+            continue;
+        }
+        uint32_t k = p->len - off < n ? p->len - off : n;
+        net_memcpy(o, p->data + off, k);
+        o += k;
+        n -= k;
+        off = 0;
+    }
+    return true;
 }

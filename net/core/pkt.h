@@ -18,11 +18,14 @@
  * to the pool. While shared, the buffer is read-only to everyone, and its
  * metadata (data, len, flags) belongs to whoever last passed it down.
  *
- * A frame on its way to a NIC may span buffers (a TSO frame: headers and
- * the first payload, then more payload): each buffer but the last has
- * PKT_F_CHAIN and the next in next. Only NETDEV_OFF_TSO4/6 devices are
- * handed such frames; whoever drops or completes a frame frees it with
- * pkt_free_frame, which frees each buffer once. */
+ * A frame may span buffers: a TSO frame on its way to a NIC (headers and
+ * the first payload, then more payload), or a jumbo frame received on a
+ * port whose MTU is over a buffer (NETDEV max_mtu), its headers in the
+ * first. Each buffer but the last has PKT_F_CHAIN and the next in next.
+ * Only NETDEV_OFF_TSO4/6 devices are handed TSO frames, and jumbo frames
+ * only go out of a port whose MTU takes them. Whoever drops or completes
+ * a frame frees it with pkt_free_frame, which frees each buffer once. A
+ * chained frame never waits in a pkt_queue, whose link is next too. */
 #ifndef NET_PKT_H
 #define NET_PKT_H
 
@@ -50,7 +53,7 @@ enum {
     PKT_TX_TSO4 = 1u << 5,         /* segment at tso_mss */
     PKT_TX_TSO6 = 1u << 6,
     PKT_F_RSS_HASH = 1u << 8,      /* rss_hash is valid */
-    PKT_F_CHAIN = 1u << 9,         /* TX: the frame goes on in next (TSO) */
+    PKT_F_CHAIN = 1u << 9,         /* the frame goes on in next (TSO, jumbo) */
 };
 
 struct pkt_pool;
@@ -138,6 +141,10 @@ static inline uint32_t pkt_frame_len(const struct pkt *p)
     }
     return n;
 }
+
+/* Copy n bytes of a frame, from byte off on, to out; false (nothing
+ * copied) when the frame is shorter. */
+bool pkt_frame_read(const struct pkt *p, uint32_t off, void *out, uint32_t n);
 
 /* One more owner for p (each calls pkt_free once); returns p. */
 static inline struct pkt *pkt_ref(struct pkt *p)

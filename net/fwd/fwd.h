@@ -67,6 +67,7 @@ _Static_assert(FWD_BURST_MAX <= NET_TX_FWD_MAX, "a burst's forwarded frames fit 
     X(src_route, "fwd-src-route")         /* LSRR/SSRR option, RFC 7126 */       \
     X(directed_bcast, "fwd-directed-bcast") /* to a subnet broadcast, RFC 2644 */ \
     X(arp_drop, "fwd-arp-drop")           /* ARP queue or cache full */          \
+    X(jumbo_slow, "fwd-jumbo-slow")       /* a jumbo frame the slow path would hold: dropped */ \
     X(tx_drop, "fwd-tx-drop")             /* not taken by the NIC (ring full) */ \
     X(rx, "fwd-rx")                       /* frames into fwd_burst */            \
     X(to_stack, "fwd-to-stack")           /* handed to the stack as they came */ \
@@ -213,7 +214,7 @@ static inline bool fwd_acl_ok(const struct fwd *f, struct net_stack *s, struct p
     if (why == NULL)
         return true;
     net_tap(s, p->port, CAP_DROP, &p, 1, why);
-    pkt_free(p);
+    pkt_free_frame(p);
     return false;
 }
 

@@ -144,6 +144,8 @@ static inline uint32_t classify(const struct fwd *f, struct pkt *p)
         return 0;
     if (!fwd_unicast_to_us(f, d, port) || (fwd_load64(d + 12) & fwd_load64(l3_mask)) != fwd_load64(l3_want))
         return 0;
+    if (NET_UNLIKELY(p->flags & PKT_F_CHAIN))
+        len = pkt_frame_len(p);
     uint32_t tot = (uint32_t)ip[2] << 8 | ip[3];
     if (tot < IP4_HDR_LEN || tot + ETH_HDR_LEN > len || ((ip[6] & 0x3f) | ip[7]) != 0 || ip[8] <= 1)
         return 0; /* bad length, a fragment (MF or an offset), TTL 0 or 1 */
@@ -154,6 +156,8 @@ static inline uint32_t classify(const struct fwd *f, struct pkt *p)
         return 0;
     if (!(p->flags & PKT_RX_IP_CSUM_OK) && !csum_ip4_hdr20_ok(ip))
         return 0;
+    if (NET_UNLIKELY(p->flags & PKT_F_CHAIN)) /* a jumbo frame: forwarded as it came, no padding to trim */
+        return tot + ETH_HDR_LEN == len ? net_ntohl(dst) : 0;
     if (NET_UNLIKELY(tot < ETH_MIN_LEN - ETH_HDR_LEN)) { /* the sender's padding, or ours */
         if (len < ETH_MIN_LEN)
             net_memset(p->data + len, 0, ETH_MIN_LEN - len);
@@ -164,11 +168,13 @@ static inline uint32_t classify(const struct fwd *f, struct pkt *p)
 }
 
 /* Off the fast path after the lookup: back to an IPv4 datagram at p->data,
- * as the stack would hand it over. */
+ * as the stack would hand it over (a jumbo frame's length is its header's:
+ * its first buffer holds the start). */
 static void exception(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, uint64_t now_ns)
 {
     pkt_pull_l2(p, ETH_HDR_LEN);
-    p->len = net_ntohs(((const struct ip4_hdr *)p->data)->len_be);
+    if (!(p->flags & PKT_F_CHAIN))
+        p->len = net_ntohs(((const struct ip4_hdr *)p->data)->len_be);
     p->l3_off = 0;
     p->user = 0;
     fwd_slow(f, s, p, nh, now_ns);
@@ -199,7 +205,7 @@ static __attribute__((noinline)) uint32_t acl_in_burst(struct fwd *f, struct net
         if ((deny[i / 64] >> (i % 64)) & 1) {
             s->ctr.acl_in_deny++;
             net_tap(s, p->port, CAP_DROP, &p, 1, "acl-in-deny");
-            pkt_free(p);
+            pkt_free_frame(p);
             continue;
         }
         f->fast[k] = p;
@@ -254,7 +260,7 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
             else if (a->state != NEXTHOP_ADJ_MAC)
                 mac = NULL;
         }
-        if (NET_UNLIKELY(mac == NULL || p->len - ETH_HDR_LEN > a->mtu)) {
+        if (NET_UNLIKELY(mac == NULL || net_ntohs(h->len_be) > a->mtu)) {
             exception(f, s, p, nh, now_ns);
             continue;
         }
@@ -282,7 +288,7 @@ void fwd_send_tagged(struct net_stack *s, const struct nexthop_adj *a, const uin
     uint8_t *d = pkt_push(p, n); /* the EtherType stays where it was, n bytes further in now */
     if (NET_UNLIKELY(d == NULL)) {
         (*s->fwd_tx_drop)++; /* a receive buffer always has the headroom: never */
-        pkt_free(p);
+        pkt_free_frame(p);
         return;
     }
     net_memcpy(d, mac, ETH_ALEN);

@@ -9,6 +9,7 @@
 #include "fwd.h"
 
 #include "core/env.h"
+#include "ip/icmp6.h"
 #include "ip/ip6.h"
 #include "link/nd6.h"
 
@@ -121,6 +122,8 @@ bool fwd6_classify(const struct fwd *f, struct pkt *p, uint8_t *dst)
         return false;
     if (!fwd_unicast_to_us(f, d, port) || (fwd_load64(d + 12) & fwd_load64(l3_mask6)) != fwd_load64(l3_want6))
         return false;
+    if (NET_UNLIKELY(p->flags & PKT_F_CHAIN))
+        len = pkt_frame_len(p);
     uint32_t tot = IP6_HDR_LEN + ((uint32_t)ip[4] << 8 | ip[5]);
     if (tot + ETH_HDR_LEN > len || ip[6] == 0 || ip[7] <= 1)
         return false;
@@ -128,6 +131,8 @@ bool fwd6_classify(const struct fwd *f, struct pkt *p, uint8_t *dst)
     if (odd6(src) || odd6(dst_ip) || is_local6(f, src) || is_local6(f, dst_ip))
         return false;
     net_memcpy(dst, dst_ip, 16);
+    if (NET_UNLIKELY(p->flags & PKT_F_CHAIN)) /* a jumbo frame: forwarded as it came, no padding to trim */
+        return tot + ETH_HDR_LEN == len;
     if (NET_UNLIKELY(tot + ETH_HDR_LEN < ETH_MIN_LEN)) {
         if (len < ETH_MIN_LEN)
             net_memset(p->data + len, 0, ETH_MIN_LEN - len);
@@ -176,6 +181,29 @@ static const struct nexthop_adj *adj6_fill(struct fwd *f, struct net_stack *s, u
     return a;
 }
 
+/* What the stack would do with a jumbo frame off the fast path, which it
+ * cannot take in (net_input): packet too big (RFC 8200 5, RFC 4443 3.2)
+ * from the first buffer; to a neighbour not yet resolved, a solicitation
+ * and a drop (ND's queue holds one-buffer frames); anything else, a drop. */
+static void jumbo_exception(struct fwd *f, struct net_stack *s, struct pkt *p, const struct nexthop_adj *a,
+                            uint32_t nh, const uint8_t *dst, uint32_t tot, uint64_t now_ns)
+{
+    const char *why = "fwd-jumbo-slow";
+    if (a->mtu && tot > a->mtu) {
+        struct pkt view = {.data = p->data + ETH_HDR_LEN, .len = (uint16_t)(p->len - ETH_HDR_LEN), .port = p->port};
+        icmp6_send_error(s, &s->iface[p->port], &view, ICMP6_TOO_BIG, 0, a->mtu, now_ns);
+        s->ctr.ip6_too_big++;
+        why = "ip6-too-big";
+    } else {
+        const struct fwd_nh6 *e = fwd_nh6_get(f->nh6, nh);
+        if (a->state == NEXTHOP_ADJ_LINK || (a->mtu && e))
+            nd6_probe(s, &s->iface[a->port], a->state == NEXTHOP_ADJ_LINK ? dst : e->gw, now_ns);
+        f->ctr.jumbo_slow++;
+    }
+    net_tap(s, p->port, CAP_DROP, &p, 1, why);
+    pkt_free_frame(p);
+}
+
 void fwd6_forward(struct fwd *f, struct net_stack *s, uint32_t n, struct pkt **slow, uint32_t *nslow,
                   uint64_t now_ns)
 {
@@ -212,8 +240,12 @@ void fwd6_forward(struct fwd *f, struct net_stack *s, uint32_t n, struct pkt **s
             else if (a->state != NEXTHOP_ADJ_MAC)
                 mac = NULL;
         }
-        if (NET_UNLIKELY(mac == NULL || p->len - ETH_HDR_LEN > a->mtu)) {
-            slow[(*nslow)++] = p; /* as it came: the stack resolves, or sends the ICMPv6 error */
+        uint32_t tot = IP6_HDR_LEN + ((uint32_t)p->data[ETH_HDR_LEN + 4] << 8 | p->data[ETH_HDR_LEN + 5]);
+        if (NET_UNLIKELY(mac == NULL || tot > a->mtu)) {
+            if (NET_UNLIKELY(p->flags & PKT_F_CHAIN))
+                jumbo_exception(f, s, p, a, nh, f->dst6[i], tot, now_ns);
+            else
+                slow[(*nslow)++] = p; /* as it came: the stack resolves, or sends the ICMPv6 error */
             continue;
         }
         if (!fwd_acl_ok(f, s, p, p->port, a->port, true))

@@ -46,6 +46,12 @@ static bool walk_options(const uint8_t *opt, uint32_t len, uint8_t *out, uint32_
 static void send(struct fwd *f, struct net_stack *s, struct pkt *p, uint16_t port, uint32_t nh_be,
                  uint64_t now_ns)
 {
+    if (NET_UNLIKELY(p->flags & PKT_F_CHAIN) && arp_lookup(s, port, nh_be, now_ns) == NULL) {
+        arp_probe(s, port, nh_be, now_ns); /* a jumbo frame cannot wait in ARP's queue: asked, dropped */
+        f->ctr.jumbo_slow++;
+        pkt_free_frame(p);
+        return;
+    }
     int rc = arp_output(s, port, nh_be, p, now_ns);
     if (rc < 0) {
         f->ctr.arp_drop++;
@@ -64,16 +70,17 @@ static void set_hdr(struct ip4_hdr *h, uint32_t tot, uint32_t frag)
     h->csum = csum_finish(csum_partial(h, ip4_hdr_len(h), 0));
 }
 
-/* RFC 791 3.2 "Fragmentation": p (TTL already decremented, DF clear) in
- * pieces of at most mtu bytes, each payload a multiple of 8 but the last.
- * The first piece is p itself, cut short and sent last, after the copies
- * of the rest were taken from it; later pieces carry only the options
- * flagged "copied". Takes p. */
-static void fragment(struct fwd *f, struct net_stack *s, struct pkt *p, uint16_t port, uint32_t nh_be,
-                     uint32_t mtu, uint64_t now_ns)
+/* RFC 791 3.2 "Fragmentation": p (tot bytes, TTL already decremented, DF
+ * clear) in pieces of at most mtu bytes, each payload a multiple of 8 but
+ * the last, each in one buffer. The first piece is p itself, cut short and
+ * sent last, after the copies of the rest were taken from it (a jumbo
+ * frame's is a copy too); later pieces carry only the options flagged
+ * "copied". Takes p. */
+static void fragment(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t tot, uint16_t port,
+                     uint32_t nh_be, uint32_t mtu, uint64_t now_ns)
 {
     struct ip4_hdr *h = (struct ip4_hdr *)p->data;
-    uint32_t hlen = ip4_hdr_len(h), plen = p->len - hlen, olen;
+    uint32_t hlen = ip4_hdr_len(h), plen = tot - hlen, olen;
     uint32_t frag = net_ntohs(h->frag_be), off0 = (frag & IP4_OFF_MASK) * 8;
     uint32_t mf0 = frag & IP4_MF, keep = frag & ~(uint32_t)(IP4_MF | IP4_OFF_MASK);
     uint8_t hdr2[IP4_MAX_HDR_LEN];
@@ -84,6 +91,7 @@ static void fragment(struct fwd *f, struct net_stack *s, struct pkt *p, uint16_t
         hdr2[IP4_HDR_LEN + olen++] = IP4_OPT_EOL;
     uint32_t hlen2 = IP4_HDR_LEN + olen;
     hdr2[0] = (uint8_t)(0x40 | hlen2 / 4);
+    mtu = mtu < PKT_DATA_ROOM ? mtu : PKT_DATA_ROOM;
     uint32_t step1 = (mtu - hlen) & ~7u, step2 = (mtu - hlen2) & ~7u;
 
     f->ctr.fragmented++;
@@ -92,17 +100,30 @@ static void fragment(struct fwd *f, struct net_stack *s, struct pkt *p, uint16_t
         struct pkt *q = pkt_alloc(s->pool);
         if (q == NULL) {
             f->ctr.frag_no_buf++;
-            pkt_free(p);
+            pkt_free_frame(p);
             return;
         }
         net_memcpy(q->data, hdr2, hlen2);
-        net_memcpy(q->data + hlen2, p->data + hlen + off, n);
+        pkt_frame_read(p, hlen + off, q->data + hlen2, n);
         q->len = (uint16_t)(hlen2 + n);
         q->port = p->port;
         uint32_t more = off + n < plen ? IP4_MF : mf0;
         set_hdr((struct ip4_hdr *)q->data, q->len, keep | more | (off0 + off) / 8);
         f->ctr.frag_tx++;
         send(f, s, q, port, nh_be, now_ns);
+    }
+    if (p->flags & PKT_F_CHAIN) {
+        struct pkt *q = pkt_alloc(s->pool);
+        if (q != NULL) {
+            pkt_frame_read(p, 0, q->data, hlen + step1);
+            q->port = p->port;
+        }
+        pkt_free_frame(p);
+        if ((p = q) == NULL) {
+            f->ctr.frag_no_buf++;
+            return;
+        }
+        h = (struct ip4_hdr *)p->data;
     }
     p->len = (uint16_t)(hlen + step1);
     set_hdr(h, p->len, keep | IP4_MF | off0 / 8);
@@ -181,7 +202,8 @@ void fwd_slow(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, ui
     }
     uint32_t mtu = e.mtu && e.mtu < ifc->mtu ? e.mtu : ifc->mtu;
     uint32_t nh_be = e.gw_be ? e.gw_be : h->dst_be;
-    if (p->len > mtu) {
+    uint32_t tot = (p->flags & PKT_F_CHAIN) ? net_ntohs(h->len_be) : p->len; /* a jumbo frame's: fwd4.c */
+    if (tot > mtu) {
         if (h->frag_be & net_htons(IP4_DF)) {
             f->ctr.frag_needed++;
             why = "fwd-frag-needed";
@@ -191,7 +213,7 @@ void fwd_slow(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, ui
         fwd_ttl_dec(h);
         if (p->flags & PKT_TX_L4_CSUM) /* left to the NIC by the sender's host: no NIC sums across fragments */
             csum_pkt_finish(p);
-        fragment(f, s, p, e.port, nh_be, mtu, now_ns);
+        fragment(f, s, p, tot, e.port, nh_be, mtu, now_ns);
         return;
     }
     fwd_ttl_dec(h);
@@ -199,5 +221,5 @@ void fwd_slow(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, ui
     return;
 drop:
     net_tap_drop(s, p->port, p, why);
-    pkt_free(p);
+    pkt_free_frame(p);
 }

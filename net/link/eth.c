@@ -151,7 +151,7 @@ void eth_output(struct net_stack *s, struct net_iface *ifc, const uint8_t *dst, 
 
     if (h == NULL || (p->len < ETH_MIN_LEN && pkt_tailroom(p) < ETH_MIN_LEN - p->len)) {
         s->ctr.eth_tx_no_room++;
-        pkt_free(p);
+        pkt_free_frame(p);
         return;
     }
     if (p->flags & PKT_TX_L4_CSUM)
