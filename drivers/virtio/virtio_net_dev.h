@@ -69,7 +69,7 @@ struct vnet_queue {
     struct pkt_pool *pool;
     uint16_t refill_at; /* refill once this many RX descriptors are free */
     uint16_t rx_left;   /* buffers still to come of a frame over several: */
-    struct pkt *rx_head, *rx_tail; /* ... the frame so far, NULL: being dropped */
+    struct pkt_chain rx_frame; /* ... the frame so far, empty: being dropped */
     uint32_t phase;     /* the vnet phase this queue's owner last acted on */
     /* TX doorbell deferred (see tx_kick_maybe): the device asked for one,
      * tx_unkicked frames wait for it since tx_defer_ns. */

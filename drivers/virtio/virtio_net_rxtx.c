@@ -74,9 +74,8 @@ static bool queue_usable(struct vnet *v, struct vnet_queue *q, uint16_t qi)
     if (phase & 1) { /* draining: give back every buffer the rings hold */
         release_ring(&q->rx);
         release_ring(&q->tx);
-        if (q->rx_head) /* a frame half received */
-            pkt_free_frame(q->rx_head);
-        q->rx_head = NULL;
+        if (q->rx_frame.head) /* a frame half received */
+            pkt_free_frame(pkt_chain_take(&q->rx_frame));
         atomic_fetch_add_explicit(&v->drained, 1, memory_order_release);
         return false;
     }
@@ -124,7 +123,7 @@ static inline struct pkt *rx_first(struct netdev *dev, struct vnet_queue *q, str
             q->rx_left = (uint16_t)(nb - 1);
         if (whole) {
             p->len = (uint16_t)(len - sizeof *h);
-            q->rx_head = q->rx_tail = p;
+            pkt_chain_add(&q->rx_frame, p);
             return NULL;
         }
         dev->stats[p->queue].rx_error++;
@@ -140,25 +139,21 @@ static inline struct pkt *rx_first(struct netdev *dev, struct vnet_queue *q, str
 static struct pkt *rx_more(struct netdev *dev, struct vnet_queue *q, struct pkt *p, uint32_t len, uint16_t qi)
 {
     q->rx_left--;
-    struct pkt *f = q->rx_head;
-    if (f == NULL) { /* a frame being dropped */
+    if (q->rx_frame.head == NULL) { /* a frame being dropped */
         pkt_free(p);
         return NULL;
     }
     p->data -= sizeof(struct virtio_net_hdr); /* no header in this one */
     p->len = (uint16_t)len;
-    q->rx_tail->flags |= PKT_F_CHAIN;
-    q->rx_tail->next = p;
-    q->rx_tail = p;
+    pkt_chain_add(&q->rx_frame, p);
     if (len == 0 || len > sizeof(struct virtio_net_hdr) + PKT_DATA_ROOM) {
-        q->rx_head = NULL; /* malformed: the rest goes too */
-        dev->stats[qi].rx_error++;
-        pkt_free_frame(f);
+        dev->stats[qi].rx_error++; /* malformed: the rest goes too */
+        pkt_free_frame(pkt_chain_take(&q->rx_frame));
         return NULL;
     }
     if (q->rx_left)
         return NULL;
-    q->rx_head = NULL;
+    struct pkt *f = pkt_chain_take(&q->rx_frame);
     if (pkt_frame_len(f) > dev->mtu + 22u) { /* Ethernet and two VLAN tags over the MTU: a real NIC's limit */
         dev->stats[qi].rx_error++;
         pkt_free_frame(f);

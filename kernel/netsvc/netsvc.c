@@ -121,7 +121,9 @@ static void apply_mtus(void)
             kprintf("router: eth%d: mtu %u is over what its driver (%s) takes: %u\n", p, want, d->driver, most);
             want = most;
         }
-        if (want)
+        if (want && want != d->mtu && d->ops->set_mtu && !d->ops->set_mtu(d, want))
+            kprintf("router: eth%d: %s could not take mtu %u: %u stays\n", p, d->driver, want, d->mtu);
+        else if (want)
             d->mtu = want;
     }
 }

@@ -83,6 +83,12 @@ struct netdev_ops {
      * cannot (a VF: its PF sorts frames to it by MAC). A driver without
      * it has no unicast filter to open (virtio-net). */
     bool (*promiscuous)(struct netdev *dev);
+    /* Optional, core 0, before the loops run: from now on receive frames
+     * of up to mtu bytes of IP (with Ethernet and two VLAN tags), over
+     * several buffers past one (a jumbo frame: pkt.h), mtu at most
+     * max_mtu. false when it could not (the MTU stays). A driver without
+     * it takes every MTU up to max_mtu as it is (virtio-net). */
+    bool (*set_mtu)(struct netdev *dev, uint16_t mtu);
 };
 
 struct netdev {

@@ -192,6 +192,33 @@ static inline uint8_t *pkt_pull(struct pkt *p, uint32_t n)
     return p->data;
 }
 
+/* A frame a driver receives over several buffers (a jumbo frame): each
+ * buffer added as it comes, the frame taken once its last came. */
+struct pkt_chain {
+    struct pkt *head, *tail;
+    uint16_t n; /* buffers so far */
+};
+
+static inline void pkt_chain_add(struct pkt_chain *c, struct pkt *p)
+{
+    if (c->tail) {
+        c->tail->flags |= PKT_F_CHAIN;
+        c->tail->next = p;
+    } else {
+        c->head = p;
+    }
+    c->tail = p;
+    c->n++;
+}
+
+/* The frame so far (NULL: none); c is left empty. */
+static inline struct pkt *pkt_chain_take(struct pkt_chain *c)
+{
+    struct pkt *p = c->head;
+    *c = (struct pkt_chain){0};
+    return p;
+}
+
 /* Buffers waiting in order (on address resolution), linked through next. */
 struct pkt_queue {
     struct pkt *head, *tail;
