@@ -72,7 +72,7 @@ static void tap(void *ctx, uint16_t port, uint8_t dir, struct pkt *const *p, uin
     uint64_t now = time_now_ns();
     for (uint16_t i = 0; i < n; i++)
         if ((cap.sub < 0 || sub_frame(port, p[i])) && cap_match(&cap.f, p[i]->data, p[i]->len))
-            cap_put(r, now, cap.sub == port ? (uint16_t)cap.parent : port, dir, why, p[i]->data, p[i]->len);
+            cap_put(r, now, cap.sub == port ? (uint16_t)cap.parent : port, dir, why, p[i]);
 }
 
 static uint64_t lost(void)

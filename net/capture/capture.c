@@ -4,6 +4,7 @@
 #include "capture.h"
 
 #include "core/env.h"
+#include "core/pkt.h"
 #include "core/text.h"
 #include "core/wire.h"
 #include "route/route4.h"
@@ -182,9 +183,9 @@ bool cap_match(const struct cap_filter *f, const uint8_t *d, uint32_t len)
     return true;
 }
 
-void cap_put(struct cap_ring *r, uint64_t ts_ns, uint16_t port, uint8_t dir, const char *reason, const uint8_t *d,
-             uint32_t len)
+void cap_put(struct cap_ring *r, uint64_t ts_ns, uint16_t port, uint8_t dir, const char *reason, const struct pkt *p)
 {
+    uint32_t len = pkt_frame_len(p);
     uint32_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
     if (h - atomic_load_explicit(&r->tail, memory_order_acquire) >= CAP_RING) {
         r->lost++;
@@ -200,7 +201,7 @@ void cap_put(struct cap_ring *r, uint64_t ts_ns, uint16_t port, uint8_t dir, con
     for (; reason && reason[i] && i + 1 < CAP_REASON; i++)
         c->reason[i] = reason[i];
     c->reason[i] = 0;
-    net_memcpy(c->data, d, c->caplen);
+    pkt_frame_read(p, 0, c->data, c->caplen);
     atomic_store_explicit(&r->head, h + 1, memory_order_release);
 }
 

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct pkt;
+
 #define CAP_SNAP 1518 /* bytes kept of a frame: an untagged Ethernet frame whole */
 #define CAP_RING 256  /* records a core's ring holds */
 #define CAP_REASON 32 /* a drop's reason, a counter's name */
@@ -56,9 +58,9 @@ int cap_filter_parse(struct cap_filter *f, int argc, char **argv, uint32_t *coun
  * direction are the caller's). */
 bool cap_match(const struct cap_filter *f, const uint8_t *d, uint32_t len);
 
-/* Producer: a copy of the frame, or lost counted. */
-void cap_put(struct cap_ring *r, uint64_t ts_ns, uint16_t port, uint8_t dir, const char *reason, const uint8_t *d,
-             uint32_t len);
+/* Producer: a copy of frame p (its first CAP_SNAP bytes, across the
+ * buffers of a jumbo frame), or lost counted. */
+void cap_put(struct cap_ring *r, uint64_t ts_ns, uint16_t port, uint8_t dir, const char *reason, const struct pkt *p);
 /* Reader: the oldest record, NULL when empty; cap_done after using it. */
 const struct cap_rec *cap_peek(struct cap_ring *r);
 void cap_done(struct cap_ring *r);

@@ -365,7 +365,7 @@ static void cap_tap(void *ctx, uint16_t port, uint8_t dir, struct pkt *const *p,
 {
     for (uint16_t i = 0; i < n; i++)
         if ((cap_all.dirs & dir) && cap_match(&cap_all, p[i]->data, p[i]->len))
-            cap_put(&cap_ring, 0, port, dir, why, p[i]->data, p[i]->len);
+            cap_put(&cap_ring, 0, port, dir, why, p[i]);
 }
 
 /* npkts frames through the pipeline in bursts of b, IPv6 with v6: side

@@ -76,9 +76,10 @@ TEST(capture_ring_keeps_order_and_counts_what_it_cannot_hold)
     struct cap_ring r = {0};
     r.r = calloc(CAP_RING, sizeof(struct cap_rec));
     uint8_t fr[2000];
-    memset(fr, 0xab, sizeof fr);
+    for (uint32_t i = 0; i < sizeof fr; i++)
+        fr[i] = (uint8_t)(i * 7);
     for (uint32_t i = 0; i < CAP_RING + 5; i++)
-        cap_put(&r, 1000 + i, 1, CAP_TX, NULL, fr, 60 + i);
+        cap_put(&r, 1000 + i, 1, CAP_TX, NULL, &(struct pkt){.data = fr, .len = (uint16_t)(60 + i)});
     CHECK_EQ(r.lost, 5);
     for (uint32_t i = 0; i < CAP_RING; i++) {
         const struct cap_rec *c = cap_peek(&r);
@@ -86,9 +87,13 @@ TEST(capture_ring_keeps_order_and_counts_what_it_cannot_hold)
         cap_done(&r);
     }
     CHECK(cap_peek(&r) == NULL);
-    cap_put(&r, 7, 0, CAP_DROP, "fwd-no-route", fr, sizeof fr); /* longer than the snap length */
+    /* a jumbo frame's two buffers, longer than the snap length together */
+    struct pkt tail = {.data = fr + 1000, .len = 1000}, head = {.data = fr, .len = 1000, .flags = PKT_F_CHAIN,
+                                                                .next = &tail};
+    cap_put(&r, 7, 0, CAP_DROP, "fwd-no-route", &head);
     const struct cap_rec *c = cap_peek(&r);
     CHECK(c && c->len == sizeof fr && c->caplen == CAP_SNAP && strcmp(c->reason, "fwd-no-route") == 0);
+    CHECK(c && memcmp(c->data, fr, CAP_SNAP) == 0);
     free(r.r);
 }
 
