@@ -9,6 +9,7 @@
 #include "ip/ip4.h"
 #include "ip/reasm.h"
 #include "ip/ip6.h"
+#include "ip/ip_jumbo.h"
 #include "link/nd6.h"
 #include "tcp/tcp.h"
 #include "core/wire.h"
@@ -193,11 +194,13 @@ void net_input(struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_
 {
     for (uint16_t i = 0; i < n; i++) {
         struct pkt *p = pkts[i];
-        if (NET_UNLIKELY(p->flags & PKT_F_CHAIN)) { /* a jumbo frame: forwarded (net/fwd), never taken in */
-            s->ctr.eth_jumbo_drop++;
-            net_tap(s, p->port, CAP_DROP, &p, 1, "eth-jumbo-drop");
-            pkt_free_frame(p);
-            continue;
+        if (NET_UNLIKELY(p->flags & PKT_F_CHAIN)) { /* a frame over several buffers */
+            struct pkt *one = pkt_linearize(s->pool, p);
+            if (one == NULL) {
+                ip_jumbo_input(s, p, now_ns);
+                continue;
+            }
+            p = one;
         }
         eth_input(s, net_iface_get(s, p->port), p, now_ns);
     }

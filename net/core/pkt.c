@@ -66,3 +66,23 @@ bool pkt_frame_read(const struct pkt *p, uint32_t off, void *out, uint32_t n)
     }
     return true;
 }
+
+struct pkt *pkt_linearize(struct pkt_pool *pool, struct pkt *p)
+{
+    uint32_t len = pkt_frame_len(p);
+    struct pkt *q = len <= PKT_DATA_ROOM ? pkt_alloc(pool) : NULL;
+    if (q == NULL)
+        return NULL;
+    pkt_frame_read(p, 0, q->data, len);
+    q->len = (uint16_t)len;
+    q->port = p->port;
+    q->queue = p->queue;
+    q->flags = (uint16_t)(p->flags & ~PKT_F_CHAIN);
+    q->rss_hash = p->rss_hash;
+    q->csum_start = p->csum_start;
+    q->csum_offset = p->csum_offset;
+    q->l3_off = p->l3_off;
+    q->user = p->user;
+    pkt_free_frame(p);
+    return q;
+}

@@ -146,6 +146,11 @@ static inline uint32_t pkt_frame_len(const struct pkt *p)
  * copied) when the frame is shorter. */
 bool pkt_frame_read(const struct pkt *p, uint32_t off, void *out, uint32_t n);
 
+/* A frame of several buffers that fits one, copied into one from pool
+ * (its metadata with it) and the chain freed; NULL, p untouched, when it
+ * is longer or the pool is empty. */
+struct pkt *pkt_linearize(struct pkt_pool *pool, struct pkt *p);
+
 /* One more owner for p (each calls pkt_free once); returns p. */
 static inline struct pkt *pkt_ref(struct pkt *p)
 {

@@ -172,6 +172,9 @@ static inline uint32_t classify(const struct fwd *f, struct pkt *p)
  * its first buffer holds the start). */
 static void exception(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_t nh, uint64_t now_ns)
 {
+    struct pkt *one;
+    if (NET_UNLIKELY(p->flags & PKT_F_CHAIN) && (one = pkt_linearize(s->pool, p)) != NULL)
+        p = one; /* a chain that fits one buffer (small NIC buffers): the slow path as any other */
     pkt_pull_l2(p, ETH_HDR_LEN);
     if (!(p->flags & PKT_F_CHAIN))
         p->len = net_ntohs(((const struct ip4_hdr *)p->data)->len_be);

@@ -242,10 +242,11 @@ void fwd6_forward(struct fwd *f, struct net_stack *s, uint32_t n, struct pkt **s
         }
         uint32_t tot = IP6_HDR_LEN + ((uint32_t)p->data[ETH_HDR_LEN + 4] << 8 | p->data[ETH_HDR_LEN + 5]);
         if (NET_UNLIKELY(mac == NULL || tot > a->mtu)) {
-            if (NET_UNLIKELY(p->flags & PKT_F_CHAIN))
+            struct pkt *one = p;
+            if (NET_UNLIKELY(p->flags & PKT_F_CHAIN) && (one = pkt_linearize(s->pool, p)) == NULL)
                 jumbo_exception(f, s, p, a, nh, f->dst6[i], tot, now_ns);
             else
-                slow[(*nslow)++] = p; /* as it came: the stack resolves, or sends the ICMPv6 error */
+                slow[(*nslow)++] = one; /* as it came: the stack resolves, or sends the ICMPv6 error */
             continue;
         }
         if (!fwd_acl_ok(f, s, p, p->port, a->port, true))

@@ -14,12 +14,14 @@
 #define FIRST_ROOM 1856u  /* frame bytes in a chain's first buffer (virtio: its header before) */
 #define LATER_ROOM 1868u  /* ... in each later one */
 
-/* frame (len bytes) received on port as a driver chains it. */
-static struct pkt *rx_chain(struct fake_net *fn, uint16_t port, const uint8_t *frame, size_t len)
+/* frame (len bytes) received on port as a driver chains it: first bytes
+ * in the first buffer (FIRST_ROOM: virtio's way, LATER_ROOM after it), as
+ * many in each later one otherwise. */
+static struct pkt *rx_chain(struct fake_net *fn, uint16_t port, const uint8_t *frame, size_t len, size_t first)
 {
     struct pkt *head = NULL, *tail = NULL;
     for (size_t off = 0; off < len;) {
-        size_t room = head ? LATER_ROOM : FIRST_ROOM, n = len - off < room ? len - off : room;
+        size_t room = head ? (first == FIRST_ROOM ? LATER_ROOM : first) : first, n = len - off < room ? len - off : room;
         struct pkt *p = pkt_alloc(&fn->pool);
         if (p == NULL)
             abort();
@@ -76,7 +78,7 @@ TEST(jumbo_ipv4_forwarded_as_its_chain)
     set_mtus(&x, JUMBO_MTU, JUMBO_MTU);
     uint8_t *f = malloc(10000), *got = malloc(10000);
     size_t n = jumbo4(f, NET_IP4(192, 168, 4, 4), IP4_DF, JUMBO_MTU);
-    struct pkt *p = rx_chain(&x.fn, 0, f, n);
+    struct pkt *p = rx_chain(&x.fn, 0, f, n, FIRST_ROOM);
     fwd_burst(x.f, x.fn.s, &p, 1, x.fn.now_ns);
     CHECK_EQ(x.fn.nd[1].nsent, 1);
     if (x.fn.nd[1].nsent == 1) {
@@ -110,7 +112,7 @@ TEST(jumbo_ipv4_too_big_for_the_way_out)
     set_mtus(&x, JUMBO_MTU, 1500);
     uint8_t *f = malloc(10000), *re = calloc(1, 10000);
     size_t n = jumbo4(f, NET_IP4(192, 168, 4, 4), IP4_DF, 8000);
-    struct pkt *p = rx_chain(&x.fn, 0, f, n);
+    struct pkt *p = rx_chain(&x.fn, 0, f, n, FIRST_ROOM);
     fwd_burst(x.f, x.fn.s, &p, 1, x.fn.now_ns);
     CHECK_EQ(x.fn.nd[1].nsent, 0);
     CHECK_EQ(x.fn.nd[0].nsent, 1);
@@ -125,7 +127,7 @@ TEST(jumbo_ipv4_too_big_for_the_way_out)
     CHECK_EQ(fwd_fix_counters(x.f, "fwd-rx=1 fwd-slow=1 fwd-frag-needed=1"), 0);
 
     n = jumbo4(f, NET_IP4(192, 168, 4, 4), 0, 8000);
-    p = rx_chain(&x.fn, 0, f, n);
+    p = rx_chain(&x.fn, 0, f, n, FIRST_ROOM);
     fwd_burst(x.f, x.fn.s, &p, 1, x.fn.now_ns);
     uint32_t nfr = x.fn.nd[1].nsent;
     CHECK_EQ(nfr, 6); /* 7980 bytes of payload, 1480 a fragment */
@@ -163,14 +165,14 @@ TEST(jumbo_ipv4_unresolved_neighbour_asks_and_drops)
     set_mtus(&x, JUMBO_MTU, JUMBO_MTU);
     uint8_t *f = malloc(10000);
     size_t n = jumbo4(f, NET_IP4(192, 168, 4, 4), IP4_DF, 4000);
-    struct pkt *p = rx_chain(&x.fn, 0, f, n);
+    struct pkt *p = rx_chain(&x.fn, 0, f, n, FIRST_ROOM);
     fwd_burst(x.f, x.fn.s, &p, 1, x.fn.now_ns);
     CHECK_EQ(x.fn.nd[1].nsent, 1); /* the ARP request */
     if (x.fn.nd[1].nsent == 1)
         CHECK_EQ(x.fn.nd[1].sent[0]->data[12] << 8 | x.fn.nd[1].sent[0]->data[13], ETH_TYPE_ARP);
     CHECK_EQ(fwd_fix_counters(x.f, "fwd-rx=1 fwd-slow=1 fwd-jumbo-slow=1"), 0);
     fwd_fix_learn_peer1(&x);
-    p = rx_chain(&x.fn, 0, f, n);
+    p = rx_chain(&x.fn, 0, f, n, FIRST_ROOM);
     fwd_burst(x.f, x.fn.s, &p, 1, x.fn.now_ns);
     CHECK_EQ(x.fn.nd[1].nsent, 1);
     if (x.fn.nd[1].nsent == 1)
@@ -180,27 +182,75 @@ TEST(jumbo_ipv4_unresolved_neighbour_asks_and_drops)
     fwd_fix_free(&x);
 }
 
-/* What the fast path leaves to the stack (to us, TTL 1) is dropped and
- * counted there whole: the stack takes one-buffer frames. */
-TEST(jumbo_to_the_stack_dropped_and_counted)
+/* An echo request of len bytes (a frame) from the peer on eth0 to dst. */
+static size_t jumbo_echo4(uint8_t *f, uint32_t dst_be, size_t tot)
+{
+    size_t plen = tot - 28;
+    uint8_t *pay = malloc(plen), *icmp = malloc(tot);
+    for (size_t i = 0; i < plen; i++)
+        pay[i] = (uint8_t)(i * 5 + 1);
+    size_t m = fake_icmp(icmp, ICMP4_ECHO, 0, 0x12340001, pay, plen);
+    size_t n = fake_eth(f, fake_mac0, fake_peer_mac, ETH_TYPE_IP4);
+    n += fake_ip4(f + n, FAKE_PEER, dst_be, IP4_PROTO_ICMP, 99, IP4_DF, icmp, m);
+    free(pay);
+    free(icmp);
+    return n;
+}
+
+/* A jumbo echo request for the router: taken as a reassembled datagram,
+ * answered in fragments of one buffer that rebuild the reply. A chain
+ * that fits one buffer (a NIC with 1 KiB buffers) goes the usual way in
+ * one. What the stack cannot take (a transit datagram at TTL 1) is
+ * dropped and counted. */
+TEST(jumbo_for_the_router_itself)
 {
     struct fwd_fix x;
     fwd_fix_init(&x, 64);
     fwd_fix_learn(&x);
     set_mtus(&x, JUMBO_MTU, JUMBO_MTU);
-    uint8_t *f = malloc(10000);
-    size_t n = jumbo4(f, FAKE_ADDR0, 0, 5000);
-    struct pkt *p = rx_chain(&x.fn, 0, f, n);
+    uint8_t *f = malloc(10000), *re = calloc(1, 10000);
+    size_t n = jumbo_echo4(f, FAKE_ADDR0, 8000);
+    struct pkt *p = rx_chain(&x.fn, 0, f, n, FIRST_ROOM);
     fwd_burst(x.f, x.fn.s, &p, 1, x.fn.now_ns);
+    uint32_t nfr = x.fn.nd[0].nsent;
+    CHECK_EQ(nfr, 5); /* 8000 bytes in pieces of one buffer */
+    size_t total = 0;
+    for (uint32_t i = 0; i < nfr; i++) {
+        const uint8_t *ip = x.fn.nd[0].sent[i]->data + 14;
+        uint32_t tot = (uint32_t)(ip[2] << 8 | ip[3]), off = (uint32_t)((ip[6] & 0x1f) << 8 | ip[7]) * 8;
+        CHECK(memcmp(ip + 12, &(uint32_t){FAKE_ADDR0}, 4) == 0);
+        CHECK(memcmp(ip + 16, &(uint32_t){FAKE_PEER}, 4) == 0);
+        if (off + tot - 20 <= 7980)
+            memcpy(re + off, ip + 20, tot - 20);
+        total += tot - 20;
+    }
+    CHECK_EQ(total, 7980);
+    CHECK_EQ(re[0], ICMP4_ECHO_REPLY);
+    CHECK_EQ(fake_csum(re, 7980, 0), 0);
+    CHECK(memcmp(re + 4, f + 38, 7976) == 0); /* identifier, sequence and data echoed */
+    fake_netdev_clear(&x.fn.nd[0]);
+
+    n = jumbo_echo4(f, FAKE_ADDR0, 1400);
+    p = rx_chain(&x.fn, 0, f, n, 1024);
+    fwd_burst(x.f, x.fn.s, &p, 1, x.fn.now_ns);
+    CHECK_EQ(x.fn.nd[0].nsent, 1);
+    if (x.fn.nd[0].nsent == 1)
+        CHECK_EQ(x.fn.nd[0].sent[0]->len, n);
+    fake_netdev_clear(&x.fn.nd[0]);
+
     n = jumbo4(f, NET_IP4(192, 168, 4, 4), 0, 5000);
     f[22] = 1; /* TTL */
-    p = rx_chain(&x.fn, 0, f, n);
+    fwd_fix_csum_ip(f + 14);
+    p = rx_chain(&x.fn, 0, f, n, FIRST_ROOM);
     fwd_burst(x.f, x.fn.s, &p, 1, x.fn.now_ns);
     CHECK_EQ(x.fn.nd[0].nsent + x.fn.nd[1].nsent, 0);
-    CHECK_EQ(fwd_fix_counters(x.f, "fwd-rx=2 fwd-to-stack=2"), 0);
-    CHECK_EQ(fake_expect_counters(x.fn.s, "eth-jumbo-drop=2"), 0);
+    CHECK_EQ(fwd_fix_counters(x.f, "fwd-rx=3 fwd-to-stack=3"), 0);
+    CHECK_EQ(fake_expect_counters(x.fn.s, "eth-jumbo-drop=1 eth-rx=2 ip4-rx=2 ip4-local=2 icmp4-rx=2 "
+                                          "icmp4-rx-echo=2 icmp4-tx-echo-reply=2 ip4-tx=2 ip4-frag-tx=5 eth-tx=6"),
+             0);
     CHECK(fake_net_all_free(&x.fn));
     free(f);
+    free(re);
     fwd_fix_free(&x);
 }
 
@@ -215,7 +265,7 @@ TEST(jumbo_ipv6_forwarded_or_too_big)
     u[4] = 8952 >> 8;
     u[5] = 8952 & 0xff;
     size_t n = fwd6_fix_ip6(f, fake_mac0, fake_peer_mac, fwd6_peer0, fwd6_far, 64, IP4_PROTO_UDP, u, 8952);
-    struct pkt *p = rx_chain(&y.x.fn, 0, f, n);
+    struct pkt *p = rx_chain(&y.x.fn, 0, f, n, FIRST_ROOM);
     fwd_burst(y.x.f, y.x.fn.s, &p, 1, y.x.fn.now_ns);
     CHECK_EQ(y.x.fn.nd[1].nsent, 1);
     if (y.x.fn.nd[1].nsent == 1) {
@@ -228,7 +278,7 @@ TEST(jumbo_ipv6_forwarded_or_too_big)
     fake_netdev_clear(&y.x.fn.nd[1]);
 
     set_mtus(&y.x, JUMBO_MTU, 1500);
-    p = rx_chain(&y.x.fn, 0, f, n);
+    p = rx_chain(&y.x.fn, 0, f, n, FIRST_ROOM);
     fwd_burst(y.x.f, y.x.fn.s, &p, 1, y.x.fn.now_ns);
     CHECK_EQ(y.x.fn.nd[1].nsent, 0);
     CHECK_EQ(y.x.fn.nd[0].nsent, 1);
