@@ -26,6 +26,14 @@
 #define IGB_MAX_PAIRS 8u
 _Static_assert(IGB_MAX_PAIRS <= IGB_RSS_MAX_PAIRS, "queue arrays");
 #define LINK_WAIT_MS 1500u    /* at probe; QEMU's autonegotiation takes 500 ms */
+#define MTU_STANDARD 1500u    /* over it, jumbo frames: RCTL.LPE, 1 KiB buffers, chains */
+
+/* RLPML (8.10.12) for an MTU: the longest frame as the size filter
+ * counts it, CRC and every VLAN tag in (1518 bytes untagged with LPE off):
+ * Ethernet header, two tags (what set_mtu promises, netdev.h) and the
+ * CRC, stripped or not. Linux's igb counts one tag (docs/igb.md). */
+#define FRAME_LIMIT(mtu) ((uint32_t)(mtu) + 14u + 8u + 4u)
+_Static_assert(FRAME_LIMIT(NETDEV_MTU_MAX) <= IGB_RLPML_MAX, "the largest MTU fits what the 82576 takes");
 
 /* The PF's BAR0: sixteen queues (8.10, 8.12), a mailbox per VF (P2VMAILBOX,
  * VMBMEM). */
@@ -57,6 +65,17 @@ static void igb_poll_status(struct netdev *dev)
 
 static void setup_rss(struct igb *g);
 
+static bool jumbo(const struct igb *g) { return g->dev.mtu > MTU_STANDARD; }
+
+/* RCTL (8.10.1): broadcast and every multicast (IPv6 neighbour discovery)
+ * accepted, CRC stripped, buffer sizes from SRRCTL (igb_rxtx.c), long
+ * packets up to RLPML with jumbo frames. */
+static uint32_t rctl_value(const struct igb *g)
+{
+    return IGB_RCTL_EN | IGB_RCTL_BAM | IGB_RCTL_MPE | IGB_RCTL_SECRC | IGB_RCTL_BSIZE_2048 |
+           (g->promisc ? IGB_RCTL_UPE : 0) | (jumbo(g) ? IGB_RCTL_LPE : 0);
+}
+
 /* The RSS table over the first n pairs only (7.1.2.8); the others keep
  * their buffers and see no more frames. */
 static int igb_limit_queues(struct netdev *dev, uint16_t n)
@@ -84,12 +103,49 @@ static bool igb_promiscuous(struct netdev *dev)
     return true;
 }
 
+static bool full_restart(struct igb *g);
+
+/* Jumbo frames (netdev set_mtu; core 0, no loop running yet): receive
+ * off, each RX queue stopped and started again with the buffers the MTU
+ * needs (1 KiB ones chained over 1500, else 2 KiB: igb_rxtx.c), RLPML
+ * set, receive on with RCTL.LPE over 1500. Not with VFs (max_mtu 0): a
+ * VF's frame size is its pool's VMOLR.RLPML, which this driver leaves at
+ * 1522. A queue that does not stop: the whole device reset instead. */
+static bool igb_set_mtu(struct netdev *dev, uint16_t mtu)
+{
+    struct igb *g = to_igb(dev);
+    uint16_t was = dev->mtu;
+    if (mtu > MTU_STANDARD && (g->nvfs || mtu > dev->max_mtu))
+        return false;
+    bool was_jumbo = jumbo(g);
+    dev->mtu = mtu;
+    igb_wr32(g, IGB_RLPML, FRAME_LIMIT(mtu));
+    if (jumbo(g) == was_jumbo) /* the buffers and RCTL.LPE stay */
+        return true;
+    igb_wr32(g, IGB_RCTL, igb_rd32(g, IGB_RCTL) & ~IGB_RCTL_EN);
+    for (uint16_t i = 0; i < g->pairs; i++) {
+        g->q[i]->rx_chained = jumbo(g);
+        if (!igb_rxq_restart(g, i, (uint16_t)(i + g->nvfs))) {
+            if (!full_restart(g)) { /* (every pair as the MTU says, RCTL written) */
+                dev->mtu = was;
+                return false;
+            }
+            break;
+        }
+    }
+    igb_wr32(g, IGB_RCTL, rctl_value(g));
+    if (jumbo(g))
+        kprintf("%s: mtu %u: frames up to %u bytes, over 1 KiB buffers\n", dev->name, mtu, FRAME_LIMIT(mtu) - 4u);
+    return true;
+}
+
 static const struct netdev_ops igb_ops = {
     .rx_burst = igb_rx_burst,
     .tx_burst = igb_tx_burst,
     .poll_status = igb_poll_status,
     .limit_queues = igb_limit_queues,
     .promiscuous = igb_promiscuous,
+    .set_mtu = igb_set_mtu,
 };
 
 /* ---- set-up ---- */
@@ -177,16 +233,29 @@ static void bring_up(struct igb *g)
     }
     for (uint16_t i = 0; i < g->pairs; i++) { /* with VFs: the PF's pool's queue */
         g->q[i]->rx_drop_looped = nvfs != 0;
+        g->q[i]->rx_chained = jumbo(g); /* the MTU set_mtu took, kept over a reset */
         igb_queue_start(g, i, (uint16_t)(i + nvfs));
     }
-    /* 8.10.1: broadcast and every multicast (IPv6 neighbour discovery)
-     * accepted, CRC stripped, 2 KiB buffers, no long packets. */
-    igb_wr32(g, IGB_RCTL, IGB_RCTL_EN | IGB_RCTL_BAM | IGB_RCTL_MPE | IGB_RCTL_SECRC | IGB_RCTL_BSIZE_2048 |
-                              (g->promisc ? IGB_RCTL_UPE : 0));
+    igb_wr32(g, IGB_RLPML, FRAME_LIMIT(g->dev.mtu));
+    igb_wr32(g, IGB_RCTL, rctl_value(g));
     igb_wr32(g, IGB_TCTL, igb_rd32(g, IGB_TCTL) | IGB_TCTL_EN | IGB_TCTL_PSP);
     igb_wait_reg(g, IGB_STATUS, IGB_STATUS_LU, IGB_STATUS_LU, LINK_WAIT_MS * 1000);
     if (nvfs)
         igb_sriov_ready(g);
+}
+
+/* Reset, every pair's buffers given back, brought up again (as the MTU
+ * says); false when the reset did not complete. Only while no core polls
+ * the pairs. */
+static bool full_restart(struct igb *g)
+{
+    if (!reset(g))
+        return false;
+    for (uint16_t i = 0; i < g->pairs; i++)
+        igb_queue_drain(g, i);
+    g->vf_cts = 0;
+    bring_up(g);
+    return true;
 }
 
 /* debug igb-reset PORT: the PF reset and brought up again, as a host's
@@ -198,13 +267,10 @@ static bool cmd_debug_reset(struct netdev *dev, const struct cli_args *a)
     struct igb *g = to_igb(dev);
     if (g->pairs != 1)
         return false;
-    if (!reset(g)) {
+    if (!full_restart(g)) {
         kprintf("%s: reset did not complete\n", dev->name);
         return true;
     }
-    igb_queue_drain(g, 0);
-    g->vf_cts = 0;
-    bring_up(g);
     kprintf("%s: reset, link %s\n", dev->name, igb_rd32(g, IGB_STATUS) & IGB_STATUS_LU ? "up" : "down");
     return true;
 }
@@ -232,13 +298,14 @@ static struct netdev *igb_probe(struct pci_dev *pci, uint16_t max_pairs, struct 
         g->q[i] = igb_queue_alloc(pools[i]);
         dev->rx_pool[i] = pools[i];
     }
+    dev->mtu = MTU_STANDARD;
+    dev->max_mtu = nvfs ? 0 : NETDEV_MTU_MAX; /* jumbo frames up to 9.5 KB (8.10.12); a VF's pool: not here */
     bring_up(g);
 
     dev->driver = "igb";
     dev->ops = &igb_ops;
     dev->priv = g;
     dev->nqueues = g->pairs;
-    dev->mtu = 1500;
     dev->offloads = NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM | NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6 |
                     (g->pairs > 1 ? NETDEV_OFF_RSS | NETDEV_OFF_RSS_TCP6 : 0);
     igb_poll_status(dev);

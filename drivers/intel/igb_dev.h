@@ -99,8 +99,13 @@ struct igb_queue {
     uint16_t rx_tail;     /* next to post; RDT's value */
     uint16_t rx_posted;   /* descriptors holding a buffer */
     bool rx_drop_looped;  /* VMDq loopback on: our own broadcasts come back */
+    /* Jumbo frames (igb.c, an MTU over 1500): 1 KiB buffers, a frame over
+     * several descriptors taken as a chain (pkt.h). Else 2 KiB, and a
+     * frame over several is dropped. Read by igb_queue_start. */
+    bool rx_chained;
     uint32_t rx_err_frame, rx_err_ipe, rx_err_l4e, tx_cc; /* the layout's, at hand */
-    bool rx_discard;      /* inside a multi-descriptor frame being dropped */
+    bool rx_midframe;     /* inside a frame over several descriptors: */
+    struct pkt_chain rx_frame; /* ... its buffers so far; empty: being dropped */
     uint16_t tx_tail;     /* next to fill; TDT's value */
     uint16_t tx_clean;    /* oldest not reclaimed */
     uint16_t tx_used;     /* descriptors between tx_clean and tx_tail */
@@ -155,6 +160,11 @@ struct igb_queue *igb_queue_alloc(struct pkt_pool *pool);
 /* Programs and enables pair qi on the device's queue hwq (g->layout says
  * where its registers are), then posts its RX buffers. */
 void igb_queue_start(struct igb *g, uint16_t qi, uint16_t hwq);
+/* RX of pair qi (on hwq) stopped, every buffer it held given back, and
+ * started again as igb_queue_start does (the buffer size rx_chained
+ * says); TX untouched. Only while no core polls the pair. False, the
+ * queue left running as it was, when it did not stop. */
+bool igb_rxq_restart(struct igb *g, uint16_t qi, uint16_t hwq);
 /* Every buffer the pair held back to its pool, its state as new: after
  * the device dropped the rings (a VF under a PF reset), before
  * igb_queue_start again. */

@@ -21,6 +21,7 @@
 #define IGB_RCTL 0x00100
 #define IGB_TCTL 0x00400
 #define IGB_RXCSUM 0x05000
+#define IGB_RLPML 0x05004 /* the longest frame taken with RCTL.LPE (8.10.12) */
 #define IGB_MTA(i) (0x05200 + 4 * (i)) /* 128 registers (8.10.14) */
 #define IGB_MTA_COUNT 128
 #define IGB_MRQC 0x05818
@@ -87,12 +88,13 @@ enum {
     IGB_RCTL_EN = 1u << 1,
     IGB_RCTL_UPE = 1u << 3,
     IGB_RCTL_MPE = 1u << 4,
-    IGB_RCTL_LPE = 1u << 5,
+    IGB_RCTL_LPE = 1u << 5,  /* long packets: up to RLPML bytes, else 1518 (+4 a VLAN tag) */
     IGB_RCTL_BAM = 1u << 15,
     IGB_RCTL_BSIZE_2048 = 0u << 16,
     IGB_RCTL_SECRC = 1u << 26,
     /* SRRCTL (8.10.2): BSIZEPACKET in 1 KiB units, descriptor type */
     IGB_SRRCTL_BSIZEPKT_SHIFT = 0,
+    IGB_SRRCTL_BSIZEPKT_UNIT = 1024,
     IGB_SRRCTL_BSIZEHDR_SHIFT = 8, /* 64-byte units; unused with one buffer */
     IGB_SRRCTL_DESCTYPE_ADV_ONEBUF = 1u << 25,
     IGB_SRRCTL_DROP_EN = 1u << 31,
@@ -103,6 +105,9 @@ enum {
     IGB_RXCSUM_IPOFLD = 1u << 8,
     IGB_RXCSUM_TUOFLD = 1u << 9,
     IGB_RXCSUM_PCSD = 1u << 13, /* descriptors carry the RSS hash */
+    /* RLPML (8.10.12): bytes, CRC and VLAN tags counted in; the 82576
+     * takes frames of 9.5 KB at most */
+    IGB_RLPML_MAX = 9728,
     /* MRQC (8.10.21) */
     IGB_MRQC_RSS = 0x2,         /* multiple receive queues: RSS only */
     IGB_MRQC_TCPIPV4 = 1u << 16,

@@ -4,8 +4,10 @@
  * interrupts, no register read, one tail write per burst.
  *
  * RX: advanced one-buffer descriptors (7.1.5), 2 KiB buffers from the
- * queue's pool, frame at the usual data offset. Completed descriptors are
- * found by their DD bit; RDT is written once per refill, after a burst.
+ * queue's pool, frame at the usual data offset; with jumbo frames 1 KiB
+ * buffers, a longer frame over several descriptors taken as a chain.
+ * Completed descriptors are found by their DD bit; RDT is written once per
+ * refill, after a burst.
  * TX: advanced data descriptors (7.2.2.3), one per buffer, EOP and RS on a
  * frame's last; completions by DD, reclaimed lazily; TDT written once per
  * burst. Checksum offload and TSO (TCP over IPv4 and IPv6) through
@@ -23,12 +25,19 @@
 #define REFILL_BATCH 32u      /* refill once this many RX descriptors are empty */
 #define TX_RECLAIM_AT 64u     /* reclaim once this many TX descriptors are in use */
 #define TX_CHAIN_MAX 64u      /* data descriptors of one frame (QEMU takes 64) */
+#define RX_CHAIN_MAX 16u      /* descriptors of one received frame: 16 KiB, over any RLPML */
 
 _Static_assert((IGB_RX_RING * sizeof(union igb_rx_desc)) % 128 == 0, "RDLEN: 128-byte multiple (8.10.5)");
 _Static_assert((IGB_TX_RING * sizeof(struct igb_tx_desc)) % 128 == 0, "TDLEN: 128-byte multiple (8.12.4)");
 _Static_assert((IGB_RX_RING & (IGB_RX_RING - 1)) == 0 && (IGB_TX_RING & (IGB_TX_RING - 1)) == 0,
                "rings are powers of two");
+/* SRRCTL.BSIZEPACKET (8.10.2), 1 KiB units: the device fills that much of
+ * a buffer, so it must not pass the room at p->data. */
+#define RX_BUF_KB 2u       /* LPE off: every frame (1522 bytes at most) in one */
+#define RX_BUF_KB_CHAINED 1u /* jumbo: 2 KiB would overrun the 1856 bytes there */
 _Static_assert(PKT_DATA_ROOM >= 1522, "a 1522-byte frame (LPE off) fits one buffer");
+_Static_assert(RX_BUF_KB_CHAINED * IGB_SRRCTL_BSIZEPKT_UNIT <= PKT_DATA_ROOM, "jumbo RX buffers fit the room");
+_Static_assert(RX_CHAIN_MAX * RX_BUF_KB_CHAINED * IGB_SRRCTL_BSIZEPKT_UNIT >= NETDEV_FRAME_MAX, "a jumbo frame fits");
 
 static struct igb *to_igb(struct netdev *dev) { return dev->priv; }
 
@@ -108,6 +117,58 @@ static bool looped(const struct netdev *dev, const struct pkt *p)
     return p->len >= ETH_HDR_LEN && (f[0] & 1) && memcmp(f + ETH_ALEN, dev->mac, ETH_ALEN) == 0;
 }
 
+/* A frame that fits one buffer (1025 to 1856 bytes over two 1 KiB ones),
+ * copied into its first: the stack takes frames of one buffer only
+ * (eth-jumbo-drop), so a port at a jumbo MTU still takes a 1500-byte one
+ * in, as with LPE off. */
+static struct pkt *rx_fold(struct pkt *f)
+{
+    if (pkt_frame_len(f) > f->len + pkt_tailroom(f))
+        return f;
+    struct pkt *e = f->next;
+    f->flags &= (uint16_t)~PKT_F_CHAIN;
+    f->next = NULL;
+    while (e) {
+        struct pkt *next = (e->flags & PKT_F_CHAIN) ? e->next : NULL;
+        memcpy(f->data + f->len, e->data, e->len);
+        f->len = (uint16_t)(f->len + e->len);
+        pkt_free(e);
+        e = next;
+    }
+    return f;
+}
+
+/* A descriptor that is not a whole, sound frame of its own: part of a
+ * frame over several (DD without EOP: only its length is valid; the last,
+ * EOP, holds the frame's status and errors, 7.1.5.2), or one with a MAC
+ * error. Returns the frame once whole, chained when jumbo frames are on
+ * (q->rx_chained); NULL while more is to come or when it was dropped:
+ * with an error, longer than the MTU allows (Ethernet and two VLAN tags
+ * over it), over RX_CHAIN_MAX descriptors or with jumbo frames off,
+ * counted once in rx-error, every buffer freed. */
+static struct pkt *rx_frame_part(struct netdev *dev, struct igb_queue *q, struct pkt *p, uint32_t status,
+                                 struct netdev_qstats *st)
+{
+    bool eop = (status & IGB_RXD_EOP) != 0, dropping = q->rx_midframe && !q->rx_frame.head;
+    q->rx_midframe = !eop;
+    if (dropping || (p->len == 0 && q->rx_frame.head)) { /* (an empty one after the first: not chained) */
+        pkt_free(p);
+        if (dropping || !eop)
+            return NULL;
+    } else {
+        pkt_chain_add(&q->rx_frame, p);
+    }
+    if (!eop && q->rx_chained && q->rx_frame.n < RX_CHAIN_MAX)
+        return NULL;
+    struct pkt *f = pkt_chain_take(&q->rx_frame);
+    if (!eop || (status & q->rx_err_frame) || pkt_frame_len(f) > dev->mtu + 22u) {
+        st->rx_error++; /* (not EOP: the rest is dropped as it comes) */
+        pkt_free_frame(f);
+        return NULL;
+    }
+    return rx_fold(f);
+}
+
 uint16_t igb_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)
 {
     struct igb_queue *q = to_igb(dev)->q[qi];
@@ -124,26 +185,25 @@ uint16_t igb_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16
         q->rx_slot[q->rx_next] = NULL;
         q->rx_next = (uint16_t)((q->rx_next + 1) & (IGB_RX_RING - 1));
         q->rx_posted--;
-        /* A frame over several descriptors (larger than a buffer: not with
-         * LPE off) or with a MAC error: every buffer of it dropped, once
-         * counted. */
-        if (q->rx_discard || !(status & IGB_RXD_EOP) || (status & q->rx_err_frame)) {
-            if (!q->rx_discard)
-                st->rx_error++;
-            q->rx_discard = !(status & IGB_RXD_EOP);
-            pkt_free(p);
-            continue;
-        }
         p->len = d->wb.length;
+        uint32_t len = p->len;
+        /* One test for what is not a whole frame in one buffer: EOP
+         * missing, an error bit set, or a frame under way. */
+        uint32_t unusual = ((status ^ IGB_RXD_EOP) & (IGB_RXD_EOP | q->rx_err_frame)) | q->rx_midframe;
+        if (__builtin_expect(unusual != 0, 0)) {
+            if ((p = rx_frame_part(dev, q, p, status, st)) == NULL)
+                continue;
+            len = pkt_frame_len(p);
+        }
         if (q->rx_drop_looped && looped(dev, p)) {
             q->ctr.rx_looped++;
-            pkt_free(p);
+            pkt_free_frame(p);
             continue;
         }
         p->port = dev->index;
         p->queue = qi;
-        rx_meta(q, p, d, status);
-        bytes += p->len;
+        rx_meta(q, p, d, status); /* the EOP descriptor's, for the whole frame */
+        bytes += len;
         pkts[got++] = p;
     }
     if (IGB_RX_RING - 1 - q->rx_posted >= REFILL_BATCH || (got == 0 && q->rx_posted < IGB_RX_RING - 1))
@@ -181,7 +241,7 @@ static enum tx_how tx_classify(const struct pkt *p, struct tx_off *o)
 {
     if (!(p->flags & (PKT_TX_L4_CSUM | PKT_TX_TSO4 | PKT_TX_TSO6)))
         return TX_PLAIN;
-    bool tso = (p->flags & (PKT_TX_TSO4 | PKT_TX_TSO6)) != 0, chain = (p->flags & PKT_F_CHAIN) != 0;
+    bool tso = (p->flags & (PKT_TX_TSO4 | PKT_TX_TSO6)) != 0;
     const uint8_t *f = p->data;
     uint32_t mac = ETH_HDR_LEN, l4 = p->csum_start;
     if (p->len >= ETH_HDR_LEN && (f[12] << 8 | f[13]) == ETH_TYPE_VLAN)
@@ -191,7 +251,7 @@ static enum tx_how tx_classify(const struct pkt *p, struct tx_off *o)
     bool fits = (type == ETH_TYPE_IP4 || type == ETH_TYPE_IP6) && (tcp || udp) && l4 > mac &&
                 l4 - mac <= IGB_TXCTX_IPLEN_MAX && l4 + p->csum_offset + 2u <= p->len;
     if (!fits && !tso)
-        return chain ? TX_BAD : TX_SOFTWARE; /* csum_pkt_finish sums one buffer only */
+        return TX_SOFTWARE; /* csum_pkt_finish: every buffer of a chain summed */
     uint32_t tso_type = p->flags & PKT_TX_TSO4 ? ETH_TYPE_IP4 : ETH_TYPE_IP6;
     if (!fits || (tso && (type != tso_type || !tcp || p->tso_mss == 0)))
         return TX_BAD;
@@ -440,23 +500,23 @@ struct igb_queue *igb_queue_alloc(struct pkt_pool *pool)
     return q;
 }
 
-void igb_queue_start(struct igb *g, uint16_t qi, uint16_t hwq)
+/* The RX ring of pair qi on queue hwq programmed and enabled, empty
+ * (4.5.9); rx_refill posts its buffers. */
+static void rxq_program(struct igb *g, uint16_t qi, uint16_t hwq)
 {
     struct igb_queue *q = g->q[qi];
     const struct igb_layout *l = g->layout;
-    uint64_t rx_phys = virt_to_phys((const void *)q->rx), tx_phys = virt_to_phys((const void *)q->tx);
-    uint32_t rxdctl = igb_rxq_reg(l, hwq, l->dctl), txdctl = igb_txq_reg(l, hwq, l->dctl);
-    q->rx_err_frame = l->rxd_err_frame;
-    q->rx_err_ipe = l->rxd_err_ipe;
-    q->rx_err_l4e = l->rxd_err_l4e;
-    q->tx_cc = l->txd_cc;
+    uint64_t rx_phys = virt_to_phys((const void *)q->rx);
+    uint32_t rxdctl = igb_rxq_reg(l, hwq, l->dctl);
     igb_wr32(g, rxdctl, igb_rd32(g, rxdctl) & ~l->xdctl_enable);
     igb_wr32(g, igb_rxq_reg(l, hwq, l->bal), (uint32_t)rx_phys);
     igb_wr32(g, igb_rxq_reg(l, hwq, l->bah), (uint32_t)(rx_phys >> 32));
     igb_wr32(g, igb_rxq_reg(l, hwq, l->len), IGB_RX_RING * (uint32_t)sizeof(union igb_rx_desc));
-    /* 2 KiB buffers; DROP_EN: a queue without buffers drops its own
-     * frames rather than holding up the others (7.1.3.1). */
-    igb_wr32(g, igb_rxq_reg(l, hwq, l->srrctl), (2u << IGB_SRRCTL_BSIZEPKT_SHIFT) |
+    /* Buffers of 2 KiB, or 1 KiB for jumbo frames (RX_BUF_KB); DROP_EN: a
+     * queue without buffers drops its own frames rather than holding up
+     * the others (7.1.3.1). */
+    uint32_t kb = q->rx_chained ? RX_BUF_KB_CHAINED : RX_BUF_KB;
+    igb_wr32(g, igb_rxq_reg(l, hwq, l->srrctl), (kb << IGB_SRRCTL_BSIZEPKT_SHIFT) |
                                                     (2u << IGB_SRRCTL_BSIZEHDR_SHIFT) |
                                                     IGB_SRRCTL_DESCTYPE_ADV_ONEBUF | l->srrctl_drop_en);
     igb_wr32(g, igb_rxq_reg(l, hwq, l->head), 0);
@@ -465,6 +525,34 @@ void igb_queue_start(struct igb *g, uint16_t qi, uint16_t hwq)
     if (!igb_wait_reg(g, rxdctl, l->xdctl_enable, l->xdctl_enable, 10000))
         kprintf("%s: RX queue %u did not enable\n", g->where, qi);
     q->rdt = (volatile uint32_t *)(g->regs + igb_rxq_reg(l, hwq, l->tail));
+}
+
+/* Every RX buffer of pair qi back to its pool, a frame half received
+ * too; the ring's state as new. */
+static void rxq_release(struct igb_queue *q)
+{
+    for (uint32_t i = 0; i < IGB_RX_RING; i++)
+        if (q->rx_slot[i]) {
+            pkt_free(q->rx_slot[i]);
+            q->rx_slot[i] = NULL;
+        }
+    if (q->rx_frame.head)
+        pkt_free_frame(pkt_chain_take(&q->rx_frame));
+    q->rx_midframe = false;
+    q->rx_next = q->rx_tail = q->rx_posted = 0;
+}
+
+void igb_queue_start(struct igb *g, uint16_t qi, uint16_t hwq)
+{
+    struct igb_queue *q = g->q[qi];
+    const struct igb_layout *l = g->layout;
+    uint64_t tx_phys = virt_to_phys((const void *)q->tx);
+    uint32_t txdctl = igb_txq_reg(l, hwq, l->dctl);
+    q->rx_err_frame = l->rxd_err_frame;
+    q->rx_err_ipe = l->rxd_err_ipe;
+    q->rx_err_l4e = l->rxd_err_l4e;
+    q->tx_cc = l->txd_cc;
+    rxq_program(g, qi, hwq);
 
     igb_wr32(g, igb_txq_reg(l, hwq, l->bal), (uint32_t)tx_phys);
     igb_wr32(g, igb_txq_reg(l, hwq, l->bah), (uint32_t)(tx_phys >> 32));
@@ -480,21 +568,34 @@ void igb_queue_start(struct igb *g, uint16_t qi, uint16_t hwq)
     rx_refill(&g->dev, q, qi);
 }
 
+bool igb_rxq_restart(struct igb *g, uint16_t qi, uint16_t hwq)
+{
+    struct igb_queue *q = g->q[qi];
+    const struct igb_layout *l = g->layout;
+    uint32_t rxdctl = igb_rxq_reg(l, hwq, l->dctl);
+    /* The queue stops fetching and writing descriptors once ENABLE reads
+     * back clear (8.10.10); only then are its buffers ours again. */
+    igb_wr32(g, rxdctl, igb_rd32(g, rxdctl) & ~l->xdctl_enable);
+    if (!igb_wait_reg(g, rxdctl, l->xdctl_enable, 0, 10000)) {
+        igb_wr32(g, rxdctl, igb_rd32(g, rxdctl) | l->xdctl_enable);
+        kprintf("%s: RX queue %u did not stop\n", g->where, qi);
+        return false;
+    }
+    rxq_release(q);
+    rxq_program(g, qi, hwq);
+    rx_refill(&g->dev, q, qi);
+    return true;
+}
+
 void igb_queue_drain(struct igb *g, uint16_t qi)
 {
     struct igb_queue *q = g->q[qi];
-    for (uint32_t i = 0; i < IGB_RX_RING; i++)
-        if (q->rx_slot[i]) {
-            pkt_free(q->rx_slot[i]);
-            q->rx_slot[i] = NULL;
-        }
+    rxq_release(q);
     for (uint32_t i = 0; i < IGB_TX_RING; i++)
         if (q->tx_slot[i]) { /* each buffer of a chain has its own */
             pkt_free(q->tx_slot[i]);
             q->tx_slot[i] = NULL;
         }
-    q->rx_next = q->rx_tail = q->rx_posted = 0;
-    q->rx_discard = false;
     q->tx_tail = q->tx_clean = q->tx_used = 0;
     q->ctx_next = 0;
     memset(q->ctx, 0, sizeof q->ctx);
