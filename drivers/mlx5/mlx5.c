@@ -260,6 +260,7 @@ static bool query_caps(struct mlx5 *m)
     m->log_max_wq_sz = c[MLX5_HCA_LOG_MAX_WQ_SZ] & 0x1f;
     m->log_max_rqt_size = c[MLX5_HCA_LOG_MAX_RQT_SIZE] & 0x1f;
     m->cqe_version = c[MLX5_HCA_CQE_VERSION] & 0xf;
+    m->max_rq_wqe = mlx5_get16(c, MLX5_HCA_MAX_WQE_SZ_RQ);
     bool eth = c[MLX5_HCA_ETH_NET_OFFLOADS] & 0x08;
     if (m->port_type != MLX5_PORT_TYPE_ETH) {
         mlx5_log(m, "mlx5: port type %u, not Ethernet (InfiniBand ports are not driven)\n", m->port_type);
@@ -345,10 +346,10 @@ static bool bring_up(struct mlx5 *m)
     return true;
 }
 
-/* The queues and the receive steering, on a function brought up. */
+/* The queues and the receive steering, on a function brought up, for m->mtu. */
 static bool start_port(struct mlx5 *m, uint16_t pairs, struct pkt_pool **pools)
 {
-    bool ok = mlx5_port_setup(m, 1500) && mlx5_create_tis(m);
+    bool ok = mlx5_port_setup(m, m->mtu) && mlx5_create_tis(m);
     for (uint16_t qi = 0; ok && qi < pairs; qi++) {
         ok = mlx5_queue_create(m, qi, pools[qi]);
         mlx5_poll_events(m); /* pages the firmware asks for while its objects are made */
@@ -359,8 +360,9 @@ static bool start_port(struct mlx5 *m, uint16_t pairs, struct pkt_pool **pools)
 /* Start over: every buffer back, a function-level reset (the firmware
  * forgets the objects and releases its pages), the bring-up again on the
  * same memory, the groups joined and promiscuity as they were. Core 0 only,
- * on a port of one queue pair (no other core is in its rings). */
-static bool reset_port(struct mlx5 *m)
+ * on a port of one queue pair or before the loops run (no other core is
+ * in its rings). */
+static bool restart_port(struct mlx5 *m)
 {
     struct pkt_pool *pools[MLX5_MAX_PAIRS];
     uint16_t pairs = m->dev.nqueues;
@@ -373,12 +375,17 @@ static bool reset_port(struct mlx5 *m)
     bool promisc = m->promisc;
     m->promisc = false;
     m->mac_entries = 0;
-    m->resets++;
     if (!bring_up(m) || !start_port(m, pairs, pools))
         return false;
     for (uint8_t i = 0; i < m->njoined; i++)
         mlx5_join_group(&m->dev, m->joined[i]);
     return !promisc || mlx5_promiscuous(&m->dev);
+}
+
+static bool reset_port(struct mlx5 *m)
+{
+    m->resets++;
+    return restart_port(m);
 }
 
 static void after_reset(struct mlx5 *m, bool ok)
@@ -400,6 +407,37 @@ static bool cmd_debug_reset(struct netdev *dev, const struct cli_args *a)
         return false;
     after_reset(m, reset_port(m));
     return true;
+}
+
+/* `interface ethN mtu N` (core 0, before the loops run): the port's and
+ * the vport's MTU (mlx5_port_mtu). Where a frame of the new MTU takes
+ * another number of buffers, the RQs need WQEs of another stride, which
+ * only CREATE_RQ sets (PRM "Work Queue Format": log_wq_stride) and the
+ * direct TIR names the RQ it was made with: the function is brought up
+ * again with them, as after a reset, on the same memory. */
+static bool mlx5_set_mtu(struct netdev *dev, uint16_t mtu)
+{
+    struct mlx5 *m = dev->priv;
+    uint16_t was = m->mtu;
+    if (mtu > mlx5_max_mtu(m))
+        return false;
+    if (mlx5_rx_segs(mtu) == mlx5_rx_segs(was)) {
+        if (!mlx5_port_mtu(m, mtu))
+            return false;
+        m->mtu = mtu;
+        return true;
+    }
+    m->mtu = mtu;
+    if (restart_port(m)) {
+        netdev_set_link(dev, m->vport_state == MLX5_VPORT_UP);
+        kprintf("%s: mtu %u: receive WQEs of %u buffers, the function brought up again\n", dev->name, mtu,
+                mlx5_rx_segs(mtu));
+        return true;
+    }
+    mlx5_log(m, "mlx5: mtu %u not taken; back to %u\n", mtu, was);
+    m->mtu = was;
+    after_reset(m, restart_port(m));
+    return false;
 }
 
 /* Core 0, every STATUS period: the firmware's events, its health, the link. */
@@ -438,6 +476,7 @@ static const struct netdev_ops mlx5_ops = {
     .info = mlx5_info,
     .join_group = mlx5_join_group,
     .promiscuous = mlx5_promiscuous,
+    .set_mtu = mlx5_set_mtu,
 };
 
 static struct netdev *mlx5_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)
@@ -458,13 +497,15 @@ static struct netdev *mlx5_probe(struct pci_dev *pci, uint16_t max_pairs, struct
     uint16_t pairs = max_pairs < MLX5_MAX_PAIRS ? max_pairs : MLX5_MAX_PAIRS;
     dev->nqueues = pairs;
     dev->priv = m;
+    m->mtu = 1500;
     if (!bring_up(m) || !start_port(m, pairs, pools)) {
         mlx5_log(m, "mlx5: %s%s bring-up failed; not a port\n", m->model, m->vf ? " VF" : "");
         return NULL;
     }
     dev->driver = "mlx5";
     dev->ops = &mlx5_ops;
-    dev->mtu = 1500;
+    dev->mtu = m->mtu;
+    dev->max_mtu = mlx5_max_mtu(m); /* jumbo frames: a receive WQE of several buffers (mlx5_rxtx.c) */
     dev->offloads = (m->csum_cap ? NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM : 0) |
                     (m->csum_cap && m->max_lso_log >= 16 ? NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6 : 0) |
                     (pairs > 1 ? NETDEV_OFF_RSS | NETDEV_OFF_RSS_TCP6 : 0);

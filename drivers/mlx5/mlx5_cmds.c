@@ -55,6 +55,7 @@ static void show_json(void)
         json_u64(&j, "cqe_version", m->cqe_version);
         json_u64(&j, "log_max_wq_sz", m->log_max_wq_sz);
         json_u64(&j, "log_max_rqt_size", m->log_max_rqt_size);
+        json_u64(&j, "max_wqe_sz_rq", m->max_rq_wqe);
         json_bool(&j, "csum", m->csum_cap);
         json_u64(&j, "max_lso_log", m->max_lso_log);
         json_str(&j, "min_inline", mlx5_inline_name(m->min_inline));
@@ -74,6 +75,9 @@ static void show_json(void)
         json_u64(&j, "vport_state", m->vport_state);
         json_u64(&j, "vport_mtu", m->vport_mtu);
         json_u64(&j, "port_max_mtu", m->port_max_mtu);
+        json_u64(&j, "mtu", m->mtu);
+        json_u64(&j, "rq_wqe_buffers", m->q[0] ? m->q[0]->rx_segs : 0); /* data segments a receive WQE posts */
+        json_u64(&j, "rq_wqe_bytes", m->q[0] ? 1u << m->q[0]->rq_log_stride : 0);
         json_u64(&j, "eth_proto_cap", m->eth_proto_cap);
         json_u64(&j, "eth_proto_oper", m->eth_proto_oper);
         json_u64(&j, "speed_mbps", m->speed_mbps);
@@ -136,6 +140,8 @@ void mlx5_cmd_show(const struct cli_args *a)
         kprintf("  pages: %lu boot, %lu init, %lu given, %lu taken back, %u held; %lu page requests, %lu events\n",
                 m->pages_boot, m->pages_init, m->pages_given, m->pages_taken, m->pages_free, m->page_requests,
                 m->events);
+        kprintf("  mtu %u (port frames to %u, vport %u), receive WQEs of %u buffers\n", m->mtu, m->port_max_mtu,
+                m->vport_mtu, m->q[0] ? m->q[0]->rx_segs : 0);
         kprintf("  vport %s, %u Mbit/s (PTYS oper 0x%x), health syndrome 0x%x; commands %lu, failed %lu, timed out %lu, CQE errors %lu\n",
                 m->vport_state == MLX5_VPORT_UP ? "up" : "down", m->speed_mbps, m->eth_proto_oper, m->health_synd, m->cmds, m->cmd_failed,
                 m->cmd_timeouts, mlx5_cqe_errors(m));

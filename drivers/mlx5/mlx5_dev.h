@@ -49,6 +49,11 @@ struct mlx5_queue {
     struct pkt_pool *pool;
     uint32_t rqn, sqn, uar, lkey;
     uint8_t min_inline;         /* MLX5_MIN_INLINE_*: headers each send WQE inlines */
+    /* The RQ: 2^rq_log_stride bytes a WQE (16: one data segment; more: a
+     * scatter list for jumbo frames, rx_segs segments of it posted), as
+     * many WQEs as fill its ring. rx_slot has a buffer a 16-byte segment. */
+    uint8_t rq_log_stride, rx_segs;
+    uint32_t rq_wqes;
     uint32_t rq_pc, rq_cc, rcq_seen; /* posted, completed; the CQ counter last handed back */
     uint16_t sq_pc, sq_cc;      /* WQEs posted, completed */
     struct mlx5_txstats tx;
@@ -88,6 +93,7 @@ struct mlx5 {
     uint16_t fw_major, fw_minor, fw_sub, cmdif_rev;
     uint8_t issi;
     uint8_t port_type, log_max_wq_sz, log_max_rqt_size, cqe_version, max_lso_log;
+    uint16_t max_rq_wqe;    /* max_wqe_sz_rq: a receive WQE's most bytes (its scatter list) */
     uint8_t min_inline;     /* MLX5_MIN_INLINE_*: headers a send WQE must carry inline */
     bool inline_from_vport; /* wqe_inline_mode said: ask the vport context */
     bool csum_cap;
@@ -110,6 +116,7 @@ struct mlx5 {
     bool promisc;
     uint64_t resets;
     uint64_t cqe_errors[MLX5_CQE_SYNDROMES]; /* by syndrome (PRM "Completion Error Syndromes") */
+    uint16_t mtu;         /* the IP MTU the port's PMTU, vport and receive WQEs are set for */
     uint16_t vport_mtu;
     uint8_t vport_state;  /* QUERY_VPORT_STATE: oper 3:0 */
     uint16_t port_max_mtu;          /* PMTU: the largest frame */
@@ -132,10 +139,14 @@ void mlx5_poll_events(struct mlx5 *m);
 
 /* mlx5_port.c: the port's MTU and admin state (a PF's), its speed. */
 bool mlx5_port_setup(struct mlx5 *m, uint16_t mtu);
+bool mlx5_port_mtu(struct mlx5 *m, uint16_t mtu);
+uint16_t mlx5_max_mtu(const struct mlx5 *m); /* the largest IP MTU the port (a VF: its vport) takes */
 void mlx5_port_speed(struct mlx5 *m);
 
 /* mlx5_rxtx.c: queue pair qi's objects, RX posted; the data path. */
-bool mlx5_queue_create(struct mlx5 *m, uint16_t qi, struct pkt_pool *pool);
+bool mlx5_queue_create(struct mlx5 *m, uint16_t qi, struct pkt_pool *pool); /* its RQ's WQEs for m->mtu */
+unsigned mlx5_rx_segs(uint16_t mtu);       /* receive buffers (data segments) a frame of that MTU takes */
+unsigned mlx5_rq_log_stride(uint16_t mtu); /* ... the receive WQE's bytes, log2 */
 void mlx5_queue_drain(struct mlx5 *m, uint16_t qi);
 uint16_t mlx5_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n);
 uint16_t mlx5_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n);

@@ -226,7 +226,7 @@ size_t mlx5_enc_create_rq(uint8_t *in, const struct mlx5_wq_params *p)
     mlx5_putbits(in, r, 18, 1, 1);           /* flush_in_error_en */
     mlx5_putbits(in, r, 20, 4, MLX5_QUEUE_RST);
     mlx5_putbits(in, r + 0x08, 0, 24, p->cqn);
-    put_wq(in, r + 0x30, p, 4);              /* a WQE: one 16-byte data segment */
+    put_wq(in, r + 0x30, p, p->log_stride);  /* a WQE: 16-byte data segments, one or a scatter list */
     return len;
 }
 
@@ -359,5 +359,15 @@ size_t mlx5_enc_vport_promisc(uint8_t *in)
     size_t len = header(in, 0x200, MLX5_CMD_MODIFY_NIC_VPORT_CONTEXT, 0);
     mlx5_putbits(in, 0x0c, 4, 1, 1);              /* field_select.promisc */
     mlx5_putbits(in, 0x100 + 0xf0, 30, 2, 3);     /* promisc_uc, promisc_mc */
+    return len;
+}
+
+/* MODIFY_NIC_VPORT_CONTEXT: the vport's MTU (PRM "NIC_Vport Context": the
+ * frame's bytes, as PMTU's admin_mtu). */
+size_t mlx5_enc_vport_mtu(uint8_t *in, uint16_t mtu)
+{
+    size_t len = header(in, 0x200, MLX5_CMD_MODIFY_NIC_VPORT_CONTEXT, 0);
+    mlx5_putbits(in, 0x0c, 6, 1, 1);              /* field_select.mtu */
+    mlx5_put16(in, 0x100 + MLX5_VPORT_CTX_MTU, mtu);
     return len;
 }

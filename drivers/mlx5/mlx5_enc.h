@@ -95,6 +95,7 @@ struct mlx5_cq_params {
 struct mlx5_wq_params {
     uint32_t pd, uar, cqn;
     unsigned log_size, npages;
+    unsigned log_stride; /* an RQ's WQE: 4, one data segment; more, a scatter list (an SQ's: 64-byte blocks) */
     uint64_t buf, dbr;
 };
 size_t mlx5_enc_create_cq(uint8_t *in, const struct mlx5_cq_params *p);
@@ -132,6 +133,7 @@ size_t mlx5_enc_set_fte(uint8_t *in, uint32_t table, uint32_t index, uint32_t gr
 size_t mlx5_enc_set_flow_table_root(uint8_t *in, uint32_t table);
 size_t mlx5_enc_vport_promisc(uint8_t *in);
 size_t mlx5_enc_vport_mc_list(uint8_t *in, const uint8_t (*mac)[6], unsigned n);
+size_t mlx5_enc_vport_mtu(uint8_t *in, uint16_t mtu);
 
 /* Reply fields, by the reply's byte offsets. */
 #define MLX5_OUT_STATUS 0x00

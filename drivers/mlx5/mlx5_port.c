@@ -2,7 +2,7 @@
 /* drivers/mlx5/mlx5_port.c: the physical port, through its registers
  * (PRM "Port Registers", by ACCESS_REG; a PF's only: a VF has its vport):
  * PAOS sets it administratively up, PMTU its MTU (the frame's: the
- * Ethernet header, a VLAN tag and the FCS on top of the IP MTU), PTYS
+ * Ethernet header, two VLAN tags and the FCS on top of the IP MTU), PTYS
  * says which Ethernet protocol, so which speed, the link runs at. */
 #include "drivers/mlx5/mlx5_dev.h"
 
@@ -10,7 +10,8 @@
 
 #define LOCAL_PORT 1
 #define PROTO_ETHERNET 0x4 /* PTYS proto_mask */
-#define FRAME_OVERHEAD 22  /* 14 + 4 + 4 */
+#define FRAME_OVERHEAD 26    /* Ethernet header, two VLAN tags, FCS: 14 + 8 + 4 */
+#define VF_FRAME_OVERHEAD 22 /* ... one VLAN tag, as a host's Linux sets a vport's MTU */
 
 /* PTYS eth_proto bits (PRM "PTYS - Port Type and Speed Register"): the
  * speed each stands for, in Mbit/s. */
@@ -55,10 +56,34 @@ void mlx5_port_speed(struct mlx5 *m)
                                       : fastest(mlx5_get32(m->out, MLX5_OUT_REG + 0x20), ext_proto_mbps);
 }
 
-bool mlx5_port_setup(struct mlx5 *m, uint16_t mtu)
+/* The largest IP MTU: a PF's from PMTU's max_mtu (read by mlx5_port_mtu),
+ * a VF's from its vport context (its host's setting: the frame of an IP
+ * MTU with one VLAN tag and the FCS, as the host's Linux counts it);
+ * never past what a receive WQE's scatter list holds (mlx5_rx_segs) nor
+ * NETDEV_MTU_MAX; 1500 where they say less. */
+uint16_t mlx5_max_mtu(const struct mlx5 *m)
+{
+    uint32_t frame = m->vf ? m->vport_mtu : m->port_max_mtu;
+    uint32_t overhead = m->vf ? VF_FRAME_OVERHEAD : FRAME_OVERHEAD;
+    uint32_t most = frame > overhead ? frame - overhead : 0;
+    uint32_t segs = 1; /* a power of two (log_wq_stride) within max_wqe_sz_rq */
+    while (segs * 2 * MLX5_DATA_SEG <= m->max_rq_wqe && segs < 32)
+        segs *= 2;
+    if (most > segs * PKT_DATA_ROOM - 22) /* the frame: Ethernet and two VLAN tags on the MTU (mlx5_rx_segs) */
+        most = segs * PKT_DATA_ROOM - 22;
+    if (most > NETDEV_MTU_MAX)
+        most = NETDEV_MTU_MAX;
+    return most > 1500 ? (uint16_t)most : 1500;
+}
+
+/* PRM "PMTU - Port MTU Register": max_mtu read, admin_mtu written (the
+ * frame: the IP MTU, Ethernet header, two VLAN tags, FCS); then the NIC
+ * vport's MTU the same (PRM "MODIFY_NIC_VPORT_CONTEXT", field_select mtu),
+ * as Linux keeps the two. A VF's host owns both: only checked. */
+bool mlx5_port_mtu(struct mlx5 *m, uint16_t mtu)
 {
     if (m->vf)
-        return true; /* the PF's host owns the port */
+        return mtu <= mlx5_max_mtu(m);
     uint8_t r[0x10] = {0};
     r[1] = LOCAL_PORT;
     if (reg(m, MLX5_REG_PMTU, false, r, sizeof r) != 0)
@@ -72,7 +97,21 @@ bool mlx5_port_setup(struct mlx5 *m, uint16_t mtu)
     mlx5_put16(r, 0x08, want); /* admin_mtu */
     if (reg(m, MLX5_REG_PMTU, true, r, sizeof r) != 0)
         return false;
-    memset(r, 0, sizeof r);
+    if (m->vport_mtu != want) {
+        if (mlx5_cmd(m, mlx5_enc_vport_mtu(m->in, want), 0x10) != 0)
+            return false;
+        m->vport_mtu = want;
+    }
+    return true;
+}
+
+bool mlx5_port_setup(struct mlx5 *m, uint16_t mtu)
+{
+    if (m->vf)
+        return true; /* the PF's host owns the port */
+    if (!mlx5_port_mtu(m, mtu))
+        return false;
+    uint8_t r[0x10] = {0};
     r[1] = LOCAL_PORT;
     r[2] = 1;    /* admin_status: up */
     r[4] = 0x80; /* ase: admin_status is to be set */

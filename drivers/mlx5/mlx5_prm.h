@@ -109,6 +109,7 @@ enum { MLX5_CAP_MAX = 0, MLX5_CAP_CUR = 1 };
 #define MLX5_HCA_BF              0x4c /* bit 7 */
 #define MLX5_HCA_LOG_BF_REG_SIZE 0x4d /* bits 4:0 */
 #define MLX5_HCA_LOG_MAX_WQ_SZ   0x7b /* bits 4:0 */
+#define MLX5_HCA_MAX_WQE_SZ_RQ   0x56 /* 16 bits: a receive WQE's most bytes */
 #define MLX5_HCA_LOG_MAX_RQT_SIZE 0x72 /* bits 4:0 */
 #define MLX5_HCA_VPORT_GROUP_MANAGER 0x34 /* bit 7 */
 #define MLX5_HCA_NIC_FLOW_TABLE  0x34 /* bit 1 */
@@ -150,6 +151,8 @@ enum { MLX5_DEST_TABLE = 1, MLX5_DEST_TIR = 2 };
 #define MLX5_ETH_L3_CSUM 0x40        /* the Ethernet segment's cs_flags */
 #define MLX5_ETH_L4_CSUM 0x80
 #define MLX5_UAR_BF 0x800            /* a UAR's doorbell (BlueFlame) register */
+#define MLX5_DATA_SEG 16             /* a data (scatter/gather) segment: byte_count, lkey, address */
+#define MLX5_INVALID_LKEY 0x100      /* "Receive WQE Format": a scatter list shorter than the stride ends here */
 #define MLX5_CQE_SIZE 64
 #define MLX5_CQE_RSS_HASH 0x0c
 #define MLX5_CQE_RSS_HASH_TYPE 0x10

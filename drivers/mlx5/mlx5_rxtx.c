@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* drivers/mlx5/mlx5_rxtx.c: a queue pair's objects and the data path.
  *
- * Per core: a receive queue (RQ) of 16-byte WQEs, one data segment each,
- * and a send queue (SQ) of 64-byte WQEs, each with its completion queue
+ * Per core: a receive queue (RQ) of 16-byte WQEs, one data segment each
+ * (at an MTU over one buffer, WQEs of a scatter list, a frame received
+ * over several buffers and chained), and a send queue (SQ) of 64-byte
+ * WQEs, each with its completion queue
  * (CQ), and a UAR page of its own for the send doorbell (PRM "Send
  * Queue", "Receive Queue", "Completion Queues", "Doorbells"). A send WQE
  * is control, Ethernet (checksum flags, for LSO the MSS; the first 18
@@ -26,6 +28,10 @@
 #define SCQ_LOG 8      /* 256 CQEs: at most one a send WQE */
 #define RQ_SIZE (1u << RQ_LOG)
 #define SQ_SIZE (1u << SQ_LOG)
+/* The RQ's ring, whatever its stride: jumbo frames get fewer, longer WQEs
+ * (128 of 128 bytes at MTU 9000: 640 buffers posted, not 1024). */
+#define RQ_BYTES (RQ_SIZE * MLX5_DATA_SEG)
+#define RX_FRAME_EXTRA 22 /* Ethernet header and two VLAN tags on the MTU */
 #define INLINE_HDR 18 /* destination, source, type and room for a VLAN tag */
 _Static_assert(SQ_SIZE <= 65536 && (SQ_SIZE & (SQ_SIZE - 1)) == 0, "WQE counters are 16 bits");
 
@@ -55,26 +61,76 @@ static bool ready(struct mlx5 *m, uint16_t opcode, uint32_t num)
     return mlx5_cmd(m, mlx5_enc_modify_queue(m->in, opcode, num, MLX5_QUEUE_RST, MLX5_QUEUE_RDY), 0x10) == 0;
 }
 
-static void rx_refill(struct mlx5_queue *q, struct netdev_qstats *st)
+static void put_data_seg(uint8_t *seg, uint32_t bytes, uint32_t lkey, uint64_t addr)
+{
+    mlx5_put32(seg, 0, bytes);
+    mlx5_put32(seg, 4, lkey);
+    mlx5_put64(seg, 8, addr);
+}
+
+/* Buffers a frame of the MTU takes (Ethernet and two VLAN tags on it). */
+unsigned mlx5_rx_segs(uint16_t mtu) { return (mtu + RX_FRAME_EXTRA + PKT_DATA_ROOM - 1u) / PKT_DATA_ROOM; }
+
+/* PRM "Work Queue Format" log_wq_stride: a receive WQE's bytes, a 16-byte
+ * data segment a buffer (PRM "Receive WQE Format": the scatter list),
+ * rounded up to a power of two. */
+unsigned mlx5_rq_log_stride(uint16_t mtu)
+{
+    unsigned log = 4;
+    while ((1u << (log - 4)) < mlx5_rx_segs(mtu))
+        log++;
+    return log;
+}
+
+/* One-segment WQEs: each completed one posted again with a fresh buffer,
+ * 32 at a time. False when the pool ran short. */
+static bool rx_post_single(struct mlx5_queue *q)
 {
     struct pkt *fresh[32];
-    uint32_t before = q->rq_pc;
-    while (q->rq_pc - q->rq_cc < RQ_SIZE) {
-        uint32_t want = RQ_SIZE - (q->rq_pc - q->rq_cc);
-        uint32_t got = pkt_alloc_bulk(q->pool, fresh, want < 32 ? want : 32);
+    while (q->rq_pc - q->rq_cc < q->rq_wqes) {
+        uint32_t want = q->rq_wqes - (q->rq_pc - q->rq_cc);
+        want = want < 32 ? want : 32;
+        uint32_t got = pkt_alloc_bulk(q->pool, fresh, want);
         for (uint32_t i = 0; i < got; i++) {
-            uint32_t k = q->rq_pc++ & (RQ_SIZE - 1);
-            uint8_t *w = q->rq + k * 16;
+            uint32_t k = q->rq_pc++ & (q->rq_wqes - 1);
             q->rx_slot[k] = fresh[i];
-            mlx5_put32(w, 0, PKT_DATA_ROOM);  /* byte_count */
-            mlx5_put32(w, 4, q->lkey);
-            mlx5_put64(w, 8, pkt_data_phys(fresh[i]));
+            put_data_seg(q->rq + k * MLX5_DATA_SEG, PKT_DATA_ROOM, q->lkey, pkt_data_phys(fresh[i]));
         }
-        if (got < (want < 32 ? want : 32)) {
-            st->rx_no_buf++;
-            break;
-        }
+        if (got < want)
+            return false;
     }
+    return true;
+}
+
+/* Scatter-list WQEs (PRM "Receive WQE Format"): rx_segs data segments, a
+ * buffer each, a segment of the invalid lkey ending the list where it is
+ * shorter than the stride. A completed WQE's segments that a frame used
+ * get fresh buffers; the others kept theirs. False when the pool ran
+ * short (the WQE's buffers so far stay in its slots for the next try). */
+static bool rx_post_scatter(struct mlx5_queue *q)
+{
+    unsigned per_wqe = 1u << (q->rq_log_stride - 4);
+    while (q->rq_pc - q->rq_cc < q->rq_wqes) {
+        uint32_t k = q->rq_pc & (q->rq_wqes - 1);
+        struct pkt **slot = q->rx_slot + k * per_wqe;
+        uint8_t *wqe = q->rq + (k << q->rq_log_stride);
+        for (unsigned s = 0; s < q->rx_segs; s++) {
+            if (!slot[s] && (slot[s] = pkt_alloc(q->pool)) == NULL)
+                return false;
+            put_data_seg(wqe + s * MLX5_DATA_SEG, PKT_DATA_ROOM, q->lkey, pkt_data_phys(slot[s]));
+        }
+        if (q->rx_segs < per_wqe)
+            put_data_seg(wqe + q->rx_segs * MLX5_DATA_SEG, 0, MLX5_INVALID_LKEY, 0);
+        q->rq_pc++;
+    }
+    return true;
+}
+
+static void rx_refill(struct mlx5_queue *q, struct netdev_qstats *st)
+{
+    uint32_t before = q->rq_pc;
+    if (!(q->rx_segs == 1 ? rx_post_single(q) : rx_post_scatter(q)))
+        st->rx_no_buf++;
     if (q->rq_pc != before) {
         dma_wmb();
         q->dbr[MLX5_DBR_RQ] = __builtin_bswap32(q->rq_pc & 0xffff); /* a record in memory: no MMIO */
@@ -83,16 +139,17 @@ static void rx_refill(struct mlx5_queue *q, struct netdev_qstats *st)
 }
 
 /* Every buffer the pair holds back to its pool (a reset: the device has
- * forgotten the queues). */
+ * forgotten the queues): every RQ slot (a scatter-list WQE's unused
+ * segments keep theirs past its completion), every send WQE outstanding. */
 void mlx5_queue_drain(struct mlx5 *m, uint16_t qi)
 {
     struct mlx5_queue *q = m->q[qi];
-    for (; q->rq_cc != q->rq_pc; q->rq_cc++) {
-        uint32_t k = q->rq_cc & (RQ_SIZE - 1);
+    for (uint32_t k = 0; k < RQ_SIZE; k++) {
         if (q->rx_slot[k])
             pkt_free(q->rx_slot[k]);
         q->rx_slot[k] = NULL;
     }
+    q->rq_cc = q->rq_pc;
     for (; q->sq_cc != q->sq_pc; q->sq_cc++) {
         uint32_t k = q->sq_cc & (SQ_SIZE - 1);
         if (q->tx_slot[k])
@@ -107,17 +164,20 @@ bool mlx5_queue_create(struct mlx5 *m, uint16_t qi, struct pkt_pool *pool)
     if (!q) { /* else a reset: the same memory, drained */
         q = kalloc(sizeof *q);
         q->dbr = kalloc(64); /* the RQ's, the SQ's and the two CQs' records, one cache line */
-        q->rq = kalloc_pages(RQ_SIZE * 16 / MLX5_PAGE_SIZE, 1);
+        q->rq = kalloc_pages(RQ_BYTES / MLX5_PAGE_SIZE, 1);
         q->rcq.log = RCQ_LOG;
         q->scq.log = SCQ_LOG;
         q->sq = kalloc_pages(SQ_SIZE * 64 / MLX5_PAGE_SIZE, 1);
-        q->rx_slot = kalloc(RQ_SIZE * sizeof *q->rx_slot);
+        q->rx_slot = kalloc(RQ_SIZE * sizeof *q->rx_slot); /* a slot a 16-byte segment of the ring */
         q->tx_slot = kalloc(SQ_SIZE * sizeof *q->tx_slot);
         m->q[qi] = q;
     }
     q->pool = pool;
     q->lkey = m->resd_lkey;
     q->min_inline = m->min_inline;
+    q->rx_segs = (uint8_t)mlx5_rx_segs(m->mtu);
+    q->rq_log_stride = (uint8_t)mlx5_rq_log_stride(m->mtu);
+    q->rq_wqes = RQ_BYTES >> q->rq_log_stride;
     q->rq_pc = q->rq_cc = q->rcq_seen = 0;
     q->sq_pc = q->sq_cc = 0;
     memset((void *)q->dbr, 0, 64);
@@ -126,8 +186,9 @@ bool mlx5_queue_create(struct mlx5 *m, uint16_t qi, struct pkt_pool *pool)
     q->doorbell = (volatile uint64_t *)(m->bar + (uint64_t)q->uar * MLX5_PAGE_SIZE + MLX5_UAR_BF);
     if (!create_cq(m, &q->rcq, q->dbr + MLX5_DBR_RCQ, q->uar) || !create_cq(m, &q->scq, q->dbr + MLX5_DBR_SCQ, q->uar))
         return false;
-    struct mlx5_wq_params rp = {.pd = m->pd, .uar = q->uar, .cqn = q->rcq.num, .log_size = RQ_LOG,
-                                .npages = RQ_SIZE * 16 / MLX5_PAGE_SIZE,
+    struct mlx5_wq_params rp = {.pd = m->pd, .uar = q->uar, .cqn = q->rcq.num,
+                                .log_size = RQ_LOG + 4 - q->rq_log_stride, .log_stride = q->rq_log_stride,
+                                .npages = RQ_BYTES / MLX5_PAGE_SIZE,
                                 .buf = virt_to_phys(q->rq), .dbr = virt_to_phys((const void *)(q->dbr + MLX5_DBR_RQ))};
     if (mlx5_cmd_object(m, mlx5_enc_create_rq(m->in, &rp), &q->rqn) != 0)
         return false;
@@ -184,6 +245,76 @@ static void tx_reclaim(struct mlx5 *m, struct mlx5_queue *q, struct netdev_qstat
         cq_done(&q->scq);
 }
 
+static void rx_count_error(struct mlx5 *m, const uint8_t *c, struct netdev_qstats *st)
+{
+    if (c[MLX5_CQE_OP_OWN] >> 4 == MLX5_CQE_RESP_ERR)
+        m->cqe_errors[c[MLX5_CQE_SYNDROME] < MLX5_CQE_SYNDROMES ? c[MLX5_CQE_SYNDROME] : 0]++;
+    st->rx_error++;
+}
+
+/* A one-segment WQE's frame, its buffer taken (a new one is posted). */
+static struct pkt *rx_single(struct mlx5 *m, struct mlx5_queue *q, const uint8_t *c, uint32_t len,
+                             struct netdev_qstats *st)
+{
+    uint32_t k = q->rq_cc++ & (q->rq_wqes - 1);
+    struct pkt *p = q->rx_slot[k];
+    q->rx_slot[k] = NULL;
+    if (c[MLX5_CQE_OP_OWN] >> 4 != MLX5_CQE_RESP_SEND || len > PKT_DATA_ROOM) {
+        rx_count_error(m, c, st);
+        pkt_free(p);
+        return NULL;
+    }
+    p->len = (uint16_t)len;
+    p->flags = 0;
+    return p;
+}
+
+/* A scatter-list WQE's frame: the device filled the segments in order
+ * (PRM "Receive WQE Format") and byte_cnt says the frame's bytes in all
+ * (PRM "Completion Queue Entry"), so the first byte_cnt / PKT_DATA_ROOM
+ * buffers, rounded up, hold it: taken, chained (pkt.h). The segments it
+ * did not reach keep their buffers for the WQE's next posting, and so do
+ * all of them for a frame dropped: an error, or longer than the MTU with
+ * two VLAN tags (what a port set to it would not pass). */
+static struct pkt *rx_scatter(struct netdev *dev, uint16_t qi, const uint8_t *c, uint32_t len,
+                              struct netdev_qstats *st)
+{
+    struct mlx5_queue *q = to_mlx5(dev)->q[qi];
+    uint32_t k = q->rq_cc++ & (q->rq_wqes - 1);
+    struct pkt **slot = q->rx_slot + (k << (q->rq_log_stride - 4));
+    if (c[MLX5_CQE_OP_OWN] >> 4 != MLX5_CQE_RESP_SEND || len == 0 || len > dev->mtu + RX_FRAME_EXTRA ||
+        len > q->rx_segs * PKT_DATA_ROOM) {
+        rx_count_error(to_mlx5(dev), c, st);
+        return NULL;
+    }
+    struct pkt_chain frame = {0};
+    for (unsigned s = 0; len; s++) {
+        struct pkt *p = slot[s];
+        slot[s] = NULL;
+        p->len = (uint16_t)(len < PKT_DATA_ROOM ? len : PKT_DATA_ROOM);
+        p->flags = 0;
+        p->port = dev->index;
+        p->queue = qi;
+        len -= p->len;
+        pkt_chain_add(&frame, p);
+    }
+    return pkt_chain_take(&frame);
+}
+
+/* What the CQE says the device checked and hashed. */
+static void rx_offloads(struct pkt *p, const uint8_t *c)
+{
+    uint8_t ok = c[MLX5_CQE_HDS_IP_EXT];
+    if (ok & MLX5_CQE_L4_OK)
+        p->flags |= PKT_RX_L4_CSUM_OK;
+    if (ok & MLX5_CQE_L3_OK)
+        p->flags |= PKT_RX_IP_CSUM_OK;
+    if (c[MLX5_CQE_RSS_HASH_TYPE]) {
+        p->rss_hash = mlx5_get32(c, MLX5_CQE_RSS_HASH);
+        p->flags |= PKT_F_RSS_HASH;
+    }
+}
+
 uint16_t mlx5_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)
 {
     struct mlx5 *m = to_mlx5(dev);
@@ -194,31 +325,14 @@ uint16_t mlx5_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint1
     const uint8_t *c;
     while (got < n && (c = cqe_at(&q->rcq)) != NULL) {
         q->rcq.cc++;
-        uint32_t k = q->rq_cc++ & (RQ_SIZE - 1);
-        struct pkt *p = q->rx_slot[k];
-        q->rx_slot[k] = NULL;
-        unsigned op = c[MLX5_CQE_OP_OWN] >> 4;
         uint32_t len = mlx5_get32(c, MLX5_CQE_BYTE_CNT);
-        if (op != MLX5_CQE_RESP_SEND || len > PKT_DATA_ROOM) {
-            if (op == MLX5_CQE_RESP_ERR)
-                m->cqe_errors[c[MLX5_CQE_SYNDROME] < MLX5_CQE_SYNDROMES ? c[MLX5_CQE_SYNDROME] : 0]++;
-            st->rx_error++;
-            pkt_free(p);
+        struct pkt *p = __builtin_expect(q->rx_segs == 1, 1) ? rx_single(m, q, c, len, st)
+                                                             : rx_scatter(dev, qi, c, len, st);
+        if (p == NULL)
             continue;
-        }
-        p->len = (uint16_t)len;
         p->port = dev->index;
         p->queue = qi;
-        p->flags = 0;
-        uint8_t ok = c[MLX5_CQE_HDS_IP_EXT];
-        if (ok & MLX5_CQE_L4_OK)
-            p->flags |= PKT_RX_L4_CSUM_OK;
-        if (ok & MLX5_CQE_L3_OK)
-            p->flags |= PKT_RX_IP_CSUM_OK;
-        if (c[MLX5_CQE_RSS_HASH_TYPE]) {
-            p->rss_hash = mlx5_get32(c, MLX5_CQE_RSS_HASH);
-            p->flags |= PKT_F_RSS_HASH;
-        }
+        rx_offloads(p, c);
         bytes += len;
         pkts[got++] = p;
     }
@@ -295,14 +409,12 @@ static unsigned write_wqe(struct mlx5_queue *q, const struct pkt *p, unsigned ro
 {
     bool lso = (p->flags & (PKT_TX_TSO4 | PKT_TX_TSO6)) && p->tso_mss;
     uint32_t inl = lso ? lso_header_len(p) : inline_len(q, p);
-    unsigned nbuf = 0, nseg = 0; /* buffers; data segments: none for an empty one (a count of 0 is not empty) */
-    for (const struct pkt *e = p; e; e = e->flags & PKT_F_CHAIN ? e->next : NULL) {
-        nbuf++;
+    unsigned nseg = 0; /* data segments: none for an empty buffer (a byte count of 0 is not empty) */
+    for (const struct pkt *e = p; e; e = e->flags & PKT_F_CHAIN ? e->next : NULL)
         nseg += e->len > (e == p ? inl : 0);
-    }
     unsigned ds = 2 + (inl - 2 + 15) / 16 + nseg;
     unsigned bbs = (ds + 3) / 4;
-    if (inl < INLINE_HDR || inl > p->len || ds > MLX5_WQE_MAX_DS || (!lso && nbuf > 1))
+    if (inl < INLINE_HDR || inl > p->len || ds > MLX5_WQE_MAX_DS)
         return 0;
     if (bbs > room)
         return ~0u;
@@ -321,7 +433,8 @@ static unsigned write_wqe(struct mlx5_queue *q, const struct pkt *p, unsigned ro
         uint32_t n = inl - off < 16 ? inl - off : 16;
         memcpy(seg, p->data + off, n);
     }
-    /* Data pointers (PRM "Data Segment"): the rest of the first buffer, then each one chained. */
+    /* Data pointers (PRM "Data Segment"): the rest of the first buffer, then each one chained
+     * (an LSO frame's payload, or a jumbo frame as it was received: a segment a buffer). */
     for (const struct pkt *e = p; e; e = e->flags & PKT_F_CHAIN ? e->next : NULL) {
         uint32_t skip = e == p ? inl : 0;
         if (e->len == skip)

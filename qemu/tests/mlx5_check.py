@@ -18,7 +18,10 @@ placed in guest memory by qtest writes, the doorbell rung through BAR0.
    segments), CQEs with owner bits, a CQ overflow, an error CQE; frames
    received through the flow table (dmac group, wildcard group, a root
    table missing on to the next), TIRs (Toeplitz RSS, direct), RQT
-   (MODIFY_RQT), a PA mkey, the port change events of set_link;
+   (MODIFY_RQT), a PA mkey, the port change events of set_link; jumbo
+   frames: a frame scattered over a WQE's segments (64-byte stride),
+   the invalid lkey ending a list, a frame over the port's MTU dropped
+   and counted (PPCNT);
 5. the page-request hook: the PAGE_REQUEST EQE, QUERY_PAGES, MANAGE_PAGES;
 6. TEARDOWN_HCA with every page taken back, DISABLE_HCA, then FLR.
 Exits 0 and prints "all passed" when all hold.
@@ -179,7 +182,8 @@ UAR = 0x10
 
 
 def ip_csum(b):
-    s = sum(struct.unpack(f">{len(b) // 2}H", b + bytes(len(b) % 2)))
+    b = b + bytes(len(b) % 2)
+    s = sum(struct.unpack(f">{len(b) // 2}H", b))
     while s >> 16:
         s = (s & 0xffff) + (s >> 16)
     return s
@@ -379,7 +383,7 @@ def ethernet(b, chk, peer):
     chk.ok(b.read(RXDATA + 0x8000, len(arp)) == arp and cqe[0x3f] == 0x20 and
            struct.unpack(">I", cqe[0x38:0x3c])[0] == rqs[0] and cqe[0x3c:0x3e] == struct.pack(">H", slot),
            f"broadcast ARP through the wildcard group and the direct TIR to RQ 0 (WQE {slot})")
-    return dict(pd=pd, sqn=sqn, rqs=rqs, rqt=rqt, tir=tir_rss, post=post, wait_rx=wait_rx, frame=frame)
+    return dict(pd=pd, sqn=sqn, rqs=rqs, rqt=rqt, tir=tir_rss, post=post, wait_rx=wait_rx, frame=frame, rxcq=rxcq)
 
 
 def ethernet_more(b, chk, peer, x):
@@ -474,6 +478,80 @@ def ethernet_more(b, chk, peer, x):
            f"set_link off/on: port change events down (1) then up (4): {e1[:4].hex()} {e2[:4].hex()}")
 
 
+def jumbo(b, chk, peer, x):
+    """Jumbo frames (PRM "Receive WQE Format", "Work Queue Format", "PMTU -
+    Port MTU Register"): an RQ of 64-byte WQEs, a frame scattered over a
+    WQE's segments in order with byte_cnt the whole frame's, the list
+    ending at the invalid lkey, a stride over max_wqe_sz_rq refused, and
+    a frame over the port's MTU dropped and counted (PPCNT)."""
+    def run(inp, out_len=16):
+        _, out, _ = b.cmd(inp, out_len)
+        return out[0], struct.unpack(">I", out[8:12])[0] & 0xffffff
+
+    def seg(n, addr, lkey=prm.RESERVED_LKEY):
+        return struct.pack(">IIQ", n, lkey, addr)
+
+    def pmtu(mtu):
+        r = bytearray(16)
+        r[1] = 1
+        struct.pack_into(">I", r, 8, mtu << 16)
+        return run(prm.access_reg(0x5003, True, bytes(r)), 0x20)[0]
+
+    def cqe(i):
+        c = b.read(RXCQ + 64 * i, 64)
+        return c[0x3f], struct.unpack(">I", c[0x2c:0x30])[0], c[0x37], c[0x3c:0x3e]
+
+    before = b.count("strict-bad-param")
+    _, out, _ = b.cmd(prm.create_wq(0x908, x["rxcq"], x["pd"], DBR + 0x140, 2, 10, [RQBUF + 0x2000]), 16)
+    chk.ok(out[0] == 3 and b.count("strict-bad-param") == before + 1,
+           "CREATE_RQ of 1 KB WQEs (max_wqe_sz_rq 512): bad parameter, strict-bad-param +1")
+    rqring, data = RQBUF + 0x2000, RXDATA + 0x10000
+    st1, rqn = run(prm.create_wq(0x908, x["rxcq"], x["pd"], DBR + 0x140, 3, 6, [rqring]))
+    st2, _ = run(prm.modify_wq(0x909, rqn, 0, 1))
+    rqt = bytearray(prm.create_rqt([rqn]))
+    struct.pack_into(">HHHHI", rqt, 0, 0x917, 0, 0, 0, x["rqt"])
+    struct.pack_into(">Q", rqt, 0x10, 1)
+    st3, _ = run(bytes(rqt))
+    # WQE 0: three 2 KB segments, then the invalid lkey; WQE 1: two; WQE 2:
+    # 1 KB, the invalid lkey, then a 4 KB segment the list never reaches
+    b.write(rqring, seg(2048, data) + seg(2048, data + 0x1000) + seg(2048, data + 0x2000) + seg(0, 0, 0x100))
+    b.write(rqring + 64, seg(2048, data + 0x3000) + seg(2048, data + 0x4000) + seg(0, 0, 0x100))
+    b.write(rqring + 128, seg(1024, data + 0x5000) + seg(0, 0, 0x100) + seg(4096, data + 0x6000))
+    b.write(DBR + 0x140, struct.pack(">I", 3))
+    big = tcp_frame(MAC, PEER, bytes(range(256)) * 19 + bytes(range(82)), 40003, 80)   # 5000 bytes
+    before = b.count("rx-packets")
+    peer.send(big)
+    x["wait_rx"]("rx-packets", before)
+    op, n, _, wqe = cqe(4)
+    got = b.read(data, 2048) + b.read(data + 0x1000, 2048) + b.read(data + 0x2000, len(big) - 4096)
+    chk.ok((st1, st2, st3) == (0, 0, 0) and op == 0x20 and n == len(big) == 5000 and got == big and wqe == b"\0\0",
+           f"5000-byte frame over WQE 0's three segments in order, byte_cnt {n}")
+
+    before = (b.count("rx-frame-too-long"), b.count("rx-packets"))
+    st4 = pmtu(4000)
+    peer.send(tcp_frame(MAC, PEER, bytes(3997 - 54), 40004, 80))
+    ok = x["wait_rx"]("rx-frame-too-long", before[0])
+    peer.send(tcp_frame(MAC, PEER, bytes(3996 - 54), 40005, 80))
+    x["wait_rx"]("rx-packets", before[1])
+    op, n, _, wqe = cqe(5)
+    ppcnt = bytearray(0x100)
+    ppcnt[1] = 1                                            # local_port; grp 0: IEEE 802.3
+    _, out, _ = b.cmd(prm.access_reg(0x5008, False, bytes(ppcnt)), 0x110)
+    too_long = struct.unpack(">Q", out[0x10 + 0x68:0x10 + 0x70])[0]
+    chk.ok(st4 == 0 and ok and b.count("rx-frame-too-long") == before[0] + 1 and too_long == before[0] + 1 and
+           op == 0x20 and n == 3996 and wqe == b"\0\1",
+           f"PMTU 4000: a 3997-byte frame (4001 with FCS) dropped, rx-frame-too-long +1, PPCNT "
+           f"a_frame_too_long_errors {too_long}; 3996 bytes taken by WQE 1 (byte_cnt {n})")
+
+    before = b.count("strict-bad-wqe")
+    peer.send(tcp_frame(MAC, PEER, bytes(2000 - 54), 40006, 80))
+    x["wait_rx"]("strict-bad-wqe", before)
+    op, _, synd, wqe = cqe(6)
+    chk.ok(op == 0xe0 and synd == 0x01 and wqe == b"\0\2" and b.count("strict-bad-wqe") == before + 1,
+           f"2000 bytes on WQE 2 (1 KB, then the invalid lkey): local length error CQE, syndrome {synd:#x}")
+    pmtu(9000)
+
+
 def pci(b, chk, qemu):
     """The PCI function: IDs, BAR0 32 MB 64-bit, MSI-X, FLR capable; the
     device-id property."""
@@ -546,7 +624,9 @@ def main():
     chk.ok(len(before) == 14 and not moved, f"the card's sequence breaks no rule: {len(before)} strict "
                                           f"counters, moved: {moved or 'none'}")
     strict(b, chk)
-    ethernet_more(b, chk, peer, ethernet(b, chk, peer))
+    x = ethernet(b, chk, peer)
+    ethernet_more(b, chk, peer, x)
+    jumbo(b, chk, peer, x)
     page_request(b, chk, pages_eq=2)   # the trace's third EQ (0x12) takes type 0xb
 
     teardown(b, chk)

@@ -255,6 +255,8 @@ static void add_props(Mlx5State *s)
                                    &s->rx_out_of_buffer, OBJ_PROP_FLAG_READ);
     object_property_add_uint32_ptr(OBJECT(s), "rx-steer-miss",
                                    &s->rx_steer_miss, OBJ_PROP_FLAG_READ);
+    object_property_add_uint64_ptr(OBJECT(s), "rx-frame-too-long",
+                                   &s->rx_frame_too_long, OBJ_PROP_FLAG_READ);
     object_property_add_uint32_ptr(OBJECT(s), "rx-packets", &s->rx_packets,
                                    OBJ_PROP_FLAG_READ);
     object_property_add_uint32_ptr(OBJECT(s), "tx-packets", &s->tx_packets,

@@ -323,6 +323,8 @@ struct Mlx5State {
     uint32_t vf_port_reg_refused, vf_promisc_refused, vf_mc_filtered;
     uint32_t rx_out_of_buffer;  /* PRM "rx_out_of_buffer" counter */
     uint32_t rx_steer_miss;     /* no flow entry took the frame */
+    uint64_t rx_frame_too_long; /* over the port's MTU: PPCNT IEEE 802.3
+                                 * a_frame_too_long_errors */
     uint32_t rx_packets, tx_packets;
     struct NetTxPkt *tx_pkt;
     uint8_t *tx_pad;            /* padding past the IP datagram, re-added */

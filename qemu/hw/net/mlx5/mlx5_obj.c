@@ -327,6 +327,15 @@ static int cmd_create_rq(Mlx5State *s, Mlx5Cmd *c)
     if (i < 0) {
         return mlx5_out_of(s, c, "RQs");
     }
+    /* a WQE (its scatter list) no longer than the capability's
+     * max_wqe_sz_rq (16 bits at 0x56) */
+    if ((1u << rq.wq.log_stride) > be16(s->cur_cap_general + 0x56)) {
+        return cmd_fail(s, c, &s->strict.bad_param, ST_BAD_PARAM, SYND_PARAM,
+                        "CREATE_RQ log_wq_stride %u: WQEs of %u bytes, "
+                        "max_wqe_sz_rq %u", rq.wq.log_stride,
+                        1u << rq.wq.log_stride,
+                        be16(s->cur_cap_general + 0x56));
+    }
     rq.state = (c->in[0x21] >> 4) & 0xf;
     rq.counter_set_id = c->in[0x20 + 0x0c];     /* rqc 31:24 of dword 3 */
     if (rq.counter_set_id && (rq.counter_set_id > MAX_QCOUNTER ||

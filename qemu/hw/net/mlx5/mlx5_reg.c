@@ -5,8 +5,8 @@
  * byte 0x10 of the input and output) and the registers kept: HOST_ENDIANNESS
  * (PRM "HOST_ENDIANNESS Register"), PAOS ("Port Administrative and
  * Operational Status Register"), PTYS ("Port Type and Speed Register"),
- * PMTU ("Port MTU Register"); PFCC and PPCNT read as zeros. One port,
- * local_port 1.
+ * PMTU ("Port MTU Register"); PFCC reads as zeros, PPCNT too but for
+ * the frames the port's MTU turned away. One port, local_port 1.
  */
 #include "qemu/osdep.h"
 #include "net/net.h"
@@ -25,6 +25,11 @@
 #define ETH_10GBASE_CR      (1u << 12)
 #define ETH_CAPS            (ETH_40GBASE_CR4 | ETH_10GBASE_CR)
 #define MAX_MTU             9978    /* the port's max_mtu, with L2 header */
+/* PPCNT: grp 5:0 of dword 0, clr bit 31 of dword 1, the counter set from
+ * 0x08; the IEEE 802.3 group's a_frame_too_long_errors (high, low) at
+ * 0x60 of it: frames over the port's MTU. The rest read 0. */
+#define PPCNT_IEEE_802_3    0x00
+#define PPCNT_FRAME_TOO_LONG (0x08 + 0x60)
 
 static bool link_up(Mlx5State *s)
 {
@@ -98,8 +103,14 @@ int mlx5_access_reg(Mlx5State *s, Mlx5Cmd *c)
     }
     memcpy(o, r, n);            /* the index fields echo back */
     switch (id) {
-    case REG_PPCNT:             /* PRM "PPCNT": the group's counters, 0 */
+    case REG_PPCNT:             /* PRM "PPCNT": the group's counters */
         memset(o + 8, 0, n - 8);
+        if ((r[3] & 0x3f) == PPCNT_IEEE_802_3) {
+            stq_be_p(o + PPCNT_FRAME_TOO_LONG, s->rx_frame_too_long);
+            if (r[4] & 0x80) {  /* clr */
+                s->rx_frame_too_long = 0;
+            }
+        }
         break;
     case REG_PFCC:              /* PRM "PFCC": no pause, no PFC */
         memset(o + 4, 0, n - 4);

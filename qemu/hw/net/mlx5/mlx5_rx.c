@@ -5,7 +5,8 @@
  * frame is steered (flow table -> TIR -> RQT by Toeplitz hash -> RQ),
  * copied into the RQ's next posted WQE (its data segments), and completed
  * with a CQE: byte count, hash, l3_ok/l4_ok, owner bit. No WQE posted:
- * dropped and counted (rx-out-of-buffer).
+ * dropped and counted (rx-out-of-buffer). Longer than the port's MTU
+ * (PMTU): dropped and counted (rx-frame-too-long, PPCNT).
  */
 #include "qemu/osdep.h"
 #include "hw/pci/pci.h"
@@ -162,9 +163,11 @@ static hwaddr rq_addr(const Mlx5Wq *wq, uint32_t idx)
     return wq->pas[off / pg] + off % pg;
 }
 
-/* scatter into the WQE's data segments (byte_count, lkey, address; a
- * zero byte_count, the invalid lkey 0x100 or the stride's end ends the
- * list) */
+/* PRM "Receive WQE Format": scatter into the WQE's data segments in
+ * order (byte_count, lkey, address; a zero byte_count, the invalid lkey
+ * 0x100 or the stride's end, log_wq_stride, ends the list); the CQE's
+ * byte_cnt is the whole frame's. A frame longer than the list: a local
+ * length error */
 static uint8_t scatter(Mlx5State *s, Mlx5Rq *rq, const uint8_t *buf,
                        size_t size)
 {
@@ -201,6 +204,14 @@ ssize_t mlx5_receive(NetClientState *nc, const uint8_t *buf, size_t size)
     int ti;
 
     if (s->hca != HCA_INITIALIZED || s->paos_admin == 2) {
+        return size;
+    }
+    /* PRM "PMTU - Port MTU Register": the port takes frames of up to
+     * oper_mtu bytes with their FCS (which QEMU's frames leave out); a
+     * longer one goes no further than the MAC, counted in PPCNT's IEEE
+     * 802.3 a_frame_too_long_errors */
+    if (size + ETH_FCS_LEN > s->port_mtu) {
+        s->rx_frame_too_long++;
         return size;
     }
     if (!mlx5_vf_rx_allowed(s, buf, size)) {
