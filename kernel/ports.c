@@ -155,7 +155,7 @@ static void show_json(void)
         json_str(&j, "subinterfaces", address_of(i, PORTS_SUBIFS, addr, sizeof addr));
         json_bool(&j, "link", d->link_up);
         json_u64(&j, "mtu", d->mtu);
-        json_u64(&j, "max-mtu", d->max_mtu > d->mtu ? d->max_mtu : d->mtu); /* jumbo frames: what the driver takes */
+        json_u64(&j, "max-mtu", netdev_max_mtu(d)); /* jumbo frames: what the driver takes */
         json_u64(&j, "queues", d->nqueues);
         struct netdev_info info = info_of(d);
         for (int k = 0; k < info.nfields; k++) {
@@ -225,7 +225,7 @@ static void cmd_show_interfaces(const struct cli_args *a)
         kprintf("%s: %s%s %02x:%02x:%02x:%02x:%02x:%02x link %s mtu %u (at most %u) queues %u offloads%s%s%s%s%s\n",
                 d->name, d->driver, info_of(d).note,
                 d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4], d->mac[5], d->link_up ? "up" : "down", d->mtu,
-                d->max_mtu > d->mtu ? d->max_mtu : d->mtu, d->nqueues, d->offloads & NETDEV_OFF_RX_CSUM ? " rx-csum" : "",
+                netdev_max_mtu(d), d->nqueues, d->offloads & NETDEV_OFF_RX_CSUM ? " rx-csum" : "",
                 d->offloads & NETDEV_OFF_TX_CSUM ? " tx-csum" : "", d->offloads & NETDEV_OFF_TSO4 ? " tso4" : "",
                 d->offloads & NETDEV_OFF_TSO6 ? " tso6" : "", d->offloads & NETDEV_OFF_RSS ? " rss" : "");
         kprintf("  rx %lu packets %lu bytes, no-buf %lu, miss %lu, error %lu\n", t.rx_packets, t.rx_bytes, t.rx_no_buf,

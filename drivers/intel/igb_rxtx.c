@@ -117,27 +117,6 @@ static bool looped(const struct netdev *dev, const struct pkt *p)
     return p->len >= ETH_HDR_LEN && (f[0] & 1) && memcmp(f + ETH_ALEN, dev->mac, ETH_ALEN) == 0;
 }
 
-/* A frame that fits one buffer (1025 to 1856 bytes over two 1 KiB ones),
- * copied into its first: the stack takes frames of one buffer only
- * (eth-jumbo-drop), so a port at a jumbo MTU still takes a 1500-byte one
- * in, as with LPE off. */
-static struct pkt *rx_fold(struct pkt *f)
-{
-    if (pkt_frame_len(f) > f->len + pkt_tailroom(f))
-        return f;
-    struct pkt *e = f->next;
-    f->flags &= (uint16_t)~PKT_F_CHAIN;
-    f->next = NULL;
-    while (e) {
-        struct pkt *next = (e->flags & PKT_F_CHAIN) ? e->next : NULL;
-        memcpy(f->data + f->len, e->data, e->len);
-        f->len = (uint16_t)(f->len + e->len);
-        pkt_free(e);
-        e = next;
-    }
-    return f;
-}
-
 /* A descriptor that is not a whole, sound frame of its own: part of a
  * frame over several (DD without EOP: only its length is valid; the last,
  * EOP, holds the frame's status and errors, 7.1.5.2), or one with a MAC
@@ -166,7 +145,7 @@ static struct pkt *rx_frame_part(struct netdev *dev, struct igb_queue *q, struct
         pkt_free_frame(f);
         return NULL;
     }
-    return rx_fold(f);
+    return f; /* a chain that would fit one buffer too: the stack copies it into one (pkt_linearize) */
 }
 
 uint16_t igb_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)

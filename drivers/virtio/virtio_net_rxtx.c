@@ -115,23 +115,22 @@ static inline struct pkt *rx_first(struct netdev *dev, struct vnet_queue *q, str
 {
     const struct virtio_net_hdr *h = (const void *)(p->data - sizeof *h);
     uint16_t nb = mrg ? h->num_buffers : 1;
-    if (__builtin_expect(len - (sizeof *h + 14) > PKT_DATA_ROOM - 14 || nb != 1, 0) ||
-        !rx_header(p, h, len - (uint32_t)sizeof *h)) {
-        bool whole = len - (sizeof *h + 14) <= PKT_DATA_ROOM - 14 && nb > 1 && nb <= RX_CHAIN_MAX &&
-                     dev->mtu + 22u > PKT_DATA_ROOM && rx_header(p, h, len - (uint32_t)sizeof *h);
-        if (len >= sizeof *h && nb > 1) /* the rest: chained, or dropped as it comes */
-            q->rx_left = (uint16_t)(nb - 1);
-        if (whole) {
-            p->len = (uint16_t)(len - sizeof *h);
-            pkt_chain_add(&q->rx_frame, p);
-            return NULL;
-        }
-        dev->stats[p->queue].rx_error++;
-        pkt_free(p);
+    bool fits = len - (sizeof *h + 14) <= PKT_DATA_ROOM - 14;
+    if (__builtin_expect(fits && nb == 1, 1) && rx_header(p, h, len - (uint32_t)sizeof *h)) {
+        p->len = (uint16_t)(len - sizeof *h);
+        return p;
+    }
+    if (len >= sizeof *h && nb > 1) /* the rest: chained, or dropped as it comes */
+        q->rx_left = (uint16_t)(nb - 1);
+    if (fits && nb > 1 && nb <= RX_CHAIN_MAX && dev->mtu + 22u > PKT_DATA_ROOM &&
+        rx_header(p, h, len - (uint32_t)sizeof *h)) {
+        p->len = (uint16_t)(len - sizeof *h);
+        pkt_chain_add(&q->rx_frame, p);
         return NULL;
     }
-    p->len = (uint16_t)(len - sizeof *h);
-    return p;
+    dev->stats[p->queue].rx_error++;
+    pkt_free(p);
+    return NULL;
 }
 
 /* The next buffer of a frame over several (rx_first). Returns the frame

@@ -116,7 +116,7 @@ static void apply_mtus(void)
             kprintf("router: eth%d: mtu %u is under IPv6's minimum: 1280\n", p, netsvc.addr[p].mtu);
             netsvc.addr[p].mtu = IP6_MIN_MTU; /* RFC 8200 5 */
         }
-        uint16_t want = netsvc.addr[p].mtu, most = d->max_mtu > d->mtu ? d->max_mtu : d->mtu;
+        uint16_t want = netsvc.addr[p].mtu, most = netdev_max_mtu(d);
         if (want > most) {
             kprintf("router: eth%d: mtu %u is over what its driver (%s) takes: %u\n", p, want, d->driver, most);
             want = most;

@@ -118,6 +118,12 @@ struct netdev {
     void (*link_changed)(struct netdev *dev);
 };
 
+/* The largest MTU dev may be given (max_mtu, or mtu where that is 0). */
+static inline uint16_t netdev_max_mtu(const struct netdev *dev)
+{
+    return dev->max_mtu > dev->mtu ? dev->max_mtu : dev->mtu;
+}
+
 /* The driver saw the link up or down: the owner hears when it changed. */
 static inline void netdev_set_link(struct netdev *dev, bool up)
 {

@@ -5,7 +5,9 @@
  * rewritten, and it leaves with fwd4.c's per-port bursts. What is not plain
  * transit, and the exceptions after the lookup, go to the stack untouched:
  * ip6.c checks them again in full, forwards them one at a time with their
- * ICMPv6 errors, and counts what it drops. */
+ * ICMPv6 errors, and counts what it drops; a jumbo frame longer than one
+ * buffer, which the stack cannot take, gets its too-big error or its
+ * neighbour solicitation here (jumbo_exception). */
 #include "fwd.h"
 
 #include "core/env.h"

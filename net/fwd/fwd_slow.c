@@ -4,7 +4,8 @@
  * route and special next hops (5.2.7.1, ICMP via net/ip/icmp4.h), source-route
  * options (RFC 7126 4.3, 4.4), MTU: fragmentation needed (RFC 1191) or
  * fragmentation (RFC 791 3.2, RFC 1812 5.2.6), then ARP resolution with the
- * stack's bounded queue (arp_output). */
+ * stack's bounded queue (arp_output). A jumbo frame's datagram (buffers
+ * chained) is fragmented by copy and never left waiting on ARP. */
 #include "link/arp.h"
 #include "core/csum.h"
 #include "core/env.h"

@@ -92,16 +92,18 @@ def until(what, fn, timeout=20.0):
         time.sleep(0.5)
 
 
-def three_ports(netlab, conf):
-    """hayate with conf; A on eth0 (its default route through hayate), B1
-    on eth1 and B2 on eth2 (A's subnet through hayate), both families."""
+def three_ports(netlab, conf, **kw):
+    """hayate with conf (and netlab's kw: model, extra...); A on eth0 (its
+    default route through hayate), B1 on eth1 and B2 on eth2 (A's subnet
+    through hayate), both families."""
     back = ["10.0.0.0/24 via {}", "2001:db8:a::/64 via {}"]
     return netlab([nl.Peer(addrs=["10.0.0.2/24", "2001:db8:a::2/64"],
                            routes=["default via 10.0.0.1", "default via 2001:db8:a::1"]),
                    nl.Peer(addrs=["10.0.1.2/24", "2001:db8:b::2/64"],
                            routes=[back[0].format("10.0.1.1"), back[1].format("2001:db8:b::1")]),
                    nl.Peer(addrs=["10.0.2.2/24", "2001:db8:c::2/64"],
-                           routes=[back[0].format("10.0.2.1"), back[1].format("2001:db8:c::1")])], config=conf)
+                           routes=[back[0].format("10.0.2.1"), back[1].format("2001:db8:c::1")])], config=conf,
+                  **kw)
 
 
 @pytest.mark.parametrize("family", list(FAMILIES))

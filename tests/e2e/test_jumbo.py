@@ -19,6 +19,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 import netlab as nl  # noqa: E402
+from test_ecmp import three_ports  # noqa: E402
 
 pytestmark = pytest.mark.skipif(nl.unavailable() is not None, reason=str(nl.unavailable()))
 
@@ -64,14 +65,7 @@ def received(out):
 
 @pytest.fixture(params=MODELS)
 def lab(netlab, request):
-    back = ["10.0.0.0/24 via {}", "2001:db8:a::/64 via {}"]
-    lab = netlab([nl.Peer(addrs=["10.0.0.2/24", "2001:db8:a::2/64"],
-                          routes=["default via 10.0.0.1", "default via 2001:db8:a::1"]),
-                  nl.Peer(addrs=["10.0.1.2/24", "2001:db8:b::2/64"],
-                          routes=[back[0].format("10.0.1.1"), back[1].format("2001:db8:b::1")]),
-                  nl.Peer(addrs=["10.0.2.2/24", "2001:db8:c::2/64"],
-                          routes=[back[0].format("10.0.2.1"), back[1].format("2001:db8:c::1")])], config=CONF,
-                 model=request.param)
+    lab = three_ports(netlab, CONF, model=request.param)
     lab.model = request.param
     for p in lab.peers[:2]:
         p.ip(f"link set {p.tap} mtu 9000")

@@ -27,6 +27,7 @@ import netlab as nl  # noqa: E402  (the module, where a test's `netlab` is the f
 from netlab import qemu  # noqa: E402
 from test_igb import igb_lab, run_router, spread_flows  # noqa: E402,F401  (igb_lab: the fixture)
 from test_xconnect import Qmp  # noqa: E402
+from test_ecmp import three_ports  # noqa: E402
 
 pytestmark = [pytest.mark.skipif(netlab.unavailable() is not None, reason=str(netlab.unavailable())),
               pytest.mark.skipif(qemu.own_qemu_missing() is not None, reason=str(qemu.own_qemu_missing()))]
@@ -165,15 +166,8 @@ def test_mlx5_jumbo(netlab, tmp_path, report):
     (an RQ holds 5 a WQE on a jumbo port, 1 on the other), and no command,
     completion or strict rule failed."""
     log, sock = tmp_path / "qemu-guest-errors.log", str(tmp_path / "qmp.sock")
-    back = ["10.0.0.0/24 via {}", "2001:db8:a::/64 via {}"]
-    lab = netlab([nl.Peer(addrs=["10.0.0.2/24", "2001:db8:a::2/64"],
-                          routes=["default via 10.0.0.1", "default via 2001:db8:a::1"]),
-                  nl.Peer(addrs=["10.0.1.2/24", "2001:db8:b::2/64"],
-                          routes=[back[0].format("10.0.1.1"), back[1].format("2001:db8:b::1")]),
-                  nl.Peer(addrs=["10.0.2.2/24", "2001:db8:c::2/64"],
-                          routes=[back[0].format("10.0.2.1"), back[1].format("2001:db8:c::1")])],
-                 config=JUMBO_CONF, model="mlx5",
-                 extra=["-d", "guest_errors", "-D", str(log), "-qmp", f"unix:{sock},server=on,wait=off"])
+    lab = three_ports(netlab, JUMBO_CONF, model="mlx5",
+                      extra=["-d", "guest_errors", "-D", str(log), "-qmp", f"unix:{sock},server=on,wait=off"])
     m = lab.machine
     a, b, c = lab.peers
     for p in (a, b):

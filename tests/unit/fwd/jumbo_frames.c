@@ -19,27 +19,21 @@
  * many in each later one otherwise. */
 static struct pkt *rx_chain(struct fake_net *fn, uint16_t port, const uint8_t *frame, size_t len, size_t first)
 {
-    struct pkt *head = NULL, *tail = NULL;
+    struct pkt_chain c = {0};
     for (size_t off = 0; off < len;) {
-        size_t room = head ? (first == FIRST_ROOM ? LATER_ROOM : first) : first, n = len - off < room ? len - off : room;
+        size_t room = c.n ? (first == FIRST_ROOM ? LATER_ROOM : first) : first, n = len - off < room ? len - off : room;
         struct pkt *p = pkt_alloc(&fn->pool);
         if (p == NULL)
             abort();
-        if (head) /* later buffers start where virtio's header went */
+        if (c.n) /* later buffers start where virtio's header went */
             p->data -= 12;
         memcpy(p->data, frame + off, n);
         p->len = (uint16_t)n;
         p->port = port;
-        if (tail) {
-            tail->flags |= PKT_F_CHAIN;
-            tail->next = p;
-        } else {
-            head = p;
-        }
-        tail = p;
+        pkt_chain_add(&c, p);
         off += n;
     }
-    return head;
+    return pkt_chain_take(&c);
 }
 
 /* A frame of a UDP/IPv4 datagram tot bytes long from the peer on eth0 to dst. */
@@ -306,19 +300,14 @@ TEST(jumbo_partial_checksum_over_a_chain)
     for (int i = 0; i < 6000; i++)
         f[i] = (uint8_t)(i * 29 + 3);
     static const uint32_t cuts[] = {1001, 2555, 4000, 6000};
-    struct pkt *head = NULL, *tail = NULL;
+    struct pkt_chain c = {0};
     for (uint32_t i = 0, at = 0; i < 4; at = cuts[i++]) {
         struct pkt *p = pkt_alloc(&fn.pool);
         memcpy(p->data, f + at, cuts[i] - at);
         p->len = (uint16_t)(cuts[i] - at);
-        if (tail) {
-            tail->flags |= PKT_F_CHAIN;
-            tail->next = p;
-        } else {
-            head = p;
-        }
-        tail = p;
+        pkt_chain_add(&c, p);
     }
+    struct pkt *head = pkt_chain_take(&c);
     head->flags |= PKT_TX_L4_CSUM;
     head->csum_start = 34;
     head->csum_offset = 6;
