@@ -25,6 +25,15 @@
 _Static_assert(IXGBE_MAX_PAIRS <= IGB_RSS_MAX_PAIRS, "queue arrays");
 #define LINK_WAIT_MS 1000u      /* at probe only */
 #define WATCHDOG_DOWN_NS 3000000000ull /* down this long: link set-up restarted */
+#define MTU_STANDARD 1500u    /* over it, jumbo frames: HLREG0.JUMBOEN, MAXFRS, 1 KiB buffers chained */
+
+/* MAXFRS.MFS (8.2.3.22.13) for an MTU: the longest frame, CRC in, that
+ * the MAC takes with HLREG0.JUMBOEN (one VLAN tag more is let by on top).
+ * Ethernet header, two tags (what set_mtu promises, netdev.h) and the
+ * CRC: a QinQ frame whose outer tag the MAC does not count passes too. */
+#define FRAME_LIMIT(mtu) ((uint32_t)(mtu) + 14u + 8u + 4u)
+#define MFS_MAX 15872u        /* 15.5 KB: the 82599's largest jumbo frame */
+_Static_assert(FRAME_LIMIT(NETDEV_MTU_MAX) <= MFS_MAX, "the largest MTU fits what the 82599 takes");
 
 /* The SFP+ parts of the 82599 (every other link setting differs: KX4, KR,
  * CX4, XAUI, 10GBASE-T are not set up here). */
@@ -136,6 +145,7 @@ static int ixgbe_limit_queues(struct netdev *dev, uint16_t n)
 }
 
 static bool ixgbe_promiscuous(struct netdev *dev);
+static bool ixgbe_set_mtu(struct netdev *dev, uint16_t mtu);
 
 static const struct netdev_ops ixgbe_ops = {
     .rx_burst = igb_rx_burst,
@@ -143,7 +153,10 @@ static const struct netdev_ops ixgbe_ops = {
     .poll_status = ixgbe_poll_status,
     .limit_queues = ixgbe_limit_queues,
     .promiscuous = ixgbe_promiscuous,
+    .set_mtu = ixgbe_set_mtu,
 };
+
+static bool jumbo(const struct ixgbe *x) { return x->core.dev.mtu > MTU_STANDARD; }
 
 /* ---- receive and transmit set-up (4.6.7, 4.6.8) ---- */
 
@@ -167,15 +180,26 @@ static void setup_rss(struct ixgbe *x)
                                 IGB_MRQC_UDPIPV4 | IGB_MRQC_UDPIPV6);
 }
 
+/* The frame size the MTU asks for: 1518 bytes (the MAC's own limit with
+ * JUMBOEN clear), or HLREG0.JUMBOEN and MAXFRS over 1500. Only with
+ * RXCTRL.RXEN clear. */
+static void rx_frame_size(struct ixgbe *x)
+{
+    uint32_t hlreg0 = ixgbe_rd(x, IXGBE_HLREG0) & ~IXGBE_HLREG0_JUMBOEN;
+    ixgbe_wr(x, IXGBE_HLREG0, hlreg0 | (jumbo(x) ? IXGBE_HLREG0_JUMBOEN : 0));
+    ixgbe_wr(x, IXGBE_MAXFRS, (jumbo(x) ? FRAME_LIMIT(x->core.dev.mtu) : 1518u) << IXGBE_MAXFRS_MFS_SHIFT);
+}
+
 /* RX's global settings (4.6.7), the receive path stopped meanwhile: CRC
  * stripped (HLREG0 and RDRXCTL alike, as RDRXCTL demands, with its
  * must-be fields), broadcast and every multicast accepted (the stack's
- * neighbour discovery), 1518-byte frames. */
+ * neighbour discovery), frames as long as the MTU says. */
 static void rx_global(struct ixgbe *x)
 {
     ixgbe_wr(x, IXGBE_RXCTRL, ixgbe_rd(x, IXGBE_RXCTRL) & ~IXGBE_RXCTRL_RXEN);
-    ixgbe_wr(x, IXGBE_HLREG0, (ixgbe_rd(x, IXGBE_HLREG0) & ~IXGBE_HLREG0_JUMBOEN) | IXGBE_HLREG0_RXCRCSTRP |
-                                  IXGBE_HLREG0_TXCRCEN | IXGBE_HLREG0_TXPADEN);
+    ixgbe_wr(x, IXGBE_HLREG0, ixgbe_rd(x, IXGBE_HLREG0) | IXGBE_HLREG0_RXCRCSTRP | IXGBE_HLREG0_TXCRCEN |
+                                  IXGBE_HLREG0_TXPADEN);
+    rx_frame_size(x);
     ixgbe_wr(x, IXGBE_RDRXCTL, (ixgbe_rd(x, IXGBE_RDRXCTL) & ~IXGBE_RDRXCTL_RSCFRSTSIZE) | IXGBE_RDRXCTL_CRCSTRIP |
                                    IXGBE_RDRXCTL_RSCACKC | IXGBE_RDRXCTL_FCOE_WRFIX);
     /* With VFs each pool's PFVML2FLT says which multicast it takes (ixgbe_sriov_pools). */
@@ -187,7 +211,6 @@ static void rx_global(struct ixgbe *x)
         for (int i = 0; i < IXGBE_MTA_COUNT; i++)
             ixgbe_wr(x, IXGBE_MTA(i), 0);
     }
-    ixgbe_wr(x, IXGBE_MAXFRS, 1518u << IXGBE_MAXFRS_MFS_SHIFT);
     if (x->core.pairs > 1 || x->core.nvfs)
         setup_rss(x);
     else
@@ -247,6 +270,7 @@ static void bring_up(struct ixgbe *x)
     for (uint16_t i = 0; i < x->core.pairs; i++) {
         uint16_t hwq = x->core.nvfs ? ixgbe_pf_queue(x, i) : i;
         ixgbe_wr(x, IXGBE_DCA_RXCTRL(hwq), ixgbe_rd(x, IXGBE_DCA_RXCTRL(hwq)) & ~IXGBE_DCA_RXCTRL_BIT12);
+        x->core.q[i]->rx_chained = jumbo(x); /* the MTU set_mtu took, kept over a reset */
         igb_queue_start(&x->core, i, hwq);
     }
     rx_enable(x);
@@ -254,6 +278,53 @@ static void bring_up(struct ixgbe *x)
     if (x->core.nvfs)
         ixgbe_sriov_ready(x);
     ixgbe_wait(x, IXGBE_LINKS, IXGBE_LINKS_UP, IXGBE_LINKS_UP, LINK_WAIT_MS * 1000);
+}
+
+/* Reset, every pair's buffers given back, brought up again (as the MTU
+ * says); false when the reset did not complete. Only while no other core
+ * polls the pairs. */
+static bool full_restart(struct ixgbe *x)
+{
+    if (!ixgbe_reset(x))
+        return false;
+    for (uint16_t i = 0; i < x->core.pairs; i++)
+        igb_queue_drain(&x->core, i);
+    bring_up(x);
+    return true;
+}
+
+/* Jumbo frames (netdev set_mtu; core 0, no loop running yet): receive
+ * off (MAXFRS and HLREG0 change only so, 4.6.7), each RX queue stopped
+ * and started again with the buffers the MTU needs (1 KiB ones chained
+ * over 1500, else 2 KiB: igb_rxtx.c), receive on. Sending needs nothing:
+ * a frame of several buffers is several data descriptors (7.2.3.2.4).
+ * Not with VFs (max_mtu 0): MAXFRS is the port's, and a VF that asked for
+ * no more than 1522 bytes (SET_LPE) would be sent longer frames. A queue
+ * that does not stop: the whole PF reset instead. */
+static bool ixgbe_set_mtu(struct netdev *dev, uint16_t mtu)
+{
+    struct ixgbe *x = to_ixgbe(dev);
+    uint16_t was = dev->mtu;
+    if (mtu > MTU_STANDARD && (x->core.nvfs || mtu > dev->max_mtu))
+        return false;
+    bool was_jumbo = jumbo(x);
+    ixgbe_wr(x, IXGBE_RXCTRL, ixgbe_rd(x, IXGBE_RXCTRL) & ~IXGBE_RXCTRL_RXEN);
+    dev->mtu = mtu;
+    rx_frame_size(x);
+    for (uint16_t i = 0; jumbo(x) != was_jumbo && i < x->core.pairs; i++) {
+        x->core.q[i]->rx_chained = jumbo(x);
+        if (!igb_rxq_restart(&x->core, i, i)) {
+            if (!full_restart(x)) { /* (every pair as the MTU says, RXEN set) */
+                dev->mtu = was;
+                return false;
+            }
+            break;
+        }
+    }
+    rx_enable(x);
+    if (jumbo(x))
+        kprintf("%s: mtu %u: frames up to %u bytes, over 1 KiB buffers\n", dev->name, mtu, FRAME_LIMIT(mtu) - 4u);
+    return true;
 }
 
 /* debug ixgbe-reset PORT: the PF reset and brought up again, as a host's
@@ -265,12 +336,10 @@ static bool cmd_debug_reset(struct netdev *dev, const struct cli_args *a)
     struct ixgbe *x = to_ixgbe(dev);
     if (x->core.pairs != 1)
         return false;
-    if (!ixgbe_reset(x)) {
+    if (!full_restart(x)) {
         kprintf("%s: reset did not complete\n", dev->name);
         return true;
     }
-    igb_queue_drain(&x->core, 0);
-    bring_up(x);
     kprintf("%s: reset, link %s\n", dev->name, link_is_up(x) ? "up" : "down");
     return true;
 }
@@ -343,7 +412,8 @@ static struct netdev *ixgbe_probe(struct pci_dev *pci, uint16_t max_pairs, struc
     dev->ops = &ixgbe_ops;
     dev->priv = x;
     dev->nqueues = g->pairs;
-    dev->mtu = 1500;
+    dev->mtu = MTU_STANDARD;
+    dev->max_mtu = g->nvfs ? 0 : NETDEV_MTU_MAX; /* jumbo frames up to 15.5 KB (MAXFRS); with VFs: not here */
     dev->offloads = NETDEV_OFF_RX_CSUM | NETDEV_OFF_TX_CSUM | NETDEV_OFF_TSO4 | NETDEV_OFF_TSO6 |
                     (g->pairs > 1 ? NETDEV_OFF_RSS | NETDEV_OFF_RSS_TCP6 : 0);
     ixgbe_poll_status(dev);

@@ -116,6 +116,8 @@ def main():
     # 4.6.8: TXDCTL.ENABLE before DMATXCTL.TE; a tail moved on a disabled queue
     b.w(TDT0, 5)
     expect("TDT moved, queue disabled", "strict-tail-before-enable", 1)
+    b.w(TDT0, 0)   # back to the head: an empty ring, as the per-queue init sets it
+    expect("TDT set to TDH, queue disabled", "strict-tail-before-enable", 1)
     b.w(TXDCTL0, 1 << 25)
     expect("TXDCTL.ENABLE before DMATXCTL.TE", "strict-tx-enable-before-te", 1)
     if not b.r(TXDCTL0) & (1 << 25):

@@ -11,7 +11,8 @@ The guest's half is nic_check.sh; this is the host's.
 
 Host side: a namespace on each port's tap: the first with 10.0.0.2/24 (the
 PF's subnet) and 10.0.1.2/24 (the first VF's), the second (ports=2, a
-second port behind rp2: probe, link, ping both ways) with 10.0.2.2/24.
+second port behind rp2: probe, link, ping both ways, also at MTU 9000)
+with 10.0.2.2/24.
 """
 import os
 import re
@@ -93,6 +94,8 @@ class NicCheck:
         check did not hold. The lab is left to the caller to close."""
         g = lab.start()
         peer = lab.peers[0]
+        if self.ports >= 2:  # the second port's jumbo pings (nic_check.sh)
+            lab.peers[1].ip(f"link set {lab.peers[1].tap} mtu 9000")
         out = Outcome()
         t = out.timings
 
@@ -139,6 +142,7 @@ class NicCheck:
         if self.ports >= 2:
             step("pf2-ready")
             host(lab.peers[1], "ping -c 3 -W 3 10.0.2.1")
+            host(lab.peers[1], "ping -c 3 -W 3 -s 8972 -M do 10.0.2.1")
             g.reply()
         if self.num_vfs:
             step("vf-ready")

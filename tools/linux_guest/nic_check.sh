@@ -37,7 +37,8 @@ head -c "$TCP_BYTES" /dev/urandom > /tmp/tx
 lg_value pf-tx "$(wc -c < /tmp/tx) $(sha256sum /tmp/tx | cut -d' ' -f1)"
 lg_wait host-listening
 lg_check pf-tcp-to-host nc -w 10 10.0.0.2 5002 < /tmp/tx
-# A second port (PORTS=2, behind rp2): probe, link, ping both ways.
+# A second port (PORTS=2, behind rp2): probe, link, ping both ways, at
+# MTU 1500 and at 9000.
 if [ "${PORTS:-1}" -ge 2 ]; then
     PF2=$(lg_ifaces "$PF_DRIVER" | sed -n 2p)
     if [ -n "$PF2" ]; then
@@ -46,6 +47,11 @@ if [ "${PORTS:-1}" -ge 2 ]; then
         ip link set "$PF2" up
         lg_wait_carrier "$PF2" 30 && lg_report pf2-link PASS || lg_report pf2-link FAIL "no carrier on $PF2 in 30 s"
         lg_check pf2-ping-host ping -c 3 -W 3 10.0.2.2
+        # Jumbo frames (the host's tap is at 9000 too): a 9000-byte MTU's
+        # largest ping each way, whole frames over several RX buffers
+        # (busybox's ping sets no DF: the host's, next, does).
+        ip link set "$PF2" mtu 9000
+        lg_check pf2-jumbo-ping-host ping -c 3 -W 3 -s 8972 10.0.2.2
         lg_wait pf2-ready
     else
         lg_report pf2-probe FAIL "one interface bound to $PF_DRIVER, wanted 2"

@@ -447,7 +447,10 @@ void ixgbe_rx_queue_write(IxgbeState *s, int q, hwaddr reg, uint32_t val)
 
     switch (reg) {
     case IXGBE_RXQ_RDT:
-        if (!enabled && val != ixgbe_reg(s, off)) {
+        /* RDT = head while the queue is off (an empty ring, as the
+         * 82598/82599 per-queue init sets it to 0) offers nothing; past
+         * the head it offers descriptors not yet allowed. */
+        if (!enabled && val != ixgbe_reg(s, rxq_reg(q, IXGBE_RXQ_RDH))) {
             ixgbe_guest_error(s, &s->strict.tail_before_enable,
                               "RDT(%d) moved to %u before RXDCTL.ENABLE "
                               "read back set", q, val);

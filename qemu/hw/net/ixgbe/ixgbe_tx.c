@@ -237,7 +237,10 @@ void ixgbe_tx_queue_write(IxgbeState *s, int q, hwaddr reg, uint32_t val)
 
     switch (reg) {
     case IXGBE_TXQ_TDT:
-        if (!enabled && val != ixgbe_reg(s, off)) {
+        /* TDT = head while the queue is off (an empty ring, as the
+         * 82598/82599 per-queue init sets it to 0) offers nothing; past
+         * the head it offers descriptors not yet allowed. */
+        if (!enabled && val != ixgbe_reg(s, txq_reg(q, IXGBE_TXQ_TDH))) {
             ixgbe_guest_error(s, &s->strict.tail_before_enable,
                               "TDT(%d) moved to %u before TXDCTL.ENABLE "
                               "read back set", q, val);
