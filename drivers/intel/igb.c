@@ -69,11 +69,28 @@ static bool jumbo(const struct igb *g) { return g->dev.mtu > MTU_STANDARD; }
 
 /* RCTL (8.10.1): broadcast and every multicast (IPv6 neighbour discovery)
  * accepted, CRC stripped, buffer sizes from SRRCTL (igb_rxtx.c), long
- * packets up to RLPML with jumbo frames. */
+ * packets up to RLPML with jumbo frames, the PF's or a VF's (whose pool
+ * then has its own limit too, VMOLR: igb_sriov.c). */
 static uint32_t rctl_value(const struct igb *g)
 {
     return IGB_RCTL_EN | IGB_RCTL_BAM | IGB_RCTL_MPE | IGB_RCTL_SECRC | IGB_RCTL_BSIZE_2048 |
-           (g->promisc ? IGB_RCTL_UPE : 0) | (jumbo(g) ? IGB_RCTL_LPE : 0);
+           (g->promisc ? IGB_RCTL_UPE : 0) | (jumbo(g) || g->vf_frame ? IGB_RCTL_LPE : 0);
+}
+
+static uint32_t rlpml_value(const struct igb *g)
+{
+    uint32_t own = FRAME_LIMIT(g->dev.mtu);
+    return g->vf_frame > own ? g->vf_frame : own;
+}
+
+void igb_vf_frame(struct igb *g, uint16_t frame)
+{
+    if (frame <= g->vf_frame)
+        return;
+    g->vf_frame = frame;
+    igb_wr32(g, IGB_RLPML, rlpml_value(g));
+    igb_wr32(g, IGB_RCTL, rctl_value(g));
+    kprintf("%s: a VF asked for frames of up to %u bytes: RLPML raised\n", g->where, frame);
 }
 
 /* The RSS table over the first n pairs only (7.1.2.8); the others keep
@@ -108,9 +125,10 @@ static bool full_restart(struct igb *g);
 /* Jumbo frames (netdev set_mtu; core 0, no loop running yet): receive
  * off, each RX queue stopped and started again with the buffers the MTU
  * needs (1 KiB ones chained over 1500, else 2 KiB: igb_rxtx.c), RLPML
- * set, receive on with RCTL.LPE over 1500. Not with VFs (max_mtu 0): a
- * VF's frame size is its pool's VMOLR.RLPML, which this driver leaves at
- * 1522. A queue that does not stop: the whole device reset instead. */
+ * set, receive on with RCTL.LPE over 1500. Not with VFs (max_mtu 0): the
+ * PF's pool would need its own VMOLR limit, which it keeps at 1522 (its
+ * VFs' pools take theirs: SET_LPE, igb_sriov.c). A queue that does not
+ * stop: the whole device reset instead. */
 static bool igb_set_mtu(struct netdev *dev, uint16_t mtu)
 {
     struct igb *g = to_igb(dev);
@@ -119,7 +137,7 @@ static bool igb_set_mtu(struct netdev *dev, uint16_t mtu)
         return false;
     bool was_jumbo = jumbo(g);
     dev->mtu = mtu;
-    igb_wr32(g, IGB_RLPML, FRAME_LIMIT(mtu));
+    igb_wr32(g, IGB_RLPML, rlpml_value(g));
     if (jumbo(g) == was_jumbo) /* the buffers and RCTL.LPE stay */
         return true;
     igb_wr32(g, IGB_RCTL, igb_rd32(g, IGB_RCTL) & ~IGB_RCTL_EN);
@@ -236,7 +254,7 @@ static void bring_up(struct igb *g)
         g->q[i]->rx_chained = jumbo(g); /* the MTU set_mtu took, kept over a reset */
         igb_queue_start(g, i, (uint16_t)(i + nvfs));
     }
-    igb_wr32(g, IGB_RLPML, FRAME_LIMIT(g->dev.mtu));
+    igb_wr32(g, IGB_RLPML, rlpml_value(g));
     igb_wr32(g, IGB_RCTL, rctl_value(g));
     igb_wr32(g, IGB_TCTL, igb_rd32(g, IGB_TCTL) | IGB_TCTL_EN | IGB_TCTL_PSP);
     igb_wait_reg(g, IGB_STATUS, IGB_STATUS_LU, IGB_STATUS_LU, LINK_WAIT_MS * 1000);

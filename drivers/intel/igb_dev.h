@@ -133,6 +133,7 @@ struct igb {
     uint8_t nvfs;          /* VFs enabled; the PF's pool is nvfs */
     bool promisc;          /* every unicast frame taken (netdev_promiscuous) */
     uint8_t vf_cts;        /* bit n: VF n's reset answered, its requests are taken */
+    uint16_t vf_frame;     /* the longest frame a VF asked for past 1522 (SET_LPE), CRC in; 0: none */
     uint8_t vf_mac[IGB_SRIOV_MAX_VFS][6];
     struct igb_sriov_stats sriov;
     void (*serve_vfs)(struct igb *g); /* answers its VFs' mailboxes (igb_sriov.c, ixgbe_sriov.c) */
@@ -190,6 +191,10 @@ void igb_drvstats_json(struct json *j, const struct igb_drvstats *s);
 uint8_t igb_sriov_enable(struct igb *g, struct pci_dev *pci, uint8_t nvfs);
 void igb_sriov_pools(struct igb *g);
 void igb_sriov_ready(struct igb *g);
+/* igb.c: the port's frame limit raised (RCTL.LPE, RLPML; never lowered:
+ * a VF's frames stay welcome until the next reset) to let a VF's frames
+ * of up to frame bytes, CRC in, reach its pool (SET_LPE). */
+void igb_vf_frame(struct igb *g, uint16_t frame);
 /* Answers the mailbox messages of every PF's VFs (each PF's serve_vfs,
  * igb's and ixgbe's): from the PF's status poll, and from a VF of this
  * kernel's waiting for an answer. igb_sriov_register (igb_mbx.c) adds a
@@ -230,6 +235,14 @@ bool igb_vf_hello(struct igb *g, uint32_t *w, uint32_t nrecv);
 void *igb_vf_alloc(struct pci_dev *pci, size_t size, const char *kind, const struct igb_layout *l,
                    struct pkt_pool *pool);
 void igb_vf_netdev(struct igb *g, const char *driver, const struct netdev_ops *ops);
+/* The VF's frame size asked of the PF (SET_LPE) for its MTU: 1522 bytes
+ * at 1500, MTU + 14 + 8 + 4 past it (two tags, netdev.h; the CRC); false
+ * when the PF refused. igb_vf_set_mtu (netdev set_mtu, core 0, before the
+ * loops): that asked, then queue 0 restarted with the buffers the MTU
+ * needs (1 KiB ones chained over 1500: igb_rxtx.c); false, the MTU as it
+ * was, when the PF refused. A VF's start sets rx_chained from dev.mtu. */
+bool igb_vf_ask_frame(struct igb *g);
+bool igb_vf_set_mtu(struct netdev *dev, uint16_t mtu);
 /* A VF takes only the frames its PF sorts to it by MAC: no unicast
  * promiscuous mode (the 82599 PF has none to grant, 7.10.3.3). */
 static inline bool igb_vf_promiscuous(struct netdev *dev) { (void)dev; return false; }

@@ -192,6 +192,41 @@ void *igb_vf_alloc(struct pci_dev *pci, size_t size, const char *kind, const str
     return g;
 }
 
+bool igb_vf_ask_frame(struct igb *g)
+{
+    uint16_t mtu = g->dev.mtu;
+    uint32_t w[2] = {IGB_MSG_SET_LPE, mtu > 1500 ? mtu + 14u + 8u + 4u : 1522u};
+    if (igb_vf_mbx_call(g, w, 2, 1))
+        return true;
+    kprintf("%s: the PF refused %u-byte frames\n", g->where, w[1]);
+    return false;
+}
+
+bool igb_vf_set_mtu(struct netdev *dev, uint16_t mtu)
+{
+    struct igb *g = dev->priv;
+    uint16_t was = dev->mtu;
+    if (mtu > netdev_max_mtu(dev))
+        return false;
+    dev->mtu = mtu;
+    if (!igb_vf_ask_frame(g)) {
+        dev->mtu = was;
+        return false;
+    }
+    bool chained = mtu > 1500;
+    if (chained == g->q[0]->rx_chained)
+        return true;
+    g->q[0]->rx_chained = chained;
+    if (!igb_rxq_restart(g, 0, 0)) { /* the queue did not stop: its old buffers stay */
+        g->q[0]->rx_chained = !chained;
+        dev->mtu = was;
+        return false;
+    }
+    if (chained)
+        kprintf("%s: mtu %u: frames up to %u bytes, over 1 KiB buffers\n", dev->name, mtu, mtu + 22u);
+    return true;
+}
+
 void igb_vf_netdev(struct igb *g, const char *driver, const struct netdev_ops *ops)
 {
     struct netdev *dev = &g->dev;

@@ -21,7 +21,8 @@
 #include "kernel/console/console.h"
 #include "kernel/lib.h"
 
-#define VF_MAX_FRAME 1522 /* SET_LPE within one buffer: MTU 1500, an 802.1Q tag, the FCS */
+#define VF_MAX_FRAME 1522 /* SET_LPE without LPE: MTU 1500, an 802.1Q tag, the FCS */
+#define VF_JUMBO_MAX (NETDEV_MTU_MAX + 14 + 8 + 4) /* SET_LPE past 1522: a VF's jumbo frames */
 
 static void rar_set(struct igb *g, uint32_t i, const uint8_t *mac, uint32_t pool)
 {
@@ -95,6 +96,17 @@ static void vf_reset(struct igb *g, uint32_t n)
     igb_pf_mbx_send(g, n, w, 3);
 }
 
+/* SET_LPE: the pool's own limit (VMOLR.RLPML with LPE past 1522: the
+ * others' frames stay as long as they were), and the port's (RCTL.LPE,
+ * RLPML: igb.c) raised to let it through, never lowered until a reset. */
+static void vf_frame(struct igb *g, uint32_t n, uint32_t frame)
+{
+    uint32_t vmolr = igb_rd32(g, IGB_VMOLR(n)) & ~(IGB_VMOLR_RLPML_MASK | IGB_VMOLR_LPE);
+    igb_wr32(g, IGB_VMOLR(n), vmolr | (frame > VF_MAX_FRAME ? frame | IGB_VMOLR_LPE : 0));
+    if (frame > VF_MAX_FRAME)
+        igb_vf_frame(g, (uint16_t)frame);
+}
+
 /* Whether a message other than VF_RESET is done; what it asks is refused
  * (NACK) where this PF cannot give it. */
 static bool vf_request(struct igb *g, uint32_t n, const uint32_t *w)
@@ -114,8 +126,11 @@ static bool vf_request(struct igb *g, uint32_t n, const uint32_t *w)
         return true;
     case IGB_MSG_SET_PROMISC: /* multicast promiscuous is what it has; unicast is not offered */
         return (w[0] & ~(uint32_t)IGB_MSG_ID_MASK & ~(uint32_t)IGB_MSG_PROMISC_MULTICAST) == 0;
-    case IGB_MSG_SET_LPE: /* no frame longer than a buffer (igb_rxtx.c) */
-        return w[1] <= VF_MAX_FRAME;
+    case IGB_MSG_SET_LPE:
+        if (w[1] > VF_JUMBO_MAX)
+            return false;
+        vf_frame(g, n, w[1]);
+        return true;
     default: /* VLAN filters are not offered */
         return false;
     }

@@ -54,16 +54,14 @@ static bool vf_reset(struct igbvf *v)
 
 /* What the stack needs past the MAC: every multicast (neighbour
  * discovery's solicited-node groups; the netdev interface has no group
- * list), frames of 1500 bytes with a VLAN tag. Refusals only logged. */
+ * list), frames as long as the MTU (1500 with a VLAN tag, or jumbo:
+ * set_mtu). Refusals only logged. */
 static void vf_requests(struct igbvf *v)
 {
-    uint32_t w[2] = {IGB_MSG_SET_PROMISC | IGB_MSG_PROMISC_MULTICAST};
+    uint32_t w[1] = {IGB_MSG_SET_PROMISC | IGB_MSG_PROMISC_MULTICAST};
     if (!igb_vf_mbx_call(&v->g, w, 1, 1))
         kprintf("%s: the PF refused multicast: IPv6 neighbour discovery may fail\n", v->g.where);
-    w[0] = IGB_MSG_SET_LPE;
-    w[1] = 1522;
-    if (!igb_vf_mbx_call(&v->g, w, 2, 1))
-        kprintf("%s: the PF refused 1522-byte frames\n", v->g.where);
+    (void)igb_vf_ask_frame(&v->g);
 }
 
 static bool vf_start(struct igbvf *v)
@@ -73,6 +71,7 @@ static bool vf_start(struct igbvf *v)
     vf_requests(v);
     igb_queue_drain(&v->g, 0); /* what the dead rings held meanwhile (nothing at probe) */
     v->g.q[0]->rx_drop_looped = true; /* VMDq loopback: a PF like Linux's turns it on */
+    v->g.q[0]->rx_chained = v->g.dev.mtu > 1500; /* the MTU set_mtu took, kept over a restart */
     igb_queue_start(&v->g, 0, 0);
     return true;
 }
@@ -111,6 +110,7 @@ static const struct netdev_ops igbvf_ops = {
     .tx_burst = igb_tx_burst,
     .poll_status = igbvf_poll_status,
     .promiscuous = igb_vf_promiscuous,
+    .set_mtu = igb_vf_set_mtu,
 };
 
 static struct netdev *igbvf_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)
@@ -119,6 +119,7 @@ static struct netdev *igbvf_probe(struct pci_dev *pci, uint16_t max_pairs, struc
     if (!v || !vf_start(v))
         return NULL;
     igb_vf_netdev(&v->g, "igbvf", &igbvf_ops);
+    v->g.dev.max_mtu = NETDEV_MTU_MAX; /* as far as the PF lets (SET_LPE: Linux's up to 9.5 KB, ours 9216) */
     kprintf("%s: %u RX / %u TX descriptors, one queue pair\n", v->g.where, IGB_RX_RING, IGB_TX_RING);
     return &v->g.dev;
 }

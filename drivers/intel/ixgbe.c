@@ -180,14 +180,16 @@ static void setup_rss(struct ixgbe *x)
                                 IGB_MRQC_UDPIPV4 | IGB_MRQC_UDPIPV6);
 }
 
-/* The frame size the MTU asks for: 1518 bytes (the MAC's own limit with
- * JUMBOEN clear), or HLREG0.JUMBOEN and MAXFRS over 1500. Only with
- * RXCTRL.RXEN clear. */
+/* The frame size the MTU and the VFs ask for: 1518 bytes (the MAC's own
+ * limit with JUMBOEN clear), or HLREG0.JUMBOEN and MAXFRS past it. Only
+ * with RXCTRL.RXEN clear. */
 static void rx_frame_size(struct ixgbe *x)
 {
+    uint32_t mfs = jumbo(x) ? FRAME_LIMIT(x->core.dev.mtu) : 1518u;
+    mfs = x->core.vf_frame > mfs ? x->core.vf_frame : mfs;
     uint32_t hlreg0 = ixgbe_rd(x, IXGBE_HLREG0) & ~IXGBE_HLREG0_JUMBOEN;
-    ixgbe_wr(x, IXGBE_HLREG0, hlreg0 | (jumbo(x) ? IXGBE_HLREG0_JUMBOEN : 0));
-    ixgbe_wr(x, IXGBE_MAXFRS, (jumbo(x) ? FRAME_LIMIT(x->core.dev.mtu) : 1518u) << IXGBE_MAXFRS_MFS_SHIFT);
+    ixgbe_wr(x, IXGBE_HLREG0, hlreg0 | (mfs > 1518u ? IXGBE_HLREG0_JUMBOEN : 0));
+    ixgbe_wr(x, IXGBE_MAXFRS, mfs << IXGBE_MAXFRS_MFS_SHIFT);
 }
 
 /* RX's global settings (4.6.7), the receive path stopped meanwhile: CRC
@@ -240,6 +242,17 @@ static void rx_enable(struct ixgbe *x)
         kprintf("%s: RX security block not ready; enabling RX anyway\n", x->core.where);
     ixgbe_wr(x, IXGBE_RXCTRL, ixgbe_rd(x, IXGBE_RXCTRL) | IXGBE_RXCTRL_RXEN);
     ixgbe_wr(x, IXGBE_SECRXCTRL, ixgbe_rd(x, IXGBE_SECRXCTRL) & ~IXGBE_SECRXCTRL_RX_DIS);
+}
+
+void ixgbe_vf_frame(struct ixgbe *x, uint16_t frame)
+{
+    if (frame <= x->core.vf_frame)
+        return;
+    x->core.vf_frame = frame;
+    ixgbe_wr(x, IXGBE_RXCTRL, ixgbe_rd(x, IXGBE_RXCTRL) & ~IXGBE_RXCTRL_RXEN);
+    rx_frame_size(x);
+    rx_enable(x);
+    kprintf("%s: a VF asked for frames of up to %u bytes: MAXFRS raised\n", x->core.where, frame);
 }
 
 /* Every unicast frame taken (FCTRL.UPE), for an xconnect. The receiver

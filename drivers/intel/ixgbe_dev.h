@@ -109,6 +109,10 @@ void ixgbe_sriov_link(struct ixgbe *x);
  * Linux host's are by default, and told to start over. */
 bool ixgbe_cmd_untrust_vfs(struct netdev *dev, const struct cli_args *a);
 uint16_t ixgbe_pf_queue(const struct ixgbe *x, uint16_t i);
+/* ixgbe.c: MAXFRS raised (never lowered: a VF's frames stay welcome
+ * until the next reset) to take a VF's frames of up to frame bytes, CRC
+ * in, receive paused around it. */
+void ixgbe_vf_frame(struct ixgbe *x, uint16_t frame);
 
 /* ixgbe_cmds.c: `show ixgbe [json]` over every port ixgbe_show_add gave. */
 void ixgbe_show_add(struct ixgbe *x);

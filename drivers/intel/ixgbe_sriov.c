@@ -30,6 +30,7 @@
 #include "kernel/lib.h"
 
 #define VF_MAX_FRAME 1522 /* SET_LPE: MTU 1500, an 802.1Q tag, the FCS */
+#define VF_JUMBO_MAX (NETDEV_MTU_MAX + 14 + 8 + 4) /* SET_LPE past 1522: a VF's jumbo frames */
 
 static void serve_vfs(struct igb *g);
 
@@ -245,7 +246,15 @@ static bool vf_request(struct ixgbe *x, uint32_t n, uint32_t *w)
     case IGB_MSG_SET_VLAN: /* only VLAN 0, untagged, which every pool takes (AUPE) */
         return (w[1] & 0xfff) == 0;
     case IGB_MSG_SET_LPE:
-        return w[1] <= VF_MAX_FRAME;
+        /* Longer frames (a jumbo MTU): the port's MAXFRS grows to take
+         * them, for every pool. Only for a VF of API 1.1 or later: one of
+         * 1.0 (Linux's rule for the 82599 too) predates jumbo VFs. */
+        if (w[1] <= VF_MAX_FRAME)
+            return true;
+        if (w[1] > VF_JUMBO_MAX || v->api < IXGBE_API_11)
+            return false;
+        ixgbe_vf_frame(x, (uint16_t)w[1]);
+        return true;
     case IXGBE_MSG_SET_MACVLAN: /* index 0 clears extra addresses: there are none */
         return info == 0;
     case IXGBE_MSG_API_NEGOTIATE:

@@ -125,7 +125,8 @@ static void ixgbevf_join_group(struct netdev *dev, const uint8_t mac[6])
 }
 
 /* Every multicast (the stack's neighbour discovery: the netdev interface
- * has no group list), 1500-byte frames with a VLAN tag. */
+ * has no group list), frames as long as the MTU (1500 with a VLAN tag,
+ * or jumbo: set_mtu). */
 static void vf_requests(struct ixgbevf *v)
 {
     v->xcast = IXGBE_XCAST_MULTI;
@@ -139,9 +140,7 @@ static void vf_requests(struct ixgbevf *v)
                 "`ip link set PF vf N trust on`); naming the %u the stack listens to\n", v->g.where, v->ngroups);
         name_groups(v);
     }
-    uint32_t w[2] = {IGB_MSG_SET_LPE, 1522};
-    if (!igb_vf_mbx_call(&v->g, w, 2, 1))
-        kprintf("%s: the PF refused 1522-byte frames\n", v->g.where);
+    (void)igb_vf_ask_frame(&v->g); /* (refused: logged; the PF's 1518 still holds) */
 }
 
 static bool vf_start(struct ixgbevf *v)
@@ -159,6 +158,7 @@ static bool vf_start(struct ixgbevf *v)
     igb_wr32(g, IXGBEVF_PSRTYPE, 0); /* RQPL 0: the pool's frames all on its first queue, ours */
     igb_queue_drain(g, 0); /* what the dead rings held meanwhile (nothing at probe) */
     g->q[0]->rx_drop_looped = true; /* the PF's loopback: our own broadcasts come back */
+    g->q[0]->rx_chained = g->dev.mtu > 1500; /* the MTU set_mtu took, kept over a restart */
     igb_queue_start(g, 0, 0);
     return true;
 }
@@ -205,6 +205,7 @@ static const struct netdev_ops ixgbevf_ops = {
     .poll_status = ixgbevf_poll_status,
     .promiscuous = igb_vf_promiscuous,
     .join_group = ixgbevf_join_group,
+    .set_mtu = igb_vf_set_mtu,
 };
 
 static struct netdev *ixgbevf_probe(struct pci_dev *pci, uint16_t max_pairs, struct pkt_pool **pools, uint8_t nvfs)
@@ -213,6 +214,7 @@ static struct netdev *ixgbevf_probe(struct pci_dev *pci, uint16_t max_pairs, str
     if (!v || !vf_start(v))
         return NULL;
     igb_vf_netdev(&v->g, "ixgbevf", &ixgbevf_ops);
+    v->g.dev.max_mtu = NETDEV_MTU_MAX; /* as far as the PF lets (SET_LPE: Linux's up to 9.5 KB, ours 9216) */
     kprintf("%s: mailbox API %s, the pool has %u queue%s (we use one), multicast %s\n", v->g.where,
             v->api == IXGBE_API_13 ? "1.3" : v->api == IXGBE_API_12 ? "1.2" : v->api == IXGBE_API_11 ? "1.1" : "1.0",
             v->queues, v->queues == 1 ? "" : "s", v->xcast >= IXGBE_XCAST_ALLMULTI ? "all" : "named groups");

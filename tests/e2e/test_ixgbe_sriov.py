@@ -28,7 +28,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import netlab  # noqa: E402
 from netlab import qemu  # noqa: E402
-from test_sriov import check_buffers_back, check_vf_ports, macvlan_peer  # noqa: E402
+from test_sriov import check_buffers_back, check_vf_ports, macvlan_peer, vf_jumbo  # noqa: E402
 
 pytestmark = [pytest.mark.skipif(netlab.unavailable() is not None, reason=str(netlab.unavailable())),
               pytest.mark.skipif(qemu.own_qemu_missing() is not None, reason=str(qemu.own_qemu_missing()))]
@@ -191,3 +191,18 @@ def test_ixgbe_sriov_64_pools(mkiso, record_ready, tmp_path, report):
     assert not strict, strict
     report(f"ixgbe SR-IOV 64 pools: 33 VFs (15 ixgbevf ports), the PF in pool 33 (queues 66-67); "
            f"pings and 2 MB VF to VF in {elapsed:.1f}s (TCG)")
+
+
+
+def test_ixgbe_sriov_jumbo(mkiso, record_ready, tmp_path, report):
+    """test_sriov.py's VF jumbo-frame check on the 82599: hayate's PF
+    answers SET_LPE past 1522 (a VF of API 1.1 or later) by raising the
+    port's MAXFRS with HLREG0.JUMBOEN; its own MTU stays 1500."""
+    log = tmp_path / "qemu-guest-errors.log"
+    secs = vf_jumbo(mkiso, record_ready, tmp_path, CONF, "ixgbe", GW6,
+                    "ixgbe 01:00.0: a VF asked for frames of up to 9026 bytes: MAXFRS raised",
+                    extra=["-d", "guest_errors", "-D", str(log)])
+    strict = [line for line in log.read_text().splitlines() if line.startswith("ixgbe")] if log.exists() else []
+    assert not strict, strict
+    report(f"ixgbe SR-IOV jumbo: two ixgbevf ports at MTU 9000 on hayate's PF (model): 9000-byte pings VF to VF, "
+           f"both families, and 10 MiB over HTTP in {secs:.1f}s (TCG)")

@@ -16,8 +16,9 @@ through the router over IPv4 and IPv6 with the SHA-256, 8 MB from
 mailbox counters, that no port took a frame addressed to another
 (eth-not-for-us), and every buffer back. Then the PF is reset under its
 VFs (`debug igb-reset`) and both start over. A bad `sriov` line is
-reported and the next one still applies. Last, two PFs with 7 and 2 VFs:
-eleven ports."""
+reported and the next one still applies. Then two PFs with 7 and 2 VFs:
+eleven ports. Last, the VFs at MTU 9000 (vf_jumbo, shared with
+test_ixgbe_sriov.py)."""
 import os
 import re
 import sys
@@ -227,3 +228,54 @@ def test_sriov_beside_an_rss_port(mkiso, request, record_ready, tmp_path):
         assert c["fwd-bad-nexthop"] == 0 and c["fwd-fast"] > 1000, c
     finally:
         lab.close()
+
+
+def vf_jumbo(mkiso, record_ready, tmp_path, conf, model, gw6, pf_line, extra=()):
+    """Jumbo frames on hayate's VF ports (conf's eth1 and eth2 at MTU 9000,
+    the PF's eth0 at 1500): each VF's set_mtu asks its PF (SET_LPE) for
+    frames of 9000 + 26 bytes, the PF lets them through (pf_line says how)
+    and each VF restarts its queue on 1 KiB buffers, chained. The largest
+    ping a 9000-byte MTU takes, DF set, crosses from one VF's subnet to the
+    other's through the router, IPv4 and IPv6, and 10 MiB over HTTP; no
+    frame is dropped as malformed. Returns the HTTP transfer's seconds."""
+    conf += "interface eth1 mtu 9000\ninterface eth2 mtu 9000\n"
+    lab = netlab.Lab(f"{model}-sriov-jumbo", [netlab.Peer(addrs=["10.0.0.2/24"])], iso=mkiso(conf), model=model,
+                     smp=1, extra=list(extra))
+    peers = []
+    try:
+        lab.start(ready=False)
+        record_ready(lab.machine)
+        m, wire = lab.machine, lab.peers[0]
+        wire.ip(f"link set {wire.tap} mtu 9000")
+        peers = [macvlan_peer(wire, i, gw6[i]) for i in range(2)]
+        a, b = peers
+        for p in peers:
+            p.ip(f"link set {p.tap} mtu 9000")
+        ifs = {i["name"]: i for i in m.json("show interfaces json")["interfaces"]}
+        assert [ifs[n]["mtu"] for n in ("eth0", "eth1", "eth2")] == [1500, 9000, 9000], ifs
+        assert pf_line in m.log, m.tail()
+        assert len(re.findall(r"eth[12]: mtu 9000: frames up to 9022 bytes, over 1 KiB buffers", m.log)) == 2, m.tail()
+        dst6 = "2001:db8:2::2"
+        for dst in ("10.0.2.2", dst6):  # the neighbours resolved: a jumbo frame cannot wait for them
+            a.run(["ping", "-c", "1", "-W", "3", dst], timeout=30)
+        for dst, size in (("10.0.2.2", 8972), (dst6, 8952)):
+            r = a.run(["ping", "-c", "3", "-i", "0.3", "-W", "3", "-s", str(size), "-M", "do", dst], timeout=60)
+            assert " 0% packet loss" in r.stdout, r.stdout
+        secs = netlab.curl_through(a, b, tmp_path, mb=10, timeout=120)
+        errors = {i["name"]: i["counters"]["rx-error"] for i in m.json("show interfaces json")["interfaces"]}
+        assert not any(errors.values()), errors
+        return secs
+    finally:
+        for p in peers:
+            netlab.sh(["ip", "netns", "del", p.ns], check=False)
+        lab.close()
+
+
+def test_sriov_jumbo(mkiso, record_ready, tmp_path, report):
+    """vf_jumbo on QEMU's 82576: hayate's PF answers SET_LPE past 1522 with
+    the VF's pool's VMOLR.RLPML and LPE, and raises the port's RLPML with
+    RCTL.LPE; its own pool stays at 1522."""
+    secs = vf_jumbo(mkiso, record_ready, tmp_path, CONF, "igb", ["1", "1"],
+                    "igb 00:03.0: a VF asked for frames of up to 9026 bytes: RLPML raised")
+    report(f"igb SR-IOV jumbo: two igbvf ports at MTU 9000 on hayate's PF (QEMU's 82576): 9000-byte pings VF to VF, "
+           f"both families, and 10 MiB over HTTP in {secs:.1f}s (TCG)")

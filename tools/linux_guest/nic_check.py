@@ -94,8 +94,8 @@ class NicCheck:
         check did not hold. The lab is left to the caller to close."""
         g = lab.start()
         peer = lab.peers[0]
-        if self.ports >= 2:  # the second port's jumbo pings (nic_check.sh)
-            lab.peers[1].ip(f"link set {lab.peers[1].tap} mtu 9000")
+        for p in lab.peers:  # the jumbo pings of the second port and of the VF (nic_check.sh)
+            p.ip(f"link set {p.tap} mtu 9000")
         out = Outcome()
         t = out.timings
 
@@ -148,6 +148,9 @@ class NicCheck:
             step("vf-ready")
             host(peer, "ping -c 3 -W 3 10.0.1.1")
             neigh = peer.ip("neigh show 10.0.1.1").stdout.split()
+            g.reply()
+            step("vf-jumbo-ready")
+            host(peer, "ping -c 3 -W 3 -s 8972 -M do 10.0.1.1")
             g.reply()
         g.wait_done(self.timeout)
         mark("done")

@@ -60,6 +60,9 @@ fi
 lg_value pf-stats "rx_packets=$(cat /sys/class/net/$PF/statistics/rx_packets) tx_packets=$(cat /sys/class/net/$PF/statistics/tx_packets) rx_errors=$(cat /sys/class/net/$PF/statistics/rx_errors)"
 
 [ "${NUM_VFS:-0}" -gt 0 ] || return 0
+# The PF at MTU 9000 before its VFs exist: Linux's ixgbe grants an 82599
+# VF jumbo frames only then (its MAXFRS is the port's); igb has no such rule.
+ip link set "$PF" mtu 9000
 lg_check sriov-numvfs sh -c "echo $NUM_VFS > /sys/class/net/$PF/device/sriov_numvfs"
 i=0
 while [ $i -lt 100 ]; do
@@ -89,3 +92,9 @@ lg_value vf-rx-before "$(cat /sys/class/net/$VF/statistics/rx_packets)"
 # The host pings the VF's address; its rx_packets must move.
 lg_wait vf-ready
 lg_value vf-rx-after "$(cat /sys/class/net/$VF/statistics/rx_packets)"
+# Jumbo frames on the VF (the host's tap is at 9000): the VF driver asks
+# its PF for them over the mailbox (SET_LPE); pings of 9000-byte frames
+# each way, the host's with DF set.
+lg_check vf-mtu-9000 ip link set "$VF" mtu 9000
+lg_check vf-jumbo-ping-host ping -c 3 -W 3 -s 8972 -I "$VF" 10.0.1.2
+lg_wait vf-jumbo-ready
