@@ -102,6 +102,7 @@ int gen_tmpl_build(struct gen_tmpl *t, const struct gen_flow_spec *f, uint16_t f
         l3_len = ip_len;
     }
     t->stamp_off = t->l4_off + UDP_HDR_LEN;
+    _Static_assert(ETH_HDR_LEN + IP6_HDR_LEN + UDP_HDR_LEN + GEN_STAMP_LEN == GEN_VARIABLE_END, "the variable words");
     struct udp_hdr *u = (struct udp_hdr *)(p + t->l4_off);
     uint16_t udp_len = (uint16_t)(l3_len - (t->l4_off - l3));
     u->len_be = net_htons(udp_len);
@@ -129,10 +130,10 @@ static inline void copy_frame(uint8_t *d, const uint8_t *s, uint32_t len)
     }
 }
 
-void gen_tmpl_write(const struct gen_tmpl *t, uint8_t *dst, uint32_t flow, uint16_t stream, uint32_t seq,
-                    uint64_t ticks)
+void gen_tmpl_write(const struct gen_tmpl *t, uint8_t *dst, uint32_t room, uint32_t flow, uint16_t stream,
+                    uint32_t seq, uint64_t ticks)
 {
-    copy_frame(dst, t->frame, t->len);
+    copy_frame(dst, t->frame, t->len < room ? t->len : room);
     uint32_t n = t->flows, k = (n & (n - 1)) == 0 ? flow & (n - 1) : flow % n;
     uint16_t sport, dport;
     gen_flow_ports(t->seed, k, &sport, &dport);

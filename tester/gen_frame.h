@@ -23,7 +23,12 @@
 #define GEN_STAMP_MAGIC 0x4e47u /* "GN" */
 #define GEN_STAMP_LEN 16u
 #define GEN_FCS_LEN 4u
-#define GEN_MAX_FRAME 1518u /* with the FCS; jumbo frames wait for multi-buffer frames */
+/* With the FCS: a 9216-byte MTU's frame (net/core/netdev.h NETDEV_MTU_MAX),
+ * Ethernet header and FCS; past a buffer it is sent as a chain. */
+#define GEN_MAX_FRAME 9234u
+/* The bytes gen_tmpl_write changes all lie in a frame's first this many
+ * (Ethernet, IPv6, UDP, the stamp): a buffer of any size holds them. */
+#define GEN_VARIABLE_END 78u
 
 /* Sizes here are RFC 2544's: the frame on the wire, FCS included. */
 #define GEN_MIN_FRAME4 64u /* 14 + 20 + 8 + 16 = 58 bytes, padded to 60 */
@@ -67,10 +72,13 @@ uint16_t gen_flow_src_low(uint16_t base, uint32_t flow);
 /* Flow flow's ports (RFC 4814 4.5), host order. */
 void gen_flow_ports(uint32_t seed, uint32_t flow, uint16_t *sport, uint16_t *dport);
 
-/* Writes t->len bytes at dst: the frame of flow (taken modulo the
- * template's flows) stamped with stream, seq and ticks. */
-void gen_tmpl_write(const struct gen_tmpl *t, uint8_t *dst, uint32_t flow, uint16_t stream, uint32_t seq,
-                    uint64_t ticks);
+/* Writes the frame of flow (taken modulo the template's flows) stamped
+ * with stream, seq and ticks at dst: its first min(t->len, room) bytes,
+ * room at least GEN_VARIABLE_END. The rest of a longer frame is the
+ * template's own bytes from room on (t->frame + room), the same for
+ * every flow and stamp. */
+void gen_tmpl_write(const struct gen_tmpl *t, uint8_t *dst, uint32_t room, uint32_t flow, uint16_t stream,
+                    uint32_t seq, uint64_t ticks);
 
 /* The stamp of a received frame, when it is one of ours: Ethernet (one
  * 802.1Q tag allowed), IPv4 (any header length, not a fragment) or IPv6

@@ -83,6 +83,26 @@ static const struct gen_tmpl *tmpl_for(uint64_t i)
 
 /* ---- sending ---- */
 
+/* A frame longer than a buffer: the template's bytes past the first
+ * buffer's (gen_tmpl_write wrote those) in more buffers chained to it
+ * (pkt.h). false, head's chain freed, when the pool ran dry. */
+static bool chain_rest(struct pkt_pool *pool, struct pkt *head, const struct gen_tmpl *t)
+{
+    struct pkt_chain c = {0};
+    pkt_chain_add(&c, head);
+    for (uint32_t off = head->len; off < t->len; off += c.tail->len) {
+        struct pkt *q = pkt_alloc(pool);
+        if (!q) {
+            pkt_free_frame(pkt_chain_take(&c));
+            return false;
+        }
+        q->len = (uint16_t)(t->len - off < PKT_DATA_ROOM ? t->len - off : PKT_DATA_ROOM);
+        memcpy(q->data, t->frame + off, q->len);
+        pkt_chain_add(&c, q);
+    }
+    return true;
+}
+
 static void send_burst(struct gen_core *gc, uint32_t trial)
 {
     uint64_t now = rdtsc(), start = gen.start_tsc;
@@ -107,21 +127,29 @@ static void send_burst(struct gen_core *gc, uint32_t trial)
     if (n == 0)
         return;
     struct pkt *pkts[GEN_BURST];
-    uint32_t got = pkt_alloc_bulk(pktmem_pool(cpu_index()), pkts, (uint32_t)n);
+    struct pkt_pool *pool = pktmem_pool(cpu_index());
+    uint32_t got = pkt_alloc_bulk(pool, pkts, (uint32_t)n);
     if (got < n)
         gc->no_buffer += n - got;
     uint64_t stamp_ns = time_ns_at(now);
     uint16_t stream = (uint16_t)((trial & GEN_TRIAL_MASK) << GEN_STREAM_BITS | gc->queue);
     for (uint32_t i = 0; i < got; i++) {
         const struct gen_tmpl *t = tmpl_for(gc->sent + i);
-        gen_tmpl_write(t, pkts[i]->data, (uint32_t)(gc->sent + i), stream, (uint32_t)(gc->sent + i), stamp_ns);
-        pkts[i]->len = t->len;
+        gen_tmpl_write(t, pkts[i]->data, PKT_DATA_ROOM, (uint32_t)(gc->sent + i), stream, (uint32_t)(gc->sent + i),
+                       stamp_ns);
+        pkts[i]->len = (uint16_t)(t->len < PKT_DATA_ROOM ? t->len : PKT_DATA_ROOM);
+        if (__builtin_expect(t->len > PKT_DATA_ROOM, 0) && !chain_rest(pool, pkts[i], t)) {
+            for (uint32_t k = i + 1; k < got; k++) /* the burst ends here: the numbers stay in sequence */
+                pkt_free(pkts[k]);
+            gc->no_buffer += got - i;
+            got = i;
+        }
     }
     uint16_t took = netdev_tx_burst(gen.tx, gc->queue, pkts, (uint16_t)got);
     /* What the ring could not take was never sent: its numbers go to the
      * next burst's frames. */
     for (uint32_t i = took; i < got; i++)
-        pkt_free(pkts[i]);
+        pkt_free_frame(pkts[i]);
     gc->tx_full += got - took;
     if (took) {
         if (!gc->sent)
@@ -213,10 +241,10 @@ static void receive(struct gen_core *gc, struct netdev *dev, uint32_t trial)
     for (uint16_t i = 0; i < n; i++) {
         struct pkt *p = pkts[i];
         struct gen_stamp st;
-        if (!gen_stamp_parse(p->data, p->len, &st)) {
-            if (!answer_arp(gc, dev, p) && !answer_ns(gc, dev, p)) {
+        if (!gen_stamp_parse(p->data, p->len, &st)) { /* (the stamp is in a chain's first buffer) */
+            if ((p->flags & PKT_F_CHAIN) || (!answer_arp(gc, dev, p) && !answer_ns(gc, dev, p))) {
                 gc->other++;
-                pkt_free(p);
+                pkt_free_frame(p);
             }
             continue;
         }
@@ -225,7 +253,7 @@ static void receive(struct gen_core *gc, struct netdev *dev, uint32_t trial)
             gc->stale++;
         else
             gen_rx_account(&gc->rx[from], st.seq, now_ns > st.ticks ? now_ns - st.ticks : 0);
-        pkt_free(p);
+        pkt_free_frame(p);
     }
 }
 
@@ -293,6 +321,14 @@ int gen_trial_start(const struct gen_trial_spec *t, char *err, unsigned errlen)
         return -1;
     }
     static const uint16_t imix[3] = {64, 570, 1518};
+    uint32_t biggest = t->size ? t->size : imix[2];
+    const struct netdev *narrow = gen.rx->mtu < gen.tx->mtu ? gen.rx : gen.tx;
+    if (biggest > narrow->mtu + ETH_HDR_LEN + GEN_FCS_LEN && biggest <= GEN_MAX_FRAME) {
+        /* The port would send it (or the peer drop it) as too long. */
+        fmt_snprintf(err, errlen, "frames of %u bytes are over %s's MTU of %u (`interface %s mtu %u`)", biggest,
+                     narrow->name, narrow->mtu, narrow->name, biggest - ETH_HDR_LEN - GEN_FCS_LEN);
+        return -1;
+    }
     for (int i = 0; i < (t->size ? 1 : 3); i++)
         if (gen_tmpl_build(&gen.tmpl[i], &gen.flow, t->size ? t->size : imix[i]) != 0) {
             fmt_snprintf(err, errlen, "frames of %u bytes cannot be sent (%u to %u)", t->size,

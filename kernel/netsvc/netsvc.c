@@ -133,13 +133,13 @@ void netsvc_start(void)
     bool any = false;
     for (int p = 0; p < ports_count() && p < NET_MAX_PORTS; p++)
         any |= has_addr(p);
+    apply_mtus(); /* (a port without an address too: the generator's, an xconnect's) */
     if (!any) { /* IPv6 too is on only where a port has an address (net/ip/ip6.c) */
         if (app_configured())
             kprintf("netsvc: no port has an address: the apps have nowhere to serve\n");
         return;
     }
     netsvc.ncores = cpu_count() < 64 ? cpu_count() : 64;
-    apply_mtus();
     equal_queues();
     netsvc_tcp_setup();
     netsvc_acl_start();

@@ -90,7 +90,7 @@ class LinkModel:
             timeout = max(0.0, delayed[0][0] - now) if delayed else 0.05
             if not select.select([rx], [], [], min(timeout, 0.05))[0]:
                 continue
-            frame, addr = rx.recvfrom(4096)
+            frame, addr = rx.recvfrom(16384)  # (jumbo frames: test_gen_jumbo_frames)
             if addr[2] == socket.PACKET_OUTGOING:
                 continue
             st = stamp(frame)

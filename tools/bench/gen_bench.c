@@ -130,7 +130,8 @@ static void send_burst(void)
     uint16_t stream = (uint16_t)((TRIAL & 0x3ffu) << STREAM_BITS | 0);
     for (uint32_t i = 0; i < got; i++) {
         const struct gen_tmpl *t = &g.tmpl;
-        gen_tmpl_write(t, pkts[i]->data, (uint32_t)(g.sent + i), stream, (uint32_t)(g.sent + i), stamp_ns);
+        gen_tmpl_write(t, pkts[i]->data, PKT_DATA_ROOM, (uint32_t)(g.sent + i), stream, (uint32_t)(g.sent + i),
+                       stamp_ns);
         pkts[i]->len = t->len;
     }
     uint16_t took = netdev_tx_burst(&g.tx.dev, 0, pkts, (uint16_t)got);
@@ -199,8 +200,8 @@ static double run_rx(uint64_t nframes)
         uint64_t stamp = ns_at(__rdtsc());
         uint32_t k = 0;
         for (; k < CHUNK; k++, g.rx_seq++) {
-            gen_tmpl_write(&g.tmpl, frame, (uint32_t)g.rx_seq, (uint16_t)(TRIAL << STREAM_BITS), (uint32_t)g.rx_seq,
-                           stamp);
+            gen_tmpl_write(&g.tmpl, frame, sizeof frame, (uint32_t)g.rx_seq, (uint16_t)(TRIAL << STREAM_BITS),
+                           (uint32_t)g.rx_seq, stamp);
             if (!nic_receive_frame(&g.rx, frame, g.tmpl.len))
                 break;
         }

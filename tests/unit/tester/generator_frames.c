@@ -4,6 +4,8 @@
  * checksums as a receiver recomputes them from scratch, the stamp reads
  * back, flows vary as RFC 4814 asks, and what is not a stamped frame is
  * told apart. */
+#include <string.h>
+
 #include "net/core/core.h"
 #include "tester/gen_frame.h"
 #include "tests/unit/check.h"
@@ -59,8 +61,8 @@ static void check_frame(const uint8_t *p, uint16_t len, bool ip6)
 TEST(gen_frames_of_every_size_check_out)
 {
     static struct gen_tmpl t;
-    static uint8_t buf[2048];
-    uint16_t sizes[] = {64, 65, 82, 128, 256, 512, 570, 1024, 1280, 1518};
+    static uint8_t buf[GEN_MAX_FRAME];
+    uint16_t sizes[] = {64, 65, 82, 128, 256, 512, 570, 1024, 1280, 1518, 1519, 9018, GEN_MAX_FRAME};
     for (int v6 = 0; v6 < 2; v6++) {
         struct gen_flow_spec f = spec(v6);
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
@@ -70,7 +72,7 @@ TEST(gen_frames_of_every_size_check_out)
             }
             CHECK_EQ(t.len, sizes[i] - 4);
             for (uint32_t flow = 0; flow < 2500; flow += 7) {
-                gen_tmpl_write(&t, buf, flow, 3, 0xfffffff0u + flow, 0x1122334455667788ull + flow);
+                gen_tmpl_write(&t, buf, sizeof buf, flow, 3, 0xfffffff0u + flow, 0x1122334455667788ull + flow);
                 check_frame(buf, t.len, v6);
                 struct gen_stamp st;
                 CHECK(gen_stamp_parse(buf, t.len, &st));
@@ -124,12 +126,34 @@ TEST(gen_flows_ports_follow_rfc4814)
     CHECK(a != c || b != d);
 }
 
+TEST(gen_jumbo_frame_written_by_parts_is_the_whole_frame)
+{
+    /* A frame past one buffer (kernel/netsvc/gen.c): its first room bytes
+     * written for the flow and stamp, the rest the template's own. */
+    static struct gen_tmpl t;
+    static uint8_t whole[GEN_MAX_FRAME], parts[GEN_MAX_FRAME];
+    for (int v6 = 0; v6 < 2; v6++) {
+        struct gen_flow_spec f = spec(v6);
+        CHECK_EQ(gen_tmpl_build(&t, &f, 9018), 0);
+        const uint32_t rooms[] = {GEN_VARIABLE_END, 1024, 1856};
+        for (size_t r = 0; r < sizeof rooms / sizeof rooms[0]; r++) {
+            gen_tmpl_write(&t, whole, sizeof whole, 77, 5, 1234, 99);
+            memset(parts, 0xee, sizeof parts);
+            gen_tmpl_write(&t, parts, rooms[r], 77, 5, 1234, 99);
+            CHECK(parts[rooms[r]] == 0xee); /* not a byte past room */
+            memcpy(parts + rooms[r], t.frame + rooms[r], t.len - rooms[r]);
+            CHECK(memcmp(whole, parts, t.len) == 0);
+            check_frame(parts, t.len, v6);
+        }
+    }
+}
+
 TEST(gen_template_refuses_what_cannot_be_sent)
 {
     static struct gen_tmpl t;
     struct gen_flow_spec f4 = spec(false), f6 = spec(true);
     CHECK_EQ(gen_tmpl_build(&t, &f4, 63), -1);
-    CHECK_EQ(gen_tmpl_build(&t, &f4, 1519), -1);
+    CHECK_EQ(gen_tmpl_build(&t, &f4, GEN_MAX_FRAME + 1), -1);
     CHECK_EQ(gen_tmpl_build(&t, &f6, GEN_MIN_FRAME6 - 1), -1);
     CHECK_EQ(gen_tmpl_build(&t, &f6, GEN_MIN_FRAME6), 0);
     f4.flows = 0;
@@ -144,7 +168,7 @@ TEST(gen_stamp_parse_takes_only_stamped_frames)
     static uint8_t buf[2048];
     struct gen_flow_spec f = spec(false);
     gen_tmpl_build(&t, &f, 128);
-    gen_tmpl_write(&t, buf, 0, 1, 2, 3);
+    gen_tmpl_write(&t, buf, sizeof buf, 0, 1, 2, 3);
     struct gen_stamp st;
     CHECK(gen_stamp_parse(buf, t.len, &st));
     /* Truncated anywhere before the stamp's end: not ours. */
