@@ -17,6 +17,7 @@
 #include "netsvc_impl.h"
 
 #include "kernel/arch/x86_64/cpu.h"
+#include "kernel/arch/x86_64/fpu.h"
 #include "kernel/console/config.h"
 #include "kernel/console/console.h"
 #include "kernel/mem/heap.h"
@@ -497,11 +498,22 @@ static int stmt_routes(int argc, char **argv, char *err, size_t errlen)
     return 0;
 }
 
+/* route_cfg.avx512: AVX-512 F, DQ and VL (CPUID.(7,0):EBX bits 16, 17,
+ * 31), VPOPCNTDQ (ECX bit 14), and their state on (fpu.c: XCR0's AVX,
+ * opmask, ZMM_Hi256 and Hi16_ZMM). */
+static bool has_avx512(void)
+{
+    struct cpuid_regs l7 = cpuid(7, 0);
+    uint32_t ebx = (1u << 16) | (1u << 17) | (1u << 31);
+    return (fpu_xcr0() & 0xe4) == 0xe4 && (l7.ebx & ebx) == ebx && ((l7.ecx >> 14) & 1);
+}
+
 void netsvc_route_init(void)
 {
     struct route_cfg cfg = {
         .alloc = {rt_alloc, rt_free, 0},
         .popcnt = (cpuid(1, 0).ecx >> 23) & 1,
+        .avx512 = has_avx512(),
     };
     netsvc.rt4 = route4_create(&cfg);
     if (!netsvc.rt4)

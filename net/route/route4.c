@@ -5,6 +5,10 @@
  * first level as records, node and leaves together: route_fib.h). */
 #include "route4.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h> /* the compiler's own: AVX-512 bursts below */
+#endif
+
 #include "core/env.h"
 #include "route_fib.h"
 #include "route_rib.h"
@@ -347,9 +351,87 @@ uint32_t route4_lookup(const struct route4 *t, uint32_t addr)
     return t->fib.popcnt ? r4_lookup_popcnt(r, addr) : r4_lookup_soft(r, addr);
 }
 
+/* ---- AVX-512 bursts (route_cfg.avx512) ---- */
+#if defined(__x86_64__)
+#define R4_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512vpopcntdq,popcnt")))
+
+/* One vector's second step: e its 16 direct entries, a their addresses;
+ * the next hops of the short-record lanes (shrt) and the direct leaves
+ * (leaf). A gather is plain loads, each an acquire on x86, and the
+ * record's index comes from the direct entry: no record is read before
+ * the entry that published it. */
+R4_AVX512 static inline __attribute__((always_inline)) __m512i r4_avx512_leaves(const void *recs, __m512i a, __m512i e,
+                                                                                __mmask16 shrt, __mmask16 leaf)
+{
+    const __m512i zero = _mm512_setzero_si512();
+    __m256i e0 = _mm512_castsi512_si256(e), e1 = _mm512_extracti64x4_epi64(e, 1);
+    __m512i lv0 = _mm512_mask_i32gather_epi64(zero, (__mmask8)shrt, e0, recs, 8);
+    __m512i lv1 = _mm512_mask_i32gather_epi64(zero, (__mmask8)(shrt >> 8), e1, recs, 8);
+    /* the slot's shift, 63 - v (r4_shift1) */
+    __m512i s = _mm512_and_si512(_mm512_srli_epi32(_mm512_ternarylogic_epi32(a, a, a, 0x55), 32 - R4_DIRECT_BITS - 6),
+                                 _mm512_set1_epi32(63));
+    __m512i pc0 = _mm512_popcnt_epi64(_mm512_sllv_epi64(lv0, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(s))));
+    __m512i pc1 = _mm512_popcnt_epi64(_mm512_sllv_epi64(lv1, _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(s, 1))));
+    __m512i pc = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(pc0)), _mm512_cvtepi64_epi32(pc1), 1);
+    /* leaf rank pc at byte 8 + 2 * (pc - 1) of the record: the 32 bits from two bytes before it */
+    __m512i off = _mm512_add_epi32(_mm512_slli_epi32(e, 3), _mm512_add_epi32(_mm512_slli_epi32(pc, 1), _mm512_set1_epi32(4)));
+    __m512i lf = _mm512_srli_epi32(_mm512_mask_i32gather_epi32(zero, shrt, off, recs, 1), 16);
+    return _mm512_mask_and_epi32(lf, leaf, e, _mm512_set1_epi32(ROUTE_NH_MAX));
+}
+
+/* Up to 32 addresses a round as two vectors of 16 (a partial one
+ * masked), in r4_burst32's two steps, each step's loads for both vectors
+ * before the next step: the direct entries (one gather a vector); then for
+ * the lanes on a short record its leafvec (two 64-bit gathers), the slot's
+ * rank by VPOPCNTQ and the leaf (one gather, of the 32 bits ending with it:
+ * the two bytes before a leaf are the record's own, so nothing past a
+ * record is read); direct leaves masked in; long records (rare) one by
+ * one. Masked-off lanes load nothing. */
+R4_AVX512 static void r4_burst_avx512(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh,
+                                      size_t n)
+{
+    const void *direct = (const void *)r->direct, *recs = (const void *)r->recs;
+    const __m512i leafbit = _mm512_set1_epi32((int)ROUTE_FIB_LEAF), longbit = _mm512_set1_epi32((int)ROUTE_FIB_REC_LONG);
+    const __m512i zero = _mm512_setzero_si512();
+    for (size_t i = 0; i < n; i += 32) {
+        size_t left = n - i;
+        __mmask16 live[2] = {(__mmask16)(left >= 16 ? 0xffffu : (1u << left) - 1),
+                             (__mmask16)(left >= 32 ? 0xffffu : left > 16 ? (1u << (left - 16)) - 1 : 0)};
+        __m512i a[2], e[2];
+        __mmask16 lng[2];
+        for (int k = 0; k < 2; k++) {
+            a[k] = _mm512_maskz_loadu_epi32(live[k], addr + i + 16 * k);
+            e[k] = _mm512_mask_i32gather_epi32(zero, live[k], _mm512_srli_epi32(a[k], 32 - R4_DIRECT_BITS), direct, 4);
+        }
+        for (int k = 0; k < 2; k++) {
+            __mmask16 leaf = _mm512_mask_test_epi32_mask(live[k], e[k], leafbit);
+            lng[k] = _mm512_mask_test_epi32_mask(live[k] & (__mmask16)~leaf, e[k], longbit);
+            __m512i res = r4_avx512_leaves(recs, a[k], e[k], live[k] & (__mmask16)~(leaf | lng[k]), leaf);
+            _mm512_mask_storeu_epi32(nh + i + 16 * k, live[k], res);
+        }
+        for (int k = 0; k < 2; k++) {
+            if (NET_LIKELY(!lng[k]))
+                continue;
+            uint32_t ev[16];
+            _mm512_storeu_si512((void *)ev, e[k]);
+            for (unsigned m = lng[k]; m; m &= m - 1) {
+                unsigned j = (unsigned)__builtin_ctz(m);
+                nh[i + 16 * k + j] = r4_long(r, ev[j], addr[i + 16 * k + j]);
+            }
+        }
+    }
+}
+#endif
+
 void route4_lookup_burst(const struct route4 *t, const uint32_t *addr, uint32_t *nh, size_t n)
 {
     const struct route_fib_root *r = route_fib_root(&t->fib);
+#if defined(__x86_64__)
+    if (t->fib.avx512) {
+        r4_burst_avx512(r, addr, nh, n);
+        return;
+    }
+#endif
     if (t->fib.popcnt)
         r4_burst_popcnt(r, addr, nh, n);
     else

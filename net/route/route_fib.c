@@ -516,6 +516,7 @@ int route_fib_init(struct route_fib *f, const struct route_rib *rib,
     f->alloc = cfg->alloc;
     f->epoch = cfg->epoch ? cfg->epoch : &f->own_epoch;
     f->popcnt = cfg->popcnt;
+    f->avx512 = cfg->avx512;
     f->direct_bits = direct_bits;
     f->l1_bits = l1_bits;
     f->l1_records = l1_records;

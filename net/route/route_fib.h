@@ -109,6 +109,7 @@ struct route_fib {
     /* Read by lookups, on a line of its own. */
     _Atomic(struct route_fib_root *) root;
     bool popcnt;                           /* route_cfg.popcnt */
+    bool avx512;                           /* route_cfg.avx512 */
     /* Writer only from here. */
     _Alignas(64) struct route_fib_root *cur; /* == root but while a rebuild
                                                 fills a new one */

@@ -52,7 +52,7 @@ static void diff_free(void *ctx, void *p, size_t size)
 
 struct route_cfg diff_cfg(void)
 {
-    struct route_cfg c = {{diff_alloc, diff_free, NULL}, NULL, true};
+    struct route_cfg c = {{diff_alloc, diff_free, NULL}, NULL, true, route_host_avx512()};
     return c;
 }
 
