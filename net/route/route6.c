@@ -4,6 +4,10 @@
  * SIGCOMM 2015: a 24-bit direct array, then 6-bit nodes from bit 24). */
 #include "route6.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h> /* the compiler's own: AVX-512 bursts below */
+#endif
+
 #include "core/env.h"
 #include "route4.h"
 #include "route_fib.h"
@@ -414,10 +418,127 @@ uint32_t route6_lookup(const struct route6 *t, const uint8_t addr[16])
     return t->fib.popcnt ? r6_lookup_popcnt(r, addr) : r6_lookup_soft(r, addr);
 }
 
+/* ---- AVX-512 bursts (route_cfg.avx512) ---- */
+#if defined(__x86_64__)
+#define R6_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,avx512vpopcntdq,popcnt")))
+
+/* r6_burst32's walk, 8 addresses a vector (their high 64 bits a lane) and
+ * up to four vectors a round, each step's gathers for every vector before
+ * the next step: the high halves (one gather, byte-swapped), the direct
+ * entries (the L1 entry, then the block's: a lane whose L1 entry answers
+ * loads no block), then a node level a round for the lanes still walking
+ * (its vec, and base_leaf with base_node: two gathers), and for the lanes
+ * that stopped in a node its leafvec and the leaf (the 32 bits ending with it:
+ * leaf 0, a dummy, is never a node's, so nothing before the pool is read).
+ * Walks past the high 64 bits (rare) finish one by one, as r6_burst32's
+ * do. Masked-off lanes load nothing. Gathers are plain loads, each an
+ * acquire on x86, and each index comes from the load that published it. */
+/* Node indices to byte offsets: 24 bytes a node (VPMULLQ is slow). The
+ * walk reads base_leaf and base_node as one little-endian qword. */
+_Static_assert(__builtin_offsetof(struct route_fib_node, base_leaf) == 16 &&
+                   __builtin_offsetof(struct route_fib_node, base_node) == 20,
+               "base_leaf, then base_node, at 16");
+R6_AVX512 static inline __attribute__((always_inline)) __m512i node_bytes(__m512i node)
+{
+    _Static_assert(sizeof(struct route_fib_node) == 24, "16 + 8");
+    return _mm512_add_epi64(_mm512_slli_epi64(node, 4), _mm512_slli_epi64(node, 3));
+}
+
+R6_AVX512 static void r6_burst_avx512(const struct route_fib_root *r, const uint8_t (*a)[16], uint32_t *nh,
+                                      size_t n)
+{
+    const void *l1 = (const void *)r->direct, *blocks = (const void *)r->blocks;
+    const void *nodes = (const void *)r->nodes, *leaves = (const void *)r->leaves;
+    const __m512i zero = _mm512_setzero_si512(), ones = _mm512_set1_epi64(-1);
+    const __m256i zero8 = _mm256_setzero_si256(), leafbit = _mm256_set1_epi32((int)ROUTE_FIB_LEAF);
+    const __m512i addr_off = _mm512_setr_epi64(0, 16, 32, 48, 64, 80, 96, 112);
+    const __m512i bswap = _mm512_set4_epi32(0x08090a0b, 0x0c0d0e0f, 0x00010203, 0x04050607);
+    for (size_t i = 0; i < n; i += 32) {
+        size_t left = n - i;
+        unsigned nv = left >= 32 ? 4 : (unsigned)((left + 7) / 8);
+        __m512i kh[4], node[4], sh[4], bl[4];
+        __m256i res[4];
+        __mmask8 live[4], walk[4], act[4];
+        for (unsigned v = 0; v < nv; v++) {
+            size_t lv = left - 8 * v;
+            live[v] = (__mmask8)(lv >= 8 ? 0xffu : (1u << lv) - 1);
+            __m512i hi = _mm512_mask_i64gather_epi64(zero, live[v], addr_off, a[i + 8 * v], 1);
+            hi = _mm512_shuffle_epi8(hi, bswap);
+            kh[v] = _mm512_xor_si512(hi, ones);
+            __m256i e1 = _mm512_mask_i64gather_epi32(zero8, live[v], _mm512_srli_epi64(hi, 64 - R6_L1_BITS), l1, 4);
+            __mmask8 l1leaf = _mm256_mask_test_epi32_mask(live[v], e1, leafbit);
+            __m512i bi = _mm512_or_si512(_mm512_slli_epi64(_mm512_cvtepu32_epi64(e1), R6_DIRECT_BITS - R6_L1_BITS),
+                                         _mm512_and_si512(_mm512_srli_epi64(hi, 64 - R6_DIRECT_BITS),
+                                                          _mm512_set1_epi64((1 << (R6_DIRECT_BITS - R6_L1_BITS)) - 1)));
+            __m256i e = _mm512_mask_i64gather_epi32(e1, live[v] & (__mmask8)~l1leaf, bi, blocks, 4);
+            __mmask8 leaf = _mm256_mask_test_epi32_mask(live[v], e, leafbit);
+            res[v] = _mm256_and_si256(e, _mm256_set1_epi32(ROUTE_NH_MAX));
+            walk[v] = act[v] = live[v] & (__mmask8)~leaf;
+            node[v] = _mm512_cvtepu32_epi64(e);
+            sh[v] = bl[v] = zero;
+        }
+        unsigned off = R6_DIRECT_BITS;
+        for (; off <= 58; off += 6) {
+            unsigned any = 0;
+            for (unsigned v = 0; v < nv; v++)
+                any |= act[v];
+            if (!any)
+                break;
+            for (unsigned v = 0; v < nv; v++) {
+                if (!act[v])
+                    continue;
+                __m512i s = _mm512_srli_epi64(_mm512_sll_epi64(kh[v], _mm_cvtsi32_si128((int)off)), 58);
+                __m512i nb = node_bytes(node[v]);
+                __m512i vec = _mm512_mask_i64gather_epi64(zero, act[v], nb, nodes, 1);
+                /* base_leaf and base_node, one 64-bit load: base_leaf kept for where the walk stops */
+                __m512i bases = _mm512_mask_i64gather_epi64(zero, act[v], _mm512_add_epi64(nb, _mm512_set1_epi64(16)),
+                                                            nodes, 1);
+                __m512i m = _mm512_sllv_epi64(vec, s);
+                __mmask8 down = _mm512_movepi64_mask(m) & act[v];
+                __m512i child = _mm512_add_epi64(_mm512_srli_epi64(bases, 32), _mm512_sub_epi64(_mm512_popcnt_epi64(m),
+                                                                                                 _mm512_set1_epi64(1)));
+                node[v] = _mm512_mask_mov_epi64(node[v], down, child);
+                sh[v] = _mm512_mask_mov_epi64(sh[v], act[v], s);
+                bl[v] = _mm512_mask_mov_epi64(bl[v], act[v], _mm512_and_si512(bases, _mm512_set1_epi64(0xffffffff)));
+                act[v] = down;
+            }
+        }
+        for (unsigned v = 0; v < nv; v++) {
+            __mmask8 stop = walk[v] & (__mmask8)~act[v];
+            if (stop) {
+                __m512i lvec = _mm512_mask_i64gather_epi64(zero, stop, _mm512_add_epi64(node_bytes(node[v]),
+                                                                                        _mm512_set1_epi64(8)), nodes, 1);
+                __m512i rank = _mm512_popcnt_epi64(_mm512_sllv_epi64(lvec, sh[v]));
+                /* leaves[base_leaf + rank - 1], as the 32 bits from two bytes before it */
+                __m512i at = _mm512_slli_epi64(_mm512_add_epi64(bl[v], rank), 1);
+                __m256i lf = _mm512_mask_i64gather_epi32(zero8, stop, _mm512_sub_epi64(at, _mm512_set1_epi64(4)),
+                                                         leaves, 1);
+                res[v] = _mm256_mask_mov_epi32(res[v], stop, _mm256_srli_epi32(lf, 16));
+            }
+            _mm256_mask_storeu_epi32(nh + i + 8 * v, live[v], res[v]);
+            if (NET_UNLIKELY(act[v])) { /* past the high 64 bits */
+                uint64_t nd[8];
+                _mm512_storeu_si512((void *)nd, node[v]);
+                for (unsigned m = act[v]; m; m &= m - 1) {
+                    unsigned j = (unsigned)__builtin_ctz(m), k = (unsigned)(i + 8 * v + j);
+                    nh[k] = r6_walk(r, (uint32_t)nd[j], load_be64(a[k]), load_be64(a[k] + 8), off);
+                }
+            }
+        }
+    }
+}
+#endif
+
 void route6_lookup_burst(const struct route6 *t, const uint8_t (*addr)[16], uint32_t *nh,
                          size_t n)
 {
     const struct route_fib_root *r = route_fib_root(&t->fib);
+#if defined(__x86_64__)
+    if (t->fib.avx512) {
+        r6_burst_avx512(r, addr, nh, n);
+        return;
+    }
+#endif
     if (t->fib.popcnt)
         r6_burst_popcnt(r, addr, nh, n);
     else
