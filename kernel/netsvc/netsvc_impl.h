@@ -70,6 +70,9 @@ extern const char netsvc_holder[];
  * netsvc_route_start on. */
 void netsvc_route_init(void);
 void netsvc_route_start(void);
+/* How the tables' bursts look up: "avx512", "popcnt" or "portable" (the
+ * CPU's, at netsvc_route_init; `show route summary`). */
+extern const char *netsvc_route_lookups;
 
 /* TCP (netsvc_tcp.c): the `tcp` statement; the configuration every core
  * shares, sized and steered once the ports are known (netsvc_tcp_setup);

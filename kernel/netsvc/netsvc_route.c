@@ -508,6 +508,8 @@ static bool has_avx512(void)
     return (fpu_xcr0() & 0xe4) == 0xe4 && (l7.ebx & ebx) == ebx && ((l7.ecx >> 14) & 1);
 }
 
+const char *netsvc_route_lookups = "portable";
+
 void netsvc_route_init(void)
 {
     struct route_cfg cfg = {
@@ -515,6 +517,7 @@ void netsvc_route_init(void)
         .popcnt = (cpuid(1, 0).ecx >> 23) & 1,
         .avx512 = has_avx512(),
     };
+    netsvc_route_lookups = cfg.avx512 ? "avx512" : cfg.popcnt ? "popcnt" : "portable";
     netsvc.rt4 = route4_create(&cfg);
     if (!netsvc.rt4)
         panic("router: no memory for the route table");

@@ -291,8 +291,9 @@ def test_full_internet_table(rlab, report):
             wrong.append((s, got, want))
     assert not wrong, f"{len(wrong)} of 1000 differ, e.g. {wrong[:3]}"
     summary = m.json("show route summary json")
+    assert summary["lookups"] in ("avx512", "popcnt"), summary  # what CPUID and XCR0 offer (TCG: no AVX-512)
     report(f"router: full table lookup structure {summary['fib_bytes'] / 2**20:.1f} MiB, "
-           f"{summary['prefixes']} prefixes")
+           f"{summary['prefixes']} prefixes, {summary['lookups']} lookups")
 
 
 def test_forwarding_rate_under_tcg(rlab, report):
