@@ -498,14 +498,13 @@ static int stmt_routes(int argc, char **argv, char *err, size_t errlen)
     return 0;
 }
 
-/* route_cfg.avx512: AVX-512 F, DQ and VL (CPUID.(7,0):EBX bits 16, 17,
- * 31), VPOPCNTDQ (ECX bit 14), and their state on (fpu.c: XCR0's AVX,
- * opmask, ZMM_Hi256 and Hi16_ZMM). */
+/* route_cfg.avx512: AVX-512 F, DQ, BW and VL (CPUID.(7,0):EBX bits 16,
+ * 17, 30, 31) and their state on (fpu.c: XCR0's AVX, opmask, ZMM_Hi256
+ * and Hi16_ZMM). */
 static bool has_avx512(void)
 {
-    struct cpuid_regs l7 = cpuid(7, 0);
-    uint32_t ebx = (1u << 16) | (1u << 17) | (1u << 31);
-    return (fpu_xcr0() & 0xe4) == 0xe4 && (l7.ebx & ebx) == ebx && ((l7.ecx >> 14) & 1);
+    uint32_t ebx = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31);
+    return (fpu_xcr0() & 0xe4) == 0xe4 && (cpuid(7, 0).ebx & ebx) == ebx;
 }
 
 const char *netsvc_route_lookups = "portable";

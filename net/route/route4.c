@@ -5,11 +5,8 @@
  * first level as records, node and leaves together: route_fib.h). */
 #include "route4.h"
 
-#if defined(__x86_64__)
-#include <immintrin.h> /* the compiler's own: AVX-512 bursts below */
-#endif
-
 #include "core/env.h"
+#include "route_avx512.h"
 #include "route_fib.h"
 #include "route_rib.h"
 #include "route_text.h"
@@ -353,14 +350,13 @@ uint32_t route4_lookup(const struct route4 *t, uint32_t addr)
 
 /* ---- AVX-512 bursts (route_cfg.avx512) ---- */
 #if defined(__x86_64__)
-#define R4_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512vpopcntdq,popcnt")))
 
 /* One vector's second step: e its 16 direct entries, a their addresses;
  * the next hops of the short-record lanes (shrt) and the direct leaves
  * (leaf). A gather is plain loads, each an acquire on x86, and the
  * record's index comes from the direct entry: no record is read before
  * the entry that published it. */
-R4_AVX512 static inline __attribute__((always_inline)) __m512i r4_avx512_leaves(const void *recs, __m512i a, __m512i e,
+ROUTE_AVX512 static inline __attribute__((always_inline)) __m512i r4_avx512_leaves(const void *recs, __m512i a, __m512i e,
                                                                                 __mmask16 shrt, __mmask16 leaf)
 {
     const __m512i zero = _mm512_setzero_si512();
@@ -370,8 +366,8 @@ R4_AVX512 static inline __attribute__((always_inline)) __m512i r4_avx512_leaves(
     /* the slot's shift, 63 - v (r4_shift1) */
     __m512i s = _mm512_and_si512(_mm512_srli_epi32(_mm512_ternarylogic_epi32(a, a, a, 0x55), 32 - R4_DIRECT_BITS - 6),
                                  _mm512_set1_epi32(63));
-    __m512i pc0 = _mm512_popcnt_epi64(_mm512_sllv_epi64(lv0, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(s))));
-    __m512i pc1 = _mm512_popcnt_epi64(_mm512_sllv_epi64(lv1, _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(s, 1))));
+    __m512i pc0 = route_popcnt64(_mm512_sllv_epi64(lv0, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(s))));
+    __m512i pc1 = route_popcnt64(_mm512_sllv_epi64(lv1, _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(s, 1))));
     __m512i pc = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(pc0)), _mm512_cvtepi64_epi32(pc1), 1);
     /* leaf rank pc at byte 8 + 2 * (pc - 1) of the record: the 32 bits from two bytes before it */
     __m512i off = _mm512_add_epi32(_mm512_slli_epi32(e, 3), _mm512_add_epi32(_mm512_slli_epi32(pc, 1), _mm512_set1_epi32(4)));
@@ -383,11 +379,11 @@ R4_AVX512 static inline __attribute__((always_inline)) __m512i r4_avx512_leaves(
  * masked), in r4_burst32's two steps, each step's loads for both vectors
  * before the next step: the direct entries (one gather a vector); then for
  * the lanes on a short record its leafvec (two 64-bit gathers), the slot's
- * rank by VPOPCNTQ and the leaf (one gather, of the 32 bits ending with it:
+ * rank (route_popcnt64) and the leaf (one gather, of the 32 bits ending with it:
  * the two bytes before a leaf are the record's own, so nothing past a
  * record is read); direct leaves masked in; long records (rare) one by
  * one. Masked-off lanes load nothing. */
-R4_AVX512 static void r4_burst_avx512(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh,
+ROUTE_AVX512 static void r4_burst_avx512(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh,
                                       size_t n)
 {
     const void *direct = (const void *)r->direct, *recs = (const void *)r->recs;

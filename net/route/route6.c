@@ -4,12 +4,9 @@
  * SIGCOMM 2015: a 24-bit direct array, then 6-bit nodes from bit 24). */
 #include "route6.h"
 
-#if defined(__x86_64__)
-#include <immintrin.h> /* the compiler's own: AVX-512 bursts below */
-#endif
-
 #include "core/env.h"
 #include "route4.h"
+#include "route_avx512.h"
 #include "route_fib.h"
 #include "route_rib.h"
 #include "route_text.h"
@@ -420,7 +417,6 @@ uint32_t route6_lookup(const struct route6 *t, const uint8_t addr[16])
 
 /* ---- AVX-512 bursts (route_cfg.avx512) ---- */
 #if defined(__x86_64__)
-#define R6_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,avx512vpopcntdq,popcnt")))
 
 /* r6_burst32's walk, 8 addresses a vector (their high 64 bits a lane) and
  * up to four vectors a round, each step's gathers for every vector before
@@ -438,13 +434,13 @@ uint32_t route6_lookup(const struct route6 *t, const uint8_t addr[16])
 _Static_assert(__builtin_offsetof(struct route_fib_node, base_leaf) == 16 &&
                    __builtin_offsetof(struct route_fib_node, base_node) == 20,
                "base_leaf, then base_node, at 16");
-R6_AVX512 static inline __attribute__((always_inline)) __m512i node_bytes(__m512i node)
+ROUTE_AVX512 static inline __attribute__((always_inline)) __m512i node_bytes(__m512i node)
 {
     _Static_assert(sizeof(struct route_fib_node) == 24, "16 + 8");
     return _mm512_add_epi64(_mm512_slli_epi64(node, 4), _mm512_slli_epi64(node, 3));
 }
 
-R6_AVX512 static void r6_burst_avx512(const struct route_fib_root *r, const uint8_t (*a)[16], uint32_t *nh,
+ROUTE_AVX512 static void r6_burst_avx512(const struct route_fib_root *r, const uint8_t (*a)[16], uint32_t *nh,
                                       size_t n)
 {
     const void *l1 = (const void *)r->direct, *blocks = (const void *)r->blocks;
@@ -495,7 +491,7 @@ R6_AVX512 static void r6_burst_avx512(const struct route_fib_root *r, const uint
                                                             nodes, 1);
                 __m512i m = _mm512_sllv_epi64(vec, s);
                 __mmask8 down = _mm512_movepi64_mask(m) & act[v];
-                __m512i child = _mm512_add_epi64(_mm512_srli_epi64(bases, 32), _mm512_sub_epi64(_mm512_popcnt_epi64(m),
+                __m512i child = _mm512_add_epi64(_mm512_srli_epi64(bases, 32), _mm512_sub_epi64(route_popcnt64(m),
                                                                                                  _mm512_set1_epi64(1)));
                 node[v] = _mm512_mask_mov_epi64(node[v], down, child);
                 sh[v] = _mm512_mask_mov_epi64(sh[v], act[v], s);
@@ -508,7 +504,7 @@ R6_AVX512 static void r6_burst_avx512(const struct route_fib_root *r, const uint
             if (stop) {
                 __m512i lvec = _mm512_mask_i64gather_epi64(zero, stop, _mm512_add_epi64(node_bytes(node[v]),
                                                                                         _mm512_set1_epi64(8)), nodes, 1);
-                __m512i rank = _mm512_popcnt_epi64(_mm512_sllv_epi64(lvec, sh[v]));
+                __m512i rank = route_popcnt64(_mm512_sllv_epi64(lvec, sh[v]));
                 /* leaves[base_leaf + rank - 1], as the 32 bits from two bytes before it */
                 __m512i at = _mm512_slli_epi64(_mm512_add_epi64(bl[v], rank), 1);
                 __m256i lf = _mm512_mask_i64gather_epi32(zero8, stop, _mm512_sub_epi64(at, _mm512_set1_epi64(4)),

@@ -51,9 +51,9 @@ struct route_cfg {
     /* The CPU has POPCNT: lookups use the instruction (the embedder checks
      * CPUID). Without it they use a portable bit count. */
     bool popcnt;
-    /* The CPU has AVX-512 F, VL, DQ and VPOPCNTDQ and the embedder has
-     * their state enabled (XCR0): IPv4 bursts look up 16 addresses a
-     * vector, every level's loads one gather (route4.c). */
+    /* The CPU has AVX-512 F, VL, DQ and BW and the embedder has their
+     * state enabled (XCR0): bursts look up 16 (IPv4) or 8 (IPv6)
+     * addresses a vector, each step's loads one gather (route_avx512.h). */
     bool avx512;
 };
 
@@ -66,7 +66,7 @@ static inline bool route_host_avx512(void)
 {
     return getenv("ROUTE_NO_AVX512") == NULL && __builtin_cpu_supports("avx512f") &&
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512vpopcntdq");
+           __builtin_cpu_supports("avx512bw");
 }
 #endif
 

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* net/route/route_avx512.h: what the IPv4 and IPv6 AVX-512 bursts share
+ * (route4.c, route6.c; route_cfg.avx512): the target they are compiled
+ * for, and a 64-bit lane's bit count. */
+#ifndef NET_ROUTE_ROUTE_AVX512_H
+#define NET_ROUTE_ROUTE_AVX512_H
+
+#if defined(__x86_64__)
+#include <immintrin.h> /* the compiler's own */
+
+/* F, VL, DQ and BW: every AVX-512 server core since Skylake-SP, and Zen 4. */
+#define ROUTE_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,popcnt")))
+
+/* Each 64-bit lane's bit count from AVX-512 BW alone (VPOPCNTQ came only
+ * with Ice Lake): each byte's two nibbles counted through a 16-entry
+ * table (VPSHUFB), the bytes summed per lane (VPSADBW). */
+ROUTE_AVX512 static inline __attribute__((always_inline)) __m512i route_popcnt64(__m512i x)
+{
+    const __m512i table = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4));
+    const __m512i nibble = _mm512_set1_epi8(0x0f);
+    __m512i lo = _mm512_shuffle_epi8(table, _mm512_and_si512(x, nibble));
+    __m512i hi = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi64(x, 4), nibble));
+    return _mm512_sad_epu8(_mm512_add_epi8(lo, hi), _mm512_setzero_si512());
+}
+#endif
+
+#endif
