@@ -23,13 +23,14 @@ struct field {
     uint64_t *bits;
     uint32_t nnodes, nclasses;
     /* At most 63 rules (words 1): the same tables with each class's
-     * bitmap in the entry itself, a child as NODE64 | index: one load a
-     * byte, none for the bitmap. */
+     * bitmap in the entry itself, one load a byte and none for the
+     * bitmap. The nodes follow the root (node i at root64 + 256 (i + 1)),
+     * and a child is NODE64 | its byte offset from the root: the walk
+     * needs no pointer but the root's. */
     uint64_t *root64;
-    uint64_t (*node64)[256];
 };
 
-#define NODE64 (1ull << 63)
+#define NODE64 ACL_FAST4_CHILD
 
 struct table {
     uint32_t n;               /* rules of this family */
@@ -41,6 +42,7 @@ struct table {
      * (field.root64), and the permits as a word; bit 63 stands for no
      * match (the implicit deny: never set here). */
     uint64_t permit;
+    struct acl_fast4 fast;    /* each field's root64, ported[0] */
 };
 
 struct acl {
@@ -268,12 +270,10 @@ static bool build_field(struct build *b, struct table *t, int fi, const uint16_t
             ok = fill(b, f->root, root_bits, 0, rem);
         }
         if (ok && t->n < 64) {
-            ok = (f->root64 = take(b, 256 * sizeof(uint64_t))) != NULL &&
-                 (f->nnodes == 0 || (f->node64 = take(b, (size_t)f->nnodes * 256 * sizeof(uint64_t))) != NULL);
+            ok = (f->root64 = take(b, (size_t)(f->nnodes + 1) * 256 * sizeof(uint64_t))) != NULL;
             for (uint32_t i = 0; ok && i < (f->nnodes + 1) * 256; i++) {
                 uint16_t e = i < 256 ? f->root[i] : f->node[i / 256 - 1][i % 256];
-                uint64_t v = e & CHILD ? NODE64 | (e & ENTRY_MAX) : f->bits[e];
-                *(i < 256 ? &f->root64[i] : &f->node64[i / 256 - 1][i % 256]) = v;
+                f->root64[i] = e & CHILD ? NODE64 | ((uint64_t)(e & ENTRY_MAX) + 1) * 256 * 8 : f->bits[e];
             }
         }
     }
@@ -305,9 +305,12 @@ static bool build_table(struct build *b, struct table *t, uint8_t family)
             t->permit |= 1ull << j;
         t->rule[j++] = (uint16_t)i;
     }
-    for (int fi = 0; fi < FIELDS; fi++)
+    for (int fi = 0; fi < FIELDS; fi++) {
         if (!build_field(b, t, fi, t->rule, abytes))
             return false;
+        t->fast.root[fi] = t->f[fi].root64;
+    }
+    t->fast.ported = t->ported[0];
     return true;
 }
 
@@ -387,54 +390,26 @@ static inline uint32_t first_rule(const struct acl *a, const struct table *t, co
     return a->n;
 }
 
+const struct acl_fast4 *acl_fast4(const struct acl *a)
+{
+    const struct table *t = &a->t[0];
+    return t->n && t->n < 64 ? &t->fast : NULL;
+}
+
 /* The ports of a datagram without them: a key of zeros, as acl_key4's. */
 static const uint8_t no_ports[4];
 
-/* A list of at most 63 rules as one IPv4 burst loop wants it in registers. */
-struct small4 {
-    const uint64_t *root[FIELDS];
-    const uint64_t (*node[FIELDS])[256];
-    uint64_t ported;
-};
+#define FIELD(t, fi, key) acl_fast4_field(t, fi, (key)[0], key)
 
-/* The bitmap past a child entry e: a node a byte of key, from its second. */
-static __attribute__((noinline)) uint64_t walk64(const uint64_t (*node)[256], uint64_t e, const uint8_t *key)
-{
-    for (uint32_t i = 1; e & NODE64; i++)
-        e = node[(uint32_t)e][key[i]];
-    return e;
-}
-
-/* The field's bitmap: its first byte's entry, deeper (walk64) only where
- * some rule cuts inside that byte's range. */
-static inline uint64_t word_of(const struct small4 *sm, int fi, const uint8_t *key)
-{
-    uint64_t e = sm->root[fi][key[0]];
-    return NET_LIKELY(!(e & NODE64)) ? e : walk64(sm->node[fi], e, key);
-}
-
-static inline struct small4 small4_of(const struct table *t)
-{
-    struct small4 sm;
-    for (int fi = 0; fi < FIELDS; fi++) {
-        sm.root[fi] = t->f[fi].root64;
-        sm.node[fi] = (const uint64_t(*)[256])t->f[fi].node64;
-    }
-    sm.ported = t->ported[0];
-    return sm;
-}
-
-/* The bit of the first rule matching the IPv4 datagram at ip (len bytes),
- * 63 for none. */
-static inline __attribute__((always_inline)) uint32_t small4_bit(const struct small4 *sm, const uint8_t *ip,
-                                                                  uint32_t len)
+/* The rules matching the IPv4 datagram at ip (len bytes, its header
+ * checked; any, where acl_fast4_bits wants a plain one), ANDed. */
+static uint64_t fast4_any(const struct acl_fast4 *t, const uint8_t *ip, uint32_t len)
 {
     const uint8_t *l4 = acl_ports4(ip, len);
     bool ported = l4 != NULL;
     l4 = ported ? l4 : no_ports;
-    uint64_t m = word_of(sm, F_PROTO, ip + 9) & word_of(sm, F_SRC, ip + 12) & word_of(sm, F_DST, ip + 16) &
-                 word_of(sm, F_SPORT, l4) & word_of(sm, F_DPORT, l4 + 2) & ~(ported ? 0 : sm->ported);
-    return (uint32_t)__builtin_ctzll(m | 1ull << 63);
+    return t->root[F_PROTO][ip[9]] & FIELD(t, F_SRC, ip + 12) & FIELD(t, F_DST, ip + 16) & FIELD(t, F_SPORT, l4) &
+           FIELD(t, F_DPORT, l4 + 2) & ~(ported ? 0 : t->ported);
 }
 
 static uint32_t rule_of_bit(const struct acl *a, const struct table *t, uint32_t bit)
@@ -447,10 +422,8 @@ uint32_t acl_classify4(const struct acl *a, const uint8_t *ip, uint32_t len)
     const struct table *t = &a->t[0];
     if (t->n == 0)
         return a->n;
-    if (t->n < 64) {
-        struct small4 sm = small4_of(t);
-        return rule_of_bit(a, t, small4_bit(&sm, ip, len));
-    }
+    if (t->n < 64)
+        return rule_of_bit(a, t, (uint32_t)__builtin_ctzll(fast4_any(&t->fast, ip, len) | 1ull << 63));
     uint32_t W = t->words;
     const uint8_t *l4 = acl_ports4(ip, len);
     bool ported = l4 != NULL;
@@ -488,56 +461,33 @@ bool acl_use_pass4(const struct acl_use *u, const uint8_t *ip, uint32_t len)
     return r < u->acl->n && u->acl->rules[r].permit;
 }
 
-/* The entry of byte b in field fi's root table; walk64 when it is a child. */
-#define WORD(fi, root, b, key) \
-    (NET_LIKELY(!((root)[b] & NODE64)) ? (root)[b] \
-                                       : walk64((const uint64_t(*)[256])t->f[fi].node64, (root)[b], key))
-
-static inline uint64_t le64(const uint8_t *p)
-{
-    uint64_t v;
-    net_memcpy(&v, p, 8);
-    return v;
-}
-
-uint64_t acl_use_pass4_burst(const struct acl_use *u, struct pkt *const *p, uint32_t n, uint32_t off)
+uint64_t acl_use_count4(const struct acl_use *u, const uint64_t *m, uint32_t n)
 {
     const struct acl *a = u->acl;
     const struct table *t = &a->t[0];
-    uint64_t deny = 0;
-    if (t->n == 0 || t->n >= 64) {
-        for (uint32_t i = 0; i < n; i++)
-            deny |= (uint64_t)!acl_use_pass4(u, p[i]->data + off, p[i]->len - off) << i;
-        return deny;
+    uint64_t deny = 0, permit = t->permit;
+    if (n == 0)
+        return 0;
+    /* The usual burst: every datagram on the first one's rule (its bit the
+     * lowest set in each), a test the compiler makes a few words an
+     * instruction; then one count. */
+    uint64_t first = m[0] | 1ull << 63, upto, diff = 0;
+    first &= -first;
+    upto = first | (first - 1);
+    for (uint32_t i = 0; i < n; i++)
+        diff |= ((m[i] | 1ull << 63) & upto) ^ first;
+    if (NET_LIKELY(diff == 0)) {
+        uint32_t bit = (uint32_t)__builtin_ctzll(first);
+        u->hits[rule_of_bit(a, t, bit)] += n;
+        return permit >> bit & 1 ? 0 : ~0ull >> (64 - n);
     }
-    const uint64_t *rp = t->f[F_PROTO].root64, *rs = t->f[F_SRC].root64, *rd = t->f[F_DST].root64;
-    const uint64_t *rsp = t->f[F_SPORT].root64, *rdp = t->f[F_DPORT].root64;
-    uint64_t permit = t->permit;
     uint32_t last = 63, run = 0; /* a run of one rule counted at its end: no chain through hits[] */
     for (uint32_t i = 0; i < n; i++) {
-        const uint8_t *ip = p[i]->data + off;
-        /* Three loads for the header's bytes (as on the wire: little-endian
-         * words, byte k at bits 8k). */
-        uint64_t w0 = le64(ip), w1 = le64(ip + 8), w2 = le64(ip + 16), bit;
-        uint32_t tot = (uint32_t)(w0 >> 8 & 0xff00) | (uint32_t)(w0 >> 24 & 0xff);
-        /* The usual datagram: a 20-byte header, no fragment, four bytes past
-         * it within the datagram and the frame. Then its ports are read as
-         * they lie, whatever its protocol: a rule with ports is a TCP or UDP
-         * rule (acl_build), which the protocol's bitmap leaves out for
-         * others, and a rule without matches every port. */
-        if (NET_LIKELY((w0 & 0xff) == 0x45 && (w0 >> 48 & 0xff3f) == 0 && tot >= 24 && tot <= p[i]->len - off)) {
-            uint64_t m = WORD(F_PROTO, rp, w1 >> 8 & 0xff, ip + 9) & WORD(F_SRC, rs, w1 >> 32 & 0xff, ip + 12) &
-                         WORD(F_DST, rd, w2 & 0xff, ip + 16) & WORD(F_SPORT, rsp, w2 >> 32 & 0xff, ip + 20) &
-                         WORD(F_DPORT, rdp, w2 >> 48 & 0xff, ip + 22);
-            bit = (uint64_t)__builtin_ctzll(m | 1ull << 63);
-        } else {
-            struct small4 sm = small4_of(t);
-            bit = small4_bit(&sm, ip, p[i]->len - off);
-        }
+        uint32_t bit = (uint32_t)__builtin_ctzll(m[i] | 1ull << 63);
         if (bit != last) {
             if (run)
-                u->hits[rule_of_bit(a, t, (uint32_t)last)] += run;
-            last = (uint32_t)bit;
+                u->hits[rule_of_bit(a, t, last)] += run;
+            last = bit;
             run = 0;
         }
         run++;
@@ -546,4 +496,34 @@ uint64_t acl_use_pass4_burst(const struct acl_use *u, struct pkt *const *p, uint
     if (run)
         u->hits[rule_of_bit(a, t, last)] += run;
     return deny;
+}
+
+uint64_t acl_use_pass4_burst(const struct acl_use *u, struct pkt *const *p, uint32_t n, uint32_t off)
+{
+    const struct acl_fast4 *fast = acl_fast4(u->acl);
+    uint64_t deny = 0, m[64];
+    if (fast == NULL) {
+        for (uint32_t i = 0; i < n; i++)
+            deny |= (uint64_t)!acl_use_pass4(u, p[i]->data + off, p[i]->len - off) << i;
+        return deny;
+    }
+    uint64_t odd = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *ip = p[i]->data + off;
+        uint64_t w0;
+        net_memcpy(&w0, ip, 8); /* byte k at bits 8k, as acl_fast4_bits reads it */
+        uint32_t tot = (uint32_t)(w0 >> 8 & 0xff00) | (uint32_t)(w0 >> 24 & 0xff);
+        /* The usual datagram here, the rest (options, a fragment, a
+         * length past the frame) below: nothing called in this loop. */
+        if (NET_UNLIKELY((w0 & 0xff) != 0x45 || (w0 >> 48 & 0xff3f) != 0 || tot > p[i]->len - off)) {
+            odd |= 1ull << i;
+            continue;
+        }
+        m[i] = acl_fast4_bits(fast, ip);
+    }
+    for (; odd; odd &= odd - 1) {
+        uint32_t i = (uint32_t)__builtin_ctzll(odd);
+        m[i] = fast4_any(fast, p[i]->data + off, p[i]->len - off);
+    }
+    return acl_use_count4(u, m, n);
 }

@@ -117,4 +117,61 @@ bool acl_use_pass4(const struct acl_use *u, const uint8_t *ip, uint32_t len); /*
 struct pkt;
 uint64_t acl_use_pass4_burst(const struct acl_use *u, struct pkt *const *p, uint32_t n, uint32_t off);
 
+/* A list of at most 63 IPv4 rules classified inline, in a loop that reads
+ * the headers anyway (the forwarding fast path's): acl_fast4_bits gives a
+ * datagram's rules as a bitmap, acl_use_count4 counts and decides a burst
+ * of them. Per field (protocol, source, destination, source port,
+ * destination port) a table by its first byte holds the bitmap of the
+ * rules whose range holds the piece, or (ACL_FAST4_CHILD) where a node of
+ * 256 by the next byte is, present only under a byte some rule cuts: its
+ * byte offset from the table, which the nodes follow. Bit 63 of a bitmap
+ * stands for "no rule" (never set in a table). */
+#define ACL_FAST4_CHILD (1ull << 63)
+struct acl_fast4 {
+    const uint64_t *root[5];
+    uint64_t ported;            /* the rules that test ports */
+};
+/* NULL for a list with more than 63 IPv4 rules, or none. */
+const struct acl_fast4 *acl_fast4(const struct acl *a);
+
+/* Field fi's bitmap for the key whose first byte is b0 (key: its bytes,
+ * network order): b0's entry, then a node a byte while that is a child
+ * (a port's high byte 0, an address's first byte where some rule cuts:
+ * met by whole flows). A loop, not a call: nothing in the caller's
+ * registers has to be saved around it. */
+static inline uint64_t acl_fast4_field(const struct acl_fast4 *t, int fi, uint32_t b0, const uint8_t *key)
+{
+    const uint64_t *root = t->root[fi];
+    uint64_t e = root[b0];
+    while (__builtin_expect((e & ACL_FAST4_CHILD) != 0, 0))
+        e = ((const uint64_t *)(const void *)((const char *)root + (e & ~ACL_FAST4_CHILD)))[*++key];
+    return e;
+}
+
+/* The rules matching the IPv4 datagram at ip, ANDed: a plain one (a
+ * 20-byte header, not a fragment, its total length within the buffer, as
+ * the fast path takes). Its ports are read where they lie, whatever its
+ * protocol and length: a rule with ports is a TCP or UDP rule
+ * (acl_build), which the protocol's bitmap leaves out for the others;
+ * one without matches every port; and a datagram shorter than 24 bytes
+ * (no ports) matches no rule with ports. Reads 24 bytes at ip, in three
+ * words (byte k of a word at bits 8k: as the bytes lie, on a
+ * little-endian machine). */
+static inline uint64_t acl_fast4_bits(const struct acl_fast4 *t, const uint8_t *ip)
+{
+    uint64_t w0, w1, w2;
+    __builtin_memcpy(&w0, ip, 8);
+    __builtin_memcpy(&w1, ip + 8, 8);
+    __builtin_memcpy(&w2, ip + 16, 8);
+    uint32_t tot = (uint32_t)(w0 >> 8 & 0xff00) | (uint32_t)(w0 >> 24 & 0xff);
+    return t->root[0][w1 >> 8 & 0xff] & /* the protocol: one byte, no node below */
+           acl_fast4_field(t, 1, w1 >> 32 & 0xff, ip + 12) & acl_fast4_field(t, 2, w2 & 0xff, ip + 16) &
+           acl_fast4_field(t, 3, w2 >> 32 & 0xff, ip + 20) & acl_fast4_field(t, 4, w2 >> 48 & 0xff, ip + 22) &
+           ~(tot >= 24 ? 0 : t->ported);
+}
+
+/* u's list decides m[0..n) (n <= 64; acl_fast4_bits of u->acl's
+ * acl_fast4): each counted on its rule; bit i set when m[i]'s denies. */
+uint64_t acl_use_count4(const struct acl_use *u, const uint64_t *m, uint32_t n);
+
 #endif

@@ -99,12 +99,15 @@ struct fwd {
     uint32_t fast_ports;                 /* bit p: port p may take the fast path */
     uint32_t vlan_ports;                 /* bit p: port p has sub-interfaces (net_subif_demux) */
     uint32_t acl_in_ports, acl_out_ports; /* bit p: port p has an access list there (net.h) */
+    uint32_t acl4_ports;                 /* of acl_in_ports: classified in the burst's loop (acl4) */
+    const struct acl_fast4 *acl4[NET_MAX_PORTS]; /* port p's input list as acl_fast4_bits takes it */
     uint32_t local_mul;                  /* hash of local[]: (a * local_mul) >> 22 */
     uint32_t local[1024];                /* our addresses and broadcasts, collision-free */
     struct fwd_counters ctr;
     /* One burst's scratch. */
     struct pkt *fast[FWD_BURST_MAX], *slow[FWD_BURST_MAX];
     uint32_t dst[FWD_BURST_MAX], nh[FWD_BURST_MAX];
+    uint64_t acl_bits[FWD_BURST_MAX];   /* fast[i]'s input list's rules (acl4_ports) */
     struct nexthop_cache nhc;
     /* IPv6 (fwd6.c); fast6_ports 0 until fwd_set_route6. */
     const struct route6 *rt6;            /* shared, read-only here */

@@ -76,7 +76,7 @@ static bool fill_local(struct fwd *f, const uint32_t *addrs, uint32_t n)
 void fwd_sync(struct fwd *f, const struct net_stack *s)
 {
     uint32_t addrs[2 * NET_MAX_PORTS], n = 0;
-    f->fast_ports = f->acl_in_ports = f->acl_out_ports = f->vlan_ports = 0;
+    f->fast_ports = f->acl_in_ports = f->acl_out_ports = f->vlan_ports = f->acl4_ports = 0;
     for (uint16_t i = 0; i < s->nports && i < NET_MAX_PORTS; i++) {
         const struct net_iface *ifc = &s->iface[i];
         if (ifc->dev == NULL)
@@ -86,6 +86,8 @@ void fwd_sync(struct fwd *f, const struct net_stack *s)
         if (ifc->vlan_id == 0)
             f->fast_ports |= 1u << i;
         f->acl_in_ports |= (uint32_t)(ifc->acl_in.acl != NULL) << i;
+        f->acl4[i] = ifc->acl_in.acl ? acl_fast4(ifc->acl_in.acl) : NULL;
+        f->acl4_ports |= (uint32_t)(f->acl4[i] != NULL) << i;
         f->vlan_ports |= (uint32_t)(ifc->subifs != 0) << i;
         f->acl_out_ports |= (uint32_t)(ifc->acl_out.acl != NULL) << i;
         if (ifc->addr_be) {
@@ -183,10 +185,12 @@ static void exception(struct fwd *f, struct net_stack *s, struct pkt *p, uint32_
     fwd_slow(f, s, p, nh, now_ns);
 }
 
-/* The input ports' access lists on the fast path's frames, in one pass
- * ahead of the lookup: what they deny leaves fast[] (counted, shown to a
- * capture, freed). Returns how many stay. The slow path does not test
- * these frames' input list again (fwd_slow with a known next hop). */
+/* The input ports' access lists on the fast path's frames, ahead of the
+ * lookup: what they deny leaves fast[] (counted, shown to a capture,
+ * freed). A list of at most 63 IPv4 rules was looked up in the loop that
+ * read the headers (acl_bits[]) and is only counted here; a longer one
+ * classifies in one pass. Returns how many stay. The slow path does not
+ * test these frames' input list again (fwd_slow with a known next hop). */
 static __attribute__((noinline)) uint32_t acl_in_burst(struct fwd *f, struct net_stack *s, uint32_t nf)
 {
     uint64_t deny[FWD_BURST_MAX / 64] = {0}, any = 0;
@@ -195,7 +199,9 @@ static __attribute__((noinline)) uint32_t acl_in_burst(struct fwd *f, struct net
         for (j = i + 1; j < nf && j % 64 && f->fast[j]->port == port; j++)
             ;
         if ((f->acl_in_ports >> port) & 1) {
-            uint64_t d = acl_use_pass4_burst(&s->iface[port].acl_in, f->fast + i, j - i, ETH_HDR_LEN);
+            const struct acl_use *u = &s->iface[port].acl_in;
+            uint64_t d = (f->acl4_ports >> port) & 1 ? acl_use_count4(u, f->acl_bits + i, j - i)
+                                                     : acl_use_pass4_burst(u, f->fast + i, j - i, ETH_HDR_LEN);
             deny[i / 64] |= d << (i % 64);
             any |= d;
         }
@@ -229,6 +235,8 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
         if (NET_UNLIKELY((f->vlan_ports >> (p->port & 31)) & 1))
             net_subif_demux(s, p); /* one of the port's VLANs: untagged, that sub-interface's */
         uint32_t dst = classify(f, p);
+        if (NET_UNLIKELY(dst && ((f->acl4_ports >> p->port) & 1))) /* the header at hand: see acl_in_burst */
+            f->acl_bits[nf] = acl_fast4_bits(f->acl4[p->port], p->data + ETH_HDR_LEN);
         bool v6 = dst == 0 && f->fast6_ports && fwd6_classify(f, p, f->dst6[nf6]);
         f->fast[nf] = p; /* all three: one index moves on */
         f->dst[nf] = dst;
@@ -254,8 +262,8 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
         const uint8_t *mac = a->eth;
         if (NET_UNLIKELY(a->state != NEXTHOP_ADJ_MAC)) {
             if (a->state == NEXTHOP_ADJ_GROUP) { /* ECMP: this flow's path */
-                nh = nexthop_group_pick(f->nhc.t, a->port, nh_flow_hash4(d + ETH_HDR_LEN));
-                a = nexthop_cache_get(&f->nhc, s, nh < NEXTHOP_MAX ? nh : 0, now_ns);
+                nh = nexthop_adj_pick(f->nhc.t, a, nh_flow_hash4(d + ETH_HDR_LEN));
+                a = nexthop_cache_get(&f->nhc, s, nh, now_ns);
                 mac = a->eth;
             }
             if (a->state == NEXTHOP_ADJ_LINK)

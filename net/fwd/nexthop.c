@@ -125,6 +125,7 @@ void nexthop_cache_init(struct nexthop_cache *c, const struct nexthop_table *t)
     net_memset(c, 0, sizeof(*c));
     c->t = t;
     c->t_gen = nexthop_gen(t);
+    c->live_gen = atomic_load_explicit(&t->groups.live_gen, memory_order_acquire);
     c->hi = 1;
     c->adj[0].until_ns = UINT64_MAX; /* no route: always the slow path */
 }
@@ -150,8 +151,15 @@ const struct nexthop_adj *nexthop_cache_fill(struct nexthop_cache *c, struct net
     if (idx >= c->hi)
         c->hi = idx + 1;
     if (nh.kind == NEXTHOP_GROUP) {
+        const struct nh_group *g = &c->t->groups.g[nh.gw_be % NH_GROUP_MAX];
+        uint32_t live = atomic_load_explicit(&g->live, memory_order_relaxed), n = g->n;
         a->state = NEXTHOP_ADJ_GROUP;
         a->port = (uint16_t)nh.gw_be;
+        if (n <= NEXTHOP_ADJ_PATHS) { /* a larger one: mtu and path[0] 0, the group decides */
+            a->mtu = (uint16_t)n;
+            for (uint32_t i = 0; i < n; i++) /* as nh_group_pick: all down is all up */
+                a->path[i] = ((live >> i) & 1 || live == 0) && g->path[i] < NEXTHOP_MAX ? g->path[i] : 0;
+        }
         return a;
     }
     /* Tagged ports need a header of another size: eth_output's job. */

@@ -97,10 +97,18 @@ enum nexthop_adj_state {
     NEXTHOP_ADJ_GROUP,     /* ECMP: port is the group; a path's adjacency is the packet's */
 };
 
+#define NEXTHOP_ADJ_PATHS 6 /* a group's paths an adjacency holds */
+
 struct nexthop_adj {
-    uint8_t eth[12];       /* destination MAC (ADJ_MAC only), then our MAC */
+    union {
+        uint8_t eth[12];   /* destination MAC (ADJ_MAC only), then our MAC */
+        /* ADJ_GROUP of at most NEXTHOP_ADJ_PATHS paths (mtu of them):
+         * path i's slot while it is live, 0 where the group decides
+         * (nexthop_adj_pick) */
+        uint16_t path[NEXTHOP_ADJ_PATHS];
+    };
     uint16_t port;
-    uint16_t mtu;          /* largest datagram out of port */
+    uint16_t mtu;          /* largest datagram out of port; ADJ_GROUP: the paths in path[], or 0 */
     uint8_t state;         /* enum nexthop_adj_state */
     uint8_t tagged;        /* port is a VLAN sub-interface: fwd_send_adj tags the frame */
     uint64_t until_ns;     /* valid while now_ns < until_ns; 0: empty */
@@ -110,6 +118,7 @@ _Static_assert(sizeof(struct nexthop_adj) == 32, "two adjacencies a cache line")
 struct nexthop_cache {
     const struct nexthop_table *t;
     uint32_t t_gen;        /* table generation the entries were filled in */
+    uint32_t live_gen;     /* the groups' live_gen (nexthop_group.h) then */
     uint64_t arp_gen;      /* ARP input count they were filled after */
     uint32_t hi;           /* entries [1, hi) may be filled */
     struct nexthop_adj adj[NEXTHOP_MAX];
@@ -135,11 +144,12 @@ static inline uint64_t nexthop_arp_gen(const struct net_stack *s)
  * the table or s's ARP cache changed. */
 static inline void nexthop_cache_check(struct nexthop_cache *c, const struct net_stack *s)
 {
-    uint32_t g = nexthop_gen(c->t);
+    uint32_t g = nexthop_gen(c->t), l = atomic_load_explicit(&c->t->groups.live_gen, memory_order_acquire);
     uint64_t a = nexthop_arp_gen(s);
-    if (__builtin_expect(g != c->t_gen || a != c->arp_gen, 0)) {
+    if (__builtin_expect(g != c->t_gen || l != c->live_gen || a != c->arp_gen, 0)) {
         nexthop_cache_flush(c);
         c->t_gen = g;
+        c->live_gen = l;
         c->arp_gen = a;
     }
 }
@@ -148,6 +158,21 @@ static inline void nexthop_cache_check(struct nexthop_cache *c, const struct net
 static inline uint32_t nexthop_group_pick(const struct nexthop_table *t, uint32_t g, uint32_t hash)
 {
     return nh_group_pick(&t->groups.g[g % NH_GROUP_MAX], hash);
+}
+
+/* nexthop_group_pick through a group's adjacency a, an index below
+ * NEXTHOP_MAX: the path read from a itself while it is live (what the
+ * group would pick: hash-threshold over mtu paths), else the group's own
+ * choice. The live paths as the adjacency was filled stand until the
+ * groups' live_gen moves, which flushes the cache at the next burst
+ * (nexthop_cache_check). */
+static inline uint32_t nexthop_adj_pick(const struct nexthop_table *t, const struct nexthop_adj *a, uint32_t hash)
+{
+    uint32_t p = a->path[((uint64_t)hash * a->mtu) >> 32]; /* mtu 0 (a larger group): path[0], 0 */
+    if (__builtin_expect(p != 0, 1))
+        return p;
+    p = nexthop_group_pick(t, a->port, hash);
+    return p < NEXTHOP_MAX ? p : 0;
 }
 
 /* Adjacency idx (< NEXTHOP_MAX); index 0 (no route) is always SLOW. */

@@ -53,5 +53,7 @@ bool nh_group_set_live(struct nh_groups *t, unsigned g, unsigned i, bool up)
     uint16_t old = atomic_load_explicit(&t->g[g].live, memory_order_relaxed);
     uint16_t now = up ? (uint16_t)(old | 1u << i) : (uint16_t)(old & ~(1u << i));
     atomic_store_explicit(&t->g[g].live, now, memory_order_relaxed);
+    if (now != old)
+        atomic_fetch_add_explicit(&t->live_gen, 1, memory_order_release);
     return now != old;
 }

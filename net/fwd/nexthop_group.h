@@ -34,6 +34,10 @@ struct nh_group {
 
 struct nh_groups {
     struct nh_group g[NH_GROUP_MAX];
+    /* Bumped (release) after any path goes or comes back: a reader that
+     * keeps which paths are live (IPv4's adjacencies, nexthop.h) checks it
+     * once a burst. */
+    _Atomic uint32_t live_gen;
 };
 
 /* Writer. The group of exactly these paths (n from 2 to NH_GROUP_PATHS,
@@ -75,16 +79,19 @@ static inline uint32_t nh_hash_mix(uint64_t a, uint64_t b)
  * transport's ports, which the buffer always holds): addresses, protocol,
  * and the ports of TCP, UDP and SCTP when it is not a fragment (a
  * fragment's flow is its addresses and protocol alone, so all of a
- * datagram's pieces go one way). */
+ * datagram's pieces go one way). Per packet on the fast path, so one
+ * multiply (Fibonacci hashing): the ports and the protocol XORed into the
+ * addresses' word, whose product's top bits, which the pick uses, depend
+ * on every bit of it. Sequences of ports or addresses spread evenly. */
 static inline uint32_t nh_flow_hash4(const uint8_t *ip)
 {
-    uint32_t src, dst, ports = 0;
-    __builtin_memcpy(&src, ip + 12, 4);
-    __builtin_memcpy(&dst, ip + 16, 4);
-    uint8_t proto = ip[9];
+    uint64_t addrs;
+    uint32_t ports = 0, proto = ip[9];
+    __builtin_memcpy(&addrs, ip + 12, 8);
     if ((proto == 6 || proto == 17 || proto == 132) && ((ip[6] & 0x3f) | ip[7]) == 0)
         __builtin_memcpy(&ports, ip + (ip[0] & 15) * 4, 4);
-    return nh_hash_mix((uint64_t)src << 32 | dst, (uint64_t)ports << 8 | proto);
+    uint64_t x = addrs ^ (uint64_t)ports << 16 ^ (uint64_t)proto << 56;
+    return (uint32_t)((x * 0x9e3779b97f4a7c15ull) >> 32);
 }
 
 /* The flow of an IPv6 packet: addresses, flow label (RFC 6438), next

@@ -7,11 +7,13 @@
  *
  *   fwd_bench DATA_DIR [--reps N] [--huge] [--packets N] [--burst N]
  *             [--hayate-only] [--v4-only | --v6-only] [--tag TEXT]
+ *             [--only bursts|ecmp|capture|acl]
  *
  * --huge: 2 MiB pages for the tables and packet buffers, both sides;
  * --burst: that burst size only; --hayate-only: no DPDK (the kernel-flags
- * build). Rows: ns per packet and Mpps, each beside rte_lpm or rte_lpm6;
- * TX doorbells per packet beside their bound (one per output port per
+ * build); --only: that set of IPv4 rows alone (no IPv6), for working on
+ * one of them. Rows: ns per packet and Mpps, each beside rte_lpm or
+ * rte_lpm6; TX doorbells per packet beside their bound (one per output port per
  * burst), for IPv4 also RX doorbells beside one per burst. Exits non-zero
  * when a frame left the fast path or a port's count differs between the
  * two sides.
@@ -57,6 +59,7 @@ static int reps = 7;
 static const char *tag = "";
 static int bursts[] = {1, 8, 32, 256};
 static int nbursts = 4;
+static const char *only_rows; /* --only: that set of IPv4 rows alone */
 
 static uint32_t be(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
 {
@@ -590,6 +593,12 @@ static int acl_rows(struct rig *r, uint64_t npkts)
     return bad;
 }
 
+/* Whether --only leaves the IPv4 rows of this name to run. */
+static int wanted(const char *rows_name)
+{
+    return only_rows == NULL || !strcmp(only_rows, rows_name);
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = NULL;
@@ -610,15 +619,19 @@ int main(int argc, char **argv)
             v4 = 0;
         else if (!strcmp(argv[i], "--tag") && i + 1 < argc)
             tag = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only_rows = argv[++i], v6 = 0;
         else if (!strcmp(argv[i], "--packets") && i + 1 < argc)
             npkts = strtoull(argv[++i], NULL, 0);
         else
             dir = argv[i];
     }
     if (dir == NULL || reps < 1 || reps > 64 || npkts < CHUNK || npkts > NADDR || bursts[0] < 1 ||
-        bursts[0] > 256 || CHUNK % bursts[0] || !(v4 || v6)) {
+        bursts[0] > 256 || CHUNK % bursts[0] || !(v4 || v6) ||
+        !(wanted("bursts") || wanted("ecmp") || wanted("capture") || wanted("acl"))) {
         fprintf(stderr, "usage: fwd_bench DATA_DIR [--reps N] [--huge] [--packets N] [--burst N] "
-                        "[--hayate-only] [--v4-only | --v6-only] [--tag TEXT]\n");
+                        "[--hayate-only] [--v4-only | --v6-only] [--tag TEXT] "
+                        "[--only bursts|ecmp|capture|acl]\n");
         return 2;
     }
     npkts = npkts / CHUNK * CHUNK;
@@ -633,12 +646,17 @@ int main(int argc, char **argv)
     setup(&r, dir, only, v4);
     int bad = 0;
     if (v4) {
-        bad |= rows(&r, 0, only, npkts);
-        bad |= ecmp_rows(&r, npkts);
-        bad |= capture_rows(&r, npkts);
-        make_acl(&r);
-        bad |= acl_rows(&r, npkts);
-        bind_acl(&r, OURS);
+        if (wanted("bursts"))
+            bad |= rows(&r, 0, only, npkts);
+        if (wanted("ecmp"))
+            bad |= ecmp_rows(&r, npkts);
+        if (wanted("capture"))
+            bad |= capture_rows(&r, npkts);
+        if (wanted("acl")) {
+            make_acl(&r);
+            bad |= acl_rows(&r, npkts);
+            bind_acl(&r, OURS);
+        }
     }
     if (v6) {
         fwd_bench6_setup(&r, dir, only);

@@ -1020,16 +1020,22 @@ static int differential(const struct acl_rule *rules, uint32_t n, uint32_t nkeys
     return bad;
 }
 
+/* rules[0..n) at random, the same for the same seed. */
+static void random_list(struct acl_rule *rules, uint32_t n, uint64_t seed)
+{
+    rng_state = seed;
+    for (uint32_t i = 0; i < n; i++)
+        rules[i] = random_rule();
+}
+
 TEST(acl_classify_equals_first_match_on_random_lists)
 {
     static const uint32_t sizes[] = {1, 5, 50, 64, 65, 200, 1000, ACL_RULES_MAX};
     static struct acl_rule rules[ACL_RULES_MAX];
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
         for (uint64_t seed = 1; seed <= 4; seed++) {
-            rng_state = seed * 1000003u + sizes[si];
             uint32_t n = sizes[si];
-            for (uint32_t i = 0; i < n; i++)
-                rules[i] = random_rule();
+            random_list(rules, n, seed * 1000003u + n);
             if (seed == 2) /* a catch-all part way: everything after it unreachable */
                 rules[n / 2] = any_rule(true);
             if (seed == 3) /* one family only */
@@ -1140,6 +1146,93 @@ TEST(acl_classify_wire_datagrams)
     key6(&k, b, m);
     CHECK_EQ(acl_classify(a, &k), 5);
     acl_free(a, &plain_mem);
+}
+
+/* The IPv4 datagram of key k (family ACL_V4) on the wire: a plain
+ * 20-byte header, then its ports when it has them, else (for TCP or UDP)
+ * a datagram too short for them; 24 bytes always readable after b. */
+static uint32_t wire4(uint8_t *b, const struct acl_key *k)
+{
+    memset(b, 0, 64);
+    uint32_t len = k->has_ports ? 28 : 20 + rnd_below(4);
+    b[0] = 0x45;
+    put16(b + 2, (uint16_t)len);
+    b[8] = 64;
+    b[9] = k->proto;
+    memcpy(b + 12, k->src, 4);
+    memcpy(b + 16, k->dst, 4);
+    if (k->has_ports) {
+        put16(b + 20, k->sport);
+        put16(b + 22, k->dport);
+    } else {
+        for (uint32_t i = len; i < 24; i++)
+            b[i] = (uint8_t)rnd(); /* what lies past a short datagram: not ports */
+    }
+    return len;
+}
+
+/* The inline IPv4 classifier (acl_fast4_bits, acl_use_count4) against the
+ * linear first match on random lists of up to 63 rules: each datagram's
+ * rule, and bursts of one rule and of many counted and decided as
+ * acl_use_pass4 does one at a time. */
+TEST(acl_fast4_equals_first_match)
+{
+    static const uint32_t sizes[] = {1, 7, 40, 63};
+    static struct acl_rule rules[63];
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            uint32_t n = sizes[si];
+            random_list(rules, n, seed * 7919u + n);
+            char err[128];
+            struct acl *a = acl_build("fast4", rules, n, &plain_mem, err, sizeof err);
+            CHECK(a != NULL);
+            if (a == NULL)
+                continue;
+            const struct acl_fast4 *t = acl_fast4(a);
+            uint32_t n4 = 0, idx4[63]; /* bit j: the list's j-th IPv4 rule */
+            for (uint32_t i = 0; i < n; i++)
+                if (rules[i].family & ACL_V4)
+                    idx4[n4++] = i;
+            CHECK_EQ(t == NULL, n4 == 0);
+            if (t == NULL) {
+                acl_free(a, &plain_mem);
+                continue;
+            }
+            uint64_t *hits = calloc(n + 1, 8), *want_hits = calloc(n + 1, 8);
+            struct acl_use u = {a, hits}, w = {a, want_hits};
+            static uint8_t b[64][64];
+            uint64_t m[64];
+            for (int burst = 0; burst < 200; burst++) {
+                uint32_t len[64], cnt = 1 + rnd_below(64);
+                bool same = burst & 1; /* every datagram the first: one rule throughout */
+                uint64_t want_deny = 0;
+                for (uint32_t i = 0; i < cnt; i++) {
+                    struct acl_key k;
+                    do
+                        k = random_key(rules, n);
+                    while (k.family != ACL_V4);
+                    if (same && i > 0) {
+                        memcpy(b[i], b[0], 64);
+                        len[i] = len[0];
+                    } else {
+                        len[i] = wire4(b[i], &k);
+                    }
+                    struct acl_key wk;
+                    acl_key4(&wk, b[i], len[i]);
+                    uint32_t want = linear(rules, n, &wk);
+                    m[i] = acl_fast4_bits(t, b[i]);
+                    uint32_t bit = (uint32_t)__builtin_ctzll(m[i] | 1ull << 63);
+                    CHECK_EQ(bit < 63 ? idx4[bit] : n, want);
+                    CHECK_EQ(acl_classify4(a, b[i], len[i]), want);
+                    want_deny |= (uint64_t)!acl_use_pass4(&w, b[i], len[i]) << i;
+                }
+                CHECK_EQ(acl_use_count4(&u, m, cnt), want_deny);
+            }
+            CHECK_EQ(memcmp(hits, want_hits, (n + 1) * 8), 0);
+            free(hits);
+            free(want_hits);
+            acl_free(a, &plain_mem);
+        }
 }
 
 /* An empty list denies everything (the implicit rule alone). */

@@ -103,6 +103,42 @@ TEST(ecmp_flow_hash_fragments_and_ports)
     CHECK_EQ(nh_flow_hash4(a), nh_flow_hash4(c));
 }
 
+/* A group's adjacency picks what the group does (nexthop_adj_pick against
+ * nexthop_group_pick), for groups of 2 to NH_GROUP_PATHS paths, those
+ * past NEXTHOP_ADJ_PATHS left to the group, with paths going and coming
+ * back: the next check (one a burst) sees each change. */
+TEST(ecmp_adjacency_picks_as_the_group)
+{
+    struct fwd_fix x;
+    fwd_fix_init(&x, 64);
+    struct nexthop_cache *c = calloc(1, sizeof(*c));
+    nexthop_cache_init(c, &x.nht);
+    uint32_t slot[NH_GROUP_PATHS];
+    for (unsigned i = 0; i < NH_GROUP_PATHS; i++)
+        slot[i] = fwd_fix_nh(&x, NEXTHOP_VIA, (uint8_t)(i & 1), NET_IP4(10, 0, i & 1, 50 + i), 0);
+    uint64_t seed = 3;
+    for (unsigned n = 2; n <= NH_GROUP_PATHS; n++) {
+        bool made;
+        uint32_t idx = nexthop_group_add(&x.nht, slot, n, &made);
+        CHECK(idx != 0 && made);
+        unsigned g = nexthop_get(&x.nht, idx).gw_be;
+        for (unsigned round = 0; round < 8; round++) {
+            /* round 0 all live; then random masks, none live among them */
+            for (unsigned i = 0; round && i < n; i++)
+                nh_group_set_live(&x.nht.groups, g, i, round == 7 ? false : test_rand(&seed) & 1);
+            nexthop_cache_check(c, x.fn.s);
+            const struct nexthop_adj *a = nexthop_cache_get(c, x.fn.s, idx, x.fn.now_ns);
+            CHECK_EQ(a->state, NEXTHOP_ADJ_GROUP);
+            for (unsigned k = 0; k < 2000; k++) {
+                uint32_t hash = (uint32_t)test_rand(&seed);
+                CHECK_EQ(nexthop_adj_pick(&x.nht, a, hash), nexthop_group_pick(&x.nht, g, hash));
+            }
+        }
+    }
+    free(c);
+    fwd_fix_free(&x);
+}
+
 /* The fixture's router with 192.0.2.0/24 over two paths: 10.0.0.2 on
  * eth0 and 10.0.1.2 on eth1. */
 static uint32_t ecmp_route(struct fwd_fix *x, uint32_t *paths)
