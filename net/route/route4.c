@@ -423,7 +423,7 @@ void route4_lookup_burst(const struct route4 *t, const uint32_t *addr, uint32_t 
 {
     const struct route_fib_root *r = route_fib_root(&t->fib);
 #if defined(__x86_64__)
-    if (t->fib.avx512) {
+    if (t->fib.avx512 && n >= ROUTE_AVX512_MIN_BURST) {
         r4_burst_avx512(r, addr, nh, n);
         return;
     }

@@ -530,7 +530,7 @@ void route6_lookup_burst(const struct route6 *t, const uint8_t (*addr)[16], uint
 {
     const struct route_fib_root *r = route_fib_root(&t->fib);
 #if defined(__x86_64__)
-    if (t->fib.avx512) {
+    if (t->fib.avx512 && n >= ROUTE_AVX512_MIN_BURST) {
         r6_burst_avx512(r, addr, nh, n);
         return;
     }

@@ -8,6 +8,12 @@
 #if defined(__x86_64__)
 #include <immintrin.h> /* the compiler's own */
 
+/* The bursts take the vector path from this many addresses on: a gather
+ * costs more than its loads until enough lanes share it (fwd_bench, Xeon:
+ * bursts of 1 and 8 forwarded 1.2-1.5x slower through it, 32 and 256 as
+ * fast or faster). */
+#define ROUTE_AVX512_MIN_BURST 16
+
 /* F, VL, DQ and BW: every AVX-512 server core since Skylake-SP, and Zen 4. */
 #define ROUTE_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,popcnt")))
 
