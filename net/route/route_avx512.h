@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* net/route/route_avx512.h: what the IPv4 and IPv6 AVX-512 bursts share
  * (route4.c, route6.c; route_cfg.avx512): the target they are compiled
- * for, and a 64-bit lane's bit count. */
+ * for, and a 64-bit lane's bit count. IPv6 walks 8 lanes of 64 bits in
+ * 512-bit vectors, IPv4 8 lanes of 32 bits in 256-bit ones (with AVX-512
+ * VL's masked gathers). */
 #ifndef NET_ROUTE_ROUTE_AVX512_H
 #define NET_ROUTE_ROUTE_AVX512_H
 
@@ -27,6 +29,16 @@ ROUTE_AVX512 static inline __attribute__((always_inline)) __m512i route_popcnt64
     __m512i lo = _mm512_shuffle_epi8(table, _mm512_and_si512(x, nibble));
     __m512i hi = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi64(x, 4), nibble));
     return _mm512_sad_epu8(_mm512_add_epi8(lo, hi), _mm512_setzero_si512());
+}
+
+/* The same for the four lanes of a 256-bit vector (IPv4's, route4.c). */
+ROUTE_AVX512 static inline __attribute__((always_inline)) __m256i route_popcnt64_256(__m256i x)
+{
+    const __m256i table = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4));
+    const __m256i nibble = _mm256_set1_epi8(0x0f);
+    __m256i lo = _mm256_shuffle_epi8(table, _mm256_and_si256(x, nibble));
+    __m256i hi = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi64(x, 4), nibble));
+    return _mm256_sad_epu8(_mm256_add_epi8(lo, hi), _mm256_setzero_si256());
 }
 #endif
 
