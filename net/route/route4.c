@@ -2,7 +2,8 @@
 /* net/route/route4.c: the IPv4 route table (route4.h): the RIB and Poptrie glue,
  * the text parser, and the lookups (Asai & Ohara, SIGCOMM 2015, section 3:
  * an 18-bit direct array, then 6-bit nodes at bits 18, 24 and 30; the
- * first level as records, node and leaves together: route_fib.h). */
+ * first level as records, node and leaves together: route_fib.h);
+ * bursts in AVX-512 vectors where the CPU has them (route_cfg.avx512). */
 #include "route4.h"
 
 #include "core/env.h"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* net/route/route6.c: the IPv6 route table (route6.h): the RIB and Poptrie glue,
  * the text parser (RFC 4291 section 2.2) and the lookups (Asai & Ohara,
- * SIGCOMM 2015: a 24-bit direct array, then 6-bit nodes from bit 24). */
+ * SIGCOMM 2015: a 24-bit direct array, then 6-bit nodes from bit 24);
+ * bursts in AVX-512 vectors where the CPU has them (route_cfg.avx512). */
 #include "route6.h"
 
 #include "core/env.h"

@@ -8,7 +8,10 @@
 #define NET_ROUTE_ROUTE_AVX512_H
 
 #if defined(__x86_64__)
-#include <immintrin.h> /* the compiler's own */
+/* The compiler's own header, as <stdatomic.h> is elsewhere in net/: the
+ * intrinsics are builtins, nothing outside net/ is called, and it builds
+ * under -ffreestanding -nostdlibinc (the kernel). */
+#include <immintrin.h>
 
 /* The bursts take the vector path from this many addresses on: a gather
  * costs more than its loads until enough lanes share it (fwd_bench, Xeon:

@@ -57,19 +57,6 @@ struct route_cfg {
     bool avx512;
 };
 
-#if __STDC_HOSTED__
-#include <stdlib.h>
-/* route_cfg.avx512 for a host build (tests, benchmarks: the host OS has
- * the state on); ROUTE_NO_AVX512 in the environment says no, for a run
- * of the scalar path. The kernel asks CPUID and XCR0 (netsvc_route.c). */
-static inline bool route_host_avx512(void)
-{
-    return getenv("ROUTE_NO_AVX512") == NULL && __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512bw");
-}
-#endif
-
 /* Sizes, for `show` commands and the benchmark. */
 struct route_stats {
     uint32_t prefixes;     /* routes in the table */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/route/diff_util.c: the reference and helpers of diff.h. */
 #include "diff.h"
+#include "tests/support/host_cpu.h"
 
 int diff_passed, diff_failed;
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "net/route/route.h"
+#include "tests/support/host_cpu.h"
 
 struct test_alloc {
     _Atomic long live_bytes;

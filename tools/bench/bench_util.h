@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "net/route/route.h"
+#include "tests/support/host_cpu.h"
 
 /* Each lookup figure: reps x BENCH_SLICES timed passes a side over slices of
  * the address array, interleaved, alternating which side goes first. A
