@@ -6,8 +6,11 @@
  * JSON lines (bench_util.h) for tools/bench.py.
  *
  *   route_bench DATA_DIR [--reps N] [--only v4|v6] [--lookups-only]
- *               [--hayate-only] [--huge] [--tag TEXT]
+ *               [--hayate-only] [--huge] [--working-set] [--tag TEXT]
  *
+ * --working-set: IPv4 lookups also in only 1,000, 10,000 and 100,000 of
+ * the table's prefixes (drawn at random; the full table loaded): how each
+ * side's rate falls as the lines it touches outgrow the caches.
  * --huge: 2 MiB pages for both sides (the system has them reserved);
  * --hayate-only: our lookups alone, no DPDK (for the kernel-flags build). */
 #include <rte_eal.h>
@@ -27,7 +30,7 @@ static const char *tag = "";
 
 struct opts {
     const char *dir;
-    int v4, v6, lookups_only, hayate_only;
+    int v4, v6, lookups_only, hayate_only, working_set;
 };
 
 static double time_v4_hayate(const struct route4 *t, const uint32_t *a, uint32_t *out,
@@ -166,6 +169,24 @@ static void bench_v4(const struct opts *o)
     }
     v4_lookups(t, l, uni, "v4 lookups, uniform random addresses");
     v4_lookups(t, l, in, "v4 lookups, addresses in table prefixes");
+    if (o->working_set) {
+        struct route4_prefix *sub = malloc(n * sizeof(*sub));
+        memcpy(sub, p, n * sizeof(*sub));
+        uint64_t s = 11;
+        for (size_t k = 0; k < 100000 && k + 1 < n; k++) { /* the first k of a shuffle */
+            size_t j = k + bench_rand(&s) % (n - k);
+            struct route4_prefix x = sub[k];
+            sub[k] = sub[j];
+            sub[j] = x;
+        }
+        for (size_t k = 1000; k <= 100000 && k <= n; k *= 10) {
+            char name[96];
+            snprintf(name, sizeof(name), "v4 lookups, addresses in %zu of the table's prefixes", k);
+            v4_addresses(sub, k, uni, in);
+            v4_lookups(t, l, in, name);
+        }
+        free(sub);
+    }
     if (!o->lookups_only) {
         struct route_stats st;
         route4_stats(t, &st);
@@ -202,7 +223,7 @@ void bench_v6(const char *dir, int lookups_only, int hayate_only, int nreps, con
 
 int main(int argc, char **argv)
 {
-    struct opts o = {NULL, 1, 1, 0, 0};
+    struct opts o = {NULL, 1, 1, 0, 0, 0};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
@@ -214,6 +235,8 @@ int main(int argc, char **argv)
             o.hayate_only = o.lookups_only = 1;
         else if (!strcmp(argv[i], "--huge"))
             bench_huge = 1;
+        else if (!strcmp(argv[i], "--working-set"))
+            o.working_set = 1;
         else if (!strcmp(argv[i], "--tag") && i + 1 < argc)
             tag = argv[++i];
         else
