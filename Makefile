@@ -243,7 +243,29 @@ route-diff: $(BUILD)/route-diff
 # it); tcp_bench sets lwIP beside us, whose objects bench_tcp.py builds.
 ROUTE_BENCH_SRCS := tools/bench/route_bench.c tools/bench/route_bench6.c tools/bench/route_load.c
 FWD_BENCH_SRCS   := tools/bench/fwd_bench.c tools/bench/fwd_bench6.c tools/bench/fwd_nic.c \
-           tools/bench/route_load.c
+           tools/bench/route_load.c tools/bench/l3fwd_side.c
+# fwd_bench's third side, DPDK's own l3fwd (l3fwd_side.c drives its
+# lpm_main_loop): the example's files from Debian's dpdk-doc, never copied
+# here, compiled as its Makefile does (its SRCS-y, -O3, DPDK's flags,
+# ../common), main renamed; -march=native as DPDK's headers get in ours.
+L3FWD_DIR  := /usr/share/dpdk/examples/l3fwd
+L3FWD_SRCS := main.c l3fwd_acl.c l3fwd_lpm.c l3fwd_fib.c l3fwd_em.c l3fwd_event.c l3fwd_event_generic.c \
+           l3fwd_event_internal_port.c
+L3FWD_OBJS := $(patsubst %.c,$(BUILD)/bench/l3fwd/%.o,$(L3FWD_SRCS))
+$(BUILD)/bench/l3fwd/%.o: $(L3FWD_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O3 $(DPDK_CFLAGS) -DALLOW_EXPERIMENTAL_API -I$(L3FWD_DIR)/../common -march=native -gdwarf-4 \
+	    -Dmain=l3fwd_main -MMD -MP -c $< -o $@
+l3fwd_missing = @echo "fwd_bench: $@ is missing: DPDK's l3fwd example, the forwarding benchmark's peer," \
+	    "comes with dpdk-doc (tools/deps bench; apt-get install dpdk-doc)" >&2; exit 1
+$(L3FWD_DIR)/%.c:
+	$(l3fwd_missing)
+$(L3FWD_DIR)/%.h:
+	$(l3fwd_missing)
+L3FWD_SIDE := $(foreach f,bench bench-kernel,$(call host_objs,$(f),tools/bench/l3fwd_side.c))
+$(L3FWD_SIDE): $(L3FWD_DIR)/l3fwd.h
+$(L3FWD_SIDE): DPDK_CFLAGS += -I$(L3FWD_DIR)
+-include $(wildcard $(BUILD)/bench/l3fwd/*.d)
 # The generator (tester/) beside dpdk-testpmd, which it runs: no DPDK library.
 GEN_BENCH_SRCS   := tools/bench/gen_bench.c tools/bench/fwd_nic.c
 LWIP_OBJS := $(BUILD)/bench/lwip/lwip_a.o $(BUILD)/bench/lwip/lwip_b.o
@@ -255,8 +277,8 @@ $(BUILD)/bench/$(1): $(call host_objs,$(2),$(3)) $(4) $(call host_deps,$(2))
 endef
 $(eval $(call bench_program,route_bench,bench,$(ROUTE_BENCH_SRCS),,$$(DPDK_LIBS)))
 $(eval $(call bench_program,route_bench_kflags,bench-kernel,$(ROUTE_BENCH_SRCS),,$$(DPDK_LIBS)))
-$(eval $(call bench_program,fwd_bench,bench,$(FWD_BENCH_SRCS),,$$(DPDK_LIBS)))
-$(eval $(call bench_program,fwd_bench_kflags,bench-kernel,$(FWD_BENCH_SRCS),,$$(DPDK_LIBS)))
+$(eval $(call bench_program,fwd_bench,bench,$(FWD_BENCH_SRCS),$(L3FWD_OBJS),$$(DPDK_LIBS) -lrte_net_ring))
+$(eval $(call bench_program,fwd_bench_kflags,bench-kernel,$(FWD_BENCH_SRCS),$(L3FWD_OBJS),$$(DPDK_LIBS) -lrte_net_ring))
 $(eval $(call bench_program,gen_bench,bench,$(GEN_BENCH_SRCS)))
 $(eval $(call bench_program,gen_bench_kflags,bench-kernel,$(GEN_BENCH_SRCS)))
 $(eval $(call bench_program,tcp_bench,bench-tcp,tools/bench/tcp/tcp_bench.c,$(LWIP_OBJS)))

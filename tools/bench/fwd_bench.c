@@ -42,10 +42,20 @@
  * us; beside no list in the same run. Every frame must be counted on that
  * rule and forwarded.
  *
+ * DPDK l3fwd (IPv4, bursts of 32, l3fwd_side.c): the example's own
+ * lpm_main_loop on ring PMD ports, fed the same frames between chunks,
+ * with the same prefixes to the same ports, interleaved with the other
+ * sides; its frames per port must equal ours. Beside it, like for like,
+ * our pipeline on pointer rings too (fwd_nic.h, nic_pointer_rings): no
+ * driver work on either side.
+ *
  * The prefixes, the addresses and the rte_lpm build come from
  * route_load.c, as route_bench's do, so the two benchmarks measure the
- * same tables the same way; the EAL arguments are route_bench's too. */
+ * same tables the same way; the EAL arguments are route_bench's but for
+ * the lcore, which runs on the CPU we were started on (taskset). */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <arpa/inet.h>
+#include <sched.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lpm.h>
@@ -53,13 +63,28 @@
 #include "net/acl/acl.h"
 #include "tools/bench/bench_util.h"
 #include "tools/bench/fwd_bench.h"
+#include "tools/bench/l3fwd_side.h"
 #include "tools/bench/route_load.h"
+
+_Static_assert(L3FWD_PORTS == NPORTS, "l3fwd's ports are the rig's");
 
 static int reps = 7;
 static const char *tag = "";
 static int bursts[] = {1, 8, 32, 256};
 static int nbursts = 4;
 static const char *only_rows; /* --only: that set of IPv4 rows alone */
+
+/* Whether --only leaves the IPv4 rows of this name to run. */
+static int wanted(const char *rows_name)
+{
+    return only_rows == NULL || !strcmp(only_rows, rows_name);
+}
+
+/* Whether DPDK l3fwd runs: IPv4 rows of bursts of 32 (its only size). */
+static int l3fwd_wanted(int only)
+{
+    return !only && wanted("bursts") && (nbursts > 1 || bursts[0] == 32);
+}
 
 static uint32_t be(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
 {
@@ -168,6 +193,21 @@ static void load_ecmp(struct rig *r, const struct route4_prefix *p, size_t n)
     route4_defer(r->rt_ecmp, false);
 }
 
+/* DPDK l3fwd's side: each prefix to the port of the next hop it has here,
+ * that port's first gateway as its one next hop. */
+static void setup_l3fwd(struct rig *r, const struct route4_prefix *p, size_t n)
+{
+    uint8_t *port = malloc(n), mac[NPORTS][6], gw[NPORTS][6];
+    for (size_t i = 0; i < n; i++)
+        port[i] = nexthop_get(&r->nht, p[i].nh).port;
+    for (int k = 0; k < NPORTS; k++) {
+        fwd_bench_mac(mac[k], k, 1);
+        fwd_bench_mac(gw[k], k, 2);
+    }
+    l3fwd_side_setup(p, port, n, (const uint8_t(*)[6])mac, (const uint8_t(*)[6])gw);
+    free(port);
+}
+
 /* The IPv4 tables, both sides, and the destinations. */
 static void setup4(struct rig *r, const char *dir, int only)
 {
@@ -181,6 +221,8 @@ static void setup4(struct rig *r, const char *dir, int only)
     }
     load_tables(r, p, n, only);
     load_ecmp(r, p, n);
+    if (l3fwd_wanted(only))
+        setup_l3fwd(r, p, n);
     uint32_t *uni = malloc(NADDR * 4), *in = malloc(NADDR * 4);
     v4_addresses(p, n, uni, in);
     r->dst_be = malloc(NADDR * 4);
@@ -245,7 +287,7 @@ static void ecmp_lookup(void *ctx, const uint32_t *addr, uint32_t *nh, uint32_t 
     route4_lookup_burst(ctx, addr, nh, n);
 }
 
-enum { OURS, LPM, ECMP, CAPTURE, ACL };
+enum { OURS, LPM, ECMP, CAPTURE, ACL, RINGS }; /* RINGS: OURS on pointer rings (fwd_nic.h) */
 
 /* The access list of the ACL rows: an edge router's input list. None of
  * the first 49 rules matches the bench traffic (UDP 1024 -> 9 from
@@ -399,6 +441,8 @@ static struct result run(struct rig *r, int b, int side, int v6, uint64_t npkts)
         db_tx += r->nic[p].tx_doorbells;
         sent[p] = r->nic[p].tx_packets;
     }
+    for (int p = 0; p < NPORTS; p++)
+        nic_pointer_rings(&r->nic[p], side == RINGS);
     double t = 0;
     uint32_t pos = 0;
     while (res.pkts < npkts) {
@@ -418,6 +462,8 @@ static struct result run(struct rig *r, int b, int side, int v6, uint64_t npkts)
         atomic_store(&cap_ring.tail, atomic_load(&cap_ring.head)); /* the reader, on another core */
         res.pkts += got;
     }
+    for (int p = 0; p < NPORTS; p++)
+        nic_pointer_rings(&r->nic[p], false);
     res.cap_lost = cap_ring.lost - lost0;
     atomic_store(&r->s->tap, NULL);
     res.ns_per_pkt = t * 1e9 / (double)res.pkts;
@@ -479,24 +525,56 @@ static int check(const struct result *h, const struct result *l, int v6, int b, 
     return bad;
 }
 
+/* l3fwd's frames all out, TTL and MACs rewritten, and as many on each
+ * port as ours. */
+static int check_l3fwd(const struct result *h, const struct l3fwd_result *l)
+{
+    if (l->forwarded == l->pkts && l->bad == 0 && !memcmp(h->per_port, l->per_port, sizeof(h->per_port)))
+        return 0;
+    fprintf(stderr, "fwd_bench: IPv4 burst 32, DPDK l3fwd: %llu of %llu frames out, %llu badly rewritten; per port:",
+            (unsigned long long)l->forwarded, (unsigned long long)l->pkts, (unsigned long long)l->bad);
+    for (int p = 0; p < NPORTS; p++)
+        fprintf(stderr, " eth%d %llu/%llu", p, (unsigned long long)h->per_port[p],
+                (unsigned long long)l->per_port[p]);
+    fprintf(stderr, "\n");
+    return 1;
+}
+
 /* One family's rows (IPv6 with v6): both sides and every burst size
- * interleaved, medians of reps. Returns non-zero when a check failed. */
+ * interleaved, medians of reps; for IPv4 bursts of 32 DPDK l3fwd is a
+ * third side, in turn with them. Returns non-zero when a check failed. */
 static int rows(struct rig *r, int v6, int only, uint64_t npkts)
 {
-    static double ns[2][4][64];
-    struct result last[2][4];
+    static double ns[4][4][64]; /* ours, rte_lpm's, l3fwd's, ours on pointer rings */
+    struct result last[2][4], ringed = {0};
+    struct l3fwd_result l3 = {0};
     const char *row = v6 ? "fwd6 62B" : "fwd 64B", *db = v6 ? "fwd6" : "fwd";
     const char *ref = only ? "" : v6 ? "rte_lpm6, same pipeline" : "rte_lpm, same pipeline";
-    int bad = 0, sides = only ? 1 : 2;
+    int bad = 0, sides = only ? 1 : 2, with_l3fwd = !v6 && l3fwd_wanted(only);
     for (int side = 0; side < sides; side++) /* warm up */
         run(r, 32, side, v6, npkts / 4);
+    struct l3fwd_feed feed = {r->tmpl, FRAME_LEN, r->tmpl_base, r->dst_be, NADDR, CHUNK};
+    if (with_l3fwd)
+        l3fwd_side_run(&feed, npkts / 4);
     for (int rep = 0; rep < reps; rep++)
-        for (int bi = 0; bi < nbursts; bi++)
-            for (int k = 0; k < sides; k++) {
-                int lpm = only ? 0 : (rep + bi + k) & 1; /* alternate which side goes first */
-                last[lpm][bi] = run(r, bursts[bi], lpm, v6, npkts);
-                ns[lpm][bi][rep] = last[lpm][bi].ns_per_pkt;
+        for (int bi = 0; bi < nbursts; bi++) {
+            int n = sides + 2 * (with_l3fwd && bursts[bi] == 32);
+            for (int k = 0; k < n; k++) {
+                int side = (rep + bi + k) % n; /* turn about which side goes first */
+                if (side == 2) {
+                    l3 = l3fwd_side_run(&feed, npkts);
+                    ns[2][bi][rep] = l3.ns_per_pkt;
+                    continue;
+                }
+                if (side == 3) {
+                    ringed = run(r, 32, RINGS, 0, npkts);
+                    ns[3][bi][rep] = ringed.ns_per_pkt;
+                    continue;
+                }
+                last[side][bi] = run(r, bursts[bi], side, v6, npkts);
+                ns[side][bi][rep] = last[side][bi].ns_per_pkt;
             }
+        }
     for (int bi = 0; bi < nbursts; bi++) {
         struct result *h = &last[0][bi];
         bad |= check(h, &last[1][bi], v6, bursts[bi], only);
@@ -508,6 +586,21 @@ static int rows(struct rig *r, int v6, int only, uint64_t npkts)
         bench_emit(name, "Mpps/core", 1e3 / hn, ref, only ? 0 : 1e3 / ln);
         if (only)
             continue;
+        if (with_l3fwd && bursts[bi] == 32) {
+            const char *l3ref = "DPDK l3fwd (its lpm_main_loop, ring PMD ports), same run";
+            double l3n = bench_median(ns[2][bi], reps);
+            bad |= check_l3fwd(h, &l3);
+            snprintf(name, sizeof(name), "%s burst 32, full table, hayate vs DPDK l3fwd%s", row, tag);
+            bench_emit(name, "ns/packet", hn, l3ref, l3n);
+            snprintf(name, sizeof(name), "%s burst 32, full table, rate, hayate vs DPDK l3fwd%s", row, tag);
+            bench_emit(name, "Mpps/core", 1e3 / hn, l3ref, 1e3 / l3n);
+            /* Like for like: our pipeline on pointer rings too, no driver work on either side */
+            double rn = bench_median(ns[3][bi], reps);
+            bad |= ringed.fast != ringed.pkts || memcmp(ringed.per_port, h->per_port, sizeof(h->per_port));
+            snprintf(name, sizeof(name), "%s burst 32, full table, both on pointer rings, hayate vs DPDK l3fwd%s",
+                     row, tag);
+            bench_emit(name, "ns/packet", rn, l3ref, l3n);
+        }
         double bound = v6 ? fwd_bench6_tx_bound(r, bursts[bi], h->pkts) : doorbell_bound(r, bursts[bi], h->pkts);
         snprintf(name, sizeof(name), "%s TX doorbells, burst %d", db, bursts[bi]);
         bench_emit(name, "per packet", (double)h->tx_doorbells / (double)h->pkts,
@@ -593,12 +686,6 @@ static int acl_rows(struct rig *r, uint64_t npkts)
     return bad;
 }
 
-/* Whether --only leaves the IPv4 rows of this name to run. */
-static int wanted(const char *rows_name)
-{
-    return only_rows == NULL || !strcmp(only_rows, rows_name);
-}
-
 int main(int argc, char **argv)
 {
     const char *dir = NULL;
@@ -635,7 +722,15 @@ int main(int argc, char **argv)
         return 2;
     }
     npkts = npkts / CHUNK * CHUNK;
-    char *eal[] = {"fwd_bench", "--no-pci", "--no-shconf", "--log-level=error", "-l", "0",
+    /* EAL pins lcore 0 to CPU 0 unless told: keep it where taskset put us */
+    cpu_set_t cpus;
+    int cpu = 0;
+    if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
+        while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &cpus))
+            cpu++;
+    char lcores[32];
+    snprintf(lcores, sizeof(lcores), "0@%d", cpu);
+    char *eal[] = {"fwd_bench", "--no-pci", "--no-shconf", "--log-level=error", "--lcores", lcores,
                    "-m", "1024", "--no-huge"};
     if (!only && rte_eal_init(bench_huge ? 6 : 9, eal) < 0) {
         fprintf(stderr, "fwd_bench: rte_eal_init: %s\n", rte_strerror(rte_errno));
@@ -666,6 +761,8 @@ int main(int argc, char **argv)
     if (!only) {
         if (r.lpm)
             rte_lpm_free(r.lpm);
+        if (v4 && l3fwd_wanted(only))
+            l3fwd_side_free();
         rte_eal_cleanup();
     }
     return bad;

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/core/csum.h"
-
 static uint8_t *virt(const struct nic *n, uint64_t phys)
 {
     return n->pool->base + (phys - n->pool_phys);
@@ -83,6 +81,40 @@ static uint16_t tx_burst(struct netdev *dev, uint16_t queue, struct pkt **pkts, 
 
 static const struct netdev_ops nic_ops = {.rx_burst = rx_burst, .tx_burst = tx_burst};
 
+/* Pointer-ring mode: what the device put on the ring, as it is. */
+static uint16_t ring_rx_burst(struct netdev *dev, uint16_t queue, struct pkt **pkts, uint16_t max)
+{
+    struct nic *n = (struct nic *)dev;
+    uint16_t k = 0;
+    for (; k < max && n->pr_next != n->pr_head; k++, n->pr_next++)
+        pkts[k] = n->prx[n->pr_next & (NIC_RING - 1)];
+    return k;
+}
+
+static uint16_t ring_tx_burst(struct netdev *dev, uint16_t queue, struct pkt **pkts, uint16_t max)
+{
+    struct nic *n = (struct nic *)dev;
+    uint32_t room = NIC_RING - (n->pt_tail - n->pt_head);
+    uint16_t k = max < room ? max : (uint16_t)room;
+    for (uint16_t i = 0; i < k; i++)
+        n->ptx[n->pt_tail++ & (NIC_RING - 1)] = pkts[i];
+    if (k < max)
+        dev->stats[queue].tx_full += max - k;
+    return k;
+}
+
+static const struct netdev_ops ring_ops = {.rx_burst = ring_rx_burst, .tx_burst = ring_tx_burst};
+
+void nic_pointer_rings(struct nic *n, bool on)
+{
+    if (on && !n->prx) {
+        n->prx = calloc(NIC_RING, sizeof(*n->prx));
+        n->ptx = calloc(NIC_RING, sizeof(*n->ptx));
+    }
+    n->rings = on;
+    n->dev.ops = on ? &ring_ops : &nic_ops;
+}
+
 void nic_init(struct nic *n, uint16_t index, const uint8_t mac[6], struct pkt_pool *pool, uint64_t pool_phys)
 {
     memset(n, 0, sizeof(*n));
@@ -118,6 +150,12 @@ void nic_release(struct nic *n)
     free(n->txd);
     free(n->rxb);
     free(n->txb);
+    for (; n->pr_next != n->pr_head; n->pr_next++)
+        pkt_free(n->prx[n->pr_next & (NIC_RING - 1)]);
+    for (; n->pt_head != n->pt_tail; n->pt_head++)
+        pkt_free(n->ptx[n->pt_head & (NIC_RING - 1)]);
+    free(n->prx);
+    free(n->ptx);
 }
 
 /* ---- the device ---- */
@@ -126,14 +164,24 @@ uint32_t nic_receive(struct nic *n, const uint8_t *tmpl, uint16_t len, uint32_t 
                      uint32_t max)
 {
     uint32_t k = 0;
+    if (n->rings) { /* a fresh buffer a frame, its fields as rx_burst would set them */
+        for (; k < max && n->pr_head - n->pr_next < NIC_RING; k++) {
+            struct pkt *p = pkt_alloc(n->pool);
+            if (p == NULL)
+                break;
+            nic_frame4(p->data, tmpl, len, base, dst_be[k]);
+            p->len = len;
+            p->port = n->dev.index;
+            p->queue = 0;
+            p->flags = PKT_RX_IP_CSUM_OK; /* as the l3fwd feeder marks its mbufs, and ixgbe's descriptors */
+            n->prx[n->pr_head++ & (NIC_RING - 1)] = p;
+        }
+        n->rx_packets += k;
+        return k;
+    }
     for (; k < max && n->rx_head != n->rdt; k++, n->rx_head++) {
         struct nic_desc *d = &n->rxd[n->rx_head & (NIC_RING - 1)];
-        uint8_t *f = virt(n, d->addr);
-        uint32_t dst = dst_be[k];
-        uint16_t c = csum_finish(csum_add(base, csum_add(dst & 0xffff, dst >> 16)));
-        memcpy(f, tmpl, len);
-        memcpy(f + 14 + 10, &c, 2);
-        memcpy(f + 14 + 16, &dst, 4);
+        nic_frame4(virt(n, d->addr), tmpl, len, base, dst_be[k]);
         d->len = len;
         d->status = NIC_DD;
     }
@@ -171,6 +219,12 @@ uint32_t nic_receive_frame(struct nic *n, const uint8_t *frame, uint16_t len)
 uint32_t nic_transmit(struct nic *n)
 {
     uint32_t k = 0;
+    if (n->rings) {
+        for (; n->pt_head != n->pt_tail; n->pt_head++, k++)
+            pkt_free(n->ptx[n->pt_head & (NIC_RING - 1)]);
+        n->tx_packets += k;
+        return k;
+    }
     for (; n->tx_head != n->tdt; n->tx_head++, k++)
         n->txd[n->tx_head & (NIC_RING - 1)].status = NIC_DD;
     n->tx_packets += k;

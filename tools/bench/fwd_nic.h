@@ -23,6 +23,9 @@
 
 #include <stdint.h>
 
+#include <string.h>
+
+#include "net/core/csum.h"
 #include "net/core/netdev.h"
 #include "net/core/pkt.h"
 
@@ -52,6 +55,12 @@ struct nic {
     volatile uint32_t tdt;     /* TX tail register */
     uint64_t rx_doorbells, tx_doorbells;
     uint64_t rx_packets, tx_packets;
+    /* Pointer-ring mode (nic_pointer_rings): no descriptors, as DPDK's
+     * ring PMD. rx: [pr_next, pr_head) received; tx: [pt_head, pt_tail)
+     * queued. Buffers enter at the device, and leave there. */
+    bool rings;
+    struct pkt **prx, **ptx;
+    uint32_t pr_head, pr_next, pt_head, pt_tail;
 };
 
 /* Port index with mac, RX buffers from pool (whose buffers start at
@@ -59,6 +68,24 @@ struct nic {
 void nic_init(struct nic *n, uint16_t index, const uint8_t mac[6], struct pkt_pool *pool, uint64_t pool_phys);
 /* Free every buffer the rings hold. */
 void nic_release(struct nic *n);
+/* Pointer rings (on) or descriptor rings: the driver's rx_burst takes the
+ * buffers the device put on a ring of pointers, tx_burst puts buffers on
+ * another, with no descriptor, refill, reclaim or doorbell, as DPDK's
+ * ring PMD (rte_eth_from_rings) does; the device side allocates each
+ * received buffer and frees each sent one, untimed, as the l3fwd side's
+ * feeder does with mbufs. Only nic_receive and nic_transmit serve it. */
+void nic_pointer_rings(struct nic *n, bool on);
+
+/* Frame bytes at f: tmpl (len bytes) with destination dst_be and the
+ * IPv4 header checksum that goes with it (base as nic_receive's). The
+ * DPDK l3fwd side writes its mbufs with this too: the same bytes. */
+static inline void nic_frame4(uint8_t *f, const uint8_t *tmpl, uint16_t len, uint32_t base, uint32_t dst_be)
+{
+    uint16_t c = csum_finish(csum_add(base, csum_add(dst_be & 0xffff, dst_be >> 16)));
+    memcpy(f, tmpl, len);
+    memcpy(f + 14 + 10, &c, 2);
+    memcpy(f + 14 + 16, &dst_be, 4);
+}
 
 /* Wire side. Receive up to max frames: each is tmpl (len bytes, an
  * Ethernet + IPv4 header with the destination and checksum left to fill)
