@@ -22,7 +22,6 @@
 #define TOOLS_BENCH_FWD_NIC_H
 
 #include <stdint.h>
-
 #include <string.h>
 
 #include "net/core/csum.h"
