@@ -51,11 +51,9 @@
  *
  * The prefixes, the addresses and the rte_lpm build come from
  * route_load.c, as route_bench's do, so the two benchmarks measure the
- * same tables the same way; the EAL arguments are route_bench's but for
- * the lcore, which runs on the CPU we were started on (taskset). */
-#define _GNU_SOURCE /* sched_getaffinity */
+ * same tables the same way; the EAL arguments are route_bench's (the
+ * lcore on the CPU we were started on: eal_lcore_here). */
 #include <arpa/inet.h>
-#include <sched.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lpm.h>
@@ -722,14 +720,8 @@ int main(int argc, char **argv)
         return 2;
     }
     npkts = npkts / CHUNK * CHUNK;
-    /* EAL pins lcore 0 to CPU 0 unless told: keep it where taskset put us */
-    cpu_set_t cpus;
-    int cpu = 0;
-    if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
-        while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &cpus))
-            cpu++;
     char lcores[32];
-    snprintf(lcores, sizeof(lcores), "0@%d", cpu);
+    eal_lcore_here(lcores, sizeof(lcores));
     char *eal[] = {"fwd_bench", "--no-pci", "--no-shconf", "--log-level=error", "--lcores", lcores,
                    "-m", "1024", "--no-huge"};
     if (!only && rte_eal_init(bench_huge ? 6 : 9, eal) < 0) {

@@ -248,7 +248,9 @@ int main(int argc, char **argv)
     }
     /* 2 MiB pages for rte_lpm where the system has them reserved, as for
      * our tables (bench_util.h), else 4 KiB pages for both. */
-    char *eal[] = {"route_bench", "--no-pci", "--no-shconf", "--log-level=error", "-l", "0",
+    char lcores[32];
+    eal_lcore_here(lcores, sizeof(lcores));
+    char *eal[] = {"route_bench", "--no-pci", "--no-shconf", "--log-level=error", "--lcores", lcores,
                    "-m", "1024", "--no-huge"};
     int neal = bench_huge ? 6 : 9;
     fprintf(stderr, "route_bench: %s pages for both sides\n", bench_huge ? "2 MiB" : "4 KiB");

@@ -4,6 +4,8 @@
  * the lookups take, and the same prefixes loaded into our route4/route6 and
  * into DPDK rte_lpm/rte_lpm6. route_bench and fwd_bench both build from
  * here, so they measure the same tables the same way. */
+#define _GNU_SOURCE /* sched_getaffinity */
+#include <sched.h>
 #include <rte_errno.h>
 #include <rte_lpm.h>
 #include <rte_lpm6.h>
@@ -12,6 +14,16 @@
 #include "tools/bench/bench_util.h"
 
 int bench_huge;
+
+void eal_lcore_here(char *buf, size_t len)
+{
+    cpu_set_t cpus;
+    int cpu = 0;
+    if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
+        while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &cpus))
+            cpu++;
+    snprintf(buf, len, "0@%d", cpu);
+}
 
 /* Route-file lines to prefixes; next hops are per-prefix pseudo-random
  * (1..65535), the case where leaf compression helps least. */

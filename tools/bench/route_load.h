@@ -23,6 +23,9 @@
 struct rte_lpm;
 struct rte_lpm6;
 
+/* EAL's --lcores value that keeps lcore 0 on the first CPU this process
+ * may run on (taskset): without it EAL pins lcore 0 to CPU 0. */
+void eal_lcore_here(char *buf, size_t len);
 /* Route-file lines (gzip'd) to prefixes, *n of them; NULL if unreadable. */
 struct route4_prefix *read_v4(const char *path, size_t *n);
 struct route6_prefix *read_v6(const char *path, size_t *n);
