@@ -35,7 +35,7 @@ static uint16_t rx_burst(struct netdev *dev, uint16_t queue, struct pkt **pkts, 
         p->len = d->len;
         p->port = port;
         p->queue = queue;
-        p->flags = 0;
+        p->flags = d->status & NIC_IPCS ? PKT_RX_IP_CSUM_OK : 0; /* as igb_rxtx.c's rx_meta */
         pkts[k] = p;
         n->rxb[slot] = fresh;
         d->addr = fresh->phys + PKT_META_SIZE + PKT_HEADROOM; /* where pkt_alloc put data */
@@ -173,7 +173,7 @@ uint32_t nic_receive(struct nic *n, const uint8_t *tmpl, uint16_t len, uint32_t 
             p->len = len;
             p->port = n->dev.index;
             p->queue = 0;
-            p->flags = PKT_RX_IP_CSUM_OK; /* as the l3fwd feeder marks its mbufs, and ixgbe's descriptors */
+            p->flags = PKT_RX_IP_CSUM_OK; /* as the l3fwd feeder marks its mbufs, and NIC_IPCS */
             n->prx[n->pr_head++ & (NIC_RING - 1)] = p;
         }
         n->rx_packets += k;
@@ -183,7 +183,7 @@ uint32_t nic_receive(struct nic *n, const uint8_t *tmpl, uint16_t len, uint32_t 
         struct nic_desc *d = &n->rxd[n->rx_head & (NIC_RING - 1)];
         nic_frame4(virt(n, d->addr), tmpl, len, base, dst_be[k]);
         d->len = len;
-        d->status = NIC_DD;
+        d->status = NIC_DD | NIC_IPCS; /* the frames are sound: the checksum checks out */
     }
     n->rx_packets += k;
     return k;

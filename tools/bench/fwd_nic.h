@@ -30,12 +30,13 @@
 
 #define NIC_RING 2048u /* descriptors per ring, a power of two */
 #define NIC_DD 1u      /* descriptor done */
+#define NIC_IPCS 2u    /* RX: IPv4 header checksum checked, good (the 82599's IPCS without IPE, datasheet 7.1.6.2) */
 
 struct nic_desc {
     uint64_t addr;     /* buffer (physical) */
     uint16_t len;
     uint16_t rsvd;
-    uint32_t status;   /* NIC_DD */
+    uint32_t status;   /* NIC_DD, NIC_IPCS */
 };
 _Static_assert(sizeof(struct nic_desc) == 16, "a legacy descriptor is 16 bytes");
 
