@@ -155,7 +155,8 @@ def test_bgp_table_from_bird(netlab, daemons, tmp_path, report):
     established(m, "10.0.0.2", diag, timeout=120)
     t0 = time.monotonic()
     ping = host.popen(["ping", "-i", "0.2", "-W", "1", "10.0.0.2"], stdout=subprocess.PIPE, text=True)
-    want = len(nets4) + len(nets6)
+    n4, n6 = len(nets4), len(nets6)  # the files may hold fewer than asked (make bgp-table asks for more)
+    want = n4 + n6
 
     def loaded():
         s = m.json("show bgp summary json")
@@ -225,7 +226,6 @@ def test_bgp_table_from_bird(netlab, daemons, tmp_path, report):
         if not ok:
             bad.append((str(a), str(want_net), r))
     assert not bad, f"{len(bad)} of {len(addrs)} lookups disagree, e.g. {bad[:5]}"
-    n4, n6 = len(nets4), len(nets6)  # the files may hold fewer than asked (make bgp-table asks for more)
     report(f"BGP table from BIRD under TCG: {n4} IPv4 + {n6} IPv6 prefixes in the FIB "
            f"{seconds:.1f} s after Established ({(n4 + n6) / seconds:.0f} prefixes/s); then the LINX trace "
            f"(23,446 announcements and withdrawals in 10 reconfigurations of BIRD, "
