@@ -66,13 +66,9 @@ static void premap_heap(size_t bytes)
 {
     mallopt(M_MMAP_MAX, 0);
     mallopt(M_TRIM_THRESHOLD, -1);
-    uint8_t *p = malloc(bytes);
+    uint8_t *p = bench_alloc(NULL, bytes, 64); /* 2 MiB pages with --huge */
     if (!p)
         return;
-    size_t huge = 2u << 20;
-    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(uintptr_t)(huge - 1);
-    if (bench_huge && a < (uintptr_t)p + bytes)
-        madvise((void *)a, ((uintptr_t)p + bytes - a) & ~(uintptr_t)(huge - 1), MADV_HUGEPAGE);
     for (size_t i = 0; i < bytes; i += 4096)
         ((volatile uint8_t *)p)[i] = 1; /* a memset before free would be optimised away */
     free(p);

@@ -88,9 +88,10 @@ def imported(ctl, proto):
     return sum(int(line.split()[1]) for line in out.splitlines() if line.strip().startswith("Routes:"))
 
 
-def wait_for(ctl, total, timeout, every):
+def wait_for(ctl, total, timeout, every, routes=count):
+    """Until routes(ctl) reaches total, polled every `every` s."""
     deadline = time.time() + timeout
-    while (n := count(ctl)) < total:
+    while (n := routes(ctl)) < total:
         if time.time() > deadline:
             sys.exit(f"bgp_ref: BIRD at {ctl} holds {n} of {total} routes after {timeout} s")
         time.sleep(every)
@@ -144,11 +145,7 @@ def main():
                     sys.exit("bgp_ref: BIRD B's session to A did not come up")
                 time.sleep(0.01)
             t0 = time.time()  # from Established, not from `enable` (BIRD's connect delay is not ingest)
-            deadline = time.time() + 600
-            while imported(ctl_b, "a") < total:
-                if time.time() > deadline:
-                    sys.exit(f"bgp_ref: BIRD B imported {imported(ctl_b, 'a')} of {total} routes in 600 s")
-                time.sleep(0.05)
+            wait_for(ctl_b, total, 600, 0.05, lambda ctl: imported(ctl, "a"))
             runs.append(time.time() - t0)
             version = " ".join(sh(f"birdc -s {ctl_b} show status").split()[:2])  # "BIRD 2.0.12"
             sh(f"birdc -s {ctl_b} down", check=False)  # a B that kept its table would run the next session slower
