@@ -64,11 +64,22 @@ def build_route_bench():
     make("route_bench", "route_bench_kflags")
 
 
+def cpu_flags():
+    for line in open("/proc/cpuinfo"):
+        if line.startswith("flags"):
+            return set(line.split(":", 1)[1].split())
+    return set()
+
+
 def route_runs(huge):
     base = [DATA, "--reps", REPS] + (["--huge"] if huge else [])
-    return [[os.path.join(BUILD, "route_bench")] + base,
+    runs = [[os.path.join(BUILD, "route_bench")] + base,
             [os.path.join(BUILD, "route_bench_kflags")] + base + ["--hayate-only",
                                                                    "--tag", ", kernel flags"]]
+    if {"avx512f", "avx2"} <= cpu_flags():  # also what a CPU with AVX2 alone would run
+        runs.append([os.path.join(BUILD, "route_bench")] + base + ["--lookups-only", "--avx2",
+                                                                    "--tag", ", AVX2 path (AVX-512 off)"])
+    return runs
 
 
 L3FWD = "/usr/share/dpdk/examples/l3fwd"

@@ -70,7 +70,7 @@ extern const char netsvc_holder[];
  * netsvc_route_start on. */
 void netsvc_route_init(void);
 void netsvc_route_start(void);
-/* How the tables' bursts look up: "avx512", "popcnt" or "portable" (the
+/* How the tables' bursts look up: "avx512", "avx2", "popcnt" or "portable" (the
  * CPU's, at netsvc_route_init; `show route summary`). */
 extern const char *netsvc_route_lookups;
 
@@ -118,6 +118,7 @@ struct fwd_nh6_table *netsvc6_nexthops(void);
 int netsvc6_routes(const char *file, const char *via, char *err, size_t errlen);
 bool netsvc6_port_has_addr(int port);
 void netsvc6_stats(struct route_stats *st); /* the IPv6 table's */
+void netsvc6_set_paths(const struct route_cfg *cfg); /* its lookup paths (the lookups statement) */
 bool netsvc6_port_addr(int port, uint8_t addr[16], uint8_t *plen); /* its IPv6 address, if any */
 void netsvc6_core_setup(struct netsvc_core *rc);
 /* The route dst takes: its prefix and length, port and gateway (all

@@ -43,6 +43,7 @@ static struct {
 bool netsvc6_port_has_addr(int port) { return port >= 0 && port < NET_MAX_PORTS && addr6[port].set; }
 
 void netsvc6_stats(struct route_stats *st) { route6_stats(rt6, st); }
+void netsvc6_set_paths(const struct route_cfg *cfg) { route6_set_paths(rt6, cfg); }
 
 bool netsvc6_port_addr(int port, uint8_t addr[16], uint8_t *plen)
 {

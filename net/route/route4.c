@@ -7,7 +7,7 @@
 #include "route4.h"
 
 #include "core/env.h"
-#include "route_avx512.h"
+#include "route_simd.h"
 #include "route_fib.h"
 #include "route_rib.h"
 #include "route_text.h"
@@ -58,6 +58,8 @@ void route4_destroy(struct route4 *t)
     route_rib_fini(&t->rib);
     t->alloc.free(t->alloc.ctx, t, sizeof(*t));
 }
+
+void route4_set_paths(struct route4 *t, const struct route_cfg *cfg) { route_fib_set_paths(&t->fib, cfg); }
 
 int route4_add(struct route4 *t, uint32_t addr, unsigned len, uint32_t nh)
 {
@@ -352,6 +354,19 @@ uint32_t route4_lookup(const struct route4 *t, uint32_t addr)
 /* ---- AVX-512 bursts (route_cfg.avx512) ---- */
 #if defined(__x86_64__)
 
+/* A vector's lanes on long records (bits of m; ev their direct entries),
+ * one by one: they are rare. */
+ROUTE_AVX2 static void r4_long_lanes(const struct route_fib_root *r, __m256i ev, unsigned m, const uint32_t *addr,
+                                     uint32_t *nh)
+{
+    uint32_t e[8];
+    _mm256_storeu_si256((void *)e, ev);
+    for (; m; m &= m - 1) {
+        unsigned j = (unsigned)__builtin_ctz(m);
+        nh[j] = r4_long(r, e[j], addr[j]);
+    }
+}
+
 /* One vector's second step: e its 16 direct entries, a their addresses;
  * the next hops of the short-record lanes (shrt) and the direct leaves
  * (leaf). A gather is plain loads, each an acquire on x86, and the
@@ -407,16 +422,69 @@ ROUTE_AVX512 static void r4_burst_avx512(const struct route_fib_root *r, const u
             __m256i res = r4_avx512_leaves(recs, a[k], e[k], live[k] & (__mmask8)~(leaf | lng[k]), leaf);
             _mm256_mask_storeu_epi32(nh + i + 8 * k, live[k], res);
         }
+        for (int k = 0; k < 4; k++)
+            if (NET_UNLIKELY(lng[k]))
+                r4_long_lanes(r, e[k], lng[k], addr + i + 8 * k, nh + i + 8 * k);
+    }
+}
+
+/* ---- AVX2 bursts (route_cfg.avx2, where AVX-512 is not) ---- */
+
+/* r4_avx512_leaves in AVX2: lane masks are vectors (a lane's sign bit),
+ * and the ranks of the two halves come back to 8 lanes of 32 bits by a
+ * blend and a permute (AVX2 has no VPMOVQD). */
+ROUTE_AVX2 static inline __attribute__((always_inline)) __m256i r4_avx2_leaves(const void *recs, __m256i a, __m256i e,
+                                                                            __m256i shrt, __m256i leaf)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    const long long *rq = (const long long *)recs;
+    __m256i lv0 = _mm256_mask_i32gather_epi64(zero, rq, _mm256_castsi256_si128(e),
+                                              _mm256_cvtepi32_epi64(_mm256_castsi256_si128(shrt)), 8);
+    __m256i lv1 = _mm256_mask_i32gather_epi64(zero, rq, _mm256_extracti128_si256(e, 1),
+                                              _mm256_cvtepi32_epi64(_mm256_extracti128_si256(shrt, 1)), 8);
+    __m256i s = _mm256_and_si256(_mm256_srli_epi32(_mm256_xor_si256(a, _mm256_set1_epi32(-1)), 32 - R4_DIRECT_BITS - 6),
+                                 _mm256_set1_epi32(63));
+    __m256i pc0 = route_popcnt64_256(_mm256_sllv_epi64(lv0, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(s))));
+    __m256i pc1 = route_popcnt64_256(_mm256_sllv_epi64(lv1, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(s, 1))));
+    /* dword 2j: lane j's rank, 2j + 1: lane 4 + j's; then in lane order */
+    __m256i pc = _mm256_permutevar8x32_epi32(_mm256_blend_epi32(pc0, _mm256_slli_epi64(pc1, 32), 0xaa),
+                                             _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+    __m256i off = _mm256_add_epi32(_mm256_slli_epi32(e, 3), _mm256_add_epi32(_mm256_slli_epi32(pc, 1), _mm256_set1_epi32(4)));
+    __m256i lf = _mm256_srli_epi32(_mm256_mask_i32gather_epi32(zero, (const int *)recs, off, shrt, 1), 16);
+    return _mm256_blendv_epi8(lf, _mm256_and_si256(e, _mm256_set1_epi32(ROUTE_NH_MAX)), leaf);
+}
+
+/* r4_burst_avx512's steps and order, 8 lanes a vector, with AVX2's
+ * gathers (a lane loads where its mask's sign bit is set) and masked
+ * loads and stores (VPMASKMOV: masked-off lanes touch no memory). */
+ROUTE_AVX2 static void r4_burst_avx2(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh, size_t n)
+{
+    const int *direct = (const int *)r->direct;
+    const void *recs = (const void *)r->recs;
+    const __m256i zero = _mm256_setzero_si256(), lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256i longbit = _mm256_set1_epi32((int)ROUTE_FIB_REC_LONG);
+    for (size_t i = 0; i < n; i += 32) {
+        size_t left = n - i;
+        __m256i a[4], e[4], live[4];
+        unsigned lng[4];
         for (int k = 0; k < 4; k++) {
-            if (NET_LIKELY(!lng[k]))
-                continue;
-            uint32_t ev[8];
-            _mm256_storeu_si256((void *)ev, e[k]);
-            for (unsigned m = lng[k]; m; m &= m - 1) {
-                unsigned j = (unsigned)__builtin_ctz(m);
-                nh[i + 8 * k + j] = r4_long(r, ev[j], addr[i + 8 * k + j]);
-            }
+            size_t lanes = left > 8u * (unsigned)k ? left - 8u * (unsigned)k : 0;
+            live[k] = _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes >= 8 ? 8 : (int)lanes), lane);
+            a[k] = _mm256_maskload_epi32((const int *)(addr + i + 8 * k), live[k]);
+            e[k] = _mm256_mask_i32gather_epi32(zero, direct, _mm256_srli_epi32(a[k], 32 - R4_DIRECT_BITS), live[k], 4);
         }
+        for (int k = 0; k < 4; k++) {
+            /* a masked-off lane's entry is 0: neither leaf nor long */
+            __m256i leaf = _mm256_srai_epi32(e[k], 31);
+            __m256i lmask = _mm256_andnot_si256(leaf, _mm256_cmpeq_epi32(_mm256_and_si256(e[k], longbit), longbit));
+            __m256i shrt = _mm256_andnot_si256(_mm256_or_si256(leaf, lmask), live[k]);
+            __m256i res = r4_avx2_leaves(recs, a[k], e[k], shrt, leaf);
+            _mm256_maskstore_epi32((int *)(nh + i + 8 * k), live[k], res);
+            lng[k] = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(lmask));
+        }
+        for (int k = 0; k < 4; k++)
+            if (NET_UNLIKELY(lng[k]))
+                r4_long_lanes(r, e[k], lng[k], addr + i + 8 * k, nh + i + 8 * k);
     }
 }
 #endif
@@ -425,8 +493,12 @@ void route4_lookup_burst(const struct route4 *t, const uint32_t *addr, uint32_t 
 {
     const struct route_fib_root *r = route_fib_root(&t->fib);
 #if defined(__x86_64__)
-    if (t->fib.avx512 && n >= ROUTE_AVX512_MIN_BURST) {
+    if (t->fib.avx512 && n >= ROUTE_SIMD_MIN_BURST) {
         r4_burst_avx512(r, addr, nh, n);
+        return;
+    }
+    if (t->fib.avx2 && n >= ROUTE_SIMD_MIN_BURST) {
+        r4_burst_avx2(r, addr, nh, n);
         return;
     }
 #endif

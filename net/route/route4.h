@@ -27,6 +27,10 @@ struct route4_prefix {
 struct route4 *route4_create(const struct route_cfg *cfg);
 /* No reader may be left. */
 void route4_destroy(struct route4 *t);
+/* The lookup paths from now on: cfg's popcnt, avx2 and avx512 (the rest of
+ * cfg is not read). Before readers start: an embedder's choice, such as a
+ * configuration statement, among what the CPU offers. */
+void route4_set_paths(struct route4 *t, const struct route_cfg *cfg);
 
 /* Add or replace addr/len. ROUTE_EINVAL for a bad length, host bits set,
  * or nh out of 1..ROUTE_NH_MAX; ROUTE_ENOMEM leaves the table unchanged. */

@@ -7,7 +7,7 @@
 
 #include "core/env.h"
 #include "route4.h"
-#include "route_avx512.h"
+#include "route_simd.h"
 #include "route_fib.h"
 #include "route_rib.h"
 #include "route_text.h"
@@ -71,6 +71,8 @@ void route6_destroy(struct route6 *t)
     route_rib_fini(&t->rib);
     t->alloc.free(t->alloc.ctx, t, sizeof(*t));
 }
+
+void route6_set_paths(struct route6 *t, const struct route_cfg *cfg) { route_fib_set_paths(&t->fib, cfg); }
 
 int route6_add(struct route6 *t, const uint8_t addr[16], unsigned len, uint32_t nh)
 {
@@ -524,6 +526,104 @@ ROUTE_AVX512 static void r6_burst_avx512(const struct route_fib_root *r, const u
         }
     }
 }
+
+/* ---- AVX2 bursts (route_cfg.avx2, where AVX-512 is not) ---- */
+
+/* A vector's 64-bit lane masks as 32-bit ones (each lane's mask is all
+ * ones or all zeros, so either half serves). */
+ROUTE_AVX2 static inline __attribute__((always_inline)) __m128i r6_mask32(__m256i m)
+{
+    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(m, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
+}
+
+/* r6_burst_avx512's steps and order in AVX2: 4 lanes of 64 bits a vector,
+ * up to eight vectors a round; lane masks are vectors (a lane's sign bit)
+ * and AVX2's gathers load only where it is set. */
+ROUTE_AVX2 static void r6_burst_avx2(const struct route_fib_root *r, const uint8_t (*a)[16], uint32_t *nh,
+                                    size_t n)
+{
+    const int *l1 = (const int *)r->direct, *blocks = (const int *)r->blocks;
+    const long long *nodes = (const long long *)r->nodes;
+    const int *leaves = (const int *)r->leaves;
+    const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi64x(-1);
+    const __m128i zero4 = _mm_setzero_si128();
+    const __m256i addr_off = _mm256_setr_epi64x(0, 16, 32, 48), lane = _mm256_setr_epi64x(0, 1, 2, 3);
+    const __m256i bswap = _mm256_setr_epi32(0x04050607, 0x00010203, 0x0c0d0e0f, 0x08090a0b,
+                                            0x04050607, 0x00010203, 0x0c0d0e0f, 0x08090a0b);
+    const __m256i lo32 = _mm256_set1_epi64x(0xffffffff), one = _mm256_set1_epi64x(1);
+    for (size_t i = 0; i < n; i += 32) {
+        size_t left = n - i;
+        unsigned nv = left >= 32 ? 8 : (unsigned)((left + 3) / 4);
+        __m256i kh[8], node[8], sh[8], bl[8], live[8], walk[8], act[8];
+        __m128i res[8];
+        for (unsigned v = 0; v < nv; v++) {
+            size_t lv = left - 4 * v;
+            live[v] = _mm256_cmpgt_epi64(_mm256_set1_epi64x(lv >= 4 ? 4 : (long long)lv), lane);
+            __m256i hi = _mm256_mask_i64gather_epi64(zero, (const long long *)a[i + 4 * v], addr_off, live[v], 1);
+            hi = _mm256_shuffle_epi8(hi, bswap);
+            kh[v] = _mm256_xor_si256(hi, ones);
+            __m128i live4 = r6_mask32(live[v]);
+            __m128i e1 = _mm256_mask_i64gather_epi32(zero4, l1, _mm256_srli_epi64(hi, 64 - R6_L1_BITS), live4, 4);
+            __m256i bi = _mm256_or_si256(_mm256_slli_epi64(_mm256_cvtepu32_epi64(e1), R6_DIRECT_BITS - R6_L1_BITS),
+                                         _mm256_and_si256(_mm256_srli_epi64(hi, 64 - R6_DIRECT_BITS),
+                                                          _mm256_set1_epi64x((1 << (R6_DIRECT_BITS - R6_L1_BITS)) - 1)));
+            /* a lane whose L1 entry is a leaf (its sign bit) keeps it */
+            __m128i e = _mm256_mask_i64gather_epi32(e1, blocks, bi, _mm_andnot_si128(_mm_srai_epi32(e1, 31), live4), 4);
+            res[v] = _mm_and_si128(e, _mm_set1_epi32(ROUTE_NH_MAX));
+            walk[v] = act[v] = _mm256_andnot_si256(_mm256_cvtepi32_epi64(_mm_srai_epi32(e, 31)), live[v]);
+            node[v] = _mm256_cvtepu32_epi64(e);
+            sh[v] = bl[v] = zero;
+        }
+        unsigned off = R6_DIRECT_BITS;
+        for (; off <= 58; off += 6) {
+            int any = 0;
+            for (unsigned v = 0; v < nv; v++)
+                any |= _mm256_movemask_pd(_mm256_castsi256_pd(act[v]));
+            if (!any)
+                break;
+            for (unsigned v = 0; v < nv; v++) {
+                if (_mm256_testz_si256(act[v], act[v]))
+                    continue;
+                __m256i s = _mm256_srli_epi64(_mm256_sll_epi64(kh[v], _mm_cvtsi32_si128((int)off)), 58);
+                __m256i nb = _mm256_add_epi64(_mm256_slli_epi64(node[v], 4), _mm256_slli_epi64(node[v], 3));
+                __m256i vec = _mm256_mask_i64gather_epi64(zero, nodes, nb, act[v], 1);
+                __m256i bases = _mm256_mask_i64gather_epi64(zero, nodes, _mm256_add_epi64(nb, _mm256_set1_epi64x(16)),
+                                                            act[v], 1);
+                __m256i m = _mm256_sllv_epi64(vec, s);
+                __m256i down = _mm256_and_si256(_mm256_cmpgt_epi64(zero, m), act[v]);
+                __m256i child = _mm256_add_epi64(_mm256_srli_epi64(bases, 32), _mm256_sub_epi64(route_popcnt64_256(m), one));
+                node[v] = _mm256_blendv_epi8(node[v], child, down);
+                sh[v] = _mm256_blendv_epi8(sh[v], s, act[v]);
+                bl[v] = _mm256_blendv_epi8(bl[v], _mm256_and_si256(bases, lo32), act[v]);
+                act[v] = down;
+            }
+        }
+        for (unsigned v = 0; v < nv; v++) {
+            __m256i stop = _mm256_andnot_si256(act[v], walk[v]);
+            if (!_mm256_testz_si256(stop, stop)) {
+                __m256i nb = _mm256_add_epi64(_mm256_slli_epi64(node[v], 4), _mm256_slli_epi64(node[v], 3));
+                __m256i lvec = _mm256_mask_i64gather_epi64(zero, nodes, _mm256_add_epi64(nb, _mm256_set1_epi64x(8)),
+                                                           stop, 1);
+                __m256i rank = route_popcnt64_256(_mm256_sllv_epi64(lvec, sh[v]));
+                /* leaves[base_leaf + rank - 1], as the 32 bits from two bytes before it */
+                __m256i at = _mm256_slli_epi64(_mm256_add_epi64(bl[v], rank), 1);
+                __m128i stop4 = r6_mask32(stop);
+                __m128i lf = _mm256_mask_i64gather_epi32(zero4, leaves, _mm256_sub_epi64(at, _mm256_set1_epi64x(4)),
+                                                         stop4, 1);
+                res[v] = _mm_blendv_epi8(res[v], _mm_srli_epi32(lf, 16), stop4);
+            }
+            _mm_maskstore_epi32((int *)(nh + i + 4 * v), r6_mask32(live[v]), res[v]);
+            if (NET_UNLIKELY(!_mm256_testz_si256(act[v], act[v]))) { /* past the high 64 bits */
+                uint64_t nd[4];
+                _mm256_storeu_si256((void *)nd, node[v]);
+                for (unsigned m = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(act[v])); m; m &= m - 1) {
+                    unsigned j = (unsigned)__builtin_ctz(m), k = (unsigned)(i + 4 * v + j);
+                    nh[k] = r6_walk(r, (uint32_t)nd[j], load_be64(a[k]), load_be64(a[k] + 8), off);
+                }
+            }
+        }
+    }
+}
 #endif
 
 void route6_lookup_burst(const struct route6 *t, const uint8_t (*addr)[16], uint32_t *nh,
@@ -531,8 +631,12 @@ void route6_lookup_burst(const struct route6 *t, const uint8_t (*addr)[16], uint
 {
     const struct route_fib_root *r = route_fib_root(&t->fib);
 #if defined(__x86_64__)
-    if (t->fib.avx512 && n >= ROUTE_AVX512_MIN_BURST) {
+    if (t->fib.avx512 && n >= ROUTE_SIMD_MIN_BURST) {
         r6_burst_avx512(r, addr, nh, n);
+        return;
+    }
+    if (t->fib.avx2 && n >= ROUTE_SIMD_MIN_BURST) {
+        r6_burst_avx2(r, addr, nh, n);
         return;
     }
 #endif

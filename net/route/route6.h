@@ -24,6 +24,8 @@ struct route6_prefix {
 
 struct route6 *route6_create(const struct route_cfg *cfg);
 void route6_destroy(struct route6 *t);
+/* As route4_set_paths. */
+void route6_set_paths(struct route6 *t, const struct route_cfg *cfg);
 
 /* As route4_add and friends (route4.h). */
 int route6_add(struct route6 *t, const uint8_t addr[16], unsigned len, uint32_t nh);

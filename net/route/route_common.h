@@ -53,8 +53,11 @@ struct route_cfg {
     bool popcnt;
     /* The CPU has AVX-512 F, VL, DQ and BW and the embedder has their
      * state enabled (XCR0): bursts look up 16 (IPv4) or 8 (IPv6)
-     * addresses a vector, each step's loads one gather (route_avx512.h). */
+     * addresses a vector, each step's loads one gather (route_simd.h). */
     bool avx512;
+    /* The CPU has AVX2 and its state is on: without avx512, IPv4 bursts
+     * look up 8 addresses a vector with AVX2's gathers. */
+    bool avx2;
 };
 
 /* Sizes, for `show` commands and the benchmark. */

@@ -507,6 +507,13 @@ int route_fib_rebuild(struct route_fib *f)
     return route_fib_publish_rebuilt(f, old);
 }
 
+void route_fib_set_paths(struct route_fib *f, const struct route_cfg *cfg)
+{
+    f->popcnt = cfg->popcnt;
+    f->avx512 = cfg->avx512;
+    f->avx2 = cfg->avx2;
+}
+
 int route_fib_init(struct route_fib *f, const struct route_rib *rib,
                    const struct route_cfg *cfg, unsigned direct_bits, unsigned l1_bits,
                    bool l1_records, unsigned key_bits)
@@ -515,8 +522,7 @@ int route_fib_init(struct route_fib *f, const struct route_rib *rib,
     f->rib = rib;
     f->alloc = cfg->alloc;
     f->epoch = cfg->epoch ? cfg->epoch : &f->own_epoch;
-    f->popcnt = cfg->popcnt;
-    f->avx512 = cfg->avx512;
+    route_fib_set_paths(f, cfg);
     f->direct_bits = direct_bits;
     f->l1_bits = l1_bits;
     f->l1_records = l1_records;

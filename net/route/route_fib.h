@@ -110,6 +110,7 @@ struct route_fib {
     _Atomic(struct route_fib_root *) root;
     bool popcnt;                           /* route_cfg.popcnt */
     bool avx512;                           /* route_cfg.avx512 */
+    bool avx2;                             /* route_cfg.avx2 */
     /* Writer only from here. */
     _Alignas(64) struct route_fib_root *cur; /* == root but while a rebuild
                                                 fills a new one */
@@ -140,6 +141,8 @@ int route_fib_init(struct route_fib *f, const struct route_rib *rib,
                    unsigned l1_bits, bool l1_records, unsigned key_bits);
 /* Frees everything, retired memory included: no reader may be left. */
 void route_fib_fini(struct route_fib *f);
+/* cfg's lookup paths (route4_set_paths). */
+void route_fib_set_paths(struct route_fib *f, const struct route_cfg *cfg);
 /* Rebuild the whole structure from the RIB into fresh memory and publish
  * it (bulk loads, compaction). On failure the old one stays. */
 int route_fib_rebuild(struct route_fib *f);

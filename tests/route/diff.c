@@ -163,6 +163,14 @@ static void test_full_table(struct dprefix *p, size_t n)
     diff_result("v4 full table, 10M random addresses", random_check(t, &ref, p, n, 10000000, 1));
     diff_result("v4 full table, all 2^32 addresses", scan_all(t, &ref));
     route4_destroy(t);
+    if (route_host_avx512() && route_host_avx2()) { /* else the runs above took it, or none has it */
+        diff_avx2_only = true;
+        t = v4_build(p, n, 0);
+        diff_result("v4 full table, AVX2 bursts, 10M random and all 2^32",
+                    random_check(t, &ref, p, n, 10000000, 1) + scan_all(t, &ref));
+        route4_destroy(t);
+        diff_avx2_only = false;
+    }
     t = v4_build(p, n, 1);
     diff_result("v4 full table added one by one, 10M random",
                 random_check(t, &ref, p, n, 10000000, 2));

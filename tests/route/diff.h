@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "net/route/route.h"
+#include "tests/support/host_cpu.h"
 
 typedef unsigned __int128 u128;
 
@@ -39,6 +40,9 @@ extern int diff_passed, diff_failed;
 void diff_result(const char *name, long bad);
 char *diff_read_gz(const char *path, size_t *len);
 struct route_cfg diff_cfg(void);
+/* Set: tables built from here on take the AVX2 bursts where the host has
+ * AVX-512 too (the path of a CPU with AVX2 alone). */
+extern bool diff_avx2_only;
 uint64_t diff_rand(uint64_t *s);
 u128 diff_last(const struct dprefix *p, unsigned bits);
 /* Sorts p (n entries, no duplicates) and flattens it over a bits-wide key

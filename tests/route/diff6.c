@@ -147,6 +147,14 @@ static void table6(const char *dir, const char *file, const char *name, int deep
     snprintf(title, sizeof(title), "%s (%zu prefixes), 10M random addresses and all edges", name, n);
     diff_result(title, random_check6(t, &ref, p, n, 10000000, 3) + edge_check6(t, &ref, p, n));
     route6_destroy(t);
+    if (deep && route_host_avx512() && route_host_avx2()) { /* as diff.c's test_full_table */
+        diff_avx2_only = true;
+        t = v6_build(p, n, 0);
+        snprintf(title, sizeof(title), "%s, AVX2 bursts, 10M random addresses and all edges", name);
+        diff_result(title, random_check6(t, &ref, p, n, 10000000, 3) + edge_check6(t, &ref, p, n));
+        route6_destroy(t);
+        diff_avx2_only = false;
+    }
     if (!deep) {
         free(ref.r);
         free(p);

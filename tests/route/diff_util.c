@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/route/diff_util.c: the reference and helpers of diff.h. */
 #include "diff.h"
-#include "tests/support/host_cpu.h"
 
 int diff_passed, diff_failed;
 
@@ -51,9 +50,12 @@ static void diff_free(void *ctx, void *p, size_t size)
     free(p);
 }
 
+bool diff_avx2_only;
+
 struct route_cfg diff_cfg(void)
 {
-    struct route_cfg c = {{diff_alloc, diff_free, NULL}, NULL, true, route_host_avx512()};
+    struct route_cfg c = {{diff_alloc, diff_free, NULL}, NULL, true, route_host_avx512() && !diff_avx2_only,
+                          route_host_avx2()};
     return c;
 }
 

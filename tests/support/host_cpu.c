@@ -10,3 +10,8 @@ bool route_host_avx512(void)
            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
            __builtin_cpu_supports("avx512bw");
 }
+
+bool route_host_avx2(void)
+{
+    return getenv("ROUTE_NO_AVX2") == NULL && __builtin_cpu_supports("avx2");
+}

@@ -11,5 +11,8 @@
  * (a run of the scalar path). The kernel asks CPUID and XCR0
  * (kernel/netsvc/netsvc_route.c). */
 bool route_host_avx512(void);
+/* route_cfg.avx2: the CPU has AVX2 and ROUTE_NO_AVX2 is not in the
+ * environment (the scalar path where AVX-512 is off too). */
+bool route_host_avx2(void);
 
 #endif

@@ -41,7 +41,7 @@ static inline struct route_cfg test_route_cfg(struct test_alloc *a)
     a->live_bytes = 0;
     a->calls = 0;
     a->fail_after = -1;
-    struct route_cfg c = {{test_alloc_fn, test_free_fn, a}, NULL, true, route_host_avx512()};
+    struct route_cfg c = {{test_alloc_fn, test_free_fn, a}, NULL, true, route_host_avx512(), route_host_avx2()};
     return c;
 }
 

@@ -111,7 +111,7 @@ static void bench_free(void *ctx, void *p, size_t size)
 
 static inline struct route_cfg bench_route_cfg(void)
 {
-    struct route_cfg c = {{bench_alloc, bench_free, NULL}, NULL, true, route_host_avx512()};
+    struct route_cfg c = {{bench_alloc, bench_free, NULL}, NULL, true, route_host_avx512(), route_host_avx2()};
     return c;
 }
 

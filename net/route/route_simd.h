@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* net/route/route_avx512.h: what the IPv4 and IPv6 AVX-512 bursts share
- * (route4.c, route6.c; route_cfg.avx512): the target they are compiled
- * for, and a 64-bit lane's bit count. IPv6 walks 8 lanes of 64 bits in
- * 512-bit vectors, IPv4 8 lanes of 32 bits in 256-bit ones (with AVX-512
- * VL's masked gathers). */
-#ifndef NET_ROUTE_ROUTE_AVX512_H
-#define NET_ROUTE_ROUTE_AVX512_H
+/* net/route/route_simd.h: what the vector bursts share (route4.c,
+ * route6.c; route_cfg.avx512 and .avx2): the targets they are compiled
+ * for, and a 64-bit lane's bit count. With AVX-512, IPv6 walks 8 lanes of
+ * 64 bits in 512-bit vectors, IPv4 8 lanes of 32 bits in 256-bit ones
+ * (with AVX-512 VL's masked gathers); with AVX2 alone, IPv4 the same 8
+ * lanes with AVX2's gathers. */
+#ifndef NET_ROUTE_ROUTE_SIMD_H
+#define NET_ROUTE_ROUTE_SIMD_H
 
 #if defined(__x86_64__)
 /* The compiler's own header, as <stdatomic.h> is elsewhere in net/: the
@@ -17,10 +18,14 @@
  * costs more than its loads until enough lanes share it (fwd_bench, Xeon:
  * bursts of 1 and 8 forwarded 1.2-1.5x slower through it, 32 and 256 as
  * fast or faster). */
-#define ROUTE_AVX512_MIN_BURST 16
+#define ROUTE_SIMD_MIN_BURST 16
 
 /* F, VL, DQ and BW: every AVX-512 server core since Skylake-SP, and Zen 4. */
 #define ROUTE_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,popcnt")))
+/* Haswell on, and every AMD core since Zen (Zen 1-3 and Intel's client
+ * cores have no AVX-512). A subset of ROUTE_AVX512: what it marks
+ * inlines into both. */
+#define ROUTE_AVX2 __attribute__((target("avx2,popcnt")))
 
 /* Each 64-bit lane's bit count from AVX-512 BW alone (VPOPCNTQ came only
  * with Ice Lake): each byte's two nibbles counted through a 16-entry
@@ -34,8 +39,9 @@ ROUTE_AVX512 static inline __attribute__((always_inline)) __m512i route_popcnt64
     return _mm512_sad_epu8(_mm512_add_epi8(lo, hi), _mm512_setzero_si512());
 }
 
-/* The same for the four lanes of a 256-bit vector (IPv4's, route4.c). */
-ROUTE_AVX512 static inline __attribute__((always_inline)) __m256i route_popcnt64_256(__m256i x)
+/* The same for the four lanes of a 256-bit vector (IPv4's, route4.c), in
+ * AVX2 alone. */
+ROUTE_AVX2 static inline __attribute__((always_inline)) __m256i route_popcnt64_256(__m256i x)
 {
     const __m256i table = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4));
     const __m256i nibble = _mm256_set1_epi8(0x0f);
