@@ -3,8 +3,9 @@
 """tools/bench.py: `make bench`. Builds the benchmark programs, runs them,
 prints each hayate figure beside the reference measured in the same run,
 and writes build/bench.json: a list of {"name", "unit", "value",
-"reference", "reference_value", "ratio"} with ratio = value /
-reference_value (so for times and sizes below 1 is better).
+"reference", "reference_value", "ratio", "cpu", "date"} with ratio = value /
+reference_value (so for times and sizes below 1 is better), cpu the
+model, core count and cache sizes (lscpu) and date the run's (UTC).
 
 Each benchmark is an entry in BENCHES: a build step (make builds every
 program from the host library, build/host/bench*/: `make bench-bins`) and
@@ -23,6 +24,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build", "bench")
@@ -270,10 +272,13 @@ def main():
             rows += got
             failed += rc != 0
     rows = pair_kernel_flags(rows)
+    cpu, when = cpu_info(), time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    for r in rows:  # each figure says where and when, so that machines are never mixed up
+        r["cpu"], r["date"] = cpu, when
     os.makedirs(os.path.join(ROOT, "build"), exist_ok=True)
     with open(os.path.join(ROOT, "build", "bench.json"), "w") as f:
         json.dump(rows, f, indent=1)
-    print(f"\ncpu: {cpu_info()}")
+    print(f"\ncpu: {cpu}")
     print_table(rows)
     print_l3fwd(rows)
     print(f"\nwrote build/bench.json ({len(rows)} figures)")

@@ -7,7 +7,7 @@
  *
  *   fwd_bench DATA_DIR [--reps N] [--huge] [--packets N] [--burst N]
  *             [--hayate-only] [--v4-only | --v6-only] [--tag TEXT]
- *             [--only bursts|ecmp|capture|acl]
+ *             [--only bursts|ecmp|capture|acl|scale]
  *
  * --huge: 2 MiB pages for the tables and packet buffers, both sides;
  * --burst: that burst size only; --hayate-only: no DPDK (the kernel-flags
@@ -29,6 +29,9 @@
  * between chunks of NIC_RING / 2 frames and is not timed; the timed part is
  * the driver (rx_burst, refill, tx_burst, reclaim) and fwd_burst. Sides and
  * burst sizes are interleaved, medians of --reps.
+ *
+ * Scale (IPv4, bursts of 32, fwd_scale.c): the same on 1, 2, 4, ... cores
+ * at once, a rig each on the one table, beside rte_lpm's pipeline so run.
  *
  * ECMP (IPv4, bursts of 32): the same prefixes, each on one of four
  * groups of four paths (one gateway on each port), beside one path a
@@ -231,10 +234,9 @@ static void setup4(struct rig *r, const char *dir, int only)
     free(p);
 }
 
-/* The rig: buffers, the stack, four ports with an IPv4 address and four
- * gateways each; the IPv4 tables unless v4 is 0 (then rt is NULL and no
- * IPv4 frame may come). */
-static void setup(struct rig *r, const char *dir, int only, int v4)
+/* Buffers, the stack, four ports with an IPv4 address and four gateways
+ * each (the same next-hop numbers on every rig). */
+static void setup_ports(struct rig *r)
 {
     size_t bytes = (size_t)POOL_BUFS * PKT_BUF_SIZE;
     r->mem = bench_alloc(NULL, bytes, PKT_BUF_SIZE);
@@ -253,12 +255,33 @@ static void setup(struct rig *r, const char *dir, int only, int v4)
             r->nh[port * GW_PER_PORT + g] = nexthop_add(&r->nht, &nh);
         }
     }
-    if (v4)
-        setup4(r, dir, only);
+}
+
+static void setup_fwd(struct rig *r)
+{
     r->f = aligned_alloc(64, (sizeof(*r->f) + 63) / 64 * 64);
     fwd_init(r->f, r->rt, &r->nht);
     fwd_attach(r->f, r->s);
     make_template(r);
+}
+
+/* The rig: setup_ports, then the IPv4 tables unless v4 is 0 (then rt is
+ * NULL and no IPv4 frame may come), then the pipeline. */
+static void setup(struct rig *r, const char *dir, int only, int v4)
+{
+    setup_ports(r);
+    if (v4)
+        setup4(r, dir, only);
+    setup_fwd(r);
+}
+
+void fwd_bench_core_rig(struct rig *r, const struct rig *first)
+{
+    setup_ports(r);
+    r->rt = first->rt;
+    r->lpm = first->lpm;
+    r->dst_be = first->dst_be;
+    setup_fwd(r);
 }
 
 static void lpm_lookup(void *ctx, const uint32_t *addr, uint32_t *nh, uint32_t n)
@@ -267,13 +290,6 @@ static void lpm_lookup(void *ctx, const uint32_t *addr, uint32_t *nh, uint32_t n
     for (uint32_t i = 0; i < n; i++) /* a hit has bit 24 set */
         nh[i] = nh[i] & RTE_LPM_LOOKUP_SUCCESS ? nh[i] & 0x00ffffffu : 0;
 }
-
-struct result {
-    double ns_per_pkt;
-    uint64_t pkts, tx_doorbells, rx_doorbells, fast, to_stack, cap_lost;
-    uint64_t acl_last, acl_other; /* access-list hits on its last rule, on any other (the implicit deny too) */
-    uint64_t per_port[NPORTS];
-};
 
 static uint64_t now_ns(void)
 {
@@ -284,8 +300,6 @@ static void ecmp_lookup(void *ctx, const uint32_t *addr, uint32_t *nh, uint32_t 
 {
     route4_lookup_burst(ctx, addr, nh, n);
 }
-
-enum { OURS, LPM, ECMP, CAPTURE, ACL, RINGS }; /* RINGS: OURS on pointer rings (fwd_nic.h) */
 
 /* The access list of the ACL rows: an edge router's input list. None of
  * the first 49 rules matches the bench traffic (UDP 1024 -> 9 from
@@ -414,7 +428,7 @@ static void cap_tap(void *ctx, uint16_t port, uint8_t dir, struct pkt *const *p,
 /* npkts frames through the pipeline in bursts of b, IPv6 with v6: side
  * selects the lookup (our table, rte_lpm or rte_lpm6, our ECMP table).
  * fast counts the frames of that family on the fast path. */
-static struct result run(struct rig *r, int b, int side, int v6, uint64_t npkts)
+struct result fwd_bench_run(struct rig *r, int b, int side, int v6, uint64_t npkts)
 {
     struct result res = {0};
     struct pkt *pkts[256];
@@ -430,7 +444,8 @@ static struct result run(struct rig *r, int b, int side, int v6, uint64_t npkts)
     if (side == CAPTURE && !cap_ring.r)
         cap_ring.r = calloc(CAP_RING, sizeof(struct cap_rec));
     bind_acl(r, v6 ? OURS : side);
-    memset(acl_hits, 0, sizeof(acl_hits));
+    if (side == ACL) /* shared: other sides leave it alone (fwd_scale.c runs them on many cores) */
+        memset(acl_hits, 0, sizeof(acl_hits));
     atomic_store(&r->s->tap, side == CAPTURE ? cap_tap : NULL);
     uint64_t lost0 = cap_ring.lost;
     uint64_t db_tx = 0, db_rx = r->nic[0].rx_doorbells, sent[NPORTS];
@@ -473,7 +488,7 @@ static struct result run(struct rig *r, int b, int side, int v6, uint64_t npkts)
     res.tx_doorbells -= db_tx;
     res.fast = v6 ? r->f->ctr.fast6 : r->f->ctr.fast;
     res.to_stack = r->f->ctr.to_stack;
-    for (size_t i = 0; i <= ACL_NRULES; i++)
+    for (size_t i = 0; side == ACL && i <= ACL_NRULES; i++)
         *(i == ACL_NRULES - 1 ? &res.acl_last : &res.acl_other) += acl_hits[i];
     return res;
 }
@@ -550,7 +565,7 @@ static int rows(struct rig *r, int v6, int only, uint64_t npkts)
     const char *ref = only ? "" : v6 ? "rte_lpm6, same pipeline" : "rte_lpm, same pipeline";
     int bad = 0, sides = only ? 1 : 2, with_l3fwd = !v6 && l3fwd_wanted(only);
     for (int side = 0; side < sides; side++) /* warm up */
-        run(r, 32, side, v6, npkts / 4);
+        fwd_bench_run(r, 32, side, v6, npkts / 4);
     struct l3fwd_feed feed = {r->tmpl, FRAME_LEN, r->tmpl_base, r->dst_be, NADDR, CHUNK};
     if (with_l3fwd)
         l3fwd_side_run(&feed, npkts / 4);
@@ -565,11 +580,11 @@ static int rows(struct rig *r, int v6, int only, uint64_t npkts)
                     continue;
                 }
                 if (side == 3) {
-                    ringed = run(r, 32, RINGS, 0, npkts);
+                    ringed = fwd_bench_run(r, 32, RINGS, 0, npkts);
                     ns[3][bi][rep] = ringed.ns_per_pkt;
                     continue;
                 }
-                last[side][bi] = run(r, bursts[bi], side, v6, npkts);
+                last[side][bi] = fwd_bench_run(r, bursts[bi], side, v6, npkts);
                 ns[side][bi][rep] = last[side][bi].ns_per_pkt;
             }
         }
@@ -621,7 +636,7 @@ static struct result beside(struct rig *r, int side, uint64_t npkts, double *ns_
     for (int rep = 0; rep < reps; rep++)
         for (int k = 0; k < 2; k++) {
             int which = (rep + k) & 1;
-            last[which] = run(r, 32, which ? side : OURS, 0, npkts);
+            last[which] = fwd_bench_run(r, 32, which ? side : OURS, 0, npkts);
             ns[which][rep] = last[which].ns_per_pkt;
         }
     *ns_side = bench_median(ns[1], reps);
@@ -713,13 +728,14 @@ int main(int argc, char **argv)
     }
     if (dir == NULL || reps < 1 || reps > 64 || npkts < CHUNK || npkts > NADDR || bursts[0] < 1 ||
         bursts[0] > 256 || CHUNK % bursts[0] || !(v4 || v6) ||
-        !(wanted("bursts") || wanted("ecmp") || wanted("capture") || wanted("acl"))) {
+        !(wanted("bursts") || wanted("ecmp") || wanted("capture") || wanted("acl") || wanted("scale"))) {
         fprintf(stderr, "usage: fwd_bench DATA_DIR [--reps N] [--huge] [--packets N] [--burst N] "
                         "[--hayate-only] [--v4-only | --v6-only] [--tag TEXT] "
-                        "[--only bursts|ecmp|capture|acl]\n");
+                        "[--only bursts|ecmp|capture|acl|scale]\n");
         return 2;
     }
     npkts = npkts / CHUNK * CHUNK;
+    fwd_scale_note_cpus();
     char lcores[32];
     eal_lcore_here(lcores, sizeof(lcores));
     char *eal[] = {"fwd_bench", "--no-pci", "--no-shconf", "--log-level=error", "--lcores", lcores,
@@ -744,6 +760,8 @@ int main(int argc, char **argv)
             bad |= acl_rows(&r, npkts);
             bind_acl(&r, OURS);
         }
+        if (wanted("scale"))
+            bad |= fwd_scale_rows(&r, reps, npkts, only, tag);
     }
     if (v6) {
         fwd_bench6_setup(&r, dir, only);

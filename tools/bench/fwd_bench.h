@@ -50,6 +50,31 @@ struct rig {
     uint8_t tmpl6[FRAME6_LEN];
 };
 
+/* What one run of a side gave (fwd_bench_run). */
+struct result {
+    double ns_per_pkt;
+    uint64_t pkts, tx_doorbells, rx_doorbells, fast, to_stack, cap_lost;
+    uint64_t acl_last, acl_other; /* access-list hits on its last rule, on any other (the implicit deny too) */
+    uint64_t per_port[NPORTS];
+};
+
+/* The sides a run can take. RINGS: OURS on pointer rings (fwd_nic.h). */
+enum { OURS, LPM, ECMP, CAPTURE, ACL, RINGS };
+
+/* fwd_bench.c. npkts frames through rig r in bursts of b, on side's
+ * lookup, IPv4 or (v6) IPv6; only the driver and the pipeline timed. Any
+ * number of rigs may run at once on OURS or LPM. */
+struct result fwd_bench_run(struct rig *r, int b, int side, int v6, uint64_t npkts);
+/* Another core's rig (its buffers, stack, ports and pipeline) on first's
+ * IPv4 tables and destinations. */
+void fwd_bench_core_rig(struct rig *r, const struct rig *first);
+/* fwd_scale.c: IPv4 at bursts of 32 on 1, 2, 4, ... cores at once (up to
+ * the CPUs we may run on), ours beside rte_lpm's (unless only): rows of
+ * each count's total rate and of its share of linear scaling. */
+int fwd_scale_rows(struct rig *first, int reps, uint64_t npkts, int only, const char *tag);
+/* The CPUs we may run on, before rte_eal_init pins us to one. */
+void fwd_scale_note_cpus(void);
+
 /* Host host's MAC on port port: ours are host 1, the gateways 2.. */
 static inline void fwd_bench_mac(uint8_t *m, int port, int host)
 {
