@@ -70,8 +70,12 @@ extern const char netsvc_holder[];
  * netsvc_route_start on. */
 void netsvc_route_init(void);
 void netsvc_route_start(void);
-/* How the tables' bursts look up: "avx512", "avx2", "popcnt" or "portable" (the
- * CPU's, at netsvc_route_init; `show route summary`). */
+/* netsvc_lookups.c: the path the tables' bursts take. Sets cfg's popcnt,
+ * avx2 and avx512 to the fastest the CPU has, measured (cfg's allocator
+ * builds the table it measures on), and registers the lookups statement.
+ * netsvc_route_lookups names the path in use: "avx512", "avx2", "popcnt"
+ * or "portable" (`show route summary`). */
+void netsvc_lookups_init(struct route_cfg *cfg);
 extern const char *netsvc_route_lookups;
 
 /* TCP (netsvc_tcp.c): the `tcp` statement; the configuration every core

@@ -16,8 +16,6 @@
  * through a slot is counted, however it was added). */
 #include "netsvc_impl.h"
 
-#include "kernel/arch/x86_64/cpu.h"
-#include "kernel/arch/x86_64/fpu.h"
 #include "kernel/console/config.h"
 #include "kernel/console/console.h"
 #include "kernel/mem/heap.h"
@@ -498,68 +496,10 @@ static int stmt_routes(int argc, char **argv, char *err, size_t errlen)
     return 0;
 }
 
-/* route_cfg.avx512: AVX-512 F, DQ, BW and VL (CPUID.(7,0):EBX bits 16,
- * 17, 30, 31) and their state on (fpu.c: XCR0's AVX, opmask, ZMM_Hi256
- * and Hi16_ZMM). */
-static bool has_avx512(void)
-{
-    uint32_t ebx = (1u << 16) | (1u << 17) | (1u << 30) | (1u << 31);
-    return (fpu_xcr0() & 0xe4) == 0xe4 && (cpuid(7, 0).ebx & ebx) == ebx;
-}
-
-/* route_cfg.avx2: AVX2 (CPUID.(7,0):EBX bit 5) and its state on (XCR0's
- * SSE and AVX). */
-static bool has_avx2(void)
-{
-    return (fpu_xcr0() & 0x6) == 0x6 && (cpuid(7, 0).ebx & (1u << 5));
-}
-
-const char *netsvc_route_lookups = "portable";
-
-/* The lookup paths, slowest first, and the fastest this CPU offers. */
-static const char *const path_names[] = {"portable", "popcnt", "avx2", "avx512"};
-static unsigned cpu_paths;
-
-static void use_paths(struct route_cfg *cfg, unsigned level)
-{
-    cfg->popcnt = level >= 1;
-    cfg->avx2 = level >= 2;
-    cfg->avx512 = level >= 3;
-    netsvc_route_lookups = path_names[level];
-}
-
-/* lookups auto|portable|popcnt|avx2|avx512: the tables' burst path, at
- * most the CPU's (auto, the default: the fastest it has). Where gathers
- * are slow, the vector bursts may lose to the scalar path (not yet
- * measured on AMD cores: docs/route.md); this takes the scalar one. */
-static int stmt_lookups(int argc, char **argv, char *err, size_t errlen)
-{
-    unsigned level = argc == 2 && strcmp(argv[1], "auto") == 0 ? cpu_paths : 4;
-    for (unsigned i = 0; argc == 2 && i < 4 && level == 4; i++)
-        if (strcmp(argv[1], path_names[i]) == 0)
-            level = i;
-    if (level == 4) {
-        fmt_snprintf(err, errlen, "usage: lookups auto|portable|popcnt|avx2|avx512");
-        return -1;
-    }
-    if (level > cpu_paths) {
-        fmt_snprintf(err, errlen, "this CPU's lookups go up to %s, not %s", path_names[cpu_paths], argv[1]);
-        return -1;
-    }
-    struct route_cfg cfg = {0};
-    use_paths(&cfg, level);
-    route4_set_paths(netsvc.rt4, &cfg);
-    netsvc6_set_paths(&cfg);
-    return 0;
-}
-
 void netsvc_route_init(void)
 {
     struct route_cfg cfg = {.alloc = {rt_alloc, rt_free, 0}};
-    bool popcnt = (cpuid(1, 0).ecx >> 23) & 1;
-    /* each level implies the ones below: AVX2 cores have POPCNT */
-    cpu_paths = has_avx512() && popcnt ? 3 : has_avx2() && popcnt ? 2 : popcnt ? 1 : 0;
-    use_paths(&cfg, cpu_paths);
+    netsvc_lookups_init(&cfg);
     netsvc.rt4 = route4_create(&cfg);
     if (!netsvc.rt4)
         panic("router: no memory for the route table");
@@ -571,7 +511,6 @@ void netsvc_route_init(void)
     config_register("interface", stmt_interface);
     config_register("route", stmt_route);
     config_register("routes", stmt_routes);
-    config_register("lookups", stmt_lookups);
 }
 
 void netsvc_route_start(void) { loop_timer_arm(&reclaim_timer, time_now_ns() + RECLAIM_PERIOD_NS); }

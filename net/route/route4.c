@@ -351,11 +351,11 @@ uint32_t route4_lookup(const struct route4 *t, uint32_t addr)
     return t->fib.popcnt ? r4_lookup_popcnt(r, addr) : r4_lookup_soft(r, addr);
 }
 
-/* ---- AVX-512 bursts (route_cfg.avx512) ---- */
+/* ---- Vector bursts: AVX-512 (route_cfg.avx512), then AVX2 ---- */
 #if defined(__x86_64__)
 
 /* A vector's lanes on long records (bits of m; ev their direct entries),
- * one by one: they are rare. */
+ * one by one, in both: they are rare. */
 ROUTE_AVX2 static void r4_long_lanes(const struct route_fib_root *r, __m256i ev, unsigned m, const uint32_t *addr,
                                      uint32_t *nh)
 {

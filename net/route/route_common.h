@@ -55,8 +55,8 @@ struct route_cfg {
      * state enabled (XCR0): bursts look up 16 (IPv4) or 8 (IPv6)
      * addresses a vector, each step's loads one gather (route_simd.h). */
     bool avx512;
-    /* The CPU has AVX2 and its state is on: without avx512, IPv4 bursts
-     * look up 8 addresses a vector with AVX2's gathers. */
+    /* The CPU has AVX2 and its state is on: without avx512, bursts look
+     * up 8 (IPv4) or 4 (IPv6) addresses a vector with AVX2's gathers. */
     bool avx2;
 };
 

@@ -4,7 +4,7 @@
  * for, and a 64-bit lane's bit count. With AVX-512, IPv6 walks 8 lanes of
  * 64 bits in 512-bit vectors, IPv4 8 lanes of 32 bits in 256-bit ones
  * (with AVX-512 VL's masked gathers); with AVX2 alone, IPv4 the same 8
- * lanes with AVX2's gathers. */
+ * lanes and IPv6 4 lanes of 64 bits, with AVX2's gathers. */
 #ifndef NET_ROUTE_ROUTE_SIMD_H
 #define NET_ROUTE_ROUTE_SIMD_H
 
@@ -15,9 +15,10 @@
 #include <immintrin.h>
 
 /* The bursts take the vector path from this many addresses on: a gather
- * costs more than its loads until enough lanes share it (fwd_bench, Xeon:
- * bursts of 1 and 8 forwarded 1.2-1.5x slower through it, 32 and 256 as
- * fast or faster). */
+ * costs more than its loads until enough lanes share it (fwd_bench, Xeon,
+ * AVX-512: bursts of 1 and 8 forwarded 1.2-1.5x slower through it, 32 and
+ * 256 as fast or faster; the AVX2 paths take the same bound, unmeasured
+ * below 32). */
 #define ROUTE_SIMD_MIN_BURST 16
 
 /* F, VL, DQ and BW: every AVX-512 server core since Skylake-SP, and Zen 4. */
@@ -39,8 +40,8 @@ ROUTE_AVX512 static inline __attribute__((always_inline)) __m512i route_popcnt64
     return _mm512_sad_epu8(_mm512_add_epi8(lo, hi), _mm512_setzero_si512());
 }
 
-/* The same for the four lanes of a 256-bit vector (IPv4's, route4.c), in
- * AVX2 alone. */
+/* The same for the four lanes of a 256-bit vector (the IPv4 bursts', and
+ * IPv6's with AVX2), in AVX2 alone. */
 ROUTE_AVX2 static inline __attribute__((always_inline)) __m256i route_popcnt64_256(__m256i x)
 {
     const __m256i table = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4));

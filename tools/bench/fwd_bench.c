@@ -447,7 +447,7 @@ struct result fwd_bench_run(struct rig *r, int b, int side, int v6, uint64_t npk
     if (side == ACL) /* shared: other sides leave it alone (fwd_scale.c runs them on many cores) */
         memset(acl_hits, 0, sizeof(acl_hits));
     atomic_store(&r->s->tap, side == CAPTURE ? cap_tap : NULL);
-    uint64_t lost0 = cap_ring.lost;
+    uint64_t lost0 = side == CAPTURE ? cap_ring.lost : 0;
     uint64_t db_tx = 0, db_rx = r->nic[0].rx_doorbells, sent[NPORTS];
     memset(&r->f->ctr, 0, sizeof(r->f->ctr));
     for (int p = 0; p < NPORTS; p++) {
@@ -458,7 +458,7 @@ struct result fwd_bench_run(struct rig *r, int b, int side, int v6, uint64_t npk
         nic_pointer_rings(&r->nic[p], side == RINGS);
     double t = 0;
     uint32_t pos = 0;
-    while (res.pkts < npkts) {
+    while (res.pkts < npkts && !(res.pkts && r->stop && atomic_load_explicit(r->stop, memory_order_relaxed))) {
         uint32_t got = v6 ? fwd_bench6_receive(r, res.pkts, CHUNK)
                           : nic_receive(&r->nic[0], r->tmpl, FRAME_LEN, r->tmpl_base, r->dst_be + pos, CHUNK);
         pos = (pos + CHUNK) % NADDR;
@@ -472,12 +472,13 @@ struct result fwd_bench_run(struct rig *r, int b, int side, int v6, uint64_t npk
         t += bench_now() - t0;
         for (int p = 0; p < NPORTS; p++)
             nic_transmit(&r->nic[p]);
-        atomic_store(&cap_ring.tail, atomic_load(&cap_ring.head)); /* the reader, on another core */
+        if (side == CAPTURE) /* the reader, on another core */
+            atomic_store(&cap_ring.tail, atomic_load(&cap_ring.head));
         res.pkts += got;
     }
     for (int p = 0; p < NPORTS; p++)
         nic_pointer_rings(&r->nic[p], false);
-    res.cap_lost = cap_ring.lost - lost0;
+    res.cap_lost = side == CAPTURE ? cap_ring.lost - lost0 : 0;
     atomic_store(&r->s->tap, NULL);
     res.ns_per_pkt = t * 1e9 / (double)res.pkts;
     res.rx_doorbells = r->nic[0].rx_doorbells - db_rx;

@@ -48,6 +48,9 @@ struct rig {
     struct rte_lpm6 *lpm6;
     uint8_t (*dst6)[16];         /* NADDR6 destinations, network order */
     uint8_t tmpl6[FRAME6_LEN];
+    /* Set: a run ends early once this is (after its first chunk), as
+     * fwd_scale.c's do when the first core is done. */
+    const _Atomic int *stop;
 };
 
 /* What one run of a side gave (fwd_bench_run). */
@@ -63,7 +66,8 @@ enum { OURS, LPM, ECMP, CAPTURE, ACL, RINGS };
 
 /* fwd_bench.c. npkts frames through rig r in bursts of b, on side's
  * lookup, IPv4 or (v6) IPv6; only the driver and the pipeline timed. Any
- * number of rigs may run at once on OURS or LPM. */
+ * number of rigs may run at once on OURS or LPM (they share only what
+ * they read). */
 struct result fwd_bench_run(struct rig *r, int b, int side, int v6, uint64_t npkts);
 /* Another core's rig (its buffers, stack, ports and pipeline) on first's
  * IPv4 tables and destinations. */

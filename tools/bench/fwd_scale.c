@@ -6,10 +6,10 @@
  * kernel) while every core's pipeline looks up in the one full table
  * (ours, or rte_lpm for the reference): what sharing the caches, the
  * memory and the table costs. A count's rate is the sum of each core's
- * (frames over its timed time); its share of linear is that rate over
- * the count times the one-core rate of the same side. Sides alternate
- * which goes first; medians of reps. Every frame must take the fast path
- * and the four ports' counts must match between the sides. */
+ * (frames over its timed time), every core stopping when the first is
+ * done, so that none runs alone at the end; its share of linear is that
+ * rate over the count times the one-core rate of the same side. Sides alternate
+ * which goes first; medians of reps. Every frame must take the fast path. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
@@ -30,6 +30,7 @@ struct core_job {
     int cpu, side;
     uint64_t npkts;
     pthread_barrier_t *start;
+    _Atomic int *stop;
     struct result res;
 };
 
@@ -39,10 +40,16 @@ static void *core_main(void *arg)
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(j->cpu, &one);
-    pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+    if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) != 0) {
+        fprintf(stderr, "fwd_scale: cannot run on CPU %d\n", j->cpu);
+        exit(1);
+    }
     fwd_bench_run(j->r, 32, j->side, 0, j->npkts / 8); /* warm this core's rig */
     pthread_barrier_wait(j->start);
+    j->r->stop = j->stop;
     j->res = fwd_bench_run(j->r, 32, j->side, 0, j->npkts);
+    j->r->stop = NULL;
+    atomic_store(j->stop, 1);
     return NULL;
 }
 
@@ -54,10 +61,14 @@ static double on_cores(struct rig **rigs, const int *cpus, int n, int side, uint
     struct core_job job[MAX_CORES];
     pthread_t th[MAX_CORES];
     pthread_barrier_t start;
+    _Atomic int stop = 0;
     pthread_barrier_init(&start, NULL, (unsigned)n);
     for (int i = 0; i < n; i++) {
-        job[i] = (struct core_job){rigs[i], cpus[i], side, npkts, &start, {0}};
-        pthread_create(&th[i], NULL, core_main, &job[i]);
+        job[i] = (struct core_job){rigs[i], cpus[i], side, npkts, &start, &stop, {0}};
+        if (pthread_create(&th[i], NULL, core_main, &job[i]) != 0) {
+            fprintf(stderr, "fwd_scale: cannot start a thread\n");
+            exit(1);
+        }
     }
     double mpps = 0;
     for (int i = 0; i < n; i++) {
@@ -69,16 +80,13 @@ static double on_cores(struct rig **rigs, const int *cpus, int n, int side, uint
     return mpps;
 }
 
-/* Every frame on the fast path, and each port's count the same on both
- * sides (by core: each core's frames are the same addresses). */
+/* Every frame of both sides on the fast path (the ports' counts are
+ * compared in fwd_bench's rows: here runs end at different frames). */
 static int check(const struct result *ours, const struct result *lpm, int n, int only)
 {
     int bad = 0;
-    for (int i = 0; i < n; i++) {
-        bad |= ours[i].fast != ours[i].pkts || ours[i].to_stack;
-        for (int p = 0; p < NPORTS && !only; p++)
-            bad |= ours[i].per_port[p] != lpm[i].per_port[p];
-    }
+    for (int i = 0; i < n; i++) /* runs end early: the same frames on each side only as far as both went */
+        bad |= ours[i].fast != ours[i].pkts || ours[i].to_stack || (!only && lpm[i].fast != lpm[i].pkts);
     if (bad)
         fprintf(stderr, "fwd_scale: %d cores: a frame left the fast path or the sides' ports differ\n", n);
     return bad;

@@ -243,8 +243,12 @@ int main(int argc, char **argv)
             bench_huge = 1;
         else if (!strcmp(argv[i], "--working-set"))
             o.working_set = 1;
-        else if (!strcmp(argv[i], "--avx2"))
+        else if (!strcmp(argv[i], "--avx2") && route_host_avx2())
             setenv("ROUTE_NO_AVX512", "1", 1);
+        else if (!strcmp(argv[i], "--avx2")) {
+            fprintf(stderr, "route_bench: --avx2: this CPU has no AVX2 (or ROUTE_NO_AVX2 is set)\n");
+            return 2;
+        }
         else if (!strcmp(argv[i], "--tag") && i + 1 < argc)
             tag = argv[++i];
         else
