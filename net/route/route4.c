@@ -354,39 +354,47 @@ uint32_t route4_lookup(const struct route4 *t, uint32_t addr)
 /* ---- Vector bursts: AVX-512 (route_cfg.avx512), then AVX2 ---- */
 #if defined(__x86_64__)
 
-/* A vector's lanes on long records (bits of m; ev their direct entries),
+/* A vector's lanes on long records (bits of m; e their direct entries),
  * one by one, in both: they are rare. */
-ROUTE_AVX2 static void r4_long_lanes(const struct route_fib_root *r, __m256i ev, unsigned m, const uint32_t *addr,
+ROUTE_AVX2 static void r4_long_lanes(const struct route_fib_root *r, vu32x8 e, unsigned m, const uint32_t *addr,
                                      uint32_t *nh)
 {
-    uint32_t e[8];
-    _mm256_storeu_si256((void *)e, ev);
     for (; m; m &= m - 1) {
         unsigned j = (unsigned)__builtin_ctz(m);
         nh[j] = r4_long(r, e[j], addr[j]);
     }
 }
 
-/* One vector's second step: e its 16 direct entries, a their addresses;
+/* The low and high four lanes of a vector of 8. */
+#define R4_LO(v) __builtin_shufflevector((v), (v), 0, 1, 2, 3)
+#define R4_HI(v) __builtin_shufflevector((v), (v), 4, 5, 6, 7)
+
+/* Where a short-record lane's leaf lies in the record pool: e the direct
+ * entries (record indices), a the addresses, lv0 and lv1 the records'
+ * leafvecs (lanes 0-3, 4-7). The slot's rank is the bit count of leafvec
+ * shifted by 63 - slot; the offset is of the 32 bits ending with the leaf
+ * (leaf rank - 1 at byte 8 + 2 (rank - 1) of the record). */
+ROUTE_AVX2 ROUTE_INLINE vi32x8 r4_leaf_at(vu32x8 a, vu32x8 e, vu64x4 lv0, vu64x4 lv1)
+{
+    vu32x8 s = (~a >> (32 - R4_DIRECT_BITS - 6)) & 63;
+    vu64x4 pc0 = route_popcnt64_256(lv0 << __builtin_convertvector(R4_LO(s), vu64x4));
+    vu64x4 pc1 = route_popcnt64_256(lv1 << __builtin_convertvector(R4_HI(s), vu64x4));
+    /* each rank is the low half of its qword */
+    vu32x8 pc = __builtin_shufflevector((vu32x8)pc0, (vu32x8)pc1, 0, 2, 4, 6, 8, 10, 12, 14);
+    return (vi32x8)((e << 3) + (pc << 1) + 4);
+}
+
+/* One vector's second step: e its 8 direct entries, a their addresses;
  * the next hops of the short-record lanes (shrt) and the direct leaves
  * (leaf). A gather is plain loads, each an acquire on x86, and the
  * record's index comes from the direct entry: no record is read before
  * the entry that published it. */
-ROUTE_AVX512 static inline __attribute__((always_inline)) __m256i r4_avx512_leaves(const void *recs, __m256i a, __m256i e,
-                                                                                __mmask8 shrt, __mmask8 leaf)
+ROUTE_AVX512 ROUTE_INLINE vu32x8 r4_avx512_leaves(const void *recs, vu32x8 a, vu32x8 e, uint8_t shrt, uint8_t leaf)
 {
-    const __m256i zero = _mm256_setzero_si256();
-    __m128i e0 = _mm256_castsi256_si128(e), e1 = _mm256_extracti128_si256(e, 1);
-    __m256i lv0 = _mm256_mmask_i32gather_epi64(zero, (__mmask8)(shrt & 15), e0, recs, 8);
-    __m256i lv1 = _mm256_mmask_i32gather_epi64(zero, (__mmask8)(shrt >> 4), e1, recs, 8);
-    __m256i s = _mm256_and_si256(_mm256_srli_epi32(_mm256_ternarylogic_epi32(a, a, a, 0x55), 32 - R4_DIRECT_BITS - 6),
-                                 _mm256_set1_epi32(63));
-    __m256i pc0 = route_popcnt64_256(_mm256_sllv_epi64(lv0, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(s))));
-    __m256i pc1 = route_popcnt64_256(_mm256_sllv_epi64(lv1, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(s, 1))));
-    __m256i pc = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm256_cvtepi64_epi32(pc0)), _mm256_cvtepi64_epi32(pc1), 1);
-    __m256i off = _mm256_add_epi32(_mm256_slli_epi32(e, 3), _mm256_add_epi32(_mm256_slli_epi32(pc, 1), _mm256_set1_epi32(4)));
-    __m256i lf = _mm256_srli_epi32(_mm256_mmask_i32gather_epi32(zero, shrt, off, recs, 1), 16);
-    return _mm256_mask_and_epi32(lf, leaf, e, _mm256_set1_epi32(ROUTE_NH_MAX));
+    vu64x4 lv0 = (vu64x4)__builtin_ia32_gather3siv4di((vi64x4){0}, recs, R4_LO((vi32x8)e), shrt & 15, 8);
+    vu64x4 lv1 = (vu64x4)__builtin_ia32_gather3siv4di((vi64x4){0}, recs, R4_HI((vi32x8)e), shrt >> 4, 8);
+    vu32x8 lf = (vu32x8)__builtin_ia32_gather3siv8si((vi32x8){0}, recs, r4_leaf_at(a, e, lv0, lv1), shrt, 1) >> 16;
+    return (vu32x8)__builtin_ia32_selectd_256(leaf, (vi32x8)(e & ROUTE_NH_MAX), (vi32x8)lf);
 }
 
 /* Up to 32 addresses a round as four vectors of 8 (a partial one
@@ -404,23 +412,23 @@ ROUTE_AVX512 static void r4_burst_avx512(const struct route_fib_root *r, const u
                                       size_t n)
 {
     const void *direct = (const void *)r->direct, *recs = (const void *)r->recs;
-    const __m256i leafbit = _mm256_set1_epi32((int)ROUTE_FIB_LEAF), longbit = _mm256_set1_epi32((int)ROUTE_FIB_REC_LONG);
-    const __m256i zero = _mm256_setzero_si256();
     for (size_t i = 0; i < n; i += 32) {
         size_t left = n - i;
-        __m256i a[4], e[4];
-        __mmask8 live[4], lng[4];
+        vu32x8 a[4], e[4];
+        uint8_t live[4], lng[4];
         for (int k = 0; k < 4; k++) {
             size_t lanes = left > 8u * (unsigned)k ? left - 8u * (unsigned)k : 0;
-            live[k] = (__mmask8)(lanes >= 8 ? 0xffu : (1u << lanes) - 1);
-            a[k] = _mm256_maskz_loadu_epi32(live[k], addr + i + 8 * k);
-            e[k] = _mm256_mmask_i32gather_epi32(zero, live[k], _mm256_srli_epi32(a[k], 32 - R4_DIRECT_BITS), direct, 4);
+            live[k] = (uint8_t)(lanes >= 8 ? 0xffu : (1u << lanes) - 1);
+            a[k] = (vu32x8)__builtin_ia32_loaddqusi256_mask((const vi32x8 *)(addr + i + 8 * k), (vi32x8){0}, live[k]);
+            e[k] = (vu32x8)__builtin_ia32_gather3siv8si((vi32x8){0}, direct, (vi32x8)(a[k] >> (32 - R4_DIRECT_BITS)),
+                                                        live[k], 4);
         }
         for (int k = 0; k < 4; k++) {
-            __mmask8 leaf = _mm256_mask_test_epi32_mask(live[k], e[k], leafbit);
-            lng[k] = _mm256_mask_test_epi32_mask(live[k] & (__mmask8)~leaf, e[k], longbit);
-            __m256i res = r4_avx512_leaves(recs, a[k], e[k], live[k] & (__mmask8)~(leaf | lng[k]), leaf);
-            _mm256_mask_storeu_epi32(nh + i + 8 * k, live[k], res);
+            /* ROUTE_FIB_LEAF is the sign bit, ROUTE_FIB_REC_LONG the next */
+            uint8_t leaf = live[k] & route_signs8(e[k]);
+            lng[k] = live[k] & (uint8_t)~leaf & route_signs8(e[k] << 1);
+            vu32x8 res = r4_avx512_leaves(recs, a[k], e[k], live[k] & (uint8_t)~(leaf | lng[k]), leaf);
+            __builtin_ia32_storedqusi256_mask((vi32x8 *)(nh + i + 8 * k), (vi32x8)res, live[k]);
         }
         for (int k = 0; k < 4; k++)
             if (NET_UNLIKELY(lng[k]))
@@ -430,28 +438,17 @@ ROUTE_AVX512 static void r4_burst_avx512(const struct route_fib_root *r, const u
 
 /* ---- AVX2 bursts (route_cfg.avx2, where AVX-512 is not) ---- */
 
-/* r4_avx512_leaves in AVX2: lane masks are vectors (a lane's sign bit),
- * and the ranks of the two halves come back to 8 lanes of 32 bits by a
- * blend and a permute (AVX2 has no VPMOVQD). */
-ROUTE_AVX2 static inline __attribute__((always_inline)) __m256i r4_avx2_leaves(const void *recs, __m256i a, __m256i e,
-                                                                            __m256i shrt, __m256i leaf)
+/* r4_avx512_leaves in AVX2: lane masks are vectors (a lane's sign bit). */
+ROUTE_AVX2 ROUTE_INLINE vu32x8 r4_avx2_leaves(const void *recs, vu32x8 a, vu32x8 e, vi32x8 shrt, vi32x8 leaf)
 {
-    const __m256i zero = _mm256_setzero_si256();
     const long long *rq = (const long long *)recs;
-    __m256i lv0 = _mm256_mask_i32gather_epi64(zero, rq, _mm256_castsi256_si128(e),
-                                              _mm256_cvtepi32_epi64(_mm256_castsi256_si128(shrt)), 8);
-    __m256i lv1 = _mm256_mask_i32gather_epi64(zero, rq, _mm256_extracti128_si256(e, 1),
-                                              _mm256_cvtepi32_epi64(_mm256_extracti128_si256(shrt, 1)), 8);
-    __m256i s = _mm256_and_si256(_mm256_srli_epi32(_mm256_xor_si256(a, _mm256_set1_epi32(-1)), 32 - R4_DIRECT_BITS - 6),
-                                 _mm256_set1_epi32(63));
-    __m256i pc0 = route_popcnt64_256(_mm256_sllv_epi64(lv0, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(s))));
-    __m256i pc1 = route_popcnt64_256(_mm256_sllv_epi64(lv1, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(s, 1))));
-    /* dword 2j: lane j's rank, 2j + 1: lane 4 + j's; then in lane order */
-    __m256i pc = _mm256_permutevar8x32_epi32(_mm256_blend_epi32(pc0, _mm256_slli_epi64(pc1, 32), 0xaa),
-                                             _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
-    __m256i off = _mm256_add_epi32(_mm256_slli_epi32(e, 3), _mm256_add_epi32(_mm256_slli_epi32(pc, 1), _mm256_set1_epi32(4)));
-    __m256i lf = _mm256_srli_epi32(_mm256_mask_i32gather_epi32(zero, (const int *)recs, off, shrt, 1), 16);
-    return _mm256_blendv_epi8(lf, _mm256_and_si256(e, _mm256_set1_epi32(ROUTE_NH_MAX)), leaf);
+    vu64x4 lv0 = (vu64x4)__builtin_ia32_gatherd_q256((vi64x4){0}, rq, R4_LO((vi32x8)e),
+                                                     __builtin_convertvector(R4_LO(shrt), vi64x4), 8);
+    vu64x4 lv1 = (vu64x4)__builtin_ia32_gatherd_q256((vi64x4){0}, rq, R4_HI((vi32x8)e),
+                                                     __builtin_convertvector(R4_HI(shrt), vi64x4), 8);
+    vu32x8 lf = (vu32x8)__builtin_ia32_gatherd_d256((vi32x8){0}, (const int *)recs, r4_leaf_at(a, e, lv0, lv1), shrt,
+                                                    1) >> 16;
+    return (e & ROUTE_NH_MAX & (vu32x8)leaf) | (lf & ~(vu32x8)leaf);
 }
 
 /* r4_burst_avx512's steps and order, 8 lanes a vector, with AVX2's
@@ -461,26 +458,26 @@ ROUTE_AVX2 static void r4_burst_avx2(const struct route_fib_root *r, const uint3
 {
     const int *direct = (const int *)r->direct;
     const void *recs = (const void *)r->recs;
-    const __m256i zero = _mm256_setzero_si256(), lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i longbit = _mm256_set1_epi32((int)ROUTE_FIB_REC_LONG);
+    const vi32x8 lane = {0, 1, 2, 3, 4, 5, 6, 7};
     for (size_t i = 0; i < n; i += 32) {
         size_t left = n - i;
-        __m256i a[4], e[4], live[4];
+        vu32x8 a[4], e[4];
+        vi32x8 live[4];
         unsigned lng[4];
         for (int k = 0; k < 4; k++) {
             size_t lanes = left > 8u * (unsigned)k ? left - 8u * (unsigned)k : 0;
-            live[k] = _mm256_cmpgt_epi32(_mm256_set1_epi32(lanes >= 8 ? 8 : (int)lanes), lane);
-            a[k] = _mm256_maskload_epi32((const int *)(addr + i + 8 * k), live[k]);
-            e[k] = _mm256_mask_i32gather_epi32(zero, direct, _mm256_srli_epi32(a[k], 32 - R4_DIRECT_BITS), live[k], 4);
+            live[k] = (vi32x8){0} + (lanes >= 8 ? 8 : (int)lanes) > lane;
+            a[k] = (vu32x8)__builtin_ia32_maskloadd256((const vi32x8 *)(addr + i + 8 * k), live[k]);
+            e[k] = (vu32x8)__builtin_ia32_gatherd_d256((vi32x8){0}, direct, (vi32x8)(a[k] >> (32 - R4_DIRECT_BITS)),
+                                                       live[k], 4);
         }
         for (int k = 0; k < 4; k++) {
             /* a masked-off lane's entry is 0: neither leaf nor long */
-            __m256i leaf = _mm256_srai_epi32(e[k], 31);
-            __m256i lmask = _mm256_andnot_si256(leaf, _mm256_cmpeq_epi32(_mm256_and_si256(e[k], longbit), longbit));
-            __m256i shrt = _mm256_andnot_si256(_mm256_or_si256(leaf, lmask), live[k]);
-            __m256i res = r4_avx2_leaves(recs, a[k], e[k], shrt, leaf);
-            _mm256_maskstore_epi32((int *)(nh + i + 8 * k), live[k], res);
-            lng[k] = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(lmask));
+            vi32x8 leaf = (vi32x8)e[k] >> 31, lmask = ~leaf & ((vi32x8)e[k] << 1 >> 31);
+            vi32x8 shrt = live[k] & ~(leaf | lmask);
+            vu32x8 res = r4_avx2_leaves(recs, a[k], e[k], shrt, leaf);
+            __builtin_ia32_maskstored256((vi32x8 *)(nh + i + 8 * k), live[k], (vi32x8)res);
+            lng[k] = (unsigned)__builtin_ia32_movmskps256((vf32x8)lmask);
         }
         for (int k = 0; k < 4; k++)
             if (NET_UNLIKELY(lng[k]))

@@ -437,44 +437,49 @@ uint32_t route6_lookup(const struct route6 *t, const uint8_t addr[16])
 _Static_assert(__builtin_offsetof(struct route_fib_node, base_leaf) == 16 &&
                    __builtin_offsetof(struct route_fib_node, base_node) == 20,
                "base_leaf, then base_node, at 16");
-ROUTE_AVX512 static inline __attribute__((always_inline)) __m512i node_bytes(__m512i node)
+ROUTE_AVX512 ROUTE_INLINE vu64x8 node_bytes(vu64x8 node)
 {
     _Static_assert(sizeof(struct route_fib_node) == 24, "16 + 8");
-    return _mm512_add_epi64(_mm512_slli_epi64(node, 4), _mm512_slli_epi64(node, 3));
+    return (node << 4) + (node << 3);
 }
+ROUTE_AVX2 ROUTE_INLINE vu64x4 node_bytes4(vu64x4 node) { return (node << 4) + (node << 3); }
+
+/* Each 64-bit lane's bytes reversed (the address's high half, big-endian),
+ * a 128-bit lane's worth of VPSHUFB indices. */
+#define R6_BSWAP 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8
+/* The high half's bits for the L1 index, and for the block's within it. */
+#define R6_L1_SHIFT (64 - R6_L1_BITS)
+#define R6_BLOCK_SHIFT (64 - R6_DIRECT_BITS)
+#define R6_BLOCK_MASK ((1 << (R6_DIRECT_BITS - R6_L1_BITS)) - 1)
 
 ROUTE_AVX512 static void r6_burst_avx512(const struct route_fib_root *r, const uint8_t (*a)[16], uint32_t *nh,
                                       size_t n)
 {
     const void *l1 = (const void *)r->direct, *blocks = (const void *)r->blocks;
     const void *nodes = (const void *)r->nodes, *leaves = (const void *)r->leaves;
-    const __m512i zero = _mm512_setzero_si512(), ones = _mm512_set1_epi64(-1);
-    const __m256i zero8 = _mm256_setzero_si256(), leafbit = _mm256_set1_epi32((int)ROUTE_FIB_LEAF);
-    const __m512i addr_off = _mm512_setr_epi64(0, 16, 32, 48, 64, 80, 96, 112);
-    const __m512i bswap = _mm512_set4_epi32(0x08090a0b, 0x0c0d0e0f, 0x00010203, 0x04050607);
+    const vi64x8 zero = {0}, addr_off = {0, 16, 32, 48, 64, 80, 96, 112};
+    const vc8x64 bswap = {R6_BSWAP, R6_BSWAP, R6_BSWAP, R6_BSWAP};
     for (size_t i = 0; i < n; i += 32) {
         size_t left = n - i;
         unsigned nv = left >= 32 ? 4 : (unsigned)((left + 7) / 8);
-        __m512i kh[4], node[4], sh[4], bl[4];
-        __m256i res[4];
-        __mmask8 live[4], walk[4], act[4];
+        vu64x8 kh[4], node[4], sh[4], bl[4];
+        vu32x8 res[4];
+        uint8_t live[4], walk[4], act[4];
         for (unsigned v = 0; v < nv; v++) {
             size_t lv = left - 8 * v;
-            live[v] = (__mmask8)(lv >= 8 ? 0xffu : (1u << lv) - 1);
-            __m512i hi = _mm512_mask_i64gather_epi64(zero, live[v], addr_off, a[i + 8 * v], 1);
-            hi = _mm512_shuffle_epi8(hi, bswap);
-            kh[v] = _mm512_xor_si512(hi, ones);
-            __m256i e1 = _mm512_mask_i64gather_epi32(zero8, live[v], _mm512_srli_epi64(hi, 64 - R6_L1_BITS), l1, 4);
-            __mmask8 l1leaf = _mm256_mask_test_epi32_mask(live[v], e1, leafbit);
-            __m512i bi = _mm512_or_si512(_mm512_slli_epi64(_mm512_cvtepu32_epi64(e1), R6_DIRECT_BITS - R6_L1_BITS),
-                                         _mm512_and_si512(_mm512_srli_epi64(hi, 64 - R6_DIRECT_BITS),
-                                                          _mm512_set1_epi64((1 << (R6_DIRECT_BITS - R6_L1_BITS)) - 1)));
-            __m256i e = _mm512_mask_i64gather_epi32(e1, live[v] & (__mmask8)~l1leaf, bi, blocks, 4);
-            __mmask8 leaf = _mm256_mask_test_epi32_mask(live[v], e, leafbit);
-            res[v] = _mm256_and_si256(e, _mm256_set1_epi32(ROUTE_NH_MAX));
-            walk[v] = act[v] = live[v] & (__mmask8)~leaf;
-            node[v] = _mm512_cvtepu32_epi64(e);
-            sh[v] = bl[v] = zero;
+            live[v] = (uint8_t)(lv >= 8 ? 0xffu : (1u << lv) - 1);
+            vu64x8 hi = (vu64x8)__builtin_ia32_gatherdiv8di(zero, a[i + 8 * v], addr_off, live[v], 1);
+            hi = (vu64x8)__builtin_ia32_pshufb512((vc8x64)hi, bswap);
+            kh[v] = ~hi;
+            vu32x8 e1 = (vu32x8)__builtin_ia32_gatherdiv16si((vi32x8){0}, l1, (vi64x8)(hi >> R6_L1_SHIFT), live[v], 4);
+            uint8_t l1leaf = live[v] & route_signs8(e1);
+            vu64x8 bi = __builtin_convertvector(e1, vu64x8) << (R6_DIRECT_BITS - R6_L1_BITS) |
+                        (hi >> R6_BLOCK_SHIFT & R6_BLOCK_MASK);
+            vu32x8 e = (vu32x8)__builtin_ia32_gatherdiv16si((vi32x8)e1, blocks, (vi64x8)bi, live[v] & (uint8_t)~l1leaf, 4);
+            res[v] = e & ROUTE_NH_MAX;
+            walk[v] = act[v] = live[v] & (uint8_t)~route_signs8(e);
+            node[v] = __builtin_convertvector(e, vu64x8);
+            sh[v] = bl[v] = (vu64x8)zero;
         }
         unsigned off = R6_DIRECT_BITS;
         for (; off <= 58; off += 6) {
@@ -486,42 +491,34 @@ ROUTE_AVX512 static void r6_burst_avx512(const struct route_fib_root *r, const u
             for (unsigned v = 0; v < nv; v++) {
                 if (!act[v])
                     continue;
-                __m512i s = _mm512_srli_epi64(_mm512_sll_epi64(kh[v], _mm_cvtsi32_si128((int)off)), 58);
-                __m512i nb = node_bytes(node[v]);
-                __m512i vec = _mm512_mask_i64gather_epi64(zero, act[v], nb, nodes, 1);
+                vu64x8 s = kh[v] << off >> 58;
+                vu64x8 nb = node_bytes(node[v]);
+                vu64x8 vec = (vu64x8)__builtin_ia32_gatherdiv8di(zero, nodes, (vi64x8)nb, act[v], 1);
                 /* base_leaf and base_node, one 64-bit load: base_leaf kept for where the walk stops */
-                __m512i bases = _mm512_mask_i64gather_epi64(zero, act[v], _mm512_add_epi64(nb, _mm512_set1_epi64(16)),
-                                                            nodes, 1);
-                __m512i m = _mm512_sllv_epi64(vec, s);
-                __mmask8 down = _mm512_movepi64_mask(m) & act[v];
-                __m512i child = _mm512_add_epi64(_mm512_srli_epi64(bases, 32), _mm512_sub_epi64(route_popcnt64(m),
-                                                                                                 _mm512_set1_epi64(1)));
-                node[v] = _mm512_mask_mov_epi64(node[v], down, child);
-                sh[v] = _mm512_mask_mov_epi64(sh[v], act[v], s);
-                bl[v] = _mm512_mask_mov_epi64(bl[v], act[v], _mm512_and_si512(bases, _mm512_set1_epi64(0xffffffff)));
+                vu64x8 bases = (vu64x8)__builtin_ia32_gatherdiv8di(zero, nodes, (vi64x8)(nb + 16), act[v], 1);
+                vu64x8 m = vec << s;
+                uint8_t down = route_signs8q(m) & act[v];
+                vu64x8 child = (bases >> 32) + route_popcnt64(m) - 1;
+                node[v] = (vu64x8)__builtin_ia32_selectq_512(down, (vi64x8)child, (vi64x8)node[v]);
+                sh[v] = (vu64x8)__builtin_ia32_selectq_512(act[v], (vi64x8)s, (vi64x8)sh[v]);
+                bl[v] = (vu64x8)__builtin_ia32_selectq_512(act[v], (vi64x8)(bases & 0xffffffff), (vi64x8)bl[v]);
                 act[v] = down;
             }
         }
         for (unsigned v = 0; v < nv; v++) {
-            __mmask8 stop = walk[v] & (__mmask8)~act[v];
+            uint8_t stop = walk[v] & (uint8_t)~act[v];
             if (stop) {
-                __m512i lvec = _mm512_mask_i64gather_epi64(zero, stop, _mm512_add_epi64(node_bytes(node[v]),
-                                                                                        _mm512_set1_epi64(8)), nodes, 1);
-                __m512i rank = route_popcnt64(_mm512_sllv_epi64(lvec, sh[v]));
+                vu64x8 lvec = (vu64x8)__builtin_ia32_gatherdiv8di(zero, nodes, (vi64x8)(node_bytes(node[v]) + 8), stop, 1);
+                vu64x8 rank = route_popcnt64(lvec << sh[v]);
                 /* leaves[base_leaf + rank - 1], as the 32 bits from two bytes before it */
-                __m512i at = _mm512_slli_epi64(_mm512_add_epi64(bl[v], rank), 1);
-                __m256i lf = _mm512_mask_i64gather_epi32(zero8, stop, _mm512_sub_epi64(at, _mm512_set1_epi64(4)),
-                                                         leaves, 1);
-                res[v] = _mm256_mask_mov_epi32(res[v], stop, _mm256_srli_epi32(lf, 16));
+                vu64x8 at = ((bl[v] + rank) << 1) - 4;
+                vu32x8 lf = (vu32x8)__builtin_ia32_gatherdiv16si((vi32x8){0}, leaves, (vi64x8)at, stop, 1);
+                res[v] = (vu32x8)__builtin_ia32_selectd_256(stop, (vi32x8)(lf >> 16), (vi32x8)res[v]);
             }
-            _mm256_mask_storeu_epi32(nh + i + 8 * v, live[v], res[v]);
-            if (NET_UNLIKELY(act[v])) { /* past the high 64 bits */
-                uint64_t nd[8];
-                _mm512_storeu_si512((void *)nd, node[v]);
-                for (unsigned m = act[v]; m; m &= m - 1) {
-                    unsigned j = (unsigned)__builtin_ctz(m), k = (unsigned)(i + 8 * v + j);
-                    nh[k] = r6_walk(r, (uint32_t)nd[j], load_be64(a[k]), load_be64(a[k] + 8), off);
-                }
+            __builtin_ia32_storedqusi256_mask((vi32x8 *)(nh + i + 8 * v), (vi32x8)res[v], live[v]);
+            for (unsigned m = act[v]; NET_UNLIKELY(m); m &= m - 1) { /* past the high 64 bits */
+                unsigned j = (unsigned)__builtin_ctz(m), k = (unsigned)(i + 8 * v + j);
+                nh[k] = r6_walk(r, (uint32_t)node[v][j], load_be64(a[k]), load_be64(a[k] + 8), off);
             }
         }
     }
@@ -531,10 +528,10 @@ ROUTE_AVX512 static void r6_burst_avx512(const struct route_fib_root *r, const u
 
 /* A vector's 64-bit lane masks as 32-bit ones (each lane's mask is all
  * ones or all zeros, so either half serves). */
-ROUTE_AVX2 static inline __attribute__((always_inline)) __m128i r6_mask32(__m256i m)
-{
-    return _mm256_castsi256_si128(_mm256_permutevar8x32_epi32(m, _mm256_setr_epi32(0, 2, 4, 6, 0, 2, 4, 6)));
-}
+ROUTE_AVX2 ROUTE_INLINE vi32x4 r6_mask32(vi64x4 m) { return __builtin_shufflevector((vi32x8)m, (vi32x8)m, 0, 2, 4, 6); }
+
+/* Which lanes of a 64-bit lane mask are set, a bit each. */
+ROUTE_AVX2 ROUTE_INLINE unsigned r6_lanes(vi64x4 m) { return (unsigned)__builtin_ia32_movmskpd256((vf64x4)m); }
 
 /* r6_burst_avx512's steps and order in AVX2: 4 lanes of 64 bits a vector,
  * up to eight vectors a round; lane masks are vectors (a lane's sign bit)
@@ -545,81 +542,69 @@ ROUTE_AVX2 static void r6_burst_avx2(const struct route_fib_root *r, const uint8
     const int *l1 = (const int *)r->direct, *blocks = (const int *)r->blocks;
     const long long *nodes = (const long long *)r->nodes;
     const int *leaves = (const int *)r->leaves;
-    const __m256i zero = _mm256_setzero_si256(), ones = _mm256_set1_epi64x(-1);
-    const __m128i zero4 = _mm_setzero_si128();
-    const __m256i addr_off = _mm256_setr_epi64x(0, 16, 32, 48), lane = _mm256_setr_epi64x(0, 1, 2, 3);
-    const __m256i bswap = _mm256_setr_epi32(0x04050607, 0x00010203, 0x0c0d0e0f, 0x08090a0b,
-                                            0x04050607, 0x00010203, 0x0c0d0e0f, 0x08090a0b);
-    const __m256i lo32 = _mm256_set1_epi64x(0xffffffff), one = _mm256_set1_epi64x(1);
+    const vi64x4 zero = {0}, addr_off = {0, 16, 32, 48}, lane = {0, 1, 2, 3};
+    const vc8x32 bswap = {R6_BSWAP, R6_BSWAP};
     for (size_t i = 0; i < n; i += 32) {
         size_t left = n - i;
         unsigned nv = left >= 32 ? 8 : (unsigned)((left + 3) / 4);
-        __m256i kh[8], node[8], sh[8], bl[8], live[8], walk[8], act[8];
-        __m128i res[8];
+        vu64x4 kh[8], node[8], sh[8], bl[8];
+        vi64x4 live[8], walk[8], act[8];
+        vu32x4 res[8];
         for (unsigned v = 0; v < nv; v++) {
             size_t lv = left - 4 * v;
-            live[v] = _mm256_cmpgt_epi64(_mm256_set1_epi64x(lv >= 4 ? 4 : (long long)lv), lane);
-            __m256i hi = _mm256_mask_i64gather_epi64(zero, (const long long *)a[i + 4 * v], addr_off, live[v], 1);
-            hi = _mm256_shuffle_epi8(hi, bswap);
-            kh[v] = _mm256_xor_si256(hi, ones);
-            __m128i live4 = r6_mask32(live[v]);
-            __m128i e1 = _mm256_mask_i64gather_epi32(zero4, l1, _mm256_srli_epi64(hi, 64 - R6_L1_BITS), live4, 4);
-            __m256i bi = _mm256_or_si256(_mm256_slli_epi64(_mm256_cvtepu32_epi64(e1), R6_DIRECT_BITS - R6_L1_BITS),
-                                         _mm256_and_si256(_mm256_srli_epi64(hi, 64 - R6_DIRECT_BITS),
-                                                          _mm256_set1_epi64x((1 << (R6_DIRECT_BITS - R6_L1_BITS)) - 1)));
+            live[v] = zero + (lv >= 4 ? 4 : (long long)lv) > lane;
+            vu64x4 hi = (vu64x4)__builtin_ia32_gatherq_q256(zero, (const long long *)a[i + 4 * v], addr_off, live[v], 1);
+            hi = (vu64x4)__builtin_ia32_pshufb256((vc8x32)hi, bswap);
+            kh[v] = ~hi;
+            vi32x4 live4 = r6_mask32(live[v]);
+            vu32x4 e1 = (vu32x4)__builtin_ia32_gatherq_d256((vi32x4){0}, l1, (vi64x4)(hi >> R6_L1_SHIFT), live4, 4);
+            vu64x4 bi = __builtin_convertvector(e1, vu64x4) << (R6_DIRECT_BITS - R6_L1_BITS) |
+                        (hi >> R6_BLOCK_SHIFT & R6_BLOCK_MASK);
             /* a lane whose L1 entry is a leaf (its sign bit) keeps it */
-            __m128i e = _mm256_mask_i64gather_epi32(e1, blocks, bi, _mm_andnot_si128(_mm_srai_epi32(e1, 31), live4), 4);
-            res[v] = _mm_and_si128(e, _mm_set1_epi32(ROUTE_NH_MAX));
-            walk[v] = act[v] = _mm256_andnot_si256(_mm256_cvtepi32_epi64(_mm_srai_epi32(e, 31)), live[v]);
-            node[v] = _mm256_cvtepu32_epi64(e);
-            sh[v] = bl[v] = zero;
+            vu32x4 e = (vu32x4)__builtin_ia32_gatherq_d256((vi32x4)e1, blocks, (vi64x4)bi, live4 & ~((vi32x4)e1 >> 31), 4);
+            res[v] = e & ROUTE_NH_MAX;
+            walk[v] = act[v] = live[v] & ~__builtin_convertvector((vi32x4)e >> 31, vi64x4);
+            node[v] = __builtin_convertvector(e, vu64x4);
+            sh[v] = bl[v] = (vu64x4)zero;
         }
         unsigned off = R6_DIRECT_BITS;
         for (; off <= 58; off += 6) {
-            int any = 0;
+            unsigned any = 0;
             for (unsigned v = 0; v < nv; v++)
-                any |= _mm256_movemask_pd(_mm256_castsi256_pd(act[v]));
+                any |= r6_lanes(act[v]);
             if (!any)
                 break;
             for (unsigned v = 0; v < nv; v++) {
-                if (_mm256_testz_si256(act[v], act[v]))
+                if (!r6_lanes(act[v]))
                     continue;
-                __m256i s = _mm256_srli_epi64(_mm256_sll_epi64(kh[v], _mm_cvtsi32_si128((int)off)), 58);
-                __m256i nb = _mm256_add_epi64(_mm256_slli_epi64(node[v], 4), _mm256_slli_epi64(node[v], 3));
-                __m256i vec = _mm256_mask_i64gather_epi64(zero, nodes, nb, act[v], 1);
-                __m256i bases = _mm256_mask_i64gather_epi64(zero, nodes, _mm256_add_epi64(nb, _mm256_set1_epi64x(16)),
-                                                            act[v], 1);
-                __m256i m = _mm256_sllv_epi64(vec, s);
-                __m256i down = _mm256_and_si256(_mm256_cmpgt_epi64(zero, m), act[v]);
-                __m256i child = _mm256_add_epi64(_mm256_srli_epi64(bases, 32), _mm256_sub_epi64(route_popcnt64_256(m), one));
-                node[v] = _mm256_blendv_epi8(node[v], child, down);
-                sh[v] = _mm256_blendv_epi8(sh[v], s, act[v]);
-                bl[v] = _mm256_blendv_epi8(bl[v], _mm256_and_si256(bases, lo32), act[v]);
+                vu64x4 s = kh[v] << off >> 58;
+                vu64x4 nb = node_bytes4(node[v]);
+                vu64x4 vec = (vu64x4)__builtin_ia32_gatherq_q256(zero, nodes, (vi64x4)nb, act[v], 1);
+                vu64x4 bases = (vu64x4)__builtin_ia32_gatherq_q256(zero, nodes, (vi64x4)(nb + 16), act[v], 1);
+                vu64x4 m = vec << s;
+                vi64x4 down = ((vi64x4)m < 0) & act[v];
+                vu64x4 child = (bases >> 32) + route_popcnt64_256(m) - 1;
+                node[v] = route_pick4(down, child, node[v]);
+                sh[v] = route_pick4(act[v], s, sh[v]);
+                bl[v] = route_pick4(act[v], bases & 0xffffffff, bl[v]);
                 act[v] = down;
             }
         }
         for (unsigned v = 0; v < nv; v++) {
-            __m256i stop = _mm256_andnot_si256(act[v], walk[v]);
-            if (!_mm256_testz_si256(stop, stop)) {
-                __m256i nb = _mm256_add_epi64(_mm256_slli_epi64(node[v], 4), _mm256_slli_epi64(node[v], 3));
-                __m256i lvec = _mm256_mask_i64gather_epi64(zero, nodes, _mm256_add_epi64(nb, _mm256_set1_epi64x(8)),
-                                                           stop, 1);
-                __m256i rank = route_popcnt64_256(_mm256_sllv_epi64(lvec, sh[v]));
+            vi64x4 stop = walk[v] & ~act[v];
+            if (r6_lanes(stop)) {
+                vu64x4 lvec = (vu64x4)__builtin_ia32_gatherq_q256(zero, nodes, (vi64x4)(node_bytes4(node[v]) + 8), stop, 1);
+                vu64x4 rank = route_popcnt64_256(lvec << sh[v]);
                 /* leaves[base_leaf + rank - 1], as the 32 bits from two bytes before it */
-                __m256i at = _mm256_slli_epi64(_mm256_add_epi64(bl[v], rank), 1);
-                __m128i stop4 = r6_mask32(stop);
-                __m128i lf = _mm256_mask_i64gather_epi32(zero4, leaves, _mm256_sub_epi64(at, _mm256_set1_epi64x(4)),
-                                                         stop4, 1);
-                res[v] = _mm_blendv_epi8(res[v], _mm_srli_epi32(lf, 16), stop4);
+                vu64x4 at = ((bl[v] + rank) << 1) - 4;
+                vi32x4 stop4 = r6_mask32(stop);
+                vu32x4 lf = (vu32x4)__builtin_ia32_gatherq_d256((vi32x4){0}, leaves, (vi64x4)at, stop4, 1);
+                res[v] = (lf >> 16 & (vu32x4)stop4) | (res[v] & ~(vu32x4)stop4);
             }
-            _mm_maskstore_epi32((int *)(nh + i + 4 * v), r6_mask32(live[v]), res[v]);
-            if (NET_UNLIKELY(!_mm256_testz_si256(act[v], act[v]))) { /* past the high 64 bits */
-                uint64_t nd[4];
-                _mm256_storeu_si256((void *)nd, node[v]);
-                for (unsigned m = (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(act[v])); m; m &= m - 1) {
-                    unsigned j = (unsigned)__builtin_ctz(m), k = (unsigned)(i + 4 * v + j);
-                    nh[k] = r6_walk(r, (uint32_t)nd[j], load_be64(a[k]), load_be64(a[k] + 8), off);
-                }
+            __builtin_ia32_maskstored((vi32x4 *)(nh + i + 4 * v), r6_mask32(live[v]), (vi32x4)res[v]);
+            for (unsigned m = r6_lanes(act[v]); NET_UNLIKELY(m); m &= m - 1) { /* past the high 64 bits */
+                unsigned j = (unsigned)__builtin_ctz(m), k = (unsigned)(i + 4 * v + j);
+                nh[k] = r6_walk(r, (uint32_t)node[v][j], load_be64(a[k]), load_be64(a[k] + 8), off);
             }
         }
     }

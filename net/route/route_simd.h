@@ -8,11 +8,25 @@
 #ifndef NET_ROUTE_ROUTE_SIMD_H
 #define NET_ROUTE_ROUTE_SIMD_H
 
+#include <stdint.h>
+
 #if defined(__x86_64__)
-/* The compiler's own header, as <stdatomic.h> is elsewhere in net/: the
- * intrinsics are builtins, nothing outside net/ is called, and it builds
- * under -ffreestanding -nostdlibinc (the kernel). */
-#include <immintrin.h>
+/* The compiler's vector types (vector_size), its operators on them (+, &,
+ * <<, > ...) and its x86 builtins: no header (DESIGN.md, Boundaries). A
+ * lane mask is an AVX-512 mask register (uint8_t, a bit a lane) or, for
+ * AVX2, a vector whose lanes are all ones or all zeros. */
+typedef int vi32x4 __attribute__((vector_size(16)));
+typedef unsigned vu32x4 __attribute__((vector_size(16)));
+typedef int vi32x8 __attribute__((vector_size(32)));
+typedef unsigned vu32x8 __attribute__((vector_size(32)));
+typedef long long vi64x4 __attribute__((vector_size(32)));
+typedef unsigned long long vu64x4 __attribute__((vector_size(32)));
+typedef long long vi64x8 __attribute__((vector_size(64)));
+typedef unsigned long long vu64x8 __attribute__((vector_size(64)));
+typedef char vc8x32 __attribute__((vector_size(32)));
+typedef char vc8x64 __attribute__((vector_size(64)));
+typedef float vf32x8 __attribute__((vector_size(32)));
+typedef double vf64x4 __attribute__((vector_size(32)));
 
 /* The bursts take the vector path from this many addresses on: a gather
  * costs more than its loads until enough lanes share it (fwd_bench, Xeon,
@@ -27,28 +41,40 @@
  * cores have no AVX-512). A subset of ROUTE_AVX512: what it marks
  * inlines into both. */
 #define ROUTE_AVX2 __attribute__((target("avx2,popcnt")))
+#define ROUTE_INLINE static inline __attribute__((always_inline))
+
+/* Each nibble's bit count, for VPSHUFB (a 16-byte table a 128-bit lane). */
+#define ROUTE_NIBBLE_BITS 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4
 
 /* Each 64-bit lane's bit count from AVX-512 BW alone (VPOPCNTQ came only
  * with Ice Lake): each byte's two nibbles counted through a 16-entry
  * table (VPSHUFB), the bytes summed per lane (VPSADBW). */
-ROUTE_AVX512 static inline __attribute__((always_inline)) __m512i route_popcnt64(__m512i x)
+ROUTE_AVX512 ROUTE_INLINE vu64x8 route_popcnt64(vu64x8 x)
 {
-    const __m512i table = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4));
-    const __m512i nibble = _mm512_set1_epi8(0x0f);
-    __m512i lo = _mm512_shuffle_epi8(table, _mm512_and_si512(x, nibble));
-    __m512i hi = _mm512_shuffle_epi8(table, _mm512_and_si512(_mm512_srli_epi64(x, 4), nibble));
-    return _mm512_sad_epu8(_mm512_add_epi8(lo, hi), _mm512_setzero_si512());
+    const vc8x64 table = {ROUTE_NIBBLE_BITS, ROUTE_NIBBLE_BITS, ROUTE_NIBBLE_BITS, ROUTE_NIBBLE_BITS};
+    vc8x64 lo = __builtin_ia32_pshufb512(table, (vc8x64)x & 0x0f);
+    vc8x64 hi = __builtin_ia32_pshufb512(table, (vc8x64)(x >> 4) & 0x0f);
+    return (vu64x8)__builtin_ia32_psadbw512(lo + hi, (vc8x64){0});
 }
 
 /* The same for the four lanes of a 256-bit vector (the IPv4 bursts', and
  * IPv6's with AVX2), in AVX2 alone. */
-ROUTE_AVX2 static inline __attribute__((always_inline)) __m256i route_popcnt64_256(__m256i x)
+ROUTE_AVX2 ROUTE_INLINE vu64x4 route_popcnt64_256(vu64x4 x)
 {
-    const __m256i table = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4));
-    const __m256i nibble = _mm256_set1_epi8(0x0f);
-    __m256i lo = _mm256_shuffle_epi8(table, _mm256_and_si256(x, nibble));
-    __m256i hi = _mm256_shuffle_epi8(table, _mm256_and_si256(_mm256_srli_epi64(x, 4), nibble));
-    return _mm256_sad_epu8(_mm256_add_epi8(lo, hi), _mm256_setzero_si256());
+    const vc8x32 table = {ROUTE_NIBBLE_BITS, ROUTE_NIBBLE_BITS};
+    vc8x32 lo = __builtin_ia32_pshufb256(table, (vc8x32)x & 0x0f);
+    vc8x32 hi = __builtin_ia32_pshufb256(table, (vc8x32)(x >> 4) & 0x0f);
+    return (vu64x4)__builtin_ia32_psadbw256(lo + hi, (vc8x32){0});
+}
+
+/* AVX-512 lane masks from the lanes' sign bits (VPMOVD2M, VPMOVQ2M). */
+ROUTE_AVX512 ROUTE_INLINE uint8_t route_signs8(vu32x8 v) { return __builtin_ia32_cvtd2mask256((vi32x8)v); }
+ROUTE_AVX512 ROUTE_INLINE uint8_t route_signs8q(vu64x8 v) { return __builtin_ia32_cvtq2mask512((vi64x8)v); }
+
+/* AVX2: a where the lane mask m is set, else b. */
+ROUTE_AVX2 ROUTE_INLINE vu64x4 route_pick4(vi64x4 m, vu64x4 a, vu64x4 b)
+{
+    return (a & (vu64x4)m) | (b & ~(vu64x4)m);
 }
 #endif
 
