@@ -281,7 +281,7 @@ $(eval $(call bench_program,fwd_bench,bench,$(FWD_BENCH_SRCS),$(L3FWD_OBJS),$$(D
 $(eval $(call bench_program,fwd_bench_kflags,bench-kernel,$(FWD_BENCH_SRCS),$(L3FWD_OBJS),$$(DPDK_LIBS) -lrte_net_ring))
 $(eval $(call bench_program,gen_bench,bench,$(GEN_BENCH_SRCS)))
 $(eval $(call bench_program,gen_bench_kflags,bench-kernel,$(GEN_BENCH_SRCS)))
-$(eval $(call bench_program,tcp_bench,bench-tcp,tools/bench/tcp/tcp_bench.c,$(LWIP_OBJS)))
+$(eval $(call bench_program,tcp_bench,bench-tcp,tools/bench/tcp/tcp_bench.c tools/bench/tcp/tcp_scale.c,$(LWIP_OBJS)))
 # BGP UPDATE ingest, a recorded session replayed (BIRD beside it: tools/bench/bgp_ref.py)
 $(eval $(call bench_program,bgp_bench,bench,tools/bench/bgp_bench.c))
 $(eval $(call bench_program,bgp_bench_kflags,bench-kernel,tools/bench/bgp_bench.c))

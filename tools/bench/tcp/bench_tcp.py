@@ -84,7 +84,8 @@ def build(root, cc):
 
 def runs(build_dir, reps):
     prog = os.path.join(build_dir, "tcp_bench")
-    r = [[prog, "--reps", str(reps), "--seconds", "0.5"], [prog, "--sweep", "--reps", str(reps), "--seconds", "0.5"]]
+    r = [[prog, "--reps", str(reps), "--seconds", "0.5"], [prog, "--sweep", "--reps", str(reps), "--seconds", "0.5"],
+         [prog, "--cores", "--reps", str(reps), "--seconds", "0.5"]]
     if shutil.which("valgrind"):
         r.append([prog, "--callgrind", "100000"])
     return r

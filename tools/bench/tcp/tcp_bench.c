@@ -16,6 +16,8 @@
  *   tcp_bench --sweep [--reps N] [--seconds S]   ping-pong at 1, 8 and 128
  *                                             connections besides the headline's
  *                                             32 (how each stack scales)
+ *   tcp_bench --cores [--reps N] [--seconds S]   the headline's ping-pong on 1, 2,
+ *                                             4, ... cores at once (tcp_scale.c)
  *   tcp_bench --callgrind N                   instructions per transaction, both
  *                                             stacks, N transactions each under
  *                                             valgrind (runs itself with --count)
@@ -29,6 +31,7 @@
 #include "net/net.h"
 #include "net/tcp/tcp.h"
 #include "apps/pingpong.h"
+#include "tools/bench/tcp/tcp_bench.h"
 
 static double now_s(void)
 {
@@ -46,7 +49,6 @@ static uint64_t now_ns(void)
 
 /* Each stack's clock stops while the other runs (the ping-pong takes
  * turns, pingpong_pair): its timers see only its own time. */
-enum stack { HAYATE, LWIP };
 static uint64_t paused_ns[2], left_ns[2];
 
 static uint64_t stack_ns(enum stack st) { return now_ns() - paused_ns[st]; }
@@ -121,7 +123,6 @@ static void link_reset(enum stack st)
     }
 }
 
-#define PP_CONNS 32     /* the headline: bench-iip's 32 a server core */
 #define PP_CONNS_MAX 128 /* both arenas' (and lwIP's MEMP_NUM_TCP_PCB) */
 
 static const uint8_t mac[2][6] = {{2, 0, 0, 0, 0x20, 1}, {2, 0, 0, 0, 0x20, 2}};
@@ -333,13 +334,15 @@ __attribute__((noinline)) void measured_pingpong(enum stack st, uint64_t n)
 
 #define PP_TURNS 10 /* turns each stack takes in one run */
 
+void (*pingpong_turn_wait)(void);
+
 /* One run of the ping-pong: both stacks set up side by side, each on its
  * own link, then taking turns of seconds / PP_TURNS (who goes first
  * alternating), their clocks stopped while the other runs. Whatever the
  * machine does meanwhile (a clock change, a neighbour on the core) falls
  * on both alike, as back-to-back runs of a second each did not ensure.
  * tps: transactions a second of each, [HAYATE] and [LWIP]. */
-static void pingpong_pair(double seconds, double tps[2])
+void pingpong_pair(double seconds, double tps[2])
 {
     uint64_t n[2] = {0, 0};
     double busy[2] = {0, 0};
@@ -350,6 +353,8 @@ static void pingpong_pair(double seconds, double tps[2])
     }
     for (int k = 0; k < 2 * PP_TURNS; k++) {
         enum stack st = (enum stack)((k ^ (k >> 1)) & 1); /* H L L H H L ... */
+        if (pingpong_turn_wait)
+            pingpong_turn_wait();
         switch_to(st);
         uint64_t c0 = pp_count(st);
         double t0 = now_s(), t1 = t0;
@@ -452,7 +457,7 @@ static double run_bulk(enum stack st, uint32_t chunk, double seconds)
     }
 }
 
-static double median(double *v, int n)
+double median(double *v, int n)
 {
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
@@ -463,7 +468,7 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static void emit(const char *name, const char *unit, double value, double ref)
+void emit(const char *name, const char *unit, double value, double ref)
 {
     printf("{\"name\": \"%s\", \"unit\": \"%s\", \"value\": %.6g, \"reference\": \"lwIP 2.1.3 (NO_SYS, "
            "pools)\", \"reference_value\": %.6g, \"ratio\": %.4g}\n",
@@ -525,7 +530,7 @@ int main(int argc, char **argv)
 {
     int reps = 5;
     double seconds = 0.5;
-    bool pingpong_only = false, sweep = false;
+    bool pingpong_only = false, sweep = false, cores = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
@@ -535,6 +540,8 @@ int main(int argc, char **argv)
             pingpong_only = true;
         else if (!strcmp(argv[i], "--sweep"))
             sweep = true;
+        else if (!strcmp(argv[i], "--cores"))
+            cores = true;
         else if (!strcmp(argv[i], "--callgrind") && i + 1 < argc)
             return run_callgrind(argv[0], strtoull(argv[i + 1], NULL, 10));
         else if (!strcmp(argv[i], "--count") && i + 2 < argc) {
@@ -553,6 +560,8 @@ int main(int argc, char **argv)
     double h[64], l[64];
     if (reps > 64)
         reps = 64;
+    if (cores)
+        return tcp_scale_rows(reps, seconds);
     if (sweep) {
         static const uint32_t conns[] = {1, 8, PP_CONNS_MAX};
         for (size_t k = 0; k < sizeof(conns) / sizeof(conns[0]); k++)
