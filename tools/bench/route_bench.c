@@ -6,7 +6,8 @@
  * JSON lines (bench_util.h) for tools/bench.py.
  *
  *   route_bench DATA_DIR [--reps N] [--only v4|v6] [--lookups-only]
- *               [--hayate-only] [--huge] [--working-set] [--avx2] [--tag TEXT]
+ *               [--hayate-only] [--huge] [--working-set] [--avx2] [--burst N]
+ *               [--tag TEXT]
  *
  * --working-set: IPv4 lookups also in only 1,000, 10,000 and 100,000 of
  * the table's prefixes (drawn at random; the full table loaded): how each
@@ -14,7 +15,9 @@
  * --huge: 2 MiB pages for both sides (the system has them reserved);
  * --hayate-only: our lookups alone, no DPDK (for the kernel-flags build).
  * --avx2: our AVX2 bursts even where the CPU has AVX-512 (what a CPU
- * with AVX2 alone runs: route_host_avx512 sees ROUTE_NO_AVX512). */
+ * with AVX2 alone runs: route_host_avx512 sees ROUTE_NO_AVX512).
+ * --burst N: lookups in bursts of N (1 to 64) on both sides, not 32 (where
+ * the vector bursts stop paying: ROUTE4_SIMD_MIN_BURST). */
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_lpm.h>
@@ -25,7 +28,7 @@
 #include "tools/bench/bench_util.h"
 #include "tools/bench/route_load.h"
 
-#define BURST 32
+uint32_t route_bench_burst = 32;
 
 static int reps = 7;
 static const char *tag = "";
@@ -38,21 +41,23 @@ struct opts {
 static double time_v4_hayate(const struct route4 *t, const uint32_t *a, uint32_t *out,
                              uint32_t n)
 {
-    for (uint32_t i = 0; i < n / BENCH_WARM; i += BURST) /* untimed */
-        route4_lookup_burst(t, a + i, out + i, BURST);
+    const uint32_t b = route_bench_burst;
+    for (uint32_t i = 0; i + b <= n / BENCH_WARM; i += b) /* untimed */
+        route4_lookup_burst(t, a + i, out + i, b);
     double t0 = bench_now();
-    for (uint32_t i = 0; i < n; i += BURST)
-        route4_lookup_burst(t, a + i, out + i, BURST);
+    for (uint32_t i = 0; i < n; i += b)
+        route4_lookup_burst(t, a + i, out + i, n - i < b ? n - i : b);
     return n / (bench_now() - t0) / 1e6;
 }
 
 static double time_v4_lpm(const struct rte_lpm *l, const uint32_t *a, uint32_t *out, uint32_t n)
 {
-    for (uint32_t i = 0; i < n / BENCH_WARM; i += BURST) /* untimed */
-        rte_lpm_lookup_bulk(l, a + i, out + i, BURST);
+    const uint32_t b = route_bench_burst;
+    for (uint32_t i = 0; i + b <= n / BENCH_WARM; i += b) /* untimed */
+        rte_lpm_lookup_bulk(l, a + i, out + i, b);
     double t0 = bench_now();
-    for (uint32_t i = 0; i < n; i += BURST)
-        rte_lpm_lookup_bulk(l, a + i, out + i, BURST);
+    for (uint32_t i = 0; i < n; i += b)
+        rte_lpm_lookup_bulk(l, a + i, out + i, n - i < b ? n - i : b);
     return n / (bench_now() - t0) / 1e6;
 }
 
@@ -249,6 +254,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "route_bench: --avx2: this CPU has no AVX2 (or ROUTE_NO_AVX2 is set)\n");
             return 2;
         }
+        else if (!strcmp(argv[i], "--burst") && i + 1 < argc && atoi(argv[i + 1]) >= 1 && atoi(argv[i + 1]) <= 64)
+            route_bench_burst = (uint32_t)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--tag") && i + 1 < argc)
             tag = argv[++i];
         else

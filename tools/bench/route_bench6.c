@@ -8,27 +8,27 @@
 #include "tools/bench/bench_util.h"
 #include "tools/bench/route_load.h"
 
-#define BURST 32
-
 void bench_v6(const char *dir, int lookups_only, int hayate_only, int nreps, const char *label);
 
 static double time_v6_hayate(const struct route6 *t, uint8_t (*a)[16], uint32_t *out, uint32_t n)
 {
-    for (uint32_t i = 0; i < n / BENCH_WARM; i += BURST) /* untimed */
-        route6_lookup_burst(t, (const uint8_t(*)[16])(a + i), out + i, BURST);
+    const uint32_t b = route_bench_burst;
+    for (uint32_t i = 0; i + b <= n / BENCH_WARM; i += b) /* untimed */
+        route6_lookup_burst(t, (const uint8_t(*)[16])(a + i), out + i, b);
     double t0 = bench_now();
-    for (uint32_t i = 0; i < n; i += BURST)
-        route6_lookup_burst(t, (const uint8_t(*)[16])(a + i), out + i, BURST);
+    for (uint32_t i = 0; i < n; i += b)
+        route6_lookup_burst(t, (const uint8_t(*)[16])(a + i), out + i, n - i < b ? n - i : b);
     return n / (bench_now() - t0) / 1e6;
 }
 
 static double time_v6_lpm(struct rte_lpm6 *l, uint8_t (*a)[16], int32_t *out, uint32_t n)
 {
-    for (uint32_t i = 0; i < n / BENCH_WARM; i += BURST) /* untimed */
-        rte_lpm6_lookup_bulk_func(l, a + i, out + i, BURST);
+    const uint32_t b = route_bench_burst;
+    for (uint32_t i = 0; i + b <= n / BENCH_WARM; i += b) /* untimed */
+        rte_lpm6_lookup_bulk_func(l, a + i, out + i, b);
     double t0 = bench_now();
-    for (uint32_t i = 0; i < n; i += BURST)
-        rte_lpm6_lookup_bulk_func(l, a + i, out + i, BURST);
+    for (uint32_t i = 0; i < n; i += b)
+        rte_lpm6_lookup_bulk_func(l, a + i, out + i, n - i < b ? n - i : b);
     return n / (bench_now() - t0) / 1e6;
 }
 

@@ -23,6 +23,9 @@
 struct rte_lpm;
 struct rte_lpm6;
 
+/* route_bench's lookups a burst, both sides (--burst; 32 unless told). */
+extern uint32_t route_bench_burst;
+
 /* EAL's --lcores value that keeps lcore 0 on the first CPU this process
  * may run on (taskset): without it EAL pins lcore 0 to CPU 0. */
 void eal_lcore_here(char *buf, size_t len);
