@@ -490,11 +490,11 @@ void route4_lookup_burst(const struct route4 *t, const uint32_t *addr, uint32_t 
 {
     const struct route_fib_root *r = route_fib_root(&t->fib);
 #if defined(__x86_64__)
-    if (t->fib.avx512 && n >= ROUTE_SIMD_MIN_BURST) {
+    if (t->fib.avx512 && n >= ROUTE4_SIMD_MIN_BURST) {
         r4_burst_avx512(r, addr, nh, n);
         return;
     }
-    if (t->fib.avx2 && n >= ROUTE_SIMD_MIN_BURST) {
+    if (t->fib.avx2 && n >= ROUTE4_SIMD_MIN_BURST) {
         r4_burst_avx2(r, addr, nh, n);
         return;
     }

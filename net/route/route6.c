@@ -616,11 +616,11 @@ void route6_lookup_burst(const struct route6 *t, const uint8_t (*addr)[16], uint
 {
     const struct route_fib_root *r = route_fib_root(&t->fib);
 #if defined(__x86_64__)
-    if (t->fib.avx512 && n >= ROUTE_SIMD_MIN_BURST) {
+    if (t->fib.avx512 && n >= ROUTE6_SIMD_MIN_BURST) {
         r6_burst_avx512(r, addr, nh, n);
         return;
     }
-    if (t->fib.avx2 && n >= ROUTE_SIMD_MIN_BURST) {
+    if (t->fib.avx2 && n >= ROUTE6_SIMD_MIN_BURST) {
         r6_burst_avx2(r, addr, nh, n);
         return;
     }

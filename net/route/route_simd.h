@@ -28,12 +28,16 @@ typedef char vc8x64 __attribute__((vector_size(64)));
 typedef float vf32x8 __attribute__((vector_size(32)));
 typedef double vf64x4 __attribute__((vector_size(32)));
 
-/* The bursts take the vector path from this many addresses on: a gather
- * costs more than its loads until enough lanes share it (fwd_bench, Xeon,
- * AVX-512: bursts of 1 and 8 forwarded 1.2-1.5x slower through it, 32 and
- * 256 as fast or faster; the AVX2 paths take the same bound, unmeasured
- * below 32). */
-#define ROUTE_SIMD_MIN_BURST 16
+/* The bursts take the vector path from this many addresses on. Below it
+ * the gathers cost a forwarded packet more than they save (fwd_bench on a
+ * Xeon VM, AVX-512 and AVX2, ns a packet against the scalar path's:
+ * IPv4 at bursts of 16 43-46 against 40, 24 37-40 against 35-37, 32
+ * 35-36.5 against 37.5-39; IPv6 at 16 54-60 against 54, 24 43-50 against
+ * 49-51, 32 44-46 against 51). The lookups alone gain from smaller
+ * bursts (route_bench --burst: 12 in IPv4, 8 in IPv6), the pipeline
+ * around them does not. */
+#define ROUTE4_SIMD_MIN_BURST 32
+#define ROUTE6_SIMD_MIN_BURST 24
 
 /* F, VL, DQ and BW: every AVX-512 server core since Skylake-SP, and Zen 4. */
 #define ROUTE_AVX512 __attribute__((target("avx512f,avx512vl,avx512dq,avx512bw,popcnt")))
