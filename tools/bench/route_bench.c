@@ -254,14 +254,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "route_bench: --avx2: this CPU has no AVX2 (or ROUTE_NO_AVX2 is set)\n");
             return 2;
         }
-        else if (!strcmp(argv[i], "--burst") && i + 1 < argc && atoi(argv[i + 1]) >= 1 && atoi(argv[i + 1]) <= 64)
+        else if (!strcmp(argv[i], "--burst") && i + 1 < argc)
             route_bench_burst = (uint32_t)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--tag") && i + 1 < argc)
             tag = argv[++i];
         else
             o.dir = argv[i];
     }
-    if (o.dir == NULL || reps < 1 || reps > 64) {
+    if (o.dir == NULL || reps < 1 || reps > 64 || route_bench_burst < 1 || route_bench_burst > 64) {
         fprintf(stderr, "usage: route_bench DATA_DIR [--reps N] [--only v4|v6] [--lookups-only]\n");
         return 2;
     }
