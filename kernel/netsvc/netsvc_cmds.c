@@ -401,6 +401,7 @@ static void cmd_show_route(const struct cli_args *a)
             json_u64(&j, "fib_bytes6", st6.fib_bytes);
             json_u64(&j, "rib_bytes6", st6.rib_bytes);
             json_str(&j, "lookups", netsvc_route_lookups);
+            json_str(&j, "lookups6", netsvc_route_lookups6);
             json_obj_end(&j);
             cli_json_end(&j);
         } else {
@@ -408,7 +409,7 @@ static void cmd_show_route(const struct cli_args *a)
                     st.prefixes, st.fib_bytes >> 10, st.rib_bytes >> 10, st.retired_bytes >> 10);
             kprintf("IPv6 routes: %u prefixes; lookup structure %lu KiB, prefix trie %lu KiB\n", st6.prefixes,
                     st6.fib_bytes >> 10, st6.rib_bytes >> 10);
-            kprintf("lookups: %s\n", netsvc_route_lookups);
+            kprintf("lookups: IPv4 %s, IPv6 %s\n", netsvc_route_lookups, netsvc_route_lookups6);
         }
         return;
     }

@@ -70,13 +70,14 @@ extern const char netsvc_holder[];
  * netsvc_route_start on. */
 void netsvc_route_init(void);
 void netsvc_route_start(void);
-/* netsvc_lookups.c: the path the tables' bursts take. Sets cfg's popcnt,
- * avx2 and avx512 to the fastest the CPU has, measured (cfg's allocator
- * builds the table it measures on), and registers the lookups statement.
- * netsvc_route_lookups names the path in use: "avx512", "avx2", "popcnt"
+/* netsvc_lookups.c: the path the tables' bursts take. Sets cfg4's and
+ * cfg6's popcnt, avx2 and avx512 to the fastest the CPU has for IPv4 and
+ * for IPv6, measured (cfg4's allocator builds the tables it measures on),
+ * and registers the lookups statement. netsvc_route_lookups and
+ * netsvc_route_lookups6 name the paths in use: "avx512", "avx2", "popcnt"
  * or "portable" (`show route summary`). */
-void netsvc_lookups_init(struct route_cfg *cfg);
-extern const char *netsvc_route_lookups;
+void netsvc_lookups_init(struct route_cfg *cfg4, struct route_cfg *cfg6);
+extern const char *netsvc_route_lookups, *netsvc_route_lookups6;
 
 /* TCP (netsvc_tcp.c): the `tcp` statement; the configuration every core
  * shares, sized and steered once the ports are known (netsvc_tcp_setup);

@@ -498,15 +498,15 @@ static int stmt_routes(int argc, char **argv, char *err, size_t errlen)
 
 void netsvc_route_init(void)
 {
-    struct route_cfg cfg = {.alloc = {rt_alloc, rt_free, 0}};
-    netsvc_lookups_init(&cfg);
+    struct route_cfg cfg = {.alloc = {rt_alloc, rt_free, 0}}, cfg6 = cfg;
+    netsvc_lookups_init(&cfg, &cfg6);
     netsvc.rt4 = route4_create(&cfg);
     if (!netsvc.rt4)
         panic("router: no memory for the route table");
     nexthop_init(&netsvc.nht);
     nexthop_ref_init(&nh_refs, NEXTHOP_MAX);
     route_statics_init(&netsvc.statics, &cfg.alloc);
-    netsvc6_init(&cfg);
+    netsvc6_init(&cfg6);
     loop_timer_init(&reclaim_timer, reclaim_tick, 0);
     config_register("interface", stmt_interface);
     config_register("route", stmt_route);

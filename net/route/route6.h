@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* net/route/route6.h: the IPv6 route table: longest-prefix match (RFC 4291,
- * section 2.5; RFC 8200) over a Poptrie (route_fib.h) with an 18-bit direct
- * array, updated by one writer while other cores look up (route.h).
+ * section 2.5; RFC 8200) over a Poptrie (route_fib.h) with a 24-bit direct
+ * array in two 12-bit levels, updated by one writer while other cores look
+ * up (route.h).
  *
  * Addresses are 16 bytes in network order, as in the packet. Next hops are
  * indices 1..ROUTE_NH_MAX; lookups answer ROUTE_NH_NONE (0) on no match. */

@@ -298,17 +298,19 @@ def test_full_internet_table(rlab, report):
 
 def test_lookups_statement_picks_the_path(rlab):
     """lookups popcnt: the route tables' bursts take the scalar path, as
-    `show route summary` says, and forwarding goes on; a path beyond the
-    CPU's (TCG offers no AVX-512) is named at boot and changes nothing.
-    Under TCG the boot path is the CPU's best, untimed (AVX2 in QEMU 7.2
-    on)."""
-    lab = rlab(CONF + "lookups avx512\nlookups popcnt\nlookups fast\n")
+    `show route summary` says, and forwarding goes on; `lookups ipv6
+    portable` changes IPv6's alone; a path beyond the CPU's (TCG offers no
+    AVX-512) is named at boot and changes nothing. Under TCG the boot path
+    is the CPU's best, untimed (AVX2 in QEMU 7.2 on), for both families."""
+    lab = rlab(CONF + "lookups avx512\nlookups popcnt\nlookups fast\nlookups ipv6 portable\nlookups ipv5 avx2\n")
     m = lab.machine
     if qemu.accel_default() == "tcg":
         assert re.search(r"route: lookups (avx2|popcnt) \(the CPU's best; under TCG, not timed\)", m.log), m.tail()
         assert re.search(r"config: line 4: this CPU's lookups go up to (avx2|popcnt), not avx512", m.log), m.tail()
-    assert "config: line 6: usage: lookups auto|portable|popcnt|avx2|avx512" in m.log, m.tail()
-    assert m.json("show route summary json")["lookups"] == "popcnt"
+    for line in (6, 8):
+        assert f"config: line {line}: usage: lookups [ipv4|ipv6] auto|portable|popcnt|avx2|avx512" in m.log, m.tail()
+    summary = m.json("show route summary json")
+    assert (summary["lookups"], summary["lookups6"]) == ("popcnt", "portable"), summary
     lab.peers[0].run("ping -c 2 -i 0.2 -W 2 10.0.1.2", timeout=20)
 
 
