@@ -497,6 +497,8 @@ int route_fib_rebuild(struct route_fib *f)
     f->cur = r;
     f->log_fresh = false;
     int err = rebuild_into(f);
+    if (err == ROUTE_OK)
+        err = route_fib_retire_room(f); /* for the old root: then publishing cannot fail */
     if (err) {
         route_fib_root_free(f, f->cur);
         f->cur = old;

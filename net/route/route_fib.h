@@ -172,6 +172,7 @@ uint32_t route_fib_direct_get(const struct route_fib *f, uint32_t d);
 int route_fib_run_alloc(struct route_fib *f, unsigned pool, uint32_t len, uint32_t *idx);
 void route_fib_run_free(struct route_fib *f, unsigned pool, uint32_t idx, uint32_t len);
 int route_fib_run_retire(struct route_fib *f, unsigned pool, uint32_t idx, uint32_t len);
+int route_fib_retire_room(struct route_fib *f); /* before publishing a root that retires one */
 int route_fib_retire_root(struct route_fib *f, struct route_fib_root *old);
 int route_fib_publish_rebuilt(struct route_fib *f, struct route_fib_root *old);
 void route_fib_commit(struct route_fib *f);

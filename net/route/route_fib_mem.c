@@ -120,22 +120,33 @@ struct route_fib_root *route_fib_root_copy(struct route_fib *f, const uint32_t c
     return r;
 }
 
+/* Room in l for one more entry. */
+static int log_room(struct route_fib *f, struct route_fib_log *l)
+{
+    if (l->len < l->cap)
+        return ROUTE_OK;
+    uint32_t cap = l->cap ? l->cap * 2 : 256;
+    struct route_fib_logent *n = fib_alloc(f, (size_t)cap * sizeof(*n));
+    if (n == NULL)
+        return ROUTE_ENOMEM;
+    if (l->len)
+        net_memcpy(n, l->e, (size_t)l->len * sizeof(*n));
+    fib_free(f, l->e, (size_t)l->cap * sizeof(*n));
+    l->e = n;
+    l->cap = cap;
+    return ROUTE_OK;
+}
+
 static int log_push(struct route_fib *f, struct route_fib_log *l, struct route_fib_logent e)
 {
-    if (l->len == l->cap) {
-        uint32_t cap = l->cap ? l->cap * 2 : 256;
-        struct route_fib_logent *n = fib_alloc(f, (size_t)cap * sizeof(*n));
-        if (n == NULL)
-            return ROUTE_ENOMEM;
-        if (l->len)
-            net_memcpy(n, l->e, (size_t)l->len * sizeof(*n));
-        fib_free(f, l->e, (size_t)l->cap * sizeof(*n));
-        l->e = n;
-        l->cap = cap;
-    }
+    int err = log_room(f, l);
+    if (err)
+        return err;
     l->e[l->len++] = e;
     return ROUTE_OK;
 }
+
+int route_fib_retire_room(struct route_fib *f) { return log_room(f, &f->retired); }
 
 static int stack_push(struct route_fib *f, struct route_fib_stack *s, uint32_t idx)
 {
@@ -171,13 +182,15 @@ void route_fib_run_free(struct route_fib *f, unsigned pool, uint32_t idx, uint32
 }
 
 /* Retire the published root old under a new epoch of its own, ahead of
- * this update's staged entries (it must be freed even if the update fails). */
+ * this update's staged entries (it must be freed even if the update fails).
+ * The caller made room in the log first (route_fib_retire_room), before
+ * publishing the new root: an old root with no entry would never be freed. */
 int route_fib_retire_root(struct route_fib *f, struct route_fib_root *old)
 {
     uint64_t e = atomic_fetch_add_explicit(f->epoch, 1, memory_order_acq_rel) + 1;
     struct route_fib_logent ent = {.epoch = e, .mem = old, .bytes = route_fib_root_bytes(f, old)};
     if (log_push(f, &f->retired, ent) != ROUTE_OK)
-        return ROUTE_ENOMEM; /* the old root leaks; the new one is in place */
+        return ROUTE_ENOMEM; /* no room made: the old root leaks */
     struct route_fib_logent *l = f->retired.e;
     for (uint32_t i = f->retired.len - 1; i > f->staged; i--)
         l[i] = l[i - 1];
@@ -201,11 +214,14 @@ static int fib_grow(struct route_fib *f, unsigned pool, uint32_t more)
     if (c > UINT32_MAX / 2)
         return ROUTE_ENOMEM;
     cap[pool] = (uint32_t)c;
+    bool published = atomic_load_explicit(&f->root, memory_order_relaxed) == old;
+    if (published && route_fib_retire_room(f) != ROUTE_OK)
+        return ROUTE_ENOMEM;
     struct route_fib_root *r = route_fib_root_copy(f, cap);
     if (r == NULL)
         return ROUTE_ENOMEM;
     f->cur = r;
-    if (atomic_load_explicit(&f->root, memory_order_relaxed) != old) {
+    if (!published) {
         route_fib_root_free(f, old);
         return ROUTE_OK;
     }
@@ -288,14 +304,15 @@ static void drop_runs(struct route_fib *f)
     f->retired.len = f->staged = j;
 }
 
-/* Publish cur, filled by a rebuild, in place of the old root. */
+/* Publish cur, filled by a rebuild, in place of the old root; the caller
+ * made room to retire it (route_fib_retire_room). */
 int route_fib_publish_rebuilt(struct route_fib *f, struct route_fib_root *old)
 {
     atomic_store_explicit(&f->root, f->cur, memory_order_release);
     drop_runs(f);
     struct route_fib_logent e = {.mem = old, .bytes = route_fib_root_bytes(f, old)};
     if (log_push(f, &f->retired, e) == ROUTE_OK)
-        route_fib_commit(f); /* else the old root leaks; the new one is in place */
+        route_fib_commit(f); /* else (no room made) the old root leaks */
     else
         atomic_fetch_add_explicit(f->epoch, 1, memory_order_acq_rel);
     return ROUTE_OK;
