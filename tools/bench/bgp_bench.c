@@ -77,9 +77,9 @@ static void premap_heap(size_t bytes)
 /* One replay on fresh tables: seconds, and the prefixes it carried. */
 static double replay(const uint8_t *s, size_t len, uint64_t *prefixes, uint64_t *updates)
 {
-    struct route_cfg cfg = bench_route_cfg();
-    fib4 = route4_create(&cfg);
-    fib6 = route6_create(&cfg);
+    struct route_cfg cfg4 = bench_route_cfg(ROUTE_V4), cfg6 = bench_route_cfg(ROUTE_V6);
+    fib4 = route4_create(&cfg4);
+    fib6 = route6_create(&cfg6);
     static const struct bgp_alloc al = {.alloc = b_alloc, .free = b_free};
     static const struct bgp_rib_ops ops = {.best_changed = best_changed};
     static struct bgp_rib rib;

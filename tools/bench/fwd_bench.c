@@ -148,7 +148,7 @@ static void load_tables(struct rig *r, struct route4_prefix *p, size_t n, int on
         len[k] += (size_t)sprintf(text[k] + len[k], "%u.%u.%u.%u/%u\n", p[i].addr >> 24, (p[i].addr >> 16) & 255,
                                   (p[i].addr >> 8) & 255, p[i].addr & 255, p[i].len);
     }
-    struct route_cfg cfg = bench_route_cfg();
+    struct route_cfg cfg = bench_route_cfg(ROUTE_V4);
     r->rt = route4_create(&cfg);
     double t0 = bench_now();
     for (int k = 0; k < NNH; k++) {
@@ -179,7 +179,7 @@ static void load_ecmp(struct rig *r, const struct route4_prefix *p, size_t n)
             paths[port] = r->nh[port * GW_PER_PORT + g];
         groups[g] = nexthop_group_add(&r->nht, paths, NPORTS, &made);
     }
-    struct route_cfg cfg = bench_route_cfg();
+    struct route_cfg cfg = bench_route_cfg(ROUTE_V4);
     r->rt_ecmp = route4_create(&cfg);
     route4_defer(r->rt_ecmp, true);
     for (size_t i = 0; i < n; i++) {

@@ -63,7 +63,7 @@ void v4_addresses(const struct route4_prefix *p, size_t n, uint32_t *uni, uint32
 
 struct route4 *load_v4(const struct route4_prefix *p, size_t n, double *secs)
 {
-    struct route_cfg cfg = bench_route_cfg();
+    struct route_cfg cfg = bench_route_cfg(ROUTE_V4);
     struct route4 *t = route4_create(&cfg);
     double t0 = bench_now();
     if (route4_add_bulk(t, p, n, NULL) != ROUTE_OK) {
@@ -140,7 +140,7 @@ void v6_addresses(const struct route6_prefix *p, size_t n, uint8_t (*uni)[16],
 
 struct route6 *load_v6(const struct route6_prefix *p, size_t n, double *secs)
 {
-    struct route_cfg cfg = bench_route_cfg();
+    struct route_cfg cfg = bench_route_cfg(ROUTE_V6);
     struct route6 *t = route6_create(&cfg);
     double t0 = bench_now();
     if (route6_add_bulk(t, p, n, NULL) != ROUTE_OK) {
