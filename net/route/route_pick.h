@@ -5,7 +5,7 @@
  * there the scalar path can win; IPv4's and IPv6's vector paths gain
  * differently (docs/route.md, "Which path the kernel takes"). The kernel
  * picks at boot (kernel/netsvc/netsvc_lookups.c), the host benchmarks
- * the same way (tools/bench/bench_util.h). */
+ * the same way (route_host_path, tests/support/host_cpu.c). */
 #ifndef NET_ROUTE_PICK_H
 #define NET_ROUTE_PICK_H
 

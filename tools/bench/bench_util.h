@@ -114,35 +114,12 @@ static void bench_free(void *ctx, void *p, size_t size)
     free(p);
 }
 
-static inline uint64_t bench_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The lookup path of fam's tables, as the kernel takes it: the fastest
- * the CPU has, timed by route_pick_path once a family (said on stderr).
- * Where ROUTE_NO_AVX512 or ROUTE_NO_AVX2 names a path (route_bench
- * --avx2, the scalar runs), the best that leaves, untimed. */
+/* The lookup path of fam's tables, as the kernel takes it
+ * (route_host_path: timed once a process, said on stderr). */
 static inline struct route_cfg bench_route_cfg(enum route_family fam)
 {
-    static int picked[2] = {-1, -1};
-    struct route_cfg c = {{bench_alloc, bench_free, NULL}, NULL, true, route_host_avx512(), route_host_avx2()};
-    if (getenv("ROUTE_NO_AVX512") || getenv("ROUTE_NO_AVX2"))
-        return c;
-    if (picked[fam] < 0) {
-        unsigned max = c.avx512 ? ROUTE_PATH_AVX512 : c.avx2 ? ROUTE_PATH_AVX2 : ROUTE_PATH_POPCNT;
-        struct route_pick pk;
-        picked[fam] = (int)route_pick_path(&c.alloc, fam, max, bench_now_ns, &pk);
-        fprintf(stderr, "bench: %s lookups %s, the fastest here as the kernel times it (ns a lookup:",
-                fam == ROUTE_V4 ? "IPv4" : "IPv6", route_path_names[picked[fam]]);
-        for (unsigned p = 0; p <= max; p++)
-            fprintf(stderr, " %s %.1f%s", route_path_names[p], (double)pk.ns[p] / ROUTE_PICK_LOOKUPS,
-                    (pk.wrong >> p) & 1 ? " (WRONG ANSWERS)" : "");
-        fprintf(stderr, ")\n");
-    }
-    route_cfg_path(&c, (unsigned)picked[fam]);
+    struct route_cfg c = {{bench_alloc, bench_free, NULL}, NULL, true, false, false};
+    route_cfg_path(&c, route_host_path(fam, &c.alloc));
     return c;
 }
 

@@ -10,11 +10,6 @@
 #include "tests/unit/check.h"
 #include "tests/support/route_alloc.h"
 
-static unsigned host_best(void)
-{
-    return route_host_avx512() ? ROUTE_PATH_AVX512 : route_host_avx2() ? ROUTE_PATH_AVX2 : ROUTE_PATH_POPCNT;
-}
-
 static uint64_t host_ns(void)
 {
     struct timespec ts;
@@ -26,7 +21,7 @@ TEST(route_pick_every_path_answers_right)
 {
     struct test_alloc al;
     struct route_cfg cfg = test_route_cfg(&al);
-    unsigned max = host_best();
+    unsigned max = route_host_best();
     for (enum route_family fam = ROUTE_V4; fam <= ROUTE_V6; fam++) {
         struct route_pick pk;
         unsigned best = route_pick_path(&cfg.alloc, fam, max, host_ns, &pk);
@@ -55,7 +50,7 @@ TEST(route_pick_takes_the_fastest)
 {
     struct test_alloc al;
     struct route_cfg cfg = test_route_cfg(&al);
-    clock_max = host_best();
+    clock_max = route_host_best();
     for (enum route_family fam = ROUTE_V4; fam <= ROUTE_V6; fam++)
         for (fast_path = 0; fast_path <= clock_max; fast_path++) {
             struct route_pick pk;
@@ -72,7 +67,7 @@ TEST(route_pick_short_of_memory)
 {
     struct test_alloc al;
     struct route_cfg cfg = test_route_cfg(&al);
-    unsigned max = host_best();
+    unsigned max = route_host_best();
     for (enum route_family fam = ROUTE_V4; fam <= ROUTE_V6; fam++) {
         struct route_pick pk;
         al.calls = 0;
