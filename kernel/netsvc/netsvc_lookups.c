@@ -93,7 +93,7 @@ static void report(enum route_family fam, const struct route_pick *pk)
         n += (size_t)fmt_snprintf(line + n, sizeof(line) - n, "%s%s %lu.%lu%s", l ? ", " : "", route_path_names[l],
                                   pk->ns[l] / ROUTE_PICK_LOOKUPS, pk->ns[l] * 10 / ROUTE_PICK_LOOKUPS % 10,
                                   (pk->wrong >> l) & 1 ? " (WRONG ANSWERS)" : "");
-    kprintf("route: %s lookups %s, the fastest on this CPU (ns a lookup, %u random prefixes: %s)\n",
+    kprintf("route: %s lookups %s, timed on this CPU (ns a lookup, %u random prefixes: %s)\n",
             fam == ROUTE_V4 ? "IPv4" : "IPv6", route_path_names[pk->best], ROUTE_PICK_PREFIXES, line);
 }
 

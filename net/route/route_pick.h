@@ -32,7 +32,7 @@ enum route_family { ROUTE_V4, ROUTE_V6 };
 struct route_pick {
     uint64_t ns[ROUTE_PATHS]; /* path p's ns for ROUTE_PICK_LOOKUPS lookups; 0: not timed */
     unsigned wrong;           /* bit p: path p answered otherwise than the portable code (never taken) */
-    unsigned best;            /* the fastest path that answered right */
+    unsigned best;            /* the path taken: the fastest that answered right, or a later one as fast */
 };
 
 /* Each path up to max timed on fam: a table of ROUTE_PICK_PREFIXES random
@@ -42,7 +42,9 @@ struct route_pick {
  * interleaved, each path's answers checked against the portable code's.
  * Where memory is short, best is max and nothing is timed. The tables stay
  * in the caches: this times the paths' work, not a full table's misses,
- * which only shrink the differences. Returns best. */
+ * which only shrink the differences. A later path (wider vectors) within
+ * 5% of the fastest is taken instead, so that noise does not flip the
+ * pick between boots. Returns best. */
 unsigned route_pick_path(const struct route_alloc *al, enum route_family fam, unsigned max, uint64_t (*now_ns)(void),
                          struct route_pick *out);
 

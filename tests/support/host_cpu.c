@@ -39,7 +39,7 @@ unsigned route_host_path(enum route_family fam, const struct route_alloc *al)
     if (picked[fam] < 0) {
         struct route_pick pk;
         picked[fam] = (int)route_pick_path(al, fam, max, host_now_ns, &pk);
-        fprintf(stderr, "bench: %s lookups %s, the fastest here as the kernel times it (ns a lookup:",
+        fprintf(stderr, "bench: %s lookups %s, as the kernel would pick it (ns a lookup:",
                 fam == ROUTE_V4 ? "IPv4" : "IPv6", route_path_names[picked[fam]]);
         for (unsigned p = 0; p <= max; p++)
             fprintf(stderr, " %s %.1f%s", route_path_names[p], (double)pk.ns[p] / ROUTE_PICK_LOOKUPS,
