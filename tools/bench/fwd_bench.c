@@ -7,7 +7,7 @@
  *
  *   fwd_bench DATA_DIR [--reps N] [--huge] [--packets N] [--burst N]
  *             [--hayate-only] [--v4-only | --v6-only] [--tag TEXT]
- *             [--only bursts|ecmp|capture|acl|scale]
+ *             [--only bursts|ecmp|capture|floor|acl|scale]
  *
  * --huge: 2 MiB pages for the tables and packet buffers, both sides;
  * --burst: that burst size only; --hayate-only: no DPDK (the kernel-flags
@@ -38,6 +38,8 @@
  * prefix in the same run: what choosing a flow's path costs. Capture: a
  * tap copying every frame sent into a ring (net/capture/capture.h)
  * drained between chunks, beside none: what a capture at line rate costs.
+ * Floor (IPv4, bursts of 32): each next hop from a hash of the address,
+ * no table, beside our lookup: what the lookup costs a forwarded frame.
  * Access list (IPv4, bursts of 32): 50 rules on eth0's input, an edge
  * router's (bogon sources, ports, a few hosts' services; acl_rules) of which
  * the bench traffic matches only the 50th, a bare permit: the worst case
@@ -291,6 +293,15 @@ static void lpm_lookup(void *ctx, const uint32_t *addr, uint32_t *nh, uint32_t n
         nh[i] = nh[i] & RTE_LPM_LOOKUP_SUCCESS ? nh[i] & 0x00ffffffu : 0;
 }
 
+/* NO_LOOKUP's: one of the rig's next hops (ctx, NNH of them) from a
+ * multiplicative hash of the address, no memory read. */
+static void hash_lookup(void *ctx, const uint32_t *addr, uint32_t *nh, uint32_t n)
+{
+    const uint32_t *hops = ctx;
+    for (uint32_t i = 0; i < n; i++)
+        nh[i] = hops[(addr[i] * 0x9e3779b9u >> 16) % NNH];
+}
+
 static uint64_t now_ns(void)
 {
     return (uint64_t)(bench_now() * 1e9);
@@ -437,6 +448,8 @@ struct result fwd_bench_run(struct rig *r, int b, int side, int v6, uint64_t npk
     } else {
         if (side == ECMP)
             fwd_set_lookup4(r->f, ecmp_lookup, r->rt_ecmp);
+        else if (side == NO_LOOKUP)
+            fwd_set_lookup4(r->f, hash_lookup, r->nh);
         else
             fwd_set_lookup4(r->f, side == LPM ? lpm_lookup : NULL, r->lpm);
         learn_gateways(r, now_ns());
@@ -700,6 +713,23 @@ static int acl_rows(struct rig *r, uint64_t npkts)
     return bad;
 }
 
+/* The pipeline with no lookup (NO_LOOKUP) beside ours, bursts of 32,
+ * interleaved: what the lookup, its loads and its lines in the caches,
+ * cost a forwarded frame. Every frame must be forwarded. */
+static int floor_rows(struct rig *r, uint64_t npkts)
+{
+    double ns[2];
+    struct result f = beside(r, NO_LOOKUP, npkts, &ns[1], &ns[0]);
+    int bad = f.fast != f.pkts;
+    if (bad)
+        fprintf(stderr, "fwd_bench: no lookup: %llu of %llu on the fast path\n", (unsigned long long)f.fast,
+                (unsigned long long)f.pkts);
+    char name[128];
+    snprintf(name, sizeof(name), "fwd 64B burst 32, next hop from a hash, no lookup (the pipeline's floor)%s", tag);
+    bench_emit(name, "ns/packet", ns[1], "with our lookup, full table, same run", ns[0]);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     const char *dir = NULL;
@@ -729,10 +759,11 @@ int main(int argc, char **argv)
     }
     if (dir == NULL || reps < 1 || reps > 64 || npkts < CHUNK || npkts > NADDR || bursts[0] < 1 ||
         bursts[0] > 256 || CHUNK % bursts[0] || !(v4 || v6) ||
-        !(wanted("bursts") || wanted("ecmp") || wanted("capture") || wanted("acl") || wanted("scale"))) {
+        !(wanted("bursts") || wanted("ecmp") || wanted("capture") || wanted("floor") || wanted("acl") ||
+          wanted("scale"))) {
         fprintf(stderr, "usage: fwd_bench DATA_DIR [--reps N] [--huge] [--packets N] [--burst N] "
                         "[--hayate-only] [--v4-only | --v6-only] [--tag TEXT] "
-                        "[--only bursts|ecmp|capture|acl|scale]\n");
+                        "[--only bursts|ecmp|capture|floor|acl|scale]\n");
         return 2;
     }
     npkts = npkts / CHUNK * CHUNK;
@@ -756,6 +787,8 @@ int main(int argc, char **argv)
             bad |= ecmp_rows(&r, npkts);
         if (wanted("capture"))
             bad |= capture_rows(&r, npkts);
+        if (wanted("floor"))
+            bad |= floor_rows(&r, npkts);
         if (wanted("acl")) {
             make_acl(&r);
             bad |= acl_rows(&r, npkts);

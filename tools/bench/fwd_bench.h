@@ -61,8 +61,10 @@ struct result {
     uint64_t per_port[NPORTS];
 };
 
-/* The sides a run can take. RINGS: OURS on pointer rings (fwd_nic.h). */
-enum { OURS, LPM, ECMP, CAPTURE, ACL, RINGS };
+/* The sides a run can take. RINGS: OURS on pointer rings (fwd_nic.h).
+ * NO_LOOKUP: OURS with each next hop from a hash of the destination, no
+ * table read (the pipeline's floor). */
+enum { OURS, LPM, ECMP, CAPTURE, ACL, RINGS, NO_LOOKUP };
 
 /* fwd_bench.c. npkts frames through rig r in bursts of b, on side's
  * lookup, IPv4 or (v6) IPv6; only the driver and the pipeline timed. Any
