@@ -6,13 +6,14 @@
  * packet, packets per second on one core, doorbells per packet.
  *
  *   fwd_bench DATA_DIR [--reps N] [--huge] [--packets N] [--burst N]
- *             [--hayate-only] [--v4-only | --v6-only] [--tag TEXT]
+ *             [--hayate-only] [--v4-only | --v6-only] [--max-len N] [--tag TEXT]
  *             [--only bursts|ecmp|capture|floor|acl|scale]
  *
  * --huge: 2 MiB pages for the tables and packet buffers, both sides;
  * --burst: that burst size only; --hayate-only: no DPDK (the kernel-flags
  * build); --only: that set of IPv4 rows alone (no IPv6), for working on
- * one of them. Rows: ns per packet and Mpps, each beside rte_lpm or
+ * one of them; --max-len: only the IPv4 prefixes up to /N (a smaller
+ * table: how a frame's cost follows the table's size). Rows: ns per packet and Mpps, each beside rte_lpm or
  * rte_lpm6; TX doorbells per packet beside their bound (one per output port per
  * burst), for IPv4 also RX doorbells beside one per burst. Exits non-zero
  * when a frame left the fast path or a port's count differs between the
@@ -212,6 +213,9 @@ static void setup_l3fwd(struct rig *r, const struct route4_prefix *p, size_t n)
 }
 
 /* The IPv4 tables, both sides, and the destinations. */
+/* --max-len: only the table's prefixes up to this length (IPv4). */
+static unsigned max_len = 32;
+
 static void setup4(struct rig *r, const char *dir, int only)
 {
     char path[4096];
@@ -222,7 +226,16 @@ static void setup4(struct rig *r, const char *dir, int only)
         fprintf(stderr, "fwd_bench: cannot read %s\n", path);
         exit(1);
     }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) /* --max-len */
+        if (p[i].len <= max_len)
+            p[k++] = p[i];
+    n = k;
     load_tables(r, p, n, only);
+    struct route_stats st;
+    route4_stats(r->rt, &st);
+    fprintf(stderr, "fwd_bench: IPv4: %zu prefixes up to /%u, our table %.2f MiB\n", n, max_len,
+            (double)st.fib_bytes / 1048576);
     load_ecmp(r, p, n);
     if (l3fwd_wanted(only))
         setup_l3fwd(r, p, n);
@@ -752,17 +765,19 @@ int main(int argc, char **argv)
             tag = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
             only_rows = argv[++i], v6 = 0;
+        else if (!strcmp(argv[i], "--max-len") && i + 1 < argc)
+            max_len = (unsigned)atoi(argv[++i]);
         else if (!strcmp(argv[i], "--packets") && i + 1 < argc)
             npkts = strtoull(argv[++i], NULL, 0);
         else
             dir = argv[i];
     }
     if (dir == NULL || reps < 1 || reps > 64 || npkts < CHUNK || npkts > NADDR || bursts[0] < 1 ||
-        bursts[0] > 256 || CHUNK % bursts[0] || !(v4 || v6) ||
+        bursts[0] > 256 || CHUNK % bursts[0] || !(v4 || v6) || max_len < 8 || max_len > 32 ||
         !(wanted("bursts") || wanted("ecmp") || wanted("capture") || wanted("floor") || wanted("acl") ||
           wanted("scale"))) {
         fprintf(stderr, "usage: fwd_bench DATA_DIR [--reps N] [--huge] [--packets N] [--burst N] "
-                        "[--hayate-only] [--v4-only | --v6-only] [--tag TEXT] "
+                        "[--hayate-only] [--v4-only | --v6-only] [--max-len N] [--tag TEXT] "
                         "[--only bursts|ecmp|capture|floor|acl|scale]\n");
         return 2;
     }
