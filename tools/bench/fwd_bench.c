@@ -13,9 +13,10 @@
  * --burst: that burst size only; --hayate-only: no DPDK (the kernel-flags
  * build); --only: that set of IPv4 rows alone (no IPv6), for working on
  * one of them; --max-len: only the IPv4 prefixes up to /N (a smaller
- * table: how a frame's cost follows the table's size). Rows: ns per packet and Mpps, each beside rte_lpm or
- * rte_lpm6; TX doorbells per packet beside their bound (one per output port per
- * burst), for IPv4 also RX doorbells beside one per burst. Exits non-zero
+ * table: how a frame's cost follows the table's size; the rows' names say
+ * it unless --tag does). Rows: ns per packet and Mpps, each beside rte_lpm
+ * or rte_lpm6; TX doorbells per packet beside their bound (one per output
+ * port per burst), for IPv4 also RX doorbells beside one per burst. Exits non-zero
  * when a frame left the fast path or a port's count differs between the
  * two sides.
  *
@@ -212,10 +213,10 @@ static void setup_l3fwd(struct rig *r, const struct route4_prefix *p, size_t n)
     free(port);
 }
 
-/* The IPv4 tables, both sides, and the destinations. */
 /* --max-len: only the table's prefixes up to this length (IPv4). */
 static unsigned max_len = 32;
 
+/* The IPv4 tables, both sides, and the destinations. */
 static void setup4(struct rig *r, const char *dir, int only)
 {
     char path[4096];
@@ -781,6 +782,9 @@ int main(int argc, char **argv)
                         "[--only bursts|ecmp|capture|floor|acl|scale]\n");
         return 2;
     }
+    static char len_tag[32];
+    if (max_len < 32 && !*tag)
+        snprintf(len_tag, sizeof(len_tag), ", prefixes up to /%u", max_len), tag = len_tag;
     npkts = npkts / CHUNK * CHUNK;
     fwd_scale_note_cpus();
     char lcores[32];
