@@ -243,7 +243,7 @@ route-diff: $(BUILD)/route-diff
 # it); tcp_bench sets lwIP beside us, whose objects bench_tcp.py builds.
 ROUTE_BENCH_SRCS := tools/bench/route_bench.c tools/bench/route_bench6.c tools/bench/route_load.c
 FWD_BENCH_SRCS   := tools/bench/fwd_bench.c tools/bench/fwd_bench6.c tools/bench/fwd_nic.c \
-           tools/bench/route_load.c tools/bench/l3fwd_side.c tools/bench/fwd_scale.c
+           tools/bench/route_load.c tools/bench/l3fwd_side.c tools/bench/fwd_scale.c tools/bench/fwd_acl.c
 # fwd_bench's third side, DPDK's own l3fwd (l3fwd_side.c drives its
 # lpm_main_loop): the example's files from Debian's dpdk-doc, never copied
 # here, compiled as its Makefile does (its SRCS-y, -O3, DPDK's flags,

@@ -66,6 +66,13 @@ struct result {
  * table read (the pipeline's floor). */
 enum { OURS, LPM, ECMP, CAPTURE, ACL, RINGS, NO_LOOKUP };
 
+/* fwd_acl.c: the ACL rows' access list on eth0's input. */
+extern const size_t fwd_acl_nrules;
+void fwd_acl_make(struct rig *r);            /* parsed and built; the bench traffic must match the last rule */
+void fwd_acl_bind(struct rig *r, int side);  /* eth0's input list for side: the list for ACL, else none */
+void fwd_acl_reset(void);                    /* its hit counters to zero */
+void fwd_acl_hits(uint64_t *last, uint64_t *other); /* adds the last rule's hits, and all others' */
+
 /* fwd_bench.c. npkts frames through rig r in bursts of b, on side's
  * lookup, IPv4 or (v6) IPv6; only the driver and the pipeline timed. Any
  * number of rigs may run at once on OURS or LPM (they share only what
