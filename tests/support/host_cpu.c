@@ -23,7 +23,7 @@ unsigned route_host_best(void)
     return route_host_avx512() ? ROUTE_PATH_AVX512 : route_host_avx2() ? ROUTE_PATH_AVX2 : ROUTE_PATH_POPCNT;
 }
 
-static uint64_t host_now_ns(void)
+uint64_t route_host_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -38,7 +38,7 @@ unsigned route_host_path(enum route_family fam, const struct route_alloc *al)
         return max;
     if (picked[fam] < 0) {
         struct route_pick pk;
-        picked[fam] = (int)route_pick_path(al, fam, max, host_now_ns, &pk);
+        picked[fam] = (int)route_pick_path(al, fam, max, route_host_now_ns, &pk);
         fprintf(stderr, "bench: %s lookups %s, as the kernel would pick it (ns a lookup:",
                 fam == ROUTE_V4 ? "IPv4" : "IPv6", route_path_names[picked[fam]]);
         for (unsigned p = 0; p <= max; p++)

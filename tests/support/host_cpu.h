@@ -5,6 +5,7 @@
 #define TESTS_SUPPORT_HOST_CPU_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "net/route/route.h"
 
@@ -16,6 +17,8 @@ bool route_host_avx512(void);
 /* route_cfg.avx2: the CPU has AVX2 and ROUTE_NO_AVX2 is not in the
  * environment (the scalar path where AVX-512 is off too). */
 bool route_host_avx2(void);
+/* CLOCK_MONOTONIC in ns: route_pick_path's clock on the host. */
+uint64_t route_host_now_ns(void);
 /* The fastest lookup path those allow (ROUTE_PATH_*). */
 unsigned route_host_best(void);
 /* The path the kernel would take here for fam: route_pick_path's pick,

@@ -2,20 +2,11 @@
 /* tests/unit/route/route_pick.c: the lookup paths timed and checked
  * (net/route/route_pick.h), as the kernel does at boot: every path the
  * host has answers as the portable code does, the fastest is taken (a
- * clock of our own decides which is) or a later one as fast, and a shortage of memory leaves
- * the CPU's best and nothing allocated. */
-#include <time.h>
-
+ * clock of our own decides which is) or a later one as fast, and a
+ * shortage of memory leaves the CPU's best and nothing allocated. */
 #include "net/route/route.h"
 #include "tests/unit/check.h"
 #include "tests/support/route_alloc.h"
-
-static uint64_t host_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 TEST(route_pick_every_path_answers_right)
 {
@@ -24,7 +15,7 @@ TEST(route_pick_every_path_answers_right)
     unsigned max = route_host_best();
     for (enum route_family fam = ROUTE_V4; fam <= ROUTE_V6; fam++) {
         struct route_pick pk;
-        unsigned best = route_pick_path(&cfg.alloc, fam, max, host_ns, &pk);
+        unsigned best = route_pick_path(&cfg.alloc, fam, max, route_host_now_ns, &pk);
         CHECK_EQ(best, pk.best);
         CHECK(best <= max);
         CHECK_EQ(pk.wrong, 0);
@@ -87,7 +78,7 @@ TEST(route_pick_ties_go_to_the_later_path)
         CHECK_EQ(pick_under(&cfg.alloc, fam, &pk), clock_max);
         path_ns[clock_max] = 106;
         CHECK_EQ(pick_under(&cfg.alloc, fam, &pk), 0);
-        path_ns[clock_max] = 100; /* a tie with a later path's being the fastest */
+        path_ns[clock_max] = 100; /* the one before it fastest by 1% */
         path_ns[clock_max - 1] = 99;
         CHECK_EQ(pick_under(&cfg.alloc, fam, &pk), clock_max);
     }
@@ -102,14 +93,14 @@ TEST(route_pick_short_of_memory)
     for (enum route_family fam = ROUTE_V4; fam <= ROUTE_V6; fam++) {
         struct route_pick pk;
         al.calls = 0;
-        route_pick_path(&cfg.alloc, fam, max, host_ns, &pk);
+        route_pick_path(&cfg.alloc, fam, max, route_host_now_ns, &pk);
         long calls = al.calls;
         CHECK(calls > 3);
         /* Every allocation failing in turn (a sample of 64 where there are more). */
         for (long k = 0; k < calls; k += calls > 64 ? calls / 64 : 1) {
             al.calls = 0;
             al.fail_after = k;
-            CHECK_EQ(route_pick_path(&cfg.alloc, fam, max, host_ns, &pk), max);
+            CHECK_EQ(route_pick_path(&cfg.alloc, fam, max, route_host_now_ns, &pk), max);
             for (unsigned p = 0; p < ROUTE_PATHS; p++)
                 CHECK_EQ(pk.ns[p], 0);
             CHECK_EQ(al.live_bytes, 0);
