@@ -14,6 +14,7 @@ addresses and routes, and nothing else on this machine can see the traffic.
 
 Needs root, /dev/net/tun and iproute2: see unavailable().
 """
+import contextlib
 import hashlib
 import os
 import random
@@ -242,6 +243,28 @@ def buffers_settled(m, done, timeout=10.0):
         time.sleep(0.2)
 
 
+@contextlib.contextmanager
+def http_server(peer, addr, directory):
+    """A Python HTTP server on port 8080 of peer's addr, serving directory;
+    yields once it listens. Leaving kills it and waits for it to exit, so
+    the next server's wait for a listener cannot see this one's socket."""
+    srv = peer.popen(f"python3 -m http.server 8080 --bind {addr} --directory {directory}",
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        want = f"[{addr}]:8080" if ":" in addr else f"{addr}:8080"
+        for _ in range(300):  # python's start takes seconds on a loaded 2-core machine
+            if want in peer.run("ss -ltnH", timeout=5).stdout:
+                break
+            assert srv.poll() is None, f"http.server on {addr} exited: {srv.returncode}"
+            time.sleep(0.1)
+        else:
+            raise RuntimeError(f"http.server on {addr}:8080 not listening after 30 s")
+        yield srv
+    finally:
+        srv.kill()
+        srv.wait()
+
+
 def curl_through(left, right, tmp_path, mb=10, timeout=240, addr_index=0):
     """curl mb MiB of random bytes from a Python HTTP server on right
     (port 8080 of its address addr_index, IPv4 or IPv6) to left; asserts
@@ -250,18 +273,10 @@ def curl_through(left, right, tmp_path, mb=10, timeout=240, addr_index=0):
     (tmp_path / "blob").write_bytes(blob)
     addr = right.addr(addr_index)
     host = f"[{addr}]" if ":" in addr else addr
-    srv = right.popen(f"python3 -m http.server 8080 --bind {addr} --directory {tmp_path}",
-                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        out = tmp_path / "got"
-        for _ in range(50):  # the server needs a moment
-            if right.run("ss -ltn", timeout=5).stdout.count(":8080"):
-                break
-            time.sleep(0.1)
+    out = tmp_path / "got"
+    with http_server(right, addr, tmp_path):
         t0 = time.monotonic()
         left.run(f"curl -sS --max-time {timeout} -o {out} http://{host}:8080/blob", timeout=timeout + 20)
         elapsed = time.monotonic() - t0
-    finally:
-        srv.kill()
     assert hashlib.sha256(out.read_bytes()).hexdigest() == hashlib.sha256(blob).hexdigest()
     return elapsed
