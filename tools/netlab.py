@@ -12,6 +12,9 @@ addresses and routes, and nothing else on this machine can see the traffic.
     lab.peers[0].run("ping -c1 -W1 10.0.0.1")
     lab.close()                     # QEMU, taps and namespaces gone
 
+http_server() serves a directory from a peer for the tests' transfers
+(curl_through() checks one end to end).
+
 Needs root, /dev/net/tun and iproute2: see unavailable().
 """
 import contextlib
@@ -246,12 +249,13 @@ def buffers_settled(m, done, timeout=10.0):
 @contextlib.contextmanager
 def http_server(peer, addr, directory):
     """A Python HTTP server on port 8080 of peer's addr, serving directory;
-    yields once it listens. Leaving kills it and waits for it to exit, so
-    the next server's wait for a listener cannot see this one's socket."""
+    yields its URL ("http://host:8080") once it listens. Leaving kills it
+    and waits for it to exit, so the next server's wait for a listener
+    cannot see this one's socket."""
     srv = peer.popen(f"python3 -m http.server 8080 --bind {addr} --directory {directory}",
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        want = f"[{addr}]:8080" if ":" in addr else f"{addr}:8080"
+        want = (f"[{addr}]" if ":" in addr else addr) + ":8080"
         for _ in range(300):  # python's start takes seconds on a loaded 2-core machine
             if want in peer.run("ss -ltnH", timeout=5).stdout:
                 break
@@ -259,7 +263,7 @@ def http_server(peer, addr, directory):
             time.sleep(0.1)
         else:
             raise RuntimeError(f"http.server on {addr}:8080 not listening after 30 s")
-        yield srv
+        yield f"http://{want}"
     finally:
         srv.kill()
         srv.wait()
@@ -271,12 +275,10 @@ def curl_through(left, right, tmp_path, mb=10, timeout=240, addr_index=0):
     the SHA-256 matches and returns the seconds the transfer took."""
     blob = random.Random(7).randbytes(mb << 20)
     (tmp_path / "blob").write_bytes(blob)
-    addr = right.addr(addr_index)
-    host = f"[{addr}]" if ":" in addr else addr
     out = tmp_path / "got"
-    with http_server(right, addr, tmp_path):
+    with http_server(right, right.addr(addr_index), tmp_path) as url:
         t0 = time.monotonic()
-        left.run(f"curl -sS --max-time {timeout} -o {out} http://{host}:8080/blob", timeout=timeout + 20)
+        left.run(f"curl -sS --max-time {timeout} -o {out} {url}/blob", timeout=timeout + 20)
         elapsed = time.monotonic() - t0
     assert hashlib.sha256(out.read_bytes()).hexdigest() == hashlib.sha256(blob).hexdigest()
     return elapsed

@@ -94,8 +94,8 @@ def check_router6(lab, tmp_path):
     # TCP across, IPv6 both ways of the router: a Python server on the right.
     blob = os.urandom(2 << 20)
     (tmp_path / "blob").write_bytes(blob)
-    with netlab.http_server(right, "2001:db8:1::2", tmp_path):
-        r = left.run(["bash", "-c", "curl -sS --max-time 60 http://[2001:db8:1::2]:8080/blob | sha256sum"], timeout=70)
+    with netlab.http_server(right, "2001:db8:1::2", tmp_path) as url:
+        r = left.run(["bash", "-c", f"curl -sS --max-time 60 {url}/blob | sha256sum"], timeout=70)
     assert r.stdout.split()[0] == hashlib.sha256(blob).hexdigest()
     r = m.json("show route 2001:db8:99::5 json")
     assert (r["found"], r["prefix"], r["nexthop"], r["port"]) == (True, "2001:db8:99::/48", "2001:db8:1::2", "eth1"), r
