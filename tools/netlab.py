@@ -233,6 +233,12 @@ class Lab:
         self.close()
 
 
+# Buffers a virtio-net RX ring may lack at any moment: it is topped up once
+# REFILL_BATCH (drivers/virtio/virtio_net_dev.h) slots are empty. Its TX
+# ring holds none once idle (sent buffers are reclaimed then).
+VIRTIO_RX_SLACK = 31
+
+
 def buffers_settled(m, done, timeout=10.0):
     """`show buffers json`'s pools once done([buffers each holds out]) is
     true, or after timeout: a connection's last ACK, a frame waiting on ARP

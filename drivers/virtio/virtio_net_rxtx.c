@@ -161,6 +161,15 @@ static struct pkt *rx_more(struct netdev *dev, struct vnet_queue *q, struct pkt 
     return f;
 }
 
+static void tx_reclaim(struct virtqueue *tx)
+{
+    uint32_t len;
+    struct pkt *p;
+    vq_used_begin(tx);
+    while ((p = vq_next_used(tx, &len)) != NULL)
+        pkt_free_frame(p);
+}
+
 uint16_t vnet_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)
 {
     struct vnet_queue *q = to_vnet(dev)->q[qi];
@@ -185,17 +194,10 @@ uint16_t vnet_rx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint1
     if (q->rx.nfree >= q->refill_at)
         vnet_rx_refill(dev, q, qi);
     tx_kick_maybe(dev, q, qi, got == 0 && percpu_self()->work == 0);
+    if (got == 0 && q->tx.nfree < q->tx.size)
+        tx_reclaim(&q->tx); /* idle: give sent buffers back to the pool, as igb does */
     netdev_count_rx(st, got, bytes);
     return got;
-}
-
-static void tx_reclaim(struct virtqueue *tx)
-{
-    uint32_t len;
-    struct pkt *p;
-    vq_used_begin(tx);
-    while ((p = vq_next_used(tx, &len)) != NULL)
-        pkt_free_frame(p);
 }
 
 /* A frame over several buffers (a TSO frame, PKT_F_CHAIN) as one chain of

@@ -46,6 +46,15 @@ def free_buffers(m):
     return [p["free"] for p in m.json("show buffers json")["pools"]]
 
 
+def settled_free(m, baseline):
+    """Each pool's free buffers once within an RX top-up of baseline (or
+    after netlab.buffers_settled's timeout)."""
+    total = [p["total"] for p in m.json("show buffers json")["pools"]]
+    pools = netlab.buffers_settled(m, lambda held: all(
+        abs(t - h - b) <= netlab.VIRTIO_RX_SLACK for t, h, b in zip(total, held, baseline)))
+    return [p["free"] for p in pools]
+
+
 def iperf3(peer, *args, timeout=60, addr=ADDR):
     r = peer.run(["timeout", str(timeout), "iperf3", "-c", addr, "-J", *args], check=False, timeout=timeout + 10)
     return r.returncode, json.loads(r.stdout), r
@@ -230,15 +239,10 @@ def test_udp_parallel_bidir(lab):
     assert "Jitter    Lost/Total Datagrams" in r.stdout.split("Server output:")[1]
 
 
-TX_RING = 256  # QEMU's virtio-net default queue size
-
-
 def test_nothing_left(lab):
     """After the tests (module order: last), no test and no connection is
-    left, and every buffer is back: but for what the TX rings still hold
-    (virtio-net's driver reclaims sent buffers only when it needs the room),
-    which is the same after more tests, not more. (Either way: buffers on
-    the rings at the baseline may have come back since.)"""
+    left, and every buffer is back but for what an RX ring may lack before
+    its next top-up: the same after more tests, not more."""
     m = lab.machine
     deadline = time.monotonic() + 20
     while True:
@@ -246,18 +250,18 @@ def test_nothing_left(lab):
         if (st["connections"] == 0 and st["active"] == 0) or time.monotonic() > deadline:
             break
         time.sleep(0.5)
-    free = free_buffers(m)
+    free = settled_free(m, lab.baseline)
     print(f"iperf3: {st}, free buffers {free} (at start {lab.baseline})")
     assert st["connections"] == 0 and st["active"] == 0
     assert st["bad"] == 0 and st["udp-stray"] == 0
-    assert all(abs(b - f) <= TX_RING for b, f in zip(lab.baseline, free))
+    assert all(abs(b - f) <= netlab.VIRTIO_RX_SLACK for b, f in zip(lab.baseline, free))
     for _ in range(3):
         for extra in ([], ["-R"], ["--bidir"], ["-u", "-R", "-b", "5M"]):
             rc, _, r = iperf3(lab.peers[0], "-t", "1", "-P", "2", *extra)
             assert rc == 0, r.stdout + r.stderr
     time.sleep(1)
     assert m.json("show iperf3 json")["connections"] == 0
-    again = free_buffers(m)
+    again = settled_free(m, lab.baseline)
     print(f"after 12 more tests: free buffers {again}")
-    assert all(abs(b - f) <= TX_RING for b, f in zip(lab.baseline, again))
+    assert all(abs(b - f) <= netlab.VIRTIO_RX_SLACK for b, f in zip(lab.baseline, again))
     assert all(p["alloc-fail"] == 0 for p in m.json("show buffers json")["pools"])

@@ -49,7 +49,6 @@ CONF = (f"hostname tl\ninterface eth0 address {ADDR4}/24\ninterface eth0 address
         "route 10.12.1.0/24 via 10.12.0.2\nroute 2001:db8:12:1::/64 via 2001:db8:12::2\n"
         "app http port 80\napp tcp-echo port 7\napp iperf3 port 5201\n")
 ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
-TX_RING = 256  # QEMU's virtio-net TX queue: sent frames not yet reclaimed hold buffers
 RULES = """table inet hyloss {{}}
 delete table inet hyloss
 table inet hyloss {{
@@ -140,7 +139,7 @@ def check_recovered(lab, before, what, seconds, report):
         mine = [x for x in m.json("show tcp json")["connections"]
                 if x["remote"].startswith(("10.12.1.2:", "[2001:db8:12:1::2]:"))]
         free = pool_free(m)
-        settled = all(x["state"] == "TIME-WAIT" for x in mine) and free >= lab.free - TX_RING
+        settled = all(x["state"] == "TIME-WAIT" for x in mine) and free >= lab.free - netlab.VIRTIO_RX_SLACK
         if settled or time.monotonic() > deadline:
             break
         time.sleep(0.5)
@@ -150,7 +149,7 @@ def check_recovered(lab, before, what, seconds, report):
            f"lost-retransmit {d['tcp-lost-retransmit']}, ooo-queued {d['tcp-ooo-queued']}, "
            f"ooo-drop {d['tcp-ooo-drop']}, dup-ack {d['tcp-dup-ack']}; buffers free {free} (at start {lab.free})")
     assert all(x["state"] == "TIME-WAIT" for x in mine), mine
-    assert free >= lab.free - TX_RING, (free, lab.free, m.cmd("show buffers"))
+    assert free >= lab.free - netlab.VIRTIO_RX_SLACK, (free, lab.free, m.cmd("show buffers"))
     return d
 
 

@@ -47,8 +47,8 @@ def test_packed_ring_router(netlab, tmp_path, report):
     m.wait_for(r"eth0: link up", timeout=10)
     left.run("ping -c 3 -i 0.2 -W 2 10.0.1.2", timeout=20)
     # The reset gave back what eth0's rings held and posted its RX rings
-    # anew: a leak would be a ring's worth more; the pings leave a few TX
-    # buffers unreclaimed (virtio-net reclaims TX lazily).
+    # anew: a leak would be a ring's worth more; the RX rings differ by the
+    # few frames each took since its last top-up.
     after = buffers_held(m)
     assert after <= held + 16, f"{after} buffers out of the pools after the reset, {held} before"
     elapsed = nl.curl_through(left, right, tmp_path, mb=10, timeout=120)
