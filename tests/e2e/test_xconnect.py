@@ -313,7 +313,9 @@ def test_device_reset_recovers_and_keeps_every_buffer(xlab, model, pairs):
     # The RX rings hold the same number of buffers as before; none leaked.
     # (More free than before: frames the TX ring still held then, which a
     # driver that reclaims on its next send had not yet taken back, and
-    # the reset freed. Fewer would be a leak.)
+    # the reset freed. Fewer by more than a virtio-net RX ring's top-up,
+    # as the pings' frames leave it, would be a leak: a ring's worth.)
+    slack = netlab.VIRTIO_RX_SLACK if model == nic_models.VIRTIO else 0
     free_after = [p["free"] for p in m.json("show buffers json")["pools"]]
-    assert all(a >= b for a, b in zip(free_after, free_before)) and len(free_after) == len(free_before), \
+    assert all(a >= b - slack for a, b in zip(free_after, free_before)) and len(free_after) == len(free_before), \
         (free_after, free_before)
