@@ -251,21 +251,17 @@ void fwd6_forward(struct fwd *f, struct net_stack *s, uint32_t n, struct pkt **s
                   uint64_t now_ns);
 
 /* TTL minus one and the header checksum updated for it (RFC 1624 eqn. 3:
- * HC' = ~(~HC + ~m + m') over the TTL/protocol word m). The word is read
- * once and changed in a register: reading it back after a byte store to
- * the TTL would stall on store forwarding. */
+ * HC' = ~(~HC + ~m + m') over the TTL/protocol word m). Both callers
+ * forward only a TTL above 1, so m' is m less one in the TTL's byte, and
+ * ~m + m' is 0xfeff in network order whatever m: one add and one fold
+ * (the sum is under 0x20000), the same bits as summing the words. */
 static inline void fwd_ttl_dec(struct ip4_hdr *h)
 {
-    uint8_t w[2];
-    uint16_t old, new_word, csum;
-    __builtin_memcpy(w, &h->ttl, 2);
-    __builtin_memcpy(&old, w, 2);
-    w[0]--;
-    __builtin_memcpy(&new_word, w, 2);
+    uint16_t csum;
+    h->ttl--;
     __builtin_memcpy(&csum, &h->csum, 2);
-    uint32_t sum = (uint32_t)(uint16_t)~csum + (uint16_t)~old + new_word;
-    csum = (uint16_t)~csum_fold(sum);
-    __builtin_memcpy(&h->ttl, &new_word, 2);
+    uint32_t sum = (uint32_t)(uint16_t)~csum + net_htons(0xfeff);
+    csum = (uint16_t)~((sum & 0xffffu) + (sum >> 16));
     __builtin_memcpy(&h->csum, &csum, 2);
 }
 

@@ -223,6 +223,25 @@ static __attribute__((noinline)) uint32_t acl_in_burst(struct fwd *f, struct net
     return k;
 }
 
+/* The frames that are not plain transit IPv4 (slow[0..nslow)): plain
+ * transit IPv6 (fwd6_classify) to fast6[], in order. Returns how many; the
+ * rest stay in slow[], in order, *nslow of them. Apart from the IPv4 loop,
+ * which keeps fewer values live without it. */
+static uint32_t split6(struct fwd *f, uint32_t *nslow)
+{
+    uint32_t n6 = 0, k = 0;
+    for (uint32_t i = 0; i < *nslow; i++) {
+        struct pkt *p = f->slow[i];
+        bool v6 = fwd6_classify(f, p, f->dst6[n6]);
+        f->fast6[n6] = p; /* both: one index moves on */
+        f->slow[k] = p;
+        n6 += v6;
+        k += !v6;
+    }
+    *nslow = k;
+    return n6;
+}
+
 static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns)
 {
     uint32_t nf = 0, nf6 = 0, nslow = 0, nfast = 0;
@@ -237,15 +256,14 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
         uint32_t dst = classify(f, p);
         if (NET_UNLIKELY(dst && ((f->acl4_ports >> p->port) & 1))) /* the header at hand: see acl_in_burst */
             f->acl_bits[nf] = acl_fast4_bits(f->acl4[p->port], p->data + ETH_HDR_LEN);
-        bool v6 = dst == 0 && f->fast6_ports && fwd6_classify(f, p, f->dst6[nf6]);
-        f->fast[nf] = p; /* all three: one index moves on */
+        f->fast[nf] = p; /* both: one index moves on */
         f->dst[nf] = dst;
-        f->fast6[nf6] = p;
         f->slow[nslow] = p;
         nf += dst != 0;
-        nf6 += v6;
-        nslow += dst == 0 && !v6;
+        nslow += dst == 0;
     }
+    if (nslow && f->fast6_ports)
+        nf6 = split6(f, &nslow);
     if (NET_UNLIKELY(f->acl_in_ports) && nf)
         nf = acl_in_burst(f, s, nf);
     if (nf)
