@@ -81,23 +81,38 @@ static uint16_t tx_burst(struct netdev *dev, uint16_t queue, struct pkt **pkts, 
 
 static const struct netdev_ops nic_ops = {.rx_burst = rx_burst, .tx_burst = tx_burst};
 
+/* k pointers between pkts[] and ring[] from index at, in at most two
+ * copies (where the ring wraps), as DPDK's ring PMD moves them in bulk. */
+static void ring_copy(struct pkt **pkts, struct pkt **ring, uint32_t at, uint16_t k, bool to_ring)
+{
+    uint32_t slot = at & (NIC_RING - 1), first = NIC_RING - slot < k ? NIC_RING - slot : k;
+    if (to_ring) {
+        memcpy(ring + slot, pkts, first * sizeof(*pkts));
+        memcpy(ring, pkts + first, (k - first) * sizeof(*pkts));
+    } else {
+        memcpy(pkts, ring + slot, first * sizeof(*pkts));
+        memcpy(pkts + first, ring, (k - first) * sizeof(*pkts));
+    }
+}
+
 /* Pointer-ring mode: what the device put on the ring, as it is. */
 static uint16_t ring_rx_burst(struct netdev *dev, uint16_t queue, struct pkt **pkts, uint16_t max)
 {
     struct nic *n = (struct nic *)dev;
-    uint16_t k = 0;
-    for (; k < max && n->pr_next != n->pr_head; k++, n->pr_next++)
-        pkts[k] = n->prx[n->pr_next & (NIC_RING - 1)];
+    uint32_t next = n->pr_next, have = n->pr_head - next;
+    uint16_t k = max < have ? max : (uint16_t)have;
+    ring_copy(pkts, n->prx, next, k, false);
+    n->pr_next = next + k;
     return k;
 }
 
 static uint16_t ring_tx_burst(struct netdev *dev, uint16_t queue, struct pkt **pkts, uint16_t max)
 {
     struct nic *n = (struct nic *)dev;
-    uint32_t room = NIC_RING - (n->pt_tail - n->pt_head);
+    uint32_t tail = n->pt_tail, room = NIC_RING - (tail - n->pt_head);
     uint16_t k = max < room ? max : (uint16_t)room;
-    for (uint16_t i = 0; i < k; i++)
-        n->ptx[n->pt_tail++ & (NIC_RING - 1)] = pkts[i];
+    ring_copy(pkts, n->ptx, tail, k, true);
+    n->pt_tail = tail + k;
     if (k < max)
         dev->stats[queue].tx_full += max - k;
     return k;
