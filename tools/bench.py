@@ -208,16 +208,25 @@ def pair_kernel_flags(rows):
 
 
 def cpu_info():
-    """The CPU the figures were measured on: model, cores, caches (lscpu)."""
+    """The CPU the figures were measured on: model, cores, caches (lscpu).
+    Each cache's size is one instance's, with its ways (lscpu -C): the
+    totals lscpu prints by default add up the cores' L2s."""
+    def lscpu(*args):
+        return subprocess.run(["lscpu", *args], stdout=subprocess.PIPE, text=True, check=True,
+                              env=dict(os.environ, LC_ALL="C")).stdout
     try:
-        out = subprocess.run(["lscpu"], stdout=subprocess.PIPE, text=True, check=True,
-                             env=dict(os.environ, LC_ALL="C")).stdout
+        out = lscpu()
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
     f = dict(line.split(":", 1) for line in out.splitlines() if ":" in line)
     get = lambda k: " ".join(f.get(k, "?").split())  # noqa: E731
+    try:
+        rows = [line.split() for line in lscpu("-C=NAME,ONE-SIZE,WAYS").splitlines()[1:]]
+        caches = ", ".join(f"{r[0]} {r[1]} {r[2]}-way" for r in rows if len(r) == 3 and r[0] != "L1i")
+    except (OSError, subprocess.CalledProcessError):
+        caches = f"L1d {get('L1d cache')}, L2 {get('L2 cache')}, L3 {get('L3 cache')}"
     return (f"{get('Model name')} (family {get('CPU family')} model {get('Model')}), "
-            f"{get('CPU(s)')} CPUs; L1d {get('L1d cache')}, L2 {get('L2 cache')}, L3 {get('L3 cache')}")
+            f"{get('CPU(s)')} CPUs; caches, one instance each: {caches}")
 
 
 def fmt(v):
