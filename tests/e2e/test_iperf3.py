@@ -178,7 +178,10 @@ def test_bidir(lab):
     assert "][RX-S]" in r.stdout and "][TX-S]" in r.stdout
 
 
-IN_FLIGHT = 8  # UDP datagrams that may arrive after TEST_END on a loaded host
+# The datagrams may reach one core's queue and TEST_END the other's: under TCG
+# on a loaded 2-core host one vCPU runs up to tens of milliseconds behind the
+# other (10 datagrams at 20 Mbit/s, 5.8 ms, were once counted late).
+LATE_S = 0.05
 
 
 def udp_sums(res):
@@ -186,18 +189,26 @@ def udp_sums(res):
     return end["sum_sent"], end["sum_received"]
 
 
+def counted_all_but_late(sent, got):
+    """What we counted is what the client sent, but for the datagrams of its
+    last LATE_S (arriving after its TEST_END, counted by no iperf3 server), and
+    no gap in the sequence."""
+    late = max(8, sent["packets"] * LATE_S / sent["seconds"])
+    return sent["packets"] - late <= got["packets"] <= sent["packets"] and got["lost_packets"] == 0
+
+
 @pytest.mark.parametrize("addr", [ADDR, ADDR6])
 def test_udp(lab, addr):
     """-u -b 20M: the datagrams the client sent are the ones we count (none
     lost on a tap), at the rate asked for, with a jitter. Those still on
     their way when the client's TEST_END comes are not counted (nor are
-    they by iperf3's own server), and not lost either: a few at most."""
+    they by iperf3's own server), and not lost either."""
     rc, res, r = iperf3(lab.peers[0], "-u", "-b", "20M", "-t", "2", addr=addr)
     assert rc == 0, r.stdout + r.stderr
     sent, got = udp_sums(res)
     print(f"-u {addr}: sent {sent['packets']} datagrams, we got {got['packets']} "
           f"({got['lost_packets']} lost), jitter {got['jitter_ms']:.3f} ms, {got['bits_per_second'] / 1e6:.1f} Mbit/s")
-    assert sent["packets"] - IN_FLIGHT <= got["packets"] <= sent["packets"] and got["lost_packets"] == 0
+    assert counted_all_but_late(sent, got), (sent, got)
     assert sent["packets"] > 1000
     assert 15e6 < got["bits_per_second"] < 25e6
     assert got["jitter_ms"] > 0
@@ -226,12 +237,12 @@ def test_udp_parallel_bidir(lab):
     back = end["sum_received_bidir_reverse"]
     print(f"-u --bidir -P 2: to us {sent['packets']} sent, {got['packets']} got; from us {back['packets']} got, "
           f"{back['lost_packets']} lost")
-    assert sent["packets"] - IN_FLIGHT <= got["packets"] <= sent["packets"] and got["lost_packets"] == 0
+    assert counted_all_but_late(sent, got), (sent, got)
     assert back["packets"] > 0 and back["lost_packets"] == 0
     rc, res, r = iperf3(lab.peers[0], "-u", "-P", "4", "-b", "5M", "-t", "1")
     assert rc == 0, r.stdout + r.stderr
     sent, got = udp_sums(res)
-    assert sent["packets"] - IN_FLIGHT <= got["packets"] <= sent["packets"] and got["lost_packets"] == 0
+    assert counted_all_but_late(sent, got), (sent, got)
     r = lab.peers[0].run(["timeout", "30", "iperf3", "-c", ADDR, "-u", "-t", "1", "--get-server-output"],
                          check=False, timeout=40)
     print(r.stdout)
