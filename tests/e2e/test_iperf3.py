@@ -182,6 +182,7 @@ def test_bidir(lab):
 # on a loaded 2-core host one vCPU runs up to tens of milliseconds behind the
 # other (10 datagrams at 20 Mbit/s, 5.8 ms, were once counted late).
 LATE_S = 0.05
+late_datagrams = [0]  # so far, in this module: after their test is gone they are strays
 
 
 def udp_sums(res):
@@ -192,8 +193,9 @@ def udp_sums(res):
 def counted_all_but_late(sent, got):
     """What we counted is what the client sent, but for the datagrams of its
     last LATE_S (arriving after its TEST_END, counted by no iperf3 server), and
-    no gap in the sequence."""
+    no gap in the sequence. Keeps the tally of those late ones."""
     late = max(8, sent["packets"] * LATE_S / sent["seconds"])
+    late_datagrams[0] += max(0, sent["packets"] - got["packets"])
     return sent["packets"] - late <= got["packets"] <= sent["packets"] and got["lost_packets"] == 0
 
 
@@ -245,6 +247,7 @@ def test_udp_parallel_bidir(lab):
     assert counted_all_but_late(sent, got), (sent, got)
     r = lab.peers[0].run(["timeout", "30", "iperf3", "-c", ADDR, "-u", "-t", "1", "--get-server-output"],
                          check=False, timeout=40)
+    late_datagrams[0] += 8  # as counted_all_but_late allows; the text gives no count
     print(r.stdout)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Jitter    Lost/Total Datagrams" in r.stdout.split("Server output:")[1]
@@ -253,7 +256,8 @@ def test_udp_parallel_bidir(lab):
 def test_nothing_left(lab):
     """After the tests (module order: last), no test and no connection is
     left, and every buffer is back but for what an RX ring may lack before
-    its next top-up: the same after more tests, not more."""
+    its next top-up: the same after more tests, not more. No stray
+    datagram, but for UDP tests' late ones that came after their test."""
     m = lab.machine
     deadline = time.monotonic() + 20
     while True:
@@ -264,7 +268,7 @@ def test_nothing_left(lab):
     free = settled_free(m, lab.baseline)
     print(f"iperf3: {st}, free buffers {free} (at start {lab.baseline})")
     assert st["connections"] == 0 and st["active"] == 0
-    assert st["bad"] == 0 and st["udp-stray"] == 0
+    assert st["bad"] == 0 and st["udp-stray"] <= late_datagrams[0], (st, late_datagrams)
     assert all(abs(b - f) <= netlab.VIRTIO_RX_SLACK for b, f in zip(lab.baseline, free))
     for _ in range(3):
         for extra in ([], ["-R"], ["--bidir"], ["-u", "-R", "-b", "5M"]):
