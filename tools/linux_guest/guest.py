@@ -64,12 +64,14 @@ def port_args(i, port):
 
 
 def qemu_args(kernel, initrd, nics=(), qemu_bin=None, memory="512M", smp=1,
-              append="", accel="tcg"):
-    """The whole QEMU command line: q35, TCG (nested KVM hangs on these
-    hosts), Debian's firmware directories, the kernel and initrd, the
-    serial console on stdio, each Port behind its own root port."""
+              append="", accel=None):
+    """The whole QEMU command line: q35, hayate's accelerator (TCG unless
+    HAYATE_ACCEL says: nested KVM hangs on these hosts), Debian's firmware
+    directories, the kernel and initrd, the serial console on stdio, each
+    Port behind its own root port."""
+    accel = accel or qemu.accel_default()
     argv = [qemu_bin or default_qemu(), "-machine", "q35", "-accel", accel,
-            "-cpu", "max", "-m", str(memory), "-smp", str(smp)]
+            "-cpu", "host" if accel == "kvm" else "max", "-m", str(memory), "-smp", str(smp)]
     for d in FIRMWARE_DIRS:
         argv += ["-L", d]
     argv += ["-display", "none", "-serial", "stdio", "-monitor", "none", "-no-reboot",

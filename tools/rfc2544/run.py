@@ -7,7 +7,7 @@ report.html and the plots (report.py) into build/rfc2544/.
 
     python3 tools/rfc2544 [--duts hayate,linux] [--sizes 64,512,1518,imix]
         [--trial-ms 500] [--line-mbps 1000] [--precision-pct 1] [--pdr-pct 0.5]
-        [--out build/rfc2544] [--timeout 1800]
+        [--out build/rfc2544] [--timeout 1800] [--wires tap [--vhost]]
     python3 tools/rfc2544 --check-wiring   # the Linux stand-in tester pings
                                            # through each DUT instead
 
@@ -23,7 +23,9 @@ import time
 from . import report
 from .duts import DUTS
 from .tester import SIZES, HayateTester, StandInTester, TesterError, suite_command
-from .wiring import Wires
+from .wiring import TapWires, Wires
+
+import qemu  # noqa: E402,I100  tools/qemu.py (tools/ is on the path: __main__.py): the guests' accelerator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -97,7 +99,13 @@ def parse_args(argv):
     ap.add_argument("--out", default=os.path.join(ROOT, "build", "rfc2544"))
     ap.add_argument("--check-wiring", action="store_true",
                     help="no generator: the Linux stand-in tester pings through each DUT")
+    ap.add_argument("--wires", choices=("dgram", "tap"), default="dgram",
+                    help="Unix datagram sockets (default, no root) or taps on bridges (root)")
+    ap.add_argument("--vhost", action="store_true",
+                    help="vhost-net on the taps (with --wires tap; under KVM: HAYATE_ACCEL=kvm)")
     a = ap.parse_args(argv)
+    if a.vhost and a.wires != "tap":
+        ap.error("--vhost needs --wires tap")
     a.duts = [d for d in a.duts.split(",") if d]
     for d in a.duts:
         if d not in DUTS:
@@ -117,8 +125,9 @@ def main(argv=None):
             return 2
     os.makedirs(args.out, exist_ok=True)
     results, failed = [], []
+    say(f"accel {qemu.accel_default()}, wires {args.wires}{', vhost-net' if args.vhost else ''}")
     for name in args.duts:
-        with Wires() as wires:
+        with (TapWires(vhost=args.vhost) if args.wires == "tap" else Wires()) as wires:
             try:
                 if args.check_wiring:
                     if not check_one(DUTS[name], args, wires, args.out):
