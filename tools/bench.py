@@ -222,11 +222,12 @@ def cpu_info():
     get = lambda k: " ".join(f.get(k, "?").split())  # noqa: E731
     try:
         rows = [line.split() for line in lscpu("-C=NAME,ONE-SIZE,WAYS").splitlines()[1:]]
-        caches = ", ".join(f"{r[0]} {r[1]} {r[2]}-way" for r in rows if len(r) == 3 and r[0] != "L1i")
-    except (OSError, subprocess.CalledProcessError):
+        caches = "caches, one instance each: " + ", ".join(
+            f"{r[0]} {r[1]} {r[2]}-way" for r in rows if len(r) == 3 and r[0] != "L1i")
+    except (OSError, subprocess.CalledProcessError):  # an lscpu without -C: its totals
         caches = f"L1d {get('L1d cache')}, L2 {get('L2 cache')}, L3 {get('L3 cache')}"
     return (f"{get('Model name')} (family {get('CPU family')} model {get('Model')}), "
-            f"{get('CPU(s)')} CPUs; caches, one instance each: {caches}")
+            f"{get('CPU(s)')} CPUs; {caches}")
 
 
 def fmt(v):

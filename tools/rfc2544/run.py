@@ -25,7 +25,7 @@ from .duts import DUTS
 from .tester import SIZES, HayateTester, StandInTester, TesterError, suite_command
 from .wiring import TapWires, Wires
 
-import qemu  # noqa: E402,I100  tools/qemu.py (tools/ is on the path: __main__.py): the guests' accelerator
+import qemu  # noqa: E402  tools/qemu.py (tools/ is on the path: __main__.py): the guests' accelerator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
