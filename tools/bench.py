@@ -104,10 +104,15 @@ def build_fwd_bench():
 
 
 def fwd_runs(huge):
+    """The full rows; the kernel's code generation; and traffic to 1,000 of
+    the table's prefixes (the full table loaded), bursts of 32, beside
+    rte_lpm's pipeline and l3fwd: where every side's lookup is cached."""
     base = [DATA, "--reps", REPS] + (["--huge"] if huge else [])
     return [[os.path.join(BUILD, "fwd_bench")] + base,
             [os.path.join(BUILD, "fwd_bench_kflags")] + base + ["--hayate-only",
-                                                                 "--tag", ", kernel flags"]]
+                                                                 "--tag", ", kernel flags"],
+            [os.path.join(BUILD, "fwd_bench")] + base + ["--v4-only", "--burst", "32", "--only", "bursts",
+                                                         "--in-prefixes", "1000"]]
 
 
 def build_gen_bench():
@@ -253,7 +258,8 @@ def print_l3fwd(rows):
                             "both on pointer rings")):
             if r["name"].startswith(start) and r["unit"] == "ns/packet":
                 verdict = "ahead" if 0 < r["ratio"] < 1 else "not ahead"
-                print(f"hayate vs DPDK l3fwd, {how}: {fmt(r['value'])} against {fmt(r['reference_value'])} "
+                print(f"hayate vs DPDK l3fwd, {how}{r['name'][len(start):]}: {fmt(r['value'])} against "
+                      f"{fmt(r['reference_value'])} "
                       f"ns a packet, ratio {fmt(r['ratio'])}: {verdict} (target: below 1)")
 
 

@@ -6,15 +6,18 @@
  * packet, packets per second on one core, doorbells per packet.
  *
  *   fwd_bench DATA_DIR [--reps N] [--huge] [--packets N] [--burst N]
- *             [--hayate-only] [--v4-only | --v6-only] [--max-len N] [--tag TEXT]
- *             [--only bursts|ecmp|capture|floor|acl|scale]
+ *             [--hayate-only] [--v4-only | --v6-only] [--max-len N] [--in-prefixes K]
+ *             [--tag TEXT] [--only bursts|ecmp|capture|floor|acl|scale]
  *
  * --huge: 2 MiB pages for the tables and packet buffers, both sides;
  * --burst: that burst size only; --hayate-only: no DPDK (the kernel-flags
  * build); --only: that set of IPv4 rows alone (no IPv6), for working on
  * one of them; --max-len: only the IPv4 prefixes up to /N (a smaller
  * table: how a frame's cost follows the table's size; the rows' names say
- * it unless --tag does). Rows: ns per packet and Mpps, each beside rte_lpm
+ * it unless --tag does); --in-prefixes: IPv4 traffic to only K random
+ * prefixes of the table, all of it loaded (traffic that keeps to fewer
+ * destinations, so fewer lines of either table: as route_bench
+ * --working-set). Rows: ns per packet and Mpps, each beside rte_lpm
  * or rte_lpm6; TX doorbells per packet beside their bound (one per output
  * port per burst), for IPv4 also RX doorbells beside one per burst. Exits non-zero
  * when a frame left the fast path or a port's count differs between the
@@ -214,6 +217,7 @@ static void setup_l3fwd(struct rig *r, const struct route4_prefix *p, size_t n)
 
 /* --max-len: only the table's prefixes up to this length (IPv4). */
 static unsigned max_len = 32;
+static size_t in_prefixes; /* --in-prefixes; 0: all */
 
 /* The IPv4 tables, both sides, and the destinations. */
 static void setup4(struct rig *r, const char *dir, int only)
@@ -240,6 +244,10 @@ static void setup4(struct rig *r, const char *dir, int only)
     if (l3fwd_wanted(only))
         setup_l3fwd(r, p, n);
     uint32_t *uni = malloc(NADDR * 4), *in = malloc(NADDR * 4);
+    if (in_prefixes && in_prefixes < n) {
+        v4_shuffle_first(p, n, in_prefixes);
+        n = in_prefixes;
+    }
     v4_addresses(p, n, uni, in);
     r->dst_be = malloc(NADDR * 4);
     for (uint32_t i = 0; i < NADDR; i++)
@@ -655,6 +663,8 @@ int main(int argc, char **argv)
             only_rows = argv[++i], v6 = 0;
         else if (!strcmp(argv[i], "--max-len") && i + 1 < argc)
             max_len = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--in-prefixes") && i + 1 < argc)
+            in_prefixes = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--packets") && i + 1 < argc)
             npkts = strtoull(argv[++i], NULL, 0);
         else
@@ -665,13 +675,15 @@ int main(int argc, char **argv)
         !(wanted("bursts") || wanted("ecmp") || wanted("capture") || wanted("floor") || wanted("acl") ||
           wanted("scale"))) {
         fprintf(stderr, "usage: fwd_bench DATA_DIR [--reps N] [--huge] [--packets N] [--burst N] "
-                        "[--hayate-only] [--v4-only | --v6-only] [--max-len N] [--tag TEXT] "
-                        "[--only bursts|ecmp|capture|floor|acl|scale]\n");
+                        "[--hayate-only] [--v4-only | --v6-only] [--max-len N] [--in-prefixes K] "
+                        "[--tag TEXT] [--only bursts|ecmp|capture|floor|acl|scale]\n");
         return 2;
     }
-    static char len_tag[32];
+    static char len_tag[64];
     if (max_len < 32 && !*tag)
         snprintf(len_tag, sizeof(len_tag), ", prefixes up to /%u", max_len), tag = len_tag;
+    else if (in_prefixes && !*tag)
+        snprintf(len_tag, sizeof(len_tag), ", traffic in %zu of its prefixes", in_prefixes), tag = len_tag;
     npkts = npkts / CHUNK * CHUNK;
     fwd_scale_note_cpus();
     char lcores[32];

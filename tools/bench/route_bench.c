@@ -183,13 +183,7 @@ static void bench_v4(const struct opts *o)
     if (o->working_set) {
         struct route4_prefix *sub = malloc(n * sizeof(*sub));
         memcpy(sub, p, n * sizeof(*sub));
-        uint64_t s = 11;
-        for (size_t k = 0; k < 100000 && k + 1 < n; k++) { /* the first k of a shuffle */
-            size_t j = k + bench_rand(&s) % (n - k);
-            struct route4_prefix x = sub[k];
-            sub[k] = sub[j];
-            sub[j] = x;
-        }
+        v4_shuffle_first(sub, n, 100000);
         for (size_t k = 1000; k <= 100000 && k <= n; k *= 10) {
             char name[96];
             snprintf(name, sizeof(name), "v4 lookups, addresses in %zu of the table's prefixes", k);

@@ -61,6 +61,17 @@ void v4_addresses(const struct route4_prefix *p, size_t n, uint32_t *uni, uint32
     }
 }
 
+void v4_shuffle_first(struct route4_prefix *p, size_t n, size_t k)
+{
+    uint64_t s = 11;
+    for (size_t i = 0; i < k && i + 1 < n; i++) {
+        size_t j = i + bench_rand(&s) % (n - i);
+        struct route4_prefix x = p[i];
+        p[i] = p[j];
+        p[j] = x;
+    }
+}
+
 struct route4 *load_v4(const struct route4_prefix *p, size_t n, double *secs)
 {
     struct route_cfg cfg = bench_route_cfg(ROUTE_V4);

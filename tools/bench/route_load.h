@@ -35,6 +35,9 @@ struct route6_prefix *read_v6(const char *path, size_t *n);
 /* NADDR destinations: uni uniform over all addresses, in inside random
  * prefixes of p. */
 void v4_addresses(const struct route4_prefix *p, size_t n, uint32_t *uni, uint32_t *in);
+/* The first k of p a random draw of its n (a partial shuffle, always the
+ * same draw): the prefixes a working set's traffic goes to. */
+void v4_shuffle_first(struct route4_prefix *p, size_t n, size_t k);
 /* NADDR6 destinations: uni uniform over 2000::/3, in inside random
  * prefixes of p. */
 void v6_addresses(const struct route6_prefix *p, size_t n, uint8_t (*uni)[16], uint8_t (*in)[16]);
