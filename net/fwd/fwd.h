@@ -100,6 +100,7 @@ struct fwd {
     uint32_t vlan_ports;                 /* bit p: port p has sub-interfaces (net_subif_demux) */
     uint32_t acl_in_ports, acl_out_ports; /* bit p: port p has an access list there (net.h) */
     uint32_t acl4_ports;                 /* of acl_in_ports: classified in the burst's loop (acl4) */
+    uint32_t plain_ports;                /* fast, and neither VLANs nor acl4: the loop's short way */
     const struct acl_fast4 *acl4[NET_MAX_PORTS]; /* port p's input list as acl_fast4_bits takes it */
     uint32_t local_mul;                  /* hash of local[]: (a * local_mul) >> 22 */
     uint32_t local[1024];                /* our addresses and broadcasts, collision-free */
@@ -252,16 +253,19 @@ void fwd6_forward(struct fwd *f, struct net_stack *s, uint32_t n, struct pkt **s
 
 /* TTL minus one and the header checksum updated for it (RFC 1624 eqn. 3:
  * HC' = ~(~HC + ~m + m') over the TTL/protocol word m). Both callers
- * forward only a TTL above 1, so m' is m less one in the TTL's byte, and
- * ~m + m' is 0xfeff in network order whatever m: one add and one fold
- * (the sum is under 0x20000), the same bits as summing the words. */
+ * forward only a TTL above 1, so m' is m less one in the TTL's byte, ~m +
+ * m' is -0x0100 in ones' complement whatever m, and HC' is HC + 0x0100
+ * (in network order: either byte order, as RFC 1071 2.(B)) with the end
+ * carry added back, and 0xffff written 0 as eqn. 3 writes it: the same
+ * bits as summing the words (checked over every checksum and TTL:
+ * tests/unit/fwd/fwd4_fast_path.c). */
 static inline void fwd_ttl_dec(struct ip4_hdr *h)
 {
     uint16_t csum;
     h->ttl--;
     __builtin_memcpy(&csum, &h->csum, 2);
-    uint32_t sum = (uint32_t)(uint16_t)~csum + net_htons(0xfeff);
-    csum = (uint16_t)~((sum & 0xffffu) + (sum >> 16));
+    uint32_t sum = (uint32_t)csum + net_htons(0x0100);
+    csum = (uint16_t)(sum + (sum >= 0xffffu));
     __builtin_memcpy(&h->csum, &csum, 2);
 }
 

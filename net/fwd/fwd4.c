@@ -97,6 +97,7 @@ void fwd_sync(struct fwd *f, const struct net_stack *s)
     }
     if (!fill_local(f, addrs, n))
         f->fast_ports = 0; /* everything through the stack: slow, but right */
+    f->plain_ports = f->fast_ports & ~f->vlan_ports & ~f->acl4_ports;
     nexthop_cache_flush(&f->nhc);
     fwd6_sync(f, s);
 }
@@ -130,25 +131,34 @@ static const uint8_t odd_octet[256] = {
 static const uint8_t l3_mask[8] = {0xff, 0xff, 0xff, 0, 0, 0, 0, 0};
 static const uint8_t l3_want[8] = {0x08, 0x00, 0x45, 0, 0, 0, 0, 0}; /* IPv4, 20-byte header */
 
+/* Link padding past the minimum frame cut, a shorter frame padded. */
+static inline void trim(struct pkt *p, uint32_t tot)
+{
+    if (NET_UNLIKELY(tot < ETH_MIN_LEN - ETH_HDR_LEN)) { /* the sender's padding, or ours */
+        if (p->len < ETH_MIN_LEN)
+            net_memset(p->data + p->len, 0, ETH_MIN_LEN - p->len);
+        tot = ETH_MIN_LEN - ETH_HDR_LEN;
+    }
+    p->len = (uint16_t)(ETH_HDR_LEN + tot);
+}
+
 /* Plain transit IPv4 for the fast path: unicast to our MAC on an untagged
  * port, a 20-byte header with a good checksum and length, TTL > 1, not a
  * fragment, no martian and nothing that might be ours. Returns the
  * destination (host order), or 0 to send the frame to the stack, which
  * checks it again in full and counts what it drops (0.0.0.0 is a martian
- * anyway). Trims link padding past the minimum frame, pads a shorter one.
- * Reads the 34 bytes of headers even from a shorter frame: the buffer has
- * room, and the length check rejects it. */
-static inline uint32_t classify(const struct fwd *f, struct pkt *p)
+ * anyway). Trims link padding past the minimum frame, pads a shorter one;
+ * a jumbo frame (chain, len bytes in all) is forwarded as it came. Reads
+ * the 34 bytes of headers even from a shorter frame: the buffer has room,
+ * and the length check rejects it. The port is fast_ports' (classify). */
+static inline uint32_t transit4(const struct fwd *f, struct pkt *p, uint32_t len, bool chain)
 {
     const uint8_t *d = p->data, *ip = d + ETH_HDR_LEN;
-    uint32_t port = p->port, len = p->len;
-    if (port >= NET_MAX_PORTS || !((f->fast_ports >> port) & 1))
+    if (!fwd_unicast_to_us(f, d, p->port) || (fwd_load64(d + 12) & fwd_load64(l3_mask)) != fwd_load64(l3_want))
         return 0;
-    if (!fwd_unicast_to_us(f, d, port) || (fwd_load64(d + 12) & fwd_load64(l3_mask)) != fwd_load64(l3_want))
-        return 0;
-    if (NET_UNLIKELY(p->flags & PKT_F_CHAIN))
-        len = pkt_frame_len(p);
-    uint32_t tot = (uint32_t)ip[2] << 8 | ip[3];
+    uint16_t tot_be;
+    net_memcpy(&tot_be, ip + 2, 2);
+    uint32_t tot = net_ntohs(tot_be);
     if (tot < IP4_HDR_LEN || tot + ETH_HDR_LEN > len || ((ip[6] & 0x3f) | ip[7]) != 0 || ip[8] <= 1)
         return 0; /* bad length, a fragment (MF or an offset), TTL 0 or 1 */
     uint32_t src, dst;
@@ -158,15 +168,46 @@ static inline uint32_t classify(const struct fwd *f, struct pkt *p)
         return 0;
     if (!(p->flags & PKT_RX_IP_CSUM_OK) && !csum_ip4_hdr20_ok(ip))
         return 0;
-    if (NET_UNLIKELY(p->flags & PKT_F_CHAIN)) /* a jumbo frame: forwarded as it came, no padding to trim */
+    if (chain)
         return tot + ETH_HDR_LEN == len ? net_ntohl(dst) : 0;
-    if (NET_UNLIKELY(tot < ETH_MIN_LEN - ETH_HDR_LEN)) { /* the sender's padding, or ours */
-        if (len < ETH_MIN_LEN)
-            net_memset(p->data + len, 0, ETH_MIN_LEN - len);
-        tot = ETH_MIN_LEN - ETH_HDR_LEN;
-    }
-    p->len = (uint16_t)(ETH_HDR_LEN + tot);
+    trim(p, tot);
     return net_ntohl(dst);
+}
+
+/* transit4 for any frame on any port; where plain() holds,
+ * classify_plain does the same with fewer instructions. */
+static uint32_t classify(const struct fwd *f, struct pkt *p)
+{
+    uint32_t port = p->port;
+    if (port >= NET_MAX_PORTS || !((f->fast_ports >> port) & 1))
+        return 0;
+    bool chain = p->flags & PKT_F_CHAIN;
+    return transit4(f, p, chain ? pkt_frame_len(p) : p->len, chain);
+}
+
+/* A port of plain_ports, one buffer: classify_plain will do. */
+static inline bool plain(const struct fwd *f, const struct pkt *p)
+{
+    return p->port < NET_MAX_PORTS && ((f->plain_ports >> p->port) & 1) && !(p->flags & PKT_F_CHAIN);
+}
+
+static inline uint32_t classify_plain(const struct fwd *f, struct pkt *p)
+{
+    return transit4(f, p, p->len, false);
+}
+
+/* The rest: a port with VLANs (the frame may be a sub-interface's), an
+ * input list classified here (the header at hand: see acl_in_burst), a
+ * jumbo frame. Out of the loop, which keeps fewer values live without it. */
+static __attribute__((noinline)) uint32_t classify_other(struct fwd *f, struct net_stack *s, struct pkt *p,
+                                                         uint32_t nf)
+{
+    if ((f->vlan_ports >> (p->port & 31)) & 1)
+        net_subif_demux(s, p); /* one of the port's VLANs: untagged, that sub-interface's */
+    uint32_t dst = classify(f, p);
+    if (dst && ((f->acl4_ports >> p->port) & 1))
+        f->acl_bits[nf] = acl_fast4_bits(f->acl4[p->port], p->data + ETH_HDR_LEN);
+    return dst;
 }
 
 /* Off the fast path after the lookup: back to an IPv4 datagram at p->data,
@@ -242,6 +283,27 @@ static uint32_t split6(struct fwd *f, uint32_t *nslow)
     return n6;
 }
 
+/* A looked-up frame whose adjacency is not plain (a connected
+ * destination, unresolved, a tagged port, an output list) or that is too
+ * big for it: 1 when it was queued to go out. */
+static __attribute__((noinline)) uint32_t forward_other(struct fwd *f, struct net_stack *s, struct pkt *p,
+                                                        uint32_t nh, const struct nexthop_adj *a, uint64_t now_ns)
+{
+    struct ip4_hdr *h = (struct ip4_hdr *)(p->data + ETH_HDR_LEN);
+    const uint8_t *mac = a->state == NEXTHOP_ADJ_MAC ? a->eth : NULL;
+    if (a->state == NEXTHOP_ADJ_LINK)
+        mac = arp_lookup(s, a->port, h->dst_be, now_ns);
+    if (mac == NULL || net_ntohs(h->len_be) > a->mtu) {
+        exception(f, s, p, nh, now_ns);
+        return 0;
+    }
+    if (!fwd_acl_ok(f, s, p, NET_ACL_SKIP, a->port, false)) /* the input's: acl_in_burst */
+        return 0;
+    fwd_ttl_dec(h);
+    fwd_send_adj(s, a, mac, p);
+    return 1;
+}
+
 static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_t n, uint64_t now_ns)
 {
     uint32_t nf = 0, nf6 = 0, nslow = 0, nfast = 0;
@@ -251,11 +313,7 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
         if (i + PREFETCH_AHEAD < n)
             __builtin_prefetch(pkts[i + PREFETCH_AHEAD]->data);
         struct pkt *p = pkts[i];
-        if (NET_UNLIKELY((f->vlan_ports >> (p->port & 31)) & 1))
-            net_subif_demux(s, p); /* one of the port's VLANs: untagged, that sub-interface's */
-        uint32_t dst = classify(f, p);
-        if (NET_UNLIKELY(dst && ((f->acl4_ports >> p->port) & 1))) /* the header at hand: see acl_in_burst */
-            f->acl_bits[nf] = acl_fast4_bits(f->acl4[p->port], p->data + ETH_HDR_LEN);
+        uint32_t dst = NET_LIKELY(plain(f, p)) ? classify_plain(f, p) : classify_other(f, s, p, nf);
         f->fast[nf] = p; /* both: one index moves on */
         f->dst[nf] = dst;
         f->slow[nslow] = p;
@@ -277,27 +335,18 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
         const struct nexthop_adj *a = nexthop_cache_get(&f->nhc, s, nh < NEXTHOP_MAX ? nh : 0, now_ns);
         uint8_t *d = p->data;
         struct ip4_hdr *h = (struct ip4_hdr *)(d + ETH_HDR_LEN);
-        const uint8_t *mac = a->eth;
-        if (NET_UNLIKELY(a->state != NEXTHOP_ADJ_MAC)) {
-            if (a->state == NEXTHOP_ADJ_GROUP) { /* ECMP: this flow's path */
-                nh = nexthop_adj_pick(f->nhc.t, a, nh_flow_hash4(d + ETH_HDR_LEN));
-                a = nexthop_cache_get(&f->nhc, s, nh, now_ns);
-                mac = a->eth;
-            }
-            if (a->state == NEXTHOP_ADJ_LINK)
-                mac = arp_lookup(s, a->port, h->dst_be, now_ns);
-            else if (a->state != NEXTHOP_ADJ_MAC)
-                mac = NULL;
+        if (NET_UNLIKELY(a->state == NEXTHOP_ADJ_GROUP)) { /* ECMP: this flow's path */
+            nh = nexthop_adj_pick(f->nhc.t, a, nh_flow_hash4(d + ETH_HDR_LEN));
+            a = nexthop_cache_get(&f->nhc, s, nh, now_ns);
         }
-        if (NET_UNLIKELY(mac == NULL || net_ntohs(h->len_be) > a->mtu)) {
-            exception(f, s, p, nh, now_ns);
+        if (NET_LIKELY(a->plain && net_ntohs(h->len_be) <= a->mtu)) {
+            fwd_ttl_dec(h);
+            __builtin_memcpy(d, a->eth, 2 * ETH_ALEN);
+            net_tx_forwarded(&s->iface[a->port], p);
+            nfast++;
             continue;
         }
-        if (!fwd_acl_ok(f, s, p, NET_ACL_SKIP, a->port, false)) /* the input's: acl_in_burst */
-            continue;
-        fwd_ttl_dec(h);
-        fwd_send_adj(s, a, mac, p);
-        nfast++;
+        nfast += forward_other(f, s, p, nh, a, now_ns);
     }
     f->ctr.fast += nfast;
     f->ctr.tx += nfast;

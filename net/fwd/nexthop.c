@@ -177,6 +177,7 @@ const struct nexthop_adj *nexthop_cache_fill(struct nexthop_cache *c, struct net
     if (mac) {
         net_memcpy(a->eth, mac, 6);
         a->state = NEXTHOP_ADJ_MAC;
+        a->plain = !a->tagged && ifc->acl_out.acl == NULL;
     }
     return a;
 }

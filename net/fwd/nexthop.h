@@ -111,6 +111,8 @@ struct nexthop_adj {
     uint16_t mtu;          /* largest datagram out of port; ADJ_GROUP: the paths in path[], or 0 */
     uint8_t state;         /* enum nexthop_adj_state */
     uint8_t tagged;        /* port is a VLAN sub-interface: fwd_send_adj tags the frame */
+    uint8_t plain;         /* ADJ_MAC, untagged, no output access list: a rewrite and the queue
+                              alone (fwd_sync flushes the cache when a list changes) */
     uint64_t until_ns;     /* valid while now_ns < until_ns; 0: empty */
 };
 _Static_assert(sizeof(struct nexthop_adj) == 32, "two adjacencies a cache line");

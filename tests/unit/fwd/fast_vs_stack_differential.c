@@ -89,7 +89,7 @@ static void router_init(struct fwd6_fix *y, bool fast)
     y->x.fn.s->iface[1].mtu = IP6_MIN_MTU; /* too big on eth1, for both families */
     fwd_sync(y->x.f, y->x.fn.s);
     if (!fast) {
-        y->x.f->fast_ports = 0; /* after fwd_sync, which sets them */
+        y->x.f->fast_ports = y->x.f->plain_ports = 0; /* after fwd_sync, which sets them */
         y->x.f->fast6_ports = 0;
     }
     /* An error costs a nanosecond, a second's worth may go at once: the

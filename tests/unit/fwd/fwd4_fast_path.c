@@ -86,6 +86,25 @@ TEST(fwd_checksum_matches_recomputation)
     fwd_fix_free(&x);
 }
 
+/* fwd_ttl_dec against RFC 1624 eqn. 3 summed word by word, over every
+ * checksum and every TTL it meets (above 1). */
+TEST(fwd_ttl_dec_is_rfc1624_eqn3)
+{
+    uint32_t bad = 0;
+    for (uint32_t hc = 0; hc < 0x10000; hc++)
+        for (uint32_t ttl = 2; ttl < 256; ttl++) {
+            uint8_t proto = (uint8_t)(hc * 7 + ttl);
+            struct ip4_hdr h = {.ttl = (uint8_t)ttl, .proto = proto, .csum = net_htons((uint16_t)hc)};
+            uint32_t m = ttl << 8 | proto, m2 = (ttl - 1) << 8 | proto;
+            uint32_t sum = (uint16_t)~hc + (uint16_t)~m + m2;
+            sum = (sum & 0xffff) + (sum >> 16);
+            sum = (sum & 0xffff) + (sum >> 16);
+            fwd_ttl_dec(&h);
+            bad += h.ttl != ttl - 1 || h.proto != proto || net_ntohs(h.csum) != (uint16_t)~sum;
+        }
+    CHECK_EQ(bad, 0);
+}
+
 /* An echo request from src to dst in a frame from port's peer. */
 static size_t ping_frame(uint8_t *f, uint16_t port, uint32_t src, uint32_t dst)
 {
