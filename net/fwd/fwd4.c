@@ -200,13 +200,13 @@ static inline uint32_t classify_plain(const struct fwd *f, struct pkt *p)
  * input list classified here (the header at hand: see acl_in_burst), a
  * jumbo frame. Out of the loop, which keeps fewer values live without it. */
 static __attribute__((noinline)) uint32_t classify_other(struct fwd *f, struct net_stack *s, struct pkt *p,
-                                                         uint32_t nf)
+                                                         uint32_t i)
 {
     if ((f->vlan_ports >> (p->port & 31)) & 1)
         net_subif_demux(s, p); /* one of the port's VLANs: untagged, that sub-interface's */
     uint32_t dst = classify(f, p);
     if (dst && ((f->acl4_ports >> p->port) & 1))
-        f->acl_bits[nf] = acl_fast4_bits(f->acl4[p->port], p->data + ETH_HDR_LEN);
+        f->acl_bits[i] = acl_fast4_bits(f->acl4[p->port], p->data + ETH_HDR_LEN);
     return dst;
 }
 
@@ -264,6 +264,27 @@ static __attribute__((noinline)) uint32_t acl_in_burst(struct fwd *f, struct net
     return k;
 }
 
+/* A burst with frames for the stack (dst[i] 0): the others, their
+ * destinations and input lists' rules, to fast[], dst[] and acl_bits[]
+ * from the start, in order; the rest to slow[], in order. Returns how
+ * many are fast. Branch-free: both arrays take each frame, one index
+ * moves on. */
+static uint32_t split4(struct fwd *f, struct pkt **pkts, uint32_t n)
+{
+    uint32_t nf = 0, nslow = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        struct pkt *p = pkts[i];
+        uint32_t dst = f->dst[i];
+        f->fast[nf] = p;
+        f->dst[nf] = dst;
+        f->acl_bits[nf] = f->acl_bits[i];
+        f->slow[nslow] = p;
+        nf += dst != 0;
+        nslow += dst == 0;
+    }
+    return nf;
+}
+
 /* The frames that are not plain transit IPv4 (slow[0..nslow)): plain
  * transit IPv6 (fwd6_classify) to fast6[], in order. Returns how many; the
  * rest stay in slow[], in order, *nslow of them. Apart from the IPv4 loop,
@@ -313,13 +334,15 @@ static void burst(struct fwd *f, struct net_stack *s, struct pkt **pkts, uint16_
         if (i + PREFETCH_AHEAD < n)
             __builtin_prefetch(pkts[i + PREFETCH_AHEAD]->data);
         struct pkt *p = pkts[i];
-        uint32_t dst = NET_LIKELY(plain(f, p)) ? classify_plain(f, p) : classify_other(f, s, p, nf);
-        f->fast[nf] = p; /* both: one index moves on */
-        f->dst[nf] = dst;
-        f->slow[nslow] = p;
-        nf += dst != 0;
+        uint32_t dst = NET_LIKELY(plain(f, p)) ? classify_plain(f, p) : classify_other(f, s, p, i);
+        f->dst[i] = dst;
         nslow += dst == 0;
     }
+    if (NET_LIKELY(nslow == 0)) {
+        net_memcpy(f->fast, pkts, n * sizeof(*pkts));
+        nf = n;
+    } else
+        nf = split4(f, pkts, n);
     if (nslow && f->fast6_ports)
         nf6 = split6(f, &nslow);
     if (NET_UNLIKELY(f->acl_in_ports) && nf)

@@ -64,6 +64,40 @@ TEST(acl_forwarding_input_and_output_lists)
     fwd_fix_free(&x);
 }
 
+/* The same lists and frames with every fourth one a first fragment, which
+ * goes to the stack from the middle of the burst: the fast frames' rules,
+ * found as their headers were read, must stay with them as the burst is
+ * split, and each frame is counted on one rule of each list. */
+TEST(acl_lists_with_frames_for_the_stack_in_the_burst)
+{
+    struct fwd_fix x;
+    fwd_fix_init(&x, 256);
+    fwd_fix_learn(&x);
+    static const char *const in_rules[] = {"deny proto udp dst 192.168.1.0/24 dport 9", "permit"};
+    static const char *const out_rules[] = {"deny dst 192.168.2.7", "permit"};
+    struct acl *in = list_of(in_rules, 2), *out = list_of(out_rules, 2);
+    uint64_t in_hits[3] = {0}, out_hits[3] = {0};
+    x.fn.s->iface[0].acl_in = (struct acl_use){in, in_hits};
+    x.fn.s->iface[1].acl_out = (struct acl_use){out, out_hits};
+    fwd_sync(x.f, x.fn.s);
+    uint8_t(*fr)[2048] = calloc(32, 2048);
+    size_t len[32];
+    for (uint32_t i = 0; i < 32; i++) /* 3, 7, ..., 31: fragments to 192.168.2.x, 192.168.2.7 among them */
+        len[i] = fwd_fix_frame(fr[i], 0, FAKE_PEER, NET_IP4(192, 168, 1 + (i & 1), i), 64, i % 4 == 3 ? IP4_MF : 0,
+                               64, i);
+    fwd_fix_burst(&x, 0, fr, len, 32);
+    CHECK_EQ(x.fn.nd[1].nsent, 15); /* 8 fast (1, 5, ..., 29), 7 of the 8 fragments */
+    CHECK(in_hits[0] == 16 && in_hits[1] == 16 && in_hits[2] == 0);
+    CHECK(out_hits[0] == 1 && out_hits[1] == 15);
+    CHECK_EQ(fwd_fix_counters(x.f, "fwd-rx=32 fwd-fast=8 fwd-to-stack=8 fwd-slow=8 fwd-tx=15"), 0);
+    CHECK(fake_net_all_free(&x.fn));
+    x.fn.s->iface[0].acl_in = x.fn.s->iface[1].acl_out = (struct acl_use){0};
+    acl_free(in, &mem);
+    acl_free(out, &mem);
+    free(fr);
+    fwd_fix_free(&x);
+}
+
 TEST(acl_control_guards_the_router)
 {
     struct fwd_fix x;
