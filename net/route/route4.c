@@ -259,13 +259,23 @@ r4_long(const struct route_fib_root *r, uint32_t e, uint32_t addr)
                    R4_DIRECT_BITS + 6);
 }
 
-/* From a short record (no children: every slot a leaf). */
+/* From a short record (no children: every slot a leaf), a direct leaf's
+ * shared one among them (e negative: route_fib.h). */
 static inline __attribute__((always_inline)) uint32_t
 r4_short(const uint64_t *recs, uint32_t e, uint32_t addr)
 {
-    const struct route_fib_srec *sr = (const struct route_fib_srec *)&recs[e];
+    const struct route_fib_srec *sr = (const struct route_fib_srec *)&recs[(int32_t)e];
     return sr->leaf[__builtin_popcountll(sr->leafvec << r4_shift1(addr)) - 1];
 }
+
+/* A long record's entry: above every short one as int32 (route_fib.h). */
+static inline __attribute__((always_inline)) bool r4_is_long(uint32_t e)
+{
+    return (int32_t)e >= (int32_t)ROUTE_FIB_REC_LONG;
+}
+
+/* A direct leaf's next hop (ROUTE_FIB_LEAF set). */
+static inline __attribute__((always_inline)) uint32_t r4_leaf(uint32_t e) { return (~e >> 1) & ROUTE_NH_MAX; }
 
 static inline __attribute__((always_inline)) uint32_t
 r4_lookup1(const struct route_fib_root *r, uint32_t addr)
@@ -273,7 +283,7 @@ r4_lookup1(const struct route_fib_root *r, uint32_t addr)
     uint32_t e = atomic_load_explicit(&r->direct[addr >> (32 - R4_DIRECT_BITS)],
                                       memory_order_acquire);
     if (e & ROUTE_FIB_LEAF)
-        return e & ROUTE_NH_MAX;
+        return r4_leaf(e);
     if (e & ROUTE_FIB_REC_LONG)
         return r4_long(r, e, addr);
     return r4_short(r->recs, e, addr);
@@ -283,9 +293,10 @@ r4_lookup1(const struct route_fib_root *r, uint32_t addr)
  * their misses overlap (one pass doing it all is slower: the out-of-order
  * window does not reach far enough): load every direct entry and prefetch
  * both lines its record may span; then read each leaf from its short
- * record, branch-free (a direct leaf reads record 0, a dummy, and keeps its
- * answer; branching there mispredicts on uniform traffic). Long records
- * (/25../32 below) are rare: a predictable branch. */
+ * record, a direct leaf's shared one too (route_fib.h), so that no lane
+ * selects between the two (a branch there mispredicts on uniform
+ * traffic). Long records (/25../32 below) are rare: a predictable branch
+ * (their prefetch, of no record, is harmless). */
 static inline __attribute__((always_inline)) void
 r4_burst32(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh, unsigned b)
 {
@@ -293,20 +304,17 @@ r4_burst32(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh, u
     const uint64_t *recs = r->recs;
     uint32_t e[32];
     for (unsigned i = 0; i < b; i++) {
-        e[i] = atomic_load_explicit(&direct[addr[i] >> (32 - R4_DIRECT_BITS)],
-                                    memory_order_acquire);
-        const char *rp = (const char *)&recs[e[i] & ~(ROUTE_FIB_LEAF | ROUTE_FIB_REC_LONG)];
-        __builtin_prefetch(rp); /* harmless for a leaf */
+        e[i] = atomic_load_explicit(&direct[addr[i] >> (32 - R4_DIRECT_BITS)], memory_order_acquire);
+        const char *rp = (const char *)&recs[(int32_t)e[i]];
+        __builtin_prefetch(rp);
         __builtin_prefetch(rp + 63);
     }
     for (unsigned i = 0; i < b; i++) {
-        bool leaf = e[i] & ROUTE_FIB_LEAF;
-        if (NET_UNLIKELY((e[i] & (ROUTE_FIB_LEAF | ROUTE_FIB_REC_LONG)) == ROUTE_FIB_REC_LONG)) {
+        if (NET_UNLIKELY(r4_is_long(e[i]))) {
             nh[i] = r4_long(r, e[i], addr[i]);
             continue;
         }
-        uint32_t v = r4_short(recs, leaf ? 0 : e[i], addr[i]);
-        nh[i] = leaf ? e[i] & ROUTE_NH_MAX : v;
+        nh[i] = r4_short(recs, e[i], addr[i]);
     }
 }
 
@@ -394,7 +402,7 @@ ROUTE_AVX512 ROUTE_INLINE vu32x8 r4_avx512_leaves(const void *recs, vu32x8 a, vu
     vu64x4 lv0 = (vu64x4)__builtin_ia32_gather3siv4di((vi64x4){0}, recs, R4_LO((vi32x8)e), shrt & 15, 8);
     vu64x4 lv1 = (vu64x4)__builtin_ia32_gather3siv4di((vi64x4){0}, recs, R4_HI((vi32x8)e), shrt >> 4, 8);
     vu32x8 lf = (vu32x8)__builtin_ia32_gather3siv8si((vi32x8){0}, recs, r4_leaf_at(a, e, lv0, lv1), shrt, 1) >> 16;
-    return (vu32x8)__builtin_ia32_selectd_256(leaf, (vi32x8)(e & ROUTE_NH_MAX), (vi32x8)lf);
+    return (vu32x8)__builtin_ia32_selectd_256(leaf, (vi32x8)((~e >> 1) & ROUTE_NH_MAX), (vi32x8)lf);
 }
 
 /* Up to 32 addresses a round as four vectors of 8 (a partial one
@@ -448,7 +456,7 @@ ROUTE_AVX2 ROUTE_INLINE vu32x8 r4_avx2_leaves(const void *recs, vu32x8 a, vu32x8
                                                      __builtin_convertvector(R4_HI(shrt), vi64x4), 8);
     vu32x8 lf = (vu32x8)__builtin_ia32_gatherd_d256((vi32x8){0}, (const int *)recs, r4_leaf_at(a, e, lv0, lv1), shrt,
                                                     1) >> 16;
-    return (e & ROUTE_NH_MAX & (vu32x8)leaf) | (lf & ~(vu32x8)leaf);
+    return ((~e >> 1) & ROUTE_NH_MAX & (vu32x8)leaf) | (lf & ~(vu32x8)leaf);
 }
 
 /* r4_burst_avx512's steps and order, 8 lanes a vector, with AVX2's

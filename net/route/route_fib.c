@@ -260,6 +260,12 @@ static int build_node(struct route_fib *f, unsigned lvl, uint32_t rn, unsigned o
     return err;
 }
 
+/* A direct entry for no route. */
+static uint32_t no_route(const struct route_fib *f)
+{
+    return f->l1_records ? route_fib_shared_leaf(ROUTE_NH_NONE) : ROUTE_FIB_LEAF;
+}
+
 /* The new value of direct entry d, whose RIB node is rn (0: none) with
  * longest prefix best, after a change of k/plen. Not stored yet. */
 static int direct_compute(struct route_fib *f, uint32_t d, uint32_t rn, uint32_t best,
@@ -273,8 +279,10 @@ static int direct_compute(struct route_fib *f, uint32_t d, uint32_t rn, uint32_t
     uint32_t v = region_value(f, rn, best, f->direct_bits);
     int err;
     if (v != FIB_NONUNIFORM) {
-        *entry = ROUTE_FIB_LEAF | v;
-        err = oldn ? retire_view(f, &ov) : ROUTE_OK;
+        err = f->l1_records ? route_fib_shared_room(f, v) : ROUTE_OK;
+        *entry = f->l1_records ? route_fib_shared_leaf(v) : ROUTE_FIB_LEAF | v;
+        if (err == ROUTE_OK && oldn)
+            err = retire_view(f, &ov);
     } else {
         err = f->l1_records ? ROUTE_OK : route_fib_run_alloc(f, ROUTE_FIB_NODES, 1, entry);
         if (err == ROUTE_OK)
@@ -418,7 +426,7 @@ static int rebuild_into(struct route_fib *f)
     if (ent == NULL)
         return ROUTE_ENOMEM;
     for (uint32_t d = 0; d < nd; d++)
-        atomic_store_explicit(&f->cur->direct[d], ROUTE_FIB_LEAF, memory_order_relaxed);
+        atomic_store_explicit(&f->cur->direct[d], no_route(f), memory_order_relaxed);
     struct route_key k = {0, 0};
     uint32_t root_nh = f->rib->n[ROUTE_RIB_ROOT].nh;
     int err = f->l1_bits ? rebuild_blocks(f, ROUTE_RIB_ROOT, 0, 0, root_nh, ent)
@@ -528,6 +536,7 @@ int route_fib_init(struct route_fib *f, const struct route_rib *rib,
     f->direct_bits = direct_bits;
     f->l1_bits = l1_bits;
     f->l1_records = l1_records;
+    f->shared = l1_records ? ROUTE_FIB_SHARED_MIN : 0;
     f->key_bits = key_bits;
     uint32_t cap[ROUTE_FIB_POOLS] = {1024, 1024, 4, 1024};
     for (unsigned p = 0; p < ROUTE_FIB_POOLS; p++)
@@ -536,7 +545,7 @@ int route_fib_init(struct route_fib *f, const struct route_rib *rib,
     if (f->cur == NULL)
         return ROUTE_ENOMEM;
     for (uint32_t d = 0; d < (1u << (l1_bits ? l1_bits : direct_bits)); d++)
-        atomic_store_explicit(&f->cur->direct[d], ROUTE_FIB_LEAF, memory_order_relaxed);
+        atomic_store_explicit(&f->cur->direct[d], no_route(f), memory_order_relaxed);
     atomic_store_explicit(&f->root, f->cur, memory_order_release);
     return ROUTE_OK;
 }

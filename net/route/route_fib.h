@@ -62,6 +62,18 @@ _Static_assert(__builtin_offsetof(struct route_fib_rec, leaf) == 20, "long recor
 #define ROUTE_FIB_REC_UNITS(nleaf) ((20u + 2u * (nleaf) + 7u) / 8u)
 #define ROUTE_FIB_REC_LONG 0x40000000u /* in a direct entry: a long record */
 
+/* With l1_records a direct leaf is a record too, so that a lookup reads
+ * every short entry alike, with no select between leaf and record: next
+ * hop nh's is the shared one-leaf record (leafvec 1, leaf nh) at recs[-2
+ * (nh + 1)], in a region in front of the pool for the next hops below the
+ * root's `shared` (grown, behind a new root, when a larger one comes: 64
+ * at first, 1,024 for the kernel's next-hop slots, 16 bytes each), and
+ * its entry that index as a negative int32 (the sign bit is still
+ * ROUTE_FIB_LEAF; nh is ~e >> 1). So entries order as int32: leaves <
+ * short records < long ones. */
+#define ROUTE_FIB_SHARED_MIN 64u
+static inline uint32_t route_fib_shared_leaf(uint32_t nh) { return ~(2u * nh + 1u); }
+
 /* The pools: nodes, leaves, direct blocks (two-level arrays only), records
  * (l1_records only). */
 enum { ROUTE_FIB_NODES, ROUTE_FIB_LEAVES, ROUTE_FIB_BLOCKS, ROUTE_FIB_RECS, ROUTE_FIB_POOLS };
@@ -78,6 +90,7 @@ struct route_fib_root {
     const uint16_t *leaves;
     const uint64_t *recs;
     uint32_t cap[ROUTE_FIB_POOLS]; /* for the writer */
+    uint32_t shared;               /* next hops with a shared leaf record (l1_records) */
 };
 
 /* Free runs of one length, a stack of pool indices. */
@@ -120,6 +133,7 @@ struct route_fib {
     _Atomic uint64_t own_epoch;
     unsigned direct_bits, l1_bits, key_bits;
     bool l1_records;
+    uint32_t shared;                       /* a new root's shared leaf records */
     uint32_t top[ROUTE_FIB_POOLS];         /* never-used tails of the pools */
     uint32_t used[ROUTE_FIB_POOLS];
     uint32_t nrecs;                        /* records in use (runs of RECS) */
@@ -170,6 +184,7 @@ void route_fib_root_free(struct route_fib *f, struct route_fib_root *r);
 size_t route_fib_root_bytes(const struct route_fib *f, const struct route_fib_root *r);
 uint32_t route_fib_direct_get(const struct route_fib *f, uint32_t d);
 int route_fib_run_alloc(struct route_fib *f, unsigned pool, uint32_t len, uint32_t *idx);
+int route_fib_shared_room(struct route_fib *f, uint32_t nh); /* nh's shared leaf record in cur */
 void route_fib_run_free(struct route_fib *f, unsigned pool, uint32_t idx, uint32_t len);
 int route_fib_run_retire(struct route_fib *f, unsigned pool, uint32_t idx, uint32_t len);
 int route_fib_retire_room(struct route_fib *f); /* before publishing a root that retires one */

@@ -29,9 +29,15 @@ static void fib_free(struct route_fib *f, void *p, size_t bytes)
         f->alloc.free(f->alloc.ctx, p, bytes ? bytes : 1);
 }
 
+/* The shared one-leaf records in front of r's record pool (route_fib.h). */
+static size_t shared_bytes(const struct route_fib_root *r)
+{
+    return 16 * (size_t)r->shared;
+}
+
 size_t route_fib_root_bytes(const struct route_fib *f, const struct route_fib_root *r)
 {
-    size_t b = sizeof(*r) + 4 * direct_len(f);
+    size_t b = sizeof(*r) + 4 * direct_len(f) + shared_bytes(r);
     for (unsigned p = 0; p < ROUTE_FIB_POOLS; p++)
         b += (size_t)r->cap[p] * elem_bytes(f, p);
     return b;
@@ -42,7 +48,8 @@ void route_fib_root_free(struct route_fib *f, struct route_fib_root *r)
     fib_free(f, (void *)r->nodes, (size_t)r->cap[ROUTE_FIB_NODES] * elem_bytes(f, ROUTE_FIB_NODES));
     fib_free(f, (void *)r->leaves, (size_t)r->cap[ROUTE_FIB_LEAVES] * 2);
     fib_free(f, (void *)r->blocks, (size_t)r->cap[ROUTE_FIB_BLOCKS] * elem_bytes(f, ROUTE_FIB_BLOCKS));
-    fib_free(f, (void *)r->recs, (size_t)r->cap[ROUTE_FIB_RECS] * 8);
+    if (r->recs)
+        fib_free(f, (char *)r->recs - shared_bytes(r), (size_t)r->cap[ROUTE_FIB_RECS] * 8 + shared_bytes(r));
     fib_free(f, (void *)r->direct, 4 * direct_len(f));
     fib_free(f, r, sizeof(*r));
 }
@@ -61,8 +68,19 @@ struct route_fib_root *route_fib_root_new(struct route_fib *f, const uint32_t ca
     r->direct = fib_alloc(f, 4 * direct_len(f));
     r->nodes = fib_alloc(f, (size_t)r->cap[ROUTE_FIB_NODES] * elem_bytes(f, ROUTE_FIB_NODES));
     r->leaves = fib_alloc(f, (size_t)r->cap[ROUTE_FIB_LEAVES] * 2);
-    if (f->l1_records)
-        r->recs = fib_alloc(f, (size_t)r->cap[ROUTE_FIB_RECS] * 8);
+    if (f->l1_records) {
+        r->shared = f->shared;
+        uint64_t *sh = fib_alloc(f, (size_t)r->cap[ROUTE_FIB_RECS] * 8 + shared_bytes(r));
+        if (sh) {
+            for (uint32_t nh = 0; nh < r->shared; nh++) { /* nh's at recs[-2 (nh + 1)] */
+                uint64_t *rec = sh + 2 * (r->shared - 1 - nh);
+                rec[0] = 1; /* leafvec */
+                rec[1] = 0;
+                net_memcpy(&rec[1], &(uint16_t){(uint16_t)nh}, 2);
+            }
+            r->recs = sh + 2 * r->shared;
+        }
+    }
     if (f->l1_bits) {
         r->blocks = fib_alloc(f, (size_t)r->cap[ROUTE_FIB_BLOCKS] * elem_bytes(f, ROUTE_FIB_BLOCKS));
         if (r->blocks) /* block 0, the dummy */
@@ -202,18 +220,9 @@ int route_fib_retire_root(struct route_fib *f, struct route_fib_root *old)
 /* Move everything into pools with room for `more` past the tail of pool.
  * Readers of a published root switch with the root store and the old root
  * is retired; an unpublished one is freed at once. */
-static int fib_grow(struct route_fib *f, unsigned pool, uint32_t more)
+static int grow_root(struct route_fib *f, const uint32_t cap[])
 {
     struct route_fib_root *old = f->cur;
-    uint32_t cap[ROUTE_FIB_POOLS];
-    for (unsigned p = 0; p < ROUTE_FIB_POOLS; p++)
-        cap[p] = old->cap[p];
-    uint64_t c = cap[pool] ? cap[pool] : 1;
-    while (c < (uint64_t)f->top[pool] + more)
-        c *= 2;
-    if (c > UINT32_MAX / 2)
-        return ROUTE_ENOMEM;
-    cap[pool] = (uint32_t)c;
     bool published = atomic_load_explicit(&f->root, memory_order_relaxed) == old;
     if (published && route_fib_retire_room(f) != ROUTE_OK)
         return ROUTE_ENOMEM;
@@ -227,6 +236,33 @@ static int fib_grow(struct route_fib *f, unsigned pool, uint32_t more)
     }
     atomic_store_explicit(&f->root, r, memory_order_release);
     return route_fib_retire_root(f, old);
+}
+
+static int fib_grow(struct route_fib *f, unsigned pool, uint32_t more)
+{
+    uint32_t cap[ROUTE_FIB_POOLS];
+    for (unsigned p = 0; p < ROUTE_FIB_POOLS; p++)
+        cap[p] = f->cur->cap[p];
+    uint64_t c = cap[pool] ? cap[pool] : 1;
+    while (c < (uint64_t)f->top[pool] + more)
+        c *= 2;
+    if (c > UINT32_MAX / 2)
+        return ROUTE_ENOMEM;
+    cap[pool] = (uint32_t)c;
+    return grow_root(f, cap);
+}
+
+int route_fib_shared_room(struct route_fib *f, uint32_t nh)
+{
+    if (nh < f->cur->shared)
+        return ROUTE_OK;
+    uint32_t was = f->shared;
+    while (f->shared <= nh)
+        f->shared *= 2;
+    int err = grow_root(f, f->cur->cap);
+    if (err)
+        f->shared = was;
+    return err;
 }
 
 int route_fib_run_alloc(struct route_fib *f, unsigned pool, uint32_t len, uint32_t *idx)
