@@ -92,8 +92,10 @@ struct route_fib_root *route_fib_root_new(struct route_fib *f, const uint32_t ca
         route_fib_root_free(f, r);
         return NULL;
     }
-    /* Node 0, leaf 0 and record 0 are "none"; lookups may read them as
-     * dummies: record 0, a short one, answers ROUTE_NH_NONE for every slot. */
+    /* Node 0, leaf 0 and record 0 are "none"; IPv6 lookups may read node 0
+     * and leaf 0 as dummies. Record 0, a short one, answers ROUTE_NH_NONE
+     * for every slot (IPv4 readers never reach it: a direct leaf reads its
+     * shared record). */
     net_memset((void *)r->nodes, 0, sizeof(*r->nodes));
     net_memset((void *)r->leaves, 0, 2);
     if (f->l1_records) {
