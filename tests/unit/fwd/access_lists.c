@@ -27,18 +27,28 @@ static struct acl *list_of(const char *const *lines, uint32_t n)
     return a;
 }
 
+/* The router with UDP to 192.168.1.0/24 port 9 denied on eth0's input and
+ * 192.168.2.7 on eth1's output; in and out are the lists, their hit
+ * counters in_hits and out_hits. */
+static void two_lists(struct fwd_fix *x, struct acl **in, struct acl **out, uint64_t *in_hits, uint64_t *out_hits)
+{
+    fwd_fix_init(x, 256);
+    fwd_fix_learn(x);
+    static const char *const in_rules[] = {"deny proto udp dst 192.168.1.0/24 dport 9", "permit"};
+    static const char *const out_rules[] = {"deny dst 192.168.2.7", "permit"};
+    *in = list_of(in_rules, 2);
+    *out = list_of(out_rules, 2);
+    x->fn.s->iface[0].acl_in = (struct acl_use){*in, in_hits};
+    x->fn.s->iface[1].acl_out = (struct acl_use){*out, out_hits};
+    fwd_sync(x->f, x->fn.s);
+}
+
 TEST(acl_forwarding_input_and_output_lists)
 {
     struct fwd_fix x;
-    fwd_fix_init(&x, 256);
-    fwd_fix_learn(&x);
-    static const char *const in_rules[] = {"deny proto udp dst 192.168.1.0/24 dport 9", "permit"};
-    static const char *const out_rules[] = {"deny dst 192.168.2.7", "permit"};
-    struct acl *in = list_of(in_rules, 2), *out = list_of(out_rules, 2);
+    struct acl *in, *out;
     uint64_t in_hits[3] = {0}, out_hits[3] = {0};
-    x.fn.s->iface[0].acl_in = (struct acl_use){in, in_hits};
-    x.fn.s->iface[1].acl_out = (struct acl_use){out, out_hits};
-    fwd_sync(x.f, x.fn.s);
+    two_lists(&x, &in, &out, in_hits, out_hits);
     uint8_t(*fr)[2048] = calloc(33, 2048);
     size_t len[33];
     for (uint32_t i = 0; i < 32; i++) /* even: to 192.168.1.x (denied on input), odd: 192.168.2.x */
@@ -71,15 +81,9 @@ TEST(acl_forwarding_input_and_output_lists)
 TEST(acl_lists_with_frames_for_the_stack_in_the_burst)
 {
     struct fwd_fix x;
-    fwd_fix_init(&x, 256);
-    fwd_fix_learn(&x);
-    static const char *const in_rules[] = {"deny proto udp dst 192.168.1.0/24 dport 9", "permit"};
-    static const char *const out_rules[] = {"deny dst 192.168.2.7", "permit"};
-    struct acl *in = list_of(in_rules, 2), *out = list_of(out_rules, 2);
+    struct acl *in, *out;
     uint64_t in_hits[3] = {0}, out_hits[3] = {0};
-    x.fn.s->iface[0].acl_in = (struct acl_use){in, in_hits};
-    x.fn.s->iface[1].acl_out = (struct acl_use){out, out_hits};
-    fwd_sync(x.f, x.fn.s);
+    two_lists(&x, &in, &out, in_hits, out_hits);
     uint8_t(*fr)[2048] = calloc(32, 2048);
     size_t len[32];
     for (uint32_t i = 0; i < 32; i++) /* 3, 7, ..., 31: fragments to 192.168.2.x, 192.168.2.7 among them */
