@@ -268,12 +268,6 @@ r4_short(const uint64_t *recs, uint32_t e, uint32_t addr)
     return sr->leaf[__builtin_popcountll(sr->leafvec << r4_shift1(addr)) - 1];
 }
 
-/* A long record's entry: above every short one as int32 (route_fib.h). */
-static inline __attribute__((always_inline)) bool r4_is_long(uint32_t e)
-{
-    return (int32_t)e >= (int32_t)ROUTE_FIB_REC_LONG;
-}
-
 /* A direct leaf's next hop (ROUTE_FIB_LEAF set). */
 static inline __attribute__((always_inline)) uint32_t r4_leaf(uint32_t e) { return (~e >> 1) & ROUTE_NH_MAX; }
 
@@ -291,43 +285,66 @@ r4_lookup1(const struct route_fib_root *r, uint32_t addr)
 
 /* Up to 32 addresses in two passes, each over independent loads so that
  * their misses overlap (one pass doing it all is slower: the out-of-order
- * window does not reach far enough): load every direct entry and prefetch
- * both lines its record may span; then read each leaf from its short
- * record, a direct leaf's shared one too (route_fib.h), so that no lane
- * selects between the two (a branch there mispredicts on uniform
- * traffic). Long records (/25../32 below) are rare: a predictable branch
- * (their prefetch, of no record, is harmless). */
+ * window does not reach far enough): load every direct entry, keep the
+ * address of the record it names and prefetch its first line, which holds
+ * the leaf for most lookups (route_fib_run_alloc; a second line's prefetch
+ * cost more than it saved: docs/route.md); then read each leaf from its
+ * short record, a direct leaf's shared one too (route_fib.h), so that no
+ * lane selects between the two (a branch there mispredicts on uniform
+ * traffic). Long records (/25../32 below) are rare: a predictable branch.
+ * Their entries' addresses lie past the pool, at or above `lng`
+ * (route_fib_root_new keeps that from wrapping); only prefetched, never
+ * read. Keeping addresses, not entries, leaves the second pass one load,
+ * shift and count a lane. */
+typedef uint32_t r4_long_fn(const struct route_fib_root *r, uint32_t e, uint32_t addr);
+
 static inline __attribute__((always_inline)) void
-r4_burst32(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh, unsigned b)
+r4_burst32(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh, unsigned b,
+           r4_long_fn *long_fn)
 {
     _Atomic uint32_t *direct = r->direct; /* once: acquire loads follow */
-    const uint64_t *recs = r->recs;
-    uint32_t e[32];
+    uintptr_t recs = (uintptr_t)r->recs;
+    uintptr_t lng = recs + 8 * (uintptr_t)ROUTE_FIB_REC_LONG;
+    uintptr_t rec[32];
     for (unsigned i = 0; i < b; i++) {
-        e[i] = atomic_load_explicit(&direct[addr[i] >> (32 - R4_DIRECT_BITS)], memory_order_acquire);
-        const char *rp = (const char *)&recs[(int32_t)e[i]];
-        __builtin_prefetch(rp);
-        __builtin_prefetch(rp + 63);
+        int32_t e = (int32_t)atomic_load_explicit(&direct[addr[i] >> (32 - R4_DIRECT_BITS)],
+                                                  memory_order_acquire);
+        rec[i] = recs + 8 * (uintptr_t)(intptr_t)e;
+        __builtin_prefetch((const char *)rec[i]);
     }
     for (unsigned i = 0; i < b; i++) {
-        if (NET_UNLIKELY(r4_is_long(e[i]))) {
-            nh[i] = r4_long(r, e[i], addr[i]);
+        if (NET_UNLIKELY(rec[i] >= lng)) {
+            nh[i] = long_fn(r, (uint32_t)((rec[i] - recs) / 8), addr[i]);
             continue;
         }
-        nh[i] = r4_short(recs, e[i], addr[i]);
+        const struct route_fib_srec *sr = (const struct route_fib_srec *)rec[i];
+        nh[i] = sr->leaf[__builtin_popcountll(sr->leafvec << r4_shift1(addr[i])) - 1];
     }
 }
 
+/* Full bursts with the count known, so that the passes unroll with fixed
+ * offsets; the long path out of line, so that the short lanes' code is
+ * not merged with its. */
 static inline __attribute__((always_inline)) void
-r4_burst(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh, size_t n)
+r4_burst(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh, size_t n,
+         r4_long_fn *long_fn)
 {
-    while (n) {
-        unsigned b = n < 32 ? (unsigned)n : 32;
-        r4_burst32(r, addr, nh, b);
-        addr += b;
-        nh += b;
-        n -= b;
-    }
+    for (; n >= 32; addr += 32, nh += 32, n -= 32)
+        r4_burst32(r, addr, nh, 32, long_fn);
+    if (n)
+        r4_burst32(r, addr, nh, (unsigned)n, long_fn);
+}
+
+__attribute__((target("popcnt"), noinline)) static uint32_t
+r4_long_popcnt(const struct route_fib_root *r, uint32_t e, uint32_t addr)
+{
+    return r4_long(r, e, addr);
+}
+
+__attribute__((noinline)) static uint32_t r4_long_soft(const struct route_fib_root *r, uint32_t e,
+                                                       uint32_t addr)
+{
+    return r4_long(r, e, addr);
 }
 
 __attribute__((target("popcnt"))) static uint32_t r4_lookup_popcnt(const struct route_fib_root *r,
@@ -344,13 +361,13 @@ static uint32_t r4_lookup_soft(const struct route_fib_root *r, uint32_t addr)
 __attribute__((target("popcnt"))) static void
 r4_burst_popcnt(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh, size_t n)
 {
-    r4_burst(r, addr, nh, n);
+    r4_burst(r, addr, nh, n, r4_long_popcnt);
 }
 
 static void r4_burst_soft(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh,
                           size_t n)
 {
-    r4_burst(r, addr, nh, n);
+    r4_burst(r, addr, nh, n, r4_long_soft);
 }
 
 uint32_t route4_lookup(const struct route4 *t, uint32_t addr)

@@ -43,7 +43,8 @@ _Static_assert(sizeof(struct route_fib_node) == 24, "Poptrie node is 24 bytes");
 /* With l1_records (IPv4) the node a direct entry points to is a record:
  * the node and its leaves together, in 8-byte units from recs[], so that
  * the leaf sits on the node's cache line or the next: one dependent miss
- * fewer than node, then leaf. A node without children (nearly all) is a
+ * fewer than node, then leaf; a record never crosses a line it need not
+ * (route_fib_run_alloc). A node without children (nearly all) is a
  * short record, just leafvec and the leaves; one with children is a long
  * record, flagged in the direct entry, and its children are plain nodes. */
 struct route_fib_srec {
