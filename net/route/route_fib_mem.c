@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* net/route/route_fib_mem.c: the memory of the Poptrie (route_fib.h): roots and
- * their pools, runs from exact-size free stacks or a pool's tail, growing a
+ * their pools, runs from exact-size free stacks or a pool's tail (IPv4
+ * records kept from crossing cache lines they need not cross), growing a
  * full pool behind a new root, and the retire and fresh logs that epochs
  * and failed updates need (route.h has the epoch rule). */
 #include "core/env.h"
