@@ -260,11 +260,10 @@ r4_long(const struct route_fib_root *r, uint32_t e, uint32_t addr)
 }
 
 /* From a short record (no children: every slot a leaf), a direct leaf's
- * shared one among them (e negative: route_fib.h). */
+ * shared one among them (its entry negative: route_fib.h). */
 static inline __attribute__((always_inline)) uint32_t
-r4_short(const uint64_t *recs, uint32_t e, uint32_t addr)
+r4_short(const struct route_fib_srec *sr, uint32_t addr)
 {
-    const struct route_fib_srec *sr = (const struct route_fib_srec *)&recs[(int32_t)e];
     return sr->leaf[__builtin_popcountll(sr->leafvec << r4_shift1(addr)) - 1];
 }
 
@@ -280,7 +279,7 @@ r4_lookup1(const struct route_fib_root *r, uint32_t addr)
         return r4_leaf(e);
     if (e & ROUTE_FIB_REC_LONG)
         return r4_long(r, e, addr);
-    return r4_short(r->recs, e, addr);
+    return r4_short((const struct route_fib_srec *)&r->recs[(int32_t)e], addr);
 }
 
 /* Up to 32 addresses in two passes, each over independent loads so that
@@ -317,8 +316,7 @@ r4_burst32(const struct route_fib_root *r, const uint32_t *addr, uint32_t *nh, u
             nh[i] = long_fn(r, (uint32_t)((rec[i] - recs) / 8), addr[i]);
             continue;
         }
-        const struct route_fib_srec *sr = (const struct route_fib_srec *)rec[i];
-        nh[i] = sr->leaf[__builtin_popcountll(sr->leafvec << r4_shift1(addr[i])) - 1];
+        nh[i] = r4_short((const struct route_fib_srec *)rec[i], addr[i]);
     }
 }
 
