@@ -186,11 +186,13 @@ unit: $(BUILD)/unit/tests
 # The mlx5 driver's command encoders, one command a run, as hex
 # (tests/e2e/test_mlx5_encodings.py compares them with a real card's trace).
 $(BUILD)/unit/mlx5-encode: $(call host_objs,unit,tools/mlx5/encode.c) $(call host_deps,unit)
+	@mkdir -p $(dir $@)
 	$(CC) $(HOSTCFLAGS) -o $@ $(call host_objs,unit,tools/mlx5/encode.c) $(call host_libs,unit)
 
 # hayate's BGP session and codec on a host socket, against a real daemon
 # (tests/e2e/test_bgp_codec.py).
 $(BUILD)/unit/bgp-probe: $(call host_objs,unit,tools/bgp/probe.c) $(call host_deps,unit)
+	@mkdir -p $(dir $@)
 	$(CC) $(HOSTCFLAGS) -o $@ $(call host_objs,unit,tools/bgp/probe.c) $(call host_libs,unit)
 
 # The TCP soak's hunt over a range of seeds (the fixed seeds are a unit
