@@ -420,6 +420,18 @@ ROUTE_AVX512 ROUTE_INLINE vu32x8 r4_avx512_leaves(const void *recs, vu32x8 a, vu
     return (vu32x8)__builtin_ia32_selectd_256(leaf, (vi32x8)((~e >> 1) & ROUTE_NH_MAX), (vi32x8)lf);
 }
 
+/* 8 addresses, a plain load where all are live: a masked load does not
+ * start the core's stream prefetcher (route6.c, r6_high_halves). */
+ROUTE_AVX512 ROUTE_INLINE vu32x8 r4_addresses(const uint32_t *addr, uint8_t live)
+{
+    vu32x8 a;
+    if (live == 0xff)
+        __builtin_memcpy(&a, addr, sizeof(a));
+    else
+        a = (vu32x8)__builtin_ia32_loaddqusi256_mask((const vi32x8 *)addr, (vi32x8){0}, live);
+    return a;
+}
+
 /* Up to 32 addresses a round as four vectors of 8 (a partial one
  * masked), in r4_burst32's two steps, each step's loads for every vector
  * before the next step: the direct entries (one gather a vector); then for
@@ -442,7 +454,7 @@ ROUTE_AVX512 static void r4_burst_avx512(const struct route_fib_root *r, const u
         for (int k = 0; k < 4; k++) {
             size_t lanes = left > 8u * (unsigned)k ? left - 8u * (unsigned)k : 0;
             live[k] = (uint8_t)(lanes >= 8 ? 0xffu : (1u << lanes) - 1);
-            a[k] = (vu32x8)__builtin_ia32_loaddqusi256_mask((const vi32x8 *)(addr + i + 8 * k), (vi32x8){0}, live[k]);
+            a[k] = r4_addresses(addr + i + 8 * k, live[k]);
             e[k] = (vu32x8)__builtin_ia32_gather3siv8si((vi32x8){0}, direct, (vi32x8)(a[k] >> (32 - R4_DIRECT_BITS)),
                                                         live[k], 4);
         }
@@ -474,6 +486,17 @@ ROUTE_AVX2 ROUTE_INLINE vu32x8 r4_avx2_leaves(const void *recs, vu32x8 a, vu32x8
     return ((~e >> 1) & ROUTE_NH_MAX & (vu32x8)leaf) | (lf & ~(vu32x8)leaf);
 }
 
+/* r4_addresses in AVX2 (a lane's sign bit in live: it is live). */
+ROUTE_AVX2 ROUTE_INLINE vu32x8 r4_addresses2(const uint32_t *addr, vi32x8 live)
+{
+    vu32x8 a;
+    if (live[7] < 0)
+        __builtin_memcpy(&a, addr, sizeof(a));
+    else
+        a = (vu32x8)__builtin_ia32_maskloadd256((const vi32x8 *)addr, live);
+    return a;
+}
+
 /* r4_burst_avx512's steps and order, 8 lanes a vector, with AVX2's
  * gathers (a lane loads where its mask's sign bit is set) and masked
  * loads and stores (VPMASKMOV: masked-off lanes touch no memory). */
@@ -490,7 +513,7 @@ ROUTE_AVX2 static void r4_burst_avx2(const struct route_fib_root *r, const uint3
         for (int k = 0; k < 4; k++) {
             size_t lanes = left > 8u * (unsigned)k ? left - 8u * (unsigned)k : 0;
             live[k] = (vi32x8){0} + (lanes >= 8 ? 8 : (int)lanes) > lane;
-            a[k] = (vu32x8)__builtin_ia32_maskloadd256((const vi32x8 *)(addr + i + 8 * k), live[k]);
+            a[k] = r4_addresses2(addr + i + 8 * k, live[k]);
             e[k] = (vu32x8)__builtin_ia32_gatherd_d256((vi32x8){0}, direct, (vi32x8)(a[k] >> (32 - R4_DIRECT_BITS)),
                                                        live[k], 4);
         }

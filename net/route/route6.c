@@ -423,7 +423,7 @@ uint32_t route6_lookup(const struct route6 *t, const uint8_t addr[16])
 
 /* r6_burst32's walk, 8 addresses a vector (their high 64 bits a lane) and
  * up to four vectors a round, each step's gathers for every vector before
- * the next step: the high halves (one gather, byte-swapped), the direct
+ * the next step: the high halves (r6_high_halves, byte-swapped), the direct
  * entries (the L1 entry, then the block's: a lane whose L1 entry answers
  * loads no block), then a node level a round for the lanes still walking
  * (its vec, and base_leaf with base_node: two gathers), and for the lanes
@@ -452,12 +452,35 @@ ROUTE_AVX2 ROUTE_INLINE vu64x4 node_bytes4(vu64x4 node) { return (node << 4) + (
 #define R6_BLOCK_SHIFT (64 - R6_DIRECT_BITS)
 #define R6_BLOCK_MASK ((1 << (R6_DIRECT_BITS - R6_L1_BITS)) - 1)
 
+/* The first 8 bytes of each of 8 addresses (lanes live), as they lie in
+ * memory: two plain loads of four addresses and a shuffle. A gather, or a
+ * masked load, does not start the core's stream prefetcher: on machine E
+ * (Zen 5) a caller walking through its addresses in memory then waited on
+ * every burst's, and the bursts ran at half to two thirds of the rate
+ * (docs/route.md, "AVX-512"). A partial vector's masked loads touch no
+ * address past it. */
+ROUTE_AVX512 ROUTE_INLINE vu64x8 r6_high_halves(const uint8_t (*a)[16], uint8_t live)
+{
+    vu64x8 q0, q1;
+    if (live == 0xff) {
+        __builtin_memcpy(&q0, a[0], 64);
+        __builtin_memcpy(&q1, a[4], 64);
+    } else {
+        uint32_t lo = live & 15u, hi = live >> 4;
+        lo = (lo | lo << 2) & 0x33u, lo = (lo | lo << 1) & 0x55u; /* address k: qword 2k */
+        hi = (hi | hi << 2) & 0x33u, hi = (hi | hi << 1) & 0x55u;
+        q0 = (vu64x8)__builtin_ia32_loaddqudi512_mask((const long long *)a[0], (vi64x8){0}, (uint8_t)lo);
+        q1 = (vu64x8)__builtin_ia32_loaddqudi512_mask((const long long *)a[4], (vi64x8){0}, (uint8_t)hi);
+    }
+    return __builtin_shufflevector(q0, q1, 0, 2, 4, 6, 8, 10, 12, 14);
+}
+
 ROUTE_AVX512 static void r6_burst_avx512(const struct route_fib_root *r, const uint8_t (*a)[16], uint32_t *nh,
                                       size_t n)
 {
     const void *l1 = (const void *)r->direct, *blocks = (const void *)r->blocks;
     const void *nodes = (const void *)r->nodes, *leaves = (const void *)r->leaves;
-    const vi64x8 zero = {0}, addr_off = {0, 16, 32, 48, 64, 80, 96, 112};
+    const vi64x8 zero = {0};
     const vc8x64 bswap = {R6_BSWAP, R6_BSWAP, R6_BSWAP, R6_BSWAP};
     for (size_t i = 0; i < n; i += 32) {
         size_t left = n - i;
@@ -468,7 +491,7 @@ ROUTE_AVX512 static void r6_burst_avx512(const struct route_fib_root *r, const u
         for (unsigned v = 0; v < nv; v++) {
             size_t lv = left - 8 * v;
             live[v] = (uint8_t)(lv >= 8 ? 0xffu : (1u << lv) - 1);
-            vu64x8 hi = (vu64x8)__builtin_ia32_gatherdiv8di(zero, a[i + 8 * v], addr_off, live[v], 1);
+            vu64x8 hi = r6_high_halves(a + i + 8 * v, live[v]);
             hi = (vu64x8)__builtin_ia32_pshufb512((vc8x64)hi, bswap);
             kh[v] = ~hi;
             vu32x8 e1 = (vu32x8)__builtin_ia32_gatherdiv16si((vi32x8){0}, l1, (vi64x8)(hi >> R6_L1_SHIFT), live[v], 4);
@@ -533,6 +556,23 @@ ROUTE_AVX2 ROUTE_INLINE vi32x4 r6_mask32(vi64x4 m) { return __builtin_shufflevec
 /* Which lanes of a 64-bit lane mask are set, a bit each. */
 ROUTE_AVX2 ROUTE_INLINE unsigned r6_lanes(vi64x4 m) { return (unsigned)__builtin_ia32_movmskpd256((vf64x4)m); }
 
+/* r6_high_halves for 4 addresses (a lane's sign bit in live: it is live). */
+ROUTE_AVX2 ROUTE_INLINE vu64x4 r6_high_halves4(const uint8_t (*a)[16], vi64x4 live)
+{
+    vu64x4 q0, q1;
+    if (live[3] < 0) {
+        __builtin_memcpy(&q0, a[0], 32);
+        __builtin_memcpy(&q1, a[2], 32);
+    } else { /* address k: qword 2k */
+        const vi64x4 hi_only = {-1, 0, -1, 0};
+        vi64x4 m0 = __builtin_shufflevector(live, live, 0, 0, 1, 1) & hi_only;
+        vi64x4 m1 = __builtin_shufflevector(live, live, 2, 2, 3, 3) & hi_only;
+        q0 = (vu64x4)__builtin_ia32_maskloadq256((const vi64x4 *)a[0], m0);
+        q1 = (vu64x4)__builtin_ia32_maskloadq256((const vi64x4 *)a[2], m1);
+    }
+    return __builtin_shufflevector(q0, q1, 0, 2, 4, 6);
+}
+
 /* r6_burst_avx512's steps and order in AVX2: 4 lanes of 64 bits a vector,
  * up to eight vectors a round; lane masks are vectors (a lane's sign bit)
  * and AVX2's gathers load only where it is set. */
@@ -542,7 +582,7 @@ ROUTE_AVX2 static void r6_burst_avx2(const struct route_fib_root *r, const uint8
     const int *l1 = (const int *)r->direct, *blocks = (const int *)r->blocks;
     const long long *nodes = (const long long *)r->nodes;
     const int *leaves = (const int *)r->leaves;
-    const vi64x4 zero = {0}, addr_off = {0, 16, 32, 48}, lane = {0, 1, 2, 3};
+    const vi64x4 zero = {0}, lane = {0, 1, 2, 3};
     const vc8x32 bswap = {R6_BSWAP, R6_BSWAP};
     for (size_t i = 0; i < n; i += 32) {
         size_t left = n - i;
@@ -553,7 +593,7 @@ ROUTE_AVX2 static void r6_burst_avx2(const struct route_fib_root *r, const uint8
         for (unsigned v = 0; v < nv; v++) {
             size_t lv = left - 4 * v;
             live[v] = zero + (lv >= 4 ? 4 : (long long)lv) > lane;
-            vu64x4 hi = (vu64x4)__builtin_ia32_gatherq_q256(zero, (const long long *)a[i + 4 * v], addr_off, live[v], 1);
+            vu64x4 hi = r6_high_halves4(a + i + 4 * v, live[v]);
             hi = (vu64x4)__builtin_ia32_pshufb256((vc8x32)hi, bswap);
             kh[v] = ~hi;
             vi32x4 live4 = r6_mask32(live[v]);
