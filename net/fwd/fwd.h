@@ -91,6 +91,11 @@ typedef void (*fwd_lookup4_fn)(void *ctx, const uint32_t *addr, uint32_t *nh, ui
 /* The same for IPv6 addresses (network order, as on the wire). */
 typedef void (*fwd_lookup6_fn)(void *ctx, const uint8_t (*addr)[16], uint32_t *nh, uint32_t n);
 
+/* What a first octet says of an IPv4 address (fwd.octet): no transit
+ * datagram has it (RFC 1812 5.3.7), or one of our addresses has it too, so
+ * that local[] must be asked. Most addresses have neither: one load. */
+enum { FWD_OCTET_ODD = 1, FWD_OCTET_LOCAL = 2 };
+
 struct fwd {
     const struct route4 *rt4;            /* shared, read-only here */
     fwd_lookup4_fn lookup4;              /* NULL: route4_lookup_burst on rt4 */
@@ -104,6 +109,7 @@ struct fwd {
     const struct acl_fast4 *acl4[NET_MAX_PORTS]; /* port p's input list as acl_fast4_bits takes it */
     uint32_t local_mul;                  /* hash of local[]: (a * local_mul) >> 22 */
     uint32_t local[1024];                /* our addresses and broadcasts, collision-free */
+    uint8_t octet[256];                  /* by an address's first octet: FWD_OCTET_* */
     struct fwd_counters ctr;
     /* One burst's scratch. */
     struct pkt *fast[FWD_BURST_MAX], *slow[FWD_BURST_MAX];
