@@ -463,7 +463,7 @@ ROUTE_AVX512 static void r4_burst_avx512(const struct route_fib_root *r, const u
             uint8_t leaf = live[k] & route_signs8(e[k]);
             lng[k] = live[k] & (uint8_t)~leaf & route_signs8(e[k] << 1);
             vu32x8 res = r4_avx512_leaves(recs, a[k], e[k], live[k] & (uint8_t)~(leaf | lng[k]), leaf);
-            __builtin_ia32_storedqusi256_mask((vi32x8 *)(nh + i + 8 * k), (vi32x8)res, live[k]);
+            route_store8(nh + i + 8 * k, res, live[k]);
         }
         for (int k = 0; k < 4; k++)
             if (NET_UNLIKELY(lng[k]))
@@ -522,7 +522,10 @@ ROUTE_AVX2 static void r4_burst_avx2(const struct route_fib_root *r, const uint3
             vi32x8 leaf = (vi32x8)e[k] >> 31, lmask = ~leaf & ((vi32x8)e[k] << 1 >> 31);
             vi32x8 shrt = live[k] & ~(leaf | lmask);
             vu32x8 res = r4_avx2_leaves(recs, a[k], e[k], shrt, leaf);
-            __builtin_ia32_maskstored256((vi32x8 *)(nh + i + 8 * k), live[k], (vi32x8)res);
+            if (live[k][7] < 0) /* all live: as route_store8 */
+                __builtin_memcpy(nh + i + 8 * k, &res, sizeof(res));
+            else
+                __builtin_ia32_maskstored256((vi32x8 *)(nh + i + 8 * k), live[k], (vi32x8)res);
             lng[k] = (unsigned)__builtin_ia32_movmskps256((vf32x8)lmask);
         }
         for (int k = 0; k < 4; k++)

@@ -538,7 +538,7 @@ ROUTE_AVX512 static void r6_burst_avx512(const struct route_fib_root *r, const u
                 vu32x8 lf = (vu32x8)__builtin_ia32_gatherdiv16si((vi32x8){0}, leaves, (vi64x8)at, stop, 1);
                 res[v] = (vu32x8)__builtin_ia32_selectd_256(stop, (vi32x8)(lf >> 16), (vi32x8)res[v]);
             }
-            __builtin_ia32_storedqusi256_mask((vi32x8 *)(nh + i + 8 * v), (vi32x8)res[v], live[v]);
+            route_store8(nh + i + 8 * v, res[v], live[v]);
             for (unsigned m = act[v]; NET_UNLIKELY(m); m &= m - 1) { /* past the high 64 bits */
                 unsigned j = (unsigned)__builtin_ctz(m), k = (unsigned)(i + 8 * v + j);
                 nh[k] = r6_walk(r, (uint32_t)node[v][j], load_be64(a[k]), load_be64(a[k] + 8), off);
@@ -641,7 +641,10 @@ ROUTE_AVX2 static void r6_burst_avx2(const struct route_fib_root *r, const uint8
                 vu32x4 lf = (vu32x4)__builtin_ia32_gatherq_d256((vi32x4){0}, leaves, (vi64x4)at, stop4, 1);
                 res[v] = (lf >> 16 & (vu32x4)stop4) | (res[v] & ~(vu32x4)stop4);
             }
-            __builtin_ia32_maskstored((vi32x4 *)(nh + i + 4 * v), r6_mask32(live[v]), (vi32x4)res[v]);
+            if (live[v][3] < 0) /* all live: as route_store8 */
+                __builtin_memcpy(nh + i + 4 * v, &res[v], sizeof(res[v]));
+            else
+                __builtin_ia32_maskstored((vi32x4 *)(nh + i + 4 * v), r6_mask32(live[v]), (vi32x4)res[v]);
             for (unsigned m = r6_lanes(act[v]); NET_UNLIKELY(m); m &= m - 1) { /* past the high 64 bits */
                 unsigned j = (unsigned)__builtin_ctz(m), k = (unsigned)(i + 4 * v + j);
                 nh[k] = r6_walk(r, (uint32_t)node[v][j], load_be64(a[k]), load_be64(a[k] + 8), off);
