@@ -420,8 +420,8 @@ ROUTE_AVX512 ROUTE_INLINE vu32x8 r4_avx512_leaves(const void *recs, vu32x8 a, vu
     return (vu32x8)__builtin_ia32_selectd_256(leaf, (vi32x8)((~e >> 1) & ROUTE_NH_MAX), (vi32x8)lf);
 }
 
-/* 8 addresses, a plain load where all are live: a masked load does not
- * start the core's stream prefetcher (route6.c, r6_high_halves). */
+/* 8 addresses, a plain load where all are live: with a masked load the
+ * bursts waited on their addresses (route6.c, r6_high_halves). */
 ROUTE_AVX512 ROUTE_INLINE vu32x8 r4_addresses(const uint32_t *addr, uint8_t live)
 {
     vu32x8 a;

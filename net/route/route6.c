@@ -453,12 +453,12 @@ ROUTE_AVX2 ROUTE_INLINE vu64x4 node_bytes4(vu64x4 node) { return (node << 4) + (
 #define R6_BLOCK_MASK ((1 << (R6_DIRECT_BITS - R6_L1_BITS)) - 1)
 
 /* The first 8 bytes of each of 8 addresses (lanes live), as they lie in
- * memory: two plain loads of four addresses and a shuffle. A gather, or a
- * masked load, does not start the core's stream prefetcher: on machine E
- * (Zen 5) a caller walking through its addresses in memory then waited on
- * every burst's, and the bursts ran at half to two thirds of the rate
- * (docs/route.md, "AVX-512"). A partial vector's masked loads touch no
- * address past it. */
+ * memory: two plain loads of four addresses and a shuffle. Loaded by a
+ * gather or a masked load, on machine E (Zen 5), a caller's addresses
+ * walked through in memory were waited on every burst, as if neither
+ * started the core's stream prefetcher, and the bursts ran at half to two
+ * thirds of the rate (docs/route.md, "AVX-512"). A partial vector's
+ * masked loads touch no address past it. */
 ROUTE_AVX512 ROUTE_INLINE vu64x8 r6_high_halves(const uint8_t (*a)[16], uint8_t live)
 {
     vu64x8 q0, q1;
