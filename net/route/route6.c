@@ -453,25 +453,21 @@ ROUTE_AVX2 ROUTE_INLINE vu64x4 node_bytes4(vu64x4 node) { return (node << 4) + (
 #define R6_BLOCK_MASK ((1 << (R6_DIRECT_BITS - R6_L1_BITS)) - 1)
 
 /* The first 8 bytes of each of 8 addresses (lanes live), as they lie in
- * memory: two plain loads of four addresses and a shuffle. Loaded by a
- * gather or a masked load, on machine E (Zen 5), a caller's addresses
- * walked through in memory were waited on every burst, as if neither
- * started the core's stream prefetcher, and the bursts ran at half to two
- * thirds of the rate (docs/route.md, "AVX-512"). A partial vector's
- * masked loads touch no address past it. */
+ * memory: for a full vector two plain loads of four addresses and a
+ * shuffle. Loaded by a gather, on machine E (Zen 5), a caller's addresses
+ * walked through in memory were waited on every burst, as if the gather
+ * did not start the core's stream prefetcher, and the bursts ran at half
+ * to two thirds of the rate (docs/route.md, "AVX-512"). A partial vector,
+ * the rare last one of a burst, is gathered: it loads no address past it. */
 ROUTE_AVX512 ROUTE_INLINE vu64x8 r6_high_halves(const uint8_t (*a)[16], uint8_t live)
 {
-    vu64x8 q0, q1;
-    if (live == 0xff) {
-        __builtin_memcpy(&q0, a[0], 64);
-        __builtin_memcpy(&q1, a[4], 64);
-    } else {
-        uint32_t lo = live & 15u, hi = live >> 4;
-        lo = (lo | lo << 2) & 0x33u, lo = (lo | lo << 1) & 0x55u; /* address k: qword 2k */
-        hi = (hi | hi << 2) & 0x33u, hi = (hi | hi << 1) & 0x55u;
-        q0 = (vu64x8)__builtin_ia32_loaddqudi512_mask((const long long *)a[0], (vi64x8){0}, (uint8_t)lo);
-        q1 = (vu64x8)__builtin_ia32_loaddqudi512_mask((const long long *)a[4], (vi64x8){0}, (uint8_t)hi);
+    if (live != 0xff) {
+        const vi64x8 off = {0, 16, 32, 48, 64, 80, 96, 112};
+        return (vu64x8)__builtin_ia32_gatherdiv8di((vi64x8){0}, a[0], off, live, 1);
     }
+    vu64x8 q0, q1;
+    __builtin_memcpy(&q0, a[0], 64);
+    __builtin_memcpy(&q1, a[4], 64);
     return __builtin_shufflevector(q0, q1, 0, 2, 4, 6, 8, 10, 12, 14);
 }
 
@@ -559,17 +555,13 @@ ROUTE_AVX2 ROUTE_INLINE unsigned r6_lanes(vi64x4 m) { return (unsigned)__builtin
 /* r6_high_halves for 4 addresses (a lane's sign bit in live: it is live). */
 ROUTE_AVX2 ROUTE_INLINE vu64x4 r6_high_halves4(const uint8_t (*a)[16], vi64x4 live)
 {
-    vu64x4 q0, q1;
-    if (live[3] < 0) {
-        __builtin_memcpy(&q0, a[0], 32);
-        __builtin_memcpy(&q1, a[2], 32);
-    } else { /* address k: qword 2k */
-        const vi64x4 hi_only = {-1, 0, -1, 0};
-        vi64x4 m0 = __builtin_shufflevector(live, live, 0, 0, 1, 1) & hi_only;
-        vi64x4 m1 = __builtin_shufflevector(live, live, 2, 2, 3, 3) & hi_only;
-        q0 = (vu64x4)__builtin_ia32_maskloadq256((const vi64x4 *)a[0], m0);
-        q1 = (vu64x4)__builtin_ia32_maskloadq256((const vi64x4 *)a[2], m1);
+    if (live[3] >= 0) {
+        const vi64x4 off = {0, 16, 32, 48};
+        return (vu64x4)__builtin_ia32_gatherq_q256((vi64x4){0}, (const long long *)a[0], off, live, 1);
     }
+    vu64x4 q0, q1;
+    __builtin_memcpy(&q0, a[0], 32);
+    __builtin_memcpy(&q1, a[2], 32);
     return __builtin_shufflevector(q0, q1, 0, 2, 4, 6);
 }
 
