@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* net/route/route_simd.h: what the vector bursts share (route4.c,
  * route6.c; route_cfg.avx512 and .avx2): the targets they are compiled
- * for, and a 64-bit lane's bit count. With AVX-512, IPv6 walks 8 lanes of
+ * for, a 64-bit lane's bit count, lane masks and the store of a vector's
+ * next hops (route_store8). With AVX-512, IPv6 walks 8 lanes of
  * 64 bits in 512-bit vectors, IPv4 8 lanes of 32 bits in 256-bit ones
  * (with AVX-512 VL's masked gathers); with AVX2 alone, IPv4 the same 8
  * lanes and IPv6 4 lanes of 64 bits, with AVX2's gathers. */
