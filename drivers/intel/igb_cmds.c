@@ -18,6 +18,7 @@ void igb_drvstats_add(struct igb_drvstats *sum, const struct igb_drvstats *s)
     sum->tso_frames += s->tso_frames;
     sum->tso_segments += s->tso_segments;
     sum->ctx_descs += s->ctx_descs;
+    sum->tx_writebacks += s->tx_writebacks;
     sum->offload_bad += s->offload_bad;
     sum->rx_looped += s->rx_looped;
 }
@@ -29,6 +30,7 @@ void igb_drvstats_json(struct json *j, const struct igb_drvstats *s)
     json_u64(j, "tx-tso-frames", s->tso_frames);
     json_u64(j, "tx-tso-segments", s->tso_segments);
     json_u64(j, "tx-context-descriptors", s->ctx_descs);
+    json_u64(j, "tx-writebacks", s->tx_writebacks);
     json_u64(j, "tx-offload-bad", s->offload_bad);
     json_u64(j, "rx-looped", s->rx_looped);
 }
@@ -50,9 +52,10 @@ void igb_cmd_show(const struct cli_args *a)
         const struct igb_sriov_stats *v = &g->sriov;
         if (!a->json) {
             kprintf("%s (%s): tx checksums offloaded %lu, in software %lu; TSO %lu frames, %lu segments; "
-                    "%lu context descriptors; %lu bad offload requests; %lu own broadcasts dropped\n",
+                    "%lu context descriptors; %lu write-backs asked; %lu bad offload requests; %lu own broadcasts "
+                    "dropped\n",
                     g->dev.name, g->dev.driver, t.csum_offload, t.csum_software, t.tso_frames, t.tso_segments,
-                    t.ctx_descs, t.offload_bad, t.rx_looped);
+                    t.ctx_descs, t.tx_writebacks, t.offload_bad, t.rx_looped);
             if (g->nvfs)
                 kprintf("  %u VFs: %lu messages, %lu refused, %lu replies lost, %lu resets\n", g->nvfs, v->mbx_rx,
                         v->mbx_refused, v->mbx_lost, v->vf_resets);

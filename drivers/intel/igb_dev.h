@@ -82,6 +82,7 @@ struct igb_drvstats {
     uint64_t tso_frames;     /* tx-tso-frames: frames with TSE */
     uint64_t tso_segments;   /* tx-tso-segments: what the device cut them into */
     uint64_t ctx_descs;      /* tx-context-descriptors: ring slots spent on contexts */
+    uint64_t tx_writebacks;  /* tx-writebacks: descriptors with RS, one a burst (tx_close) */
     uint64_t offload_bad;    /* tx-offload-bad: dropped, an offload the device cannot do */
     uint64_t rx_looped;      /* rx-looped: our own broadcast back from VMDq loopback, dropped */
 };
@@ -92,7 +93,7 @@ struct igb_queue {
     volatile struct igb_tx_desc *tx;
     struct pkt **rx_slot; /* the buffer posted at each RX descriptor */
     struct pkt **tx_slot; /* the buffer behind each TX descriptor */
-    uint16_t *tx_last;    /* at a frame's first TX descriptor: its last (RS) one */
+    uint16_t *tx_last;    /* at a burst's first TX descriptor: its last (RS) one (tx_close) */
     volatile uint32_t *rdt, *tdt;
     struct pkt_pool *pool;
     uint16_t rx_next;     /* next RX descriptor to complete */

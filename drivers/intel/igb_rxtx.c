@@ -91,22 +91,26 @@ static void rx_meta(const struct igb_queue *q, struct pkt *p, const volatile uni
     }
 }
 
+/* The bursts the device has completed (tx_close), found first; then one
+ * loop frees their buffers, so a reclaim mispredicts one loop's end, not
+ * one a burst. */
 static void tx_reclaim(struct igb_queue *q)
 {
-    while (q->tx_used) {
-        uint16_t last = q->tx_last[q->tx_clean];
+    uint16_t done = q->tx_clean, used = q->tx_used;
+    while (used) {
+        uint16_t last = q->tx_last[done];
         if (!(q->tx[last].olinfo_status & IGB_TXD_STAT_DD))
             break;
-        uint16_t n = (uint16_t)(((last - q->tx_clean) & (IGB_TX_RING - 1)) + 1);
-        for (uint16_t i = 0; i < n; i++) {
-            uint16_t k = (uint16_t)((q->tx_clean + i) & (IGB_TX_RING - 1));
-            if (q->tx_slot[k]) /* each buffer of a chain has its own; a context descriptor none */
-                pkt_free(q->tx_slot[k]);
-            q->tx_slot[k] = NULL;
-        }
-        q->tx_clean = (uint16_t)((last + 1) & (IGB_TX_RING - 1));
-        q->tx_used = (uint16_t)(q->tx_used - n);
+        used = (uint16_t)(used - (((last - done) & (IGB_TX_RING - 1)) + 1));
+        done = (uint16_t)((last + 1) & (IGB_TX_RING - 1));
     }
+    for (uint16_t k = q->tx_clean; k != done; k = (uint16_t)((k + 1) & (IGB_TX_RING - 1))) {
+        if (q->tx_slot[k]) /* each buffer of a chain has its own; a context descriptor none */
+            pkt_free(q->tx_slot[k]);
+        q->tx_slot[k] = NULL;
+    }
+    q->tx_clean = done;
+    q->tx_used = used;
 }
 
 /* A broadcast or multicast of our own, back through VMDq's loopback, which
@@ -366,17 +370,34 @@ static bool tx_frame(struct igb_queue *q, struct pkt *p, const struct tx_off *o,
         q->tx_slot[t] = e;
         q->tx[t].addr = pkt_data_phys(e);
         uint32_t dlen = e == p && last ? len : e->len; /* one buffer: maybe unpadded */
-        q->tx[t].cmd_type_len = dlen | cmd | (last ? IGB_TXD_CMD_EOP | IGB_TXD_CMD_RS : 0);
+        q->tx[t].cmd_type_len = dlen | cmd | (last ? IGB_TXD_CMD_EOP : 0); /* RS: tx_close */
         q->tx[t].olinfo_status = e == p ? olinfo : 0; /* PAYLEN, POPTS, IDX: the first's count */
         if (last)
             break;
         t = (uint16_t)((t + 1) & (IGB_TX_RING - 1));
     }
-    q->tx_last[first] = t;
     q->tx_tail = (uint16_t)((t + 1) & (IGB_TX_RING - 1));
     q->tx_used = (uint16_t)(q->tx_used + need);
     *frame_len = len;
     return true;
+}
+
+/* The descriptors written since group (one burst's frames) get one
+ * write-back: RS on the last, an EOP descriptor. DD there says every
+ * descriptor before it is done too (DCMD.RS: 82576 7.2.2.3, 82599
+ * 7.2.3.2.4). With WTHRESH 0 (TXDCTL, 8.12.13) the device writes back each
+ * RS descriptor at once: RS on every frame would be a descriptor write
+ * over PCIe a frame, into lines the driver writes too. tx_last[group]
+ * names it for tx_reclaim. Returns where the next group starts. */
+static uint16_t tx_close(struct igb_queue *q, uint16_t group)
+{
+    if (group == q->tx_tail)
+        return group;
+    uint16_t last = (uint16_t)((q->tx_tail - 1) & (IGB_TX_RING - 1));
+    q->tx[last].cmd_type_len |= IGB_TXD_CMD_RS;
+    q->tx_last[group] = last;
+    q->ctr.tx_writebacks++;
+    return q->tx_tail;
 }
 
 uint16_t igb_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16_t n)
@@ -386,7 +407,7 @@ uint16_t igb_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16
     bool reclaimed = q->tx_used >= TX_RECLAIM_AT || q->tx_used + n > IGB_TX_RING - 1;
     if (reclaimed)
         tx_reclaim(q);
-    uint16_t sent = 0, queued = 0;
+    uint16_t sent = 0, queued = 0, group = q->tx_tail;
     uint64_t bytes = 0;
     for (; sent < n; sent++) {
         struct pkt *p = pkts[sent];
@@ -407,6 +428,7 @@ uint16_t igb_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16
         if (!tx_frame(q, p, op, &len)) {
             if (reclaimed)
                 break;
+            group = tx_close(q, group); /* tx_reclaim reads only closed groups */
             tx_reclaim(q); /* once a burst: finished frames free their slots */
             reclaimed = true;
             if (!tx_frame(q, p, op, &len))
@@ -416,6 +438,7 @@ uint16_t igb_tx_burst(struct netdev *dev, uint16_t qi, struct pkt **pkts, uint16
         bytes += len;
     }
     if (queued) {
+        tx_close(q, group);
         dma_wmb();
         *q->tdt = q->tx_tail;
         st->tx_doorbells++;

@@ -7,10 +7,11 @@
  * the device, which "DMAs" a frame into each (nic_receive) and sets DD.
  * rx_burst takes the DD descriptors in order, posts a fresh buffer in each
  * slot and writes the tail register RDT once per burst. TX: tx_burst first
- * reclaims descriptors the device marked DD, then fills descriptors with
- * the buffers it is given (zero copy: the buffer's own address) and writes
- * TDT once per burst; the device sends up to TDT (nic_transmit) and marks
- * DD. Ring indices run free (uint32_t) and are masked on use, so head ==
+ * reclaims the bursts whose last descriptor the device marked DD, then
+ * fills descriptors with the buffers it is given (zero copy: the buffer's
+ * own address), RS on the last alone, and writes TDT once per burst, as the
+ * kernel's Intel drivers do (igb_rxtx.c tx_close); the device sends up to
+ * TDT (nic_transmit) and marks DD where RS is set. Ring indices run free (uint32_t) and are masked on use, so head ==
  * tail means empty and tail - head == NIC_RING full.
  *
  * A write of RDT or TDT is a doorbell, an MMIO write on real hardware
@@ -40,12 +41,13 @@
 #define NIC_RING 512u
 #define NIC_DD 1u      /* descriptor done */
 #define NIC_IPCS 2u    /* RX: IPv4 header checksum checked, good (the 82599's IPCS without IPE, datasheet 7.1.6.2) */
+#define NIC_RS 4u      /* TX: report status, DD written back here alone (the 82599's DCMD.RS) */
 
 struct nic_desc {
     uint64_t addr;     /* buffer (physical) */
     uint16_t len;
     uint16_t rsvd;
-    uint32_t status;   /* NIC_DD, NIC_IPCS */
+    uint32_t status;   /* NIC_DD, NIC_IPCS, NIC_RS */
 };
 _Static_assert(sizeof(struct nic_desc) == 16, "a legacy descriptor is 16 bytes");
 
@@ -55,6 +57,7 @@ struct nic {
     uint64_t pool_phys;
     struct nic_desc *rxd, *txd;
     struct pkt **rxb, **txb;   /* the driver's buffer for each slot */
+    uint32_t *txlast;          /* at a burst's first TX slot: its last, the RS one */
     uint32_t rx_head;          /* device: next slot to fill */
     uint32_t rx_next;          /* driver: next slot to read */
     volatile uint32_t rdt;     /* RX tail register */
@@ -108,7 +111,7 @@ uint32_t nic_receive(struct nic *n, const uint8_t *tmpl, uint16_t len, uint32_t 
 uint32_t nic_receive6(struct nic *n, const uint8_t *tmpl, uint16_t len, const uint8_t (*dst)[16], uint32_t max);
 /* Receive one frame as it is (ARP and such). */
 uint32_t nic_receive_frame(struct nic *n, const uint8_t *frame, uint16_t len);
-/* Send everything up to TDT: mark the descriptors done. Returns how many. */
+/* Send everything up to TDT: mark the RS descriptors done. Returns how many. */
 uint32_t nic_transmit(struct nic *n);
 
 #endif
