@@ -253,10 +253,13 @@ def run_router(lab, tmp_path, report, smp, driver="igb"):
     wb0, bells0 = driver_counters(m, driver)["eth1"]["tx-writebacks"], interfaces(m)[1]["counters"]["tx-doorbells"]
     got, rx0, rate, bells = forward_burst(m, left, right)
     wb = driver_counters(m, driver)["eth1"]["tx-writebacks"] - wb0
+    bells_rung = interfaces(m)[1]["counters"]["tx-doorbells"] - bells0
     # One RS descriptor a burst (igb_rxtx.c tx_close), not one a frame: as
-    # many write-backs asked as doorbells rung. The buffers all coming back
-    # (below) says the device's DD on those alone completes every frame.
-    assert wb == interfaces(m)[1]["counters"]["tx-doorbells"] - bells0 and 0 < wb < got, (wb, got)
+    # many write-backs asked as doorbells rung (give or take a frame of the
+    # router's own, an ARP refresh, between the two reads). The buffers all
+    # coming back (below) says the device's DD on those alone completes
+    # every frame.
+    assert abs(wb - bells_rung) <= 2 and 0 < wb < got / 10, (wb, bells_rung, got)
     check_buffers_and_counters(m, smp, driver)
     report(f"{driver} router (-smp {smp}): curl 10 MB through hayate in {elapsed:.1f}s "
            f"({10 * 8 / elapsed:.1f} Mbit/s, TCG); forwarded {got} of 5000 offered 64-byte frames "
