@@ -8,9 +8,9 @@
  * buffers, a longer frame over several descriptors taken as a chain.
  * Completed descriptors are found by their DD bit; RDT is written once per
  * refill, after a burst.
- * TX: advanced data descriptors (7.2.2.3), one per buffer, EOP and RS on a
- * frame's last; completions by DD, reclaimed lazily; TDT written once per
- * burst. Checksum offload and TSO (TCP over IPv4 and IPv6) through
+ * TX: advanced data descriptors (7.2.2.3), one per buffer, EOP on a
+ * frame's last, RS on a burst's last alone; completions by its DD,
+ * reclaimed lazily; TDT written once per burst. Checksum offload and TSO (TCP over IPv4 and IPv6) through
  * advanced context descriptors (7.2.2.2), written only when the queue's
  * two context slots hold nothing that fits. docs/igb.md has the rest. */
 #include "drivers/intel/igb_dev.h"
