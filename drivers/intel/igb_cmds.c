@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* drivers/intel/igb_cmds.c: `show igb`, the console view of the 82576
- * drivers' own counters (TX offloads, VMDq loopback, the PF-VF mailbox)
+ * drivers' own counters (TX offloads and write-backs asked, VMDq
+ * loopback, the PF-VF mailbox)
  * for igb and igbvf ports alike; kept out of the data path (igb_rxtx.c),
  * which only counts. */
 #include "drivers/intel/igb_dev.h"

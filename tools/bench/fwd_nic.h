@@ -11,8 +11,9 @@
  * fills descriptors with the buffers it is given (zero copy: the buffer's
  * own address), RS on the last alone, and writes TDT once per burst, as the
  * kernel's Intel drivers do (igb_rxtx.c tx_close); the device sends up to
- * TDT (nic_transmit) and marks DD where RS is set. Ring indices run free (uint32_t) and are masked on use, so head ==
- * tail means empty and tail - head == NIC_RING full.
+ * TDT (nic_transmit) and marks DD where RS is set. Ring indices run free
+ * (uint32_t) and are masked on use, so head == tail means empty and
+ * tail - head == NIC_RING full.
  *
  * A write of RDT or TDT is a doorbell, an MMIO write on real hardware
  * (~72 ns on an X520, Asai IW2014); the registers are volatile so no write
